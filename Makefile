@@ -1,0 +1,43 @@
+# SyncTable — the commands a user and CI run.
+SWIFT ?= swift
+PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 300
+
+.PHONY: all build test demo bench install fuzz deps clean
+
+all: build
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+# Build everything (with tests), then run every test. The terminal tests use the
+# debug `synctable` and `tabledemo` binaries built here.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# The viewer on a live, changing example.
+demo: deps
+	$(SWIFT) build -c release --product synctable
+	.build/release/synctable demo
+
+bench:
+	@scripts/ensure-deps.sh bench
+	$(SWIFT) build -c release --product synctable
+	$(SWIFT) build -c release --product synctable-bench
+	.build/release/synctable-bench --root "$(CURDIR)"
+
+install: deps
+	$(SWIFT) build -c release --product synctable
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 .build/release/synctable "$(DESTDIR)$(PREFIX)/bin/synctable"
+
+# libFuzzer over the parser and validate's error path, seeded with JSONTestSuite.
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf .build .build-fuzz

@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, each depending only on those above it:
+// JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI; synctable uses all.
+let package = Package(
+    name: "SyncTable",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "JSONTree", targets: ["JSONTree"]),
+        .library(name: "LiveQuery", targets: ["LiveQuery"]),
+        .library(name: "FileStore", targets: ["FileStore"]),
+        .library(name: "SyncedArray", targets: ["SyncedArray"]),
+        .library(name: "TableUI", targets: ["TableUI"]),
+        .executable(name: "synctable", targets: ["synctable"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "JSONTree"),
+        .target(name: "LiveQuery", dependencies: ["JSONTree"]),
+        .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery"]),
+        .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
+        // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
+        // rejects with a warning; the headers and library are on the default paths.
+        .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
+        .target(name: "TableUI", dependencies: ["CNcursesw"]),
+        .executableTarget(
+            name: "synctable",
+            dependencies: [
+                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A small program showing the table widget alone; the widget's terminal test drives it.
+        .executableTarget(name: "tabledemo", dependencies: ["TableUI"]),
+        // `make bench`: one report of SyncTable's speed against its peers.
+        .executableTarget(
+            name: "synctable-bench",
+            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI"]
+        ),
+        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree"]),
+        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree"]),
+        .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree"]),
+        .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree"]),
+        .testTarget(name: "TableUITests", dependencies: ["TableUI"]),
+        .testTarget(name: "SynctableTests", dependencies: ["JSONTree"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

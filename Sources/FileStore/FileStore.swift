@@ -1,0 +1,1 @@
+// The FileStore module; see ARCHITECTURE in README.md.

@@ -1,0 +1,59 @@
+// A parsed JSON file: the bytes as read, and a flat tape of nodes pointing into them.
+
+/// One node of the tape. 16 bytes; the node's kind is read from its first byte.
+///
+/// - `start`, `end`: the node's byte range in the document (strings include their quotes).
+/// - `payload`: containers: index of the next node after the subtree (low 32 bits) and
+///   the number of children (high 32 bits); strings: `Tape.escaped` and, for object keys,
+///   `Tape.shadowed` (a duplicate key overridden by a later one).
+@usableFromInline
+struct TapeEntry: Sendable {
+    @usableFromInline var start: UInt32
+    @usableFromInline var end: UInt32
+    @usableFromInline var payload: UInt64
+}
+
+@usableFromInline
+enum Tape {
+    @usableFromInline static let escaped: UInt64 = 1
+    @usableFromInline static let shadowed: UInt64 = 2
+}
+
+/// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.
+///
+/// Strings and numbers are not decoded when parsing; a node reads them from `bytes`
+/// when asked, so parsing a file allocates only the tape (16 bytes a node).
+public final class JSONDocument: Sendable {
+    /// The document's bytes, exactly as parsed.
+    public let bytes: [UInt8]
+    @usableFromInline let tape: [TapeEntry]
+
+    init(bytes: [UInt8], tape: [TapeEntry]) {
+        self.bytes = bytes
+        self.tape = tape
+    }
+
+    /// Parses `bytes` strictly (RFC 8259).
+    /// - Throws: `JSONParseError` with line, column and byte offset.
+    /// - Complexity: O(n).
+    public convenience init(parsing bytes: [UInt8]) throws(JSONParseError) {
+        let tape = try JSONParser.parse(bytes)
+        self.init(bytes: bytes, tape: tape)
+    }
+
+    public convenience init(parsing text: String) throws(JSONParseError) {
+        try self.init(parsing: Array(text.utf8))
+    }
+
+    /// A document holding `value`, serialized compactly.
+    public convenience init(_ value: JSON) {
+        // A serialized value always parses; a failure here is a serializer bug.
+        try! self.init(parsing: value.serialized())
+    }
+
+    /// The top-level value.
+    public var root: JSONNode { JSONNode(document: self, index: 0) }
+
+    /// Number of nodes (values and keys) in the document.
+    public var nodeCount: Int { tape.count }
+}

@@ -1,0 +1,460 @@
+// The strict RFC 8259 parser: bytes in, tape out. Iterative (no recursion), so deep
+// nesting is a depth error, never a stack overflow.
+
+/// Documents nested deeper than this are rejected: every layer above the parser may
+/// recurse over the tree, and threads other than the main one have small stacks.
+public let maximumJSONDepth = 1024
+
+enum JSONParser {
+    static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> [TapeEntry] {
+        guard bytes.count < Int(UInt32.max) else {
+            throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
+        }
+        do {
+            return try bytes.withUnsafeBufferPointer { buf in
+                var parser = Parser(buf)
+                try parser.run()
+                return parser.tape
+            }
+        } catch let e as JSONParseError {
+            throw e
+        } catch {
+            fatalError("unreachable: \(error)")
+        }
+    }
+}
+
+private let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+private let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
+private let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
+private let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+
+private struct Parser {
+    let p: UnsafeBufferPointer<UInt8>
+    let n: Int
+    var i = 0
+    var tape: [TapeEntry] = []
+    /// Open containers: tape index and child count so far.
+    var stack: [(index: Int, count: Int, isObject: Bool)] = []
+    /// Scratch space for finding duplicate keys in large objects.
+    var keySlots: [Int32] = []
+
+    init(_ p: UnsafeBufferPointer<UInt8>) {
+        self.p = p
+        self.n = p.count
+        tape.reserveCapacity(max(16, p.count / 12))
+    }
+
+    func fail(_ message: String, _ at: Int) -> JSONParseError {
+        JSONParseError(message, at: at, in: p)
+    }
+
+    func describe(_ at: Int) -> String {
+        guard at < n else { return "end of input" }
+        let b = p[at]
+        if b >= 0x20 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return "byte 0x" + String(b, radix: 16, uppercase: true)
+    }
+
+    mutating func run() throws(JSONParseError) {
+        // A UTF-8 byte order mark is allowed before the value (RFC 8259 §8.1 lets parsers ignore it).
+        if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
+        skipWhitespace()
+        if i >= n { throw fail("expected a JSON value, found end of input", i) }
+        try parseValue()
+        while true {
+            // After a value: close containers or continue with the next member/element.
+            guard let top = stack.last else { break }
+            skipWhitespace()
+            guard i < n else {
+                throw fail(top.isObject ? "expected ',' or '}' after object member, found end of input"
+                    : "expected ',' or ']' after array element, found end of input", i)
+            }
+            let c = p[i]
+            if c == comma {
+                i += 1
+                skipWhitespace()
+                stack[stack.count - 1].count += 1
+                if top.isObject { try parseKeyAndColon() }
+                try parseValue()
+            } else if top.isObject ? c == closeBrace : c == closeBracket {
+                i += 1
+                closeContainer()
+            } else {
+                throw fail(top.isObject ? "expected ',' or '}' after object member, found \(describe(i))"
+                    : "expected ',' or ']' after array element, found \(describe(i))", i)
+            }
+        }
+        skipWhitespace()
+        if i < n { throw fail("unexpected \(describe(i)) after the JSON value", i) }
+    }
+
+    /// Parses one value starting at `i`; a container is only opened (its members follow in `run`).
+    mutating func parseValue() throws(JSONParseError) {
+        guard i < n else { throw fail("expected a value, found end of input", i) }
+        let c = p[i]
+        switch c {
+        case quote:
+            let start = i
+            let escaped = try scanString()
+            tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+        case openBrace, openBracket:
+            guard stack.count < maximumJSONDepth else {
+                throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
+            }
+            let isObject = c == openBrace
+            stack.append((index: tape.count, count: 0, isObject: isObject))
+            tape.append(TapeEntry(start: UInt32(i), end: 0, payload: 0))
+            i += 1
+            skipWhitespace()
+            if i < n && p[i] == (isObject ? closeBrace : closeBracket) {
+                i += 1
+                closeContainer()
+                return
+            }
+            stack[stack.count - 1].count = 1
+            if isObject { try parseKeyAndColon() }
+            try parseValue()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = i
+            try scanNumber()
+            tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: 0))
+        default:
+            throw fail("expected a value, found \(describe(i))", i)
+        }
+    }
+
+    mutating func parseKeyAndColon() throws(JSONParseError) {
+        guard i < n, p[i] == quote else {
+            throw fail("expected a string key, found \(describe(i))", i)
+        }
+        let start = i
+        let escaped = try scanString()
+        tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+        skipWhitespace()
+        guard i < n, p[i] == colon else { throw fail("expected ':' after object key, found \(describe(i))", i) }
+        i += 1
+        skipWhitespace()
+    }
+
+    mutating func closeContainer() {
+        let top = stack.removeLast()
+        var count = top.count
+        if top.isObject && count > 1 { count -= markDuplicateKeys(object: top.index, count: count) }
+        tape[top.index].end = UInt32(i)
+        tape[top.index].payload = UInt64(tape.count) | UInt64(count) << 32
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let len = word.utf8CodeUnitCount
+        let w = word.utf8Start
+        var k = 0
+        while k < len {
+            guard i + k < n, p[i + k] == w[k] else {
+                throw fail(i + k < n ? "invalid literal, expected '\(word)'" : "unexpected end of input in '\(word)'", i + k)
+            }
+            k += 1
+        }
+        tape.append(TapeEntry(start: UInt32(i), end: UInt32(i + len), payload: 0))
+        i += len
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while i < n {
+            let c = p[i]
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                i += 1
+                // Indentation comes in runs of spaces: skip 8 at a time.
+                while i + 8 <= n && loadWord(i) == 0x2020_2020_2020_2020 { i += 8 }
+            } else {
+                return
+            }
+        }
+    }
+
+    @inline(__always)
+    func loadWord(_ at: Int) -> UInt64 {
+        UnsafeRawPointer(p.baseAddress! + at).loadUnaligned(as: UInt64.self)
+    }
+
+    /// Scans a string whose opening quote is at `i`; leaves `i` after the closing quote.
+    /// Validates escapes (including surrogate pairs) and UTF-8.
+    /// - Returns: whether the string contains escapes.
+    mutating func scanString() throws(JSONParseError) -> Bool {
+        let open = i
+        i += 1
+        var escaped = false
+        while true {
+            // Fast path: 8 plain ASCII bytes at a time (no quote, backslash, control or non-ASCII byte).
+            while i + 8 <= n {
+                let v = loadWord(i)
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                let q = v ^ (ones &* UInt64(quote)), b = v ^ (ones &* UInt64(backslash))
+                let special = ((q &- ones) & ~q) | ((b &- ones) & ~b) | (v &- ones &* 0x20) | v
+                if special & highs != 0 { break }
+                i += 8
+            }
+            guard i < n else { throw fail("unterminated string (opened at byte \(open))", n) }
+            let c = p[i]
+            if c == quote {
+                i += 1
+                return escaped
+            } else if c == backslash {
+                escaped = true
+                try scanEscape()
+            } else if c < 0x20 {
+                throw fail("control character U+00\(hex2(c)) must be escaped in a string", i)
+            } else if c < 0x80 {
+                i += 1
+            } else {
+                try scanUTF8()
+            }
+        }
+    }
+
+    func hex2(_ c: UInt8) -> String {
+        let s = String(c, radix: 16, uppercase: true)
+        return s.count == 1 ? "0" + s : s
+    }
+
+    mutating func scanEscape() throws(JSONParseError) {
+        guard i + 1 < n else { throw fail("unterminated escape at end of input", i) }
+        switch p[i + 1] {
+        case quote, backslash, UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            i += 2
+        case UInt8(ascii: "u"):
+            let at = i
+            let u = try hex4(i + 2)
+            i += 6
+            if u >= 0xD800 && u <= 0xDBFF {
+                guard i + 1 < n, p[i] == backslash, p[i + 1] == UInt8(ascii: "u"),
+                    let low = try? hex4(i + 2), low >= 0xDC00 && low <= 0xDFFF
+                else {
+                    throw fail("lone surrogate \\u\(String(u, radix: 16, uppercase: true)): a high surrogate must be followed by a low one", at)
+                }
+                i += 6
+            } else if u >= 0xDC00 && u <= 0xDFFF {
+                throw fail("lone surrogate \\u\(String(u, radix: 16, uppercase: true)) without a high surrogate before it", at)
+            }
+        default:
+            throw fail("invalid escape '\\\(describeEscape(i + 1))' in string", i)
+        }
+    }
+
+    func describeEscape(_ at: Int) -> String {
+        let b = p[at]
+        return b >= 0x20 && b < 0x7F ? String(Character(Unicode.Scalar(b))) : "x" + hex2(b)
+    }
+
+    func hex4(_ at: Int) throws(JSONParseError) -> UInt32 {
+        guard at + 4 <= n else { throw fail("expected 4 hex digits after \\u", at) }
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            let c = p[at + k]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: throw fail("expected 4 hex digits after \\u", at + k)
+            }
+            v = v << 4 | UInt32(d)
+        }
+        return v
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629: no overlongs, no surrogates).
+    mutating func scanUTF8() throws(JSONParseError) {
+        let b0 = p[i]
+        var len = 0
+        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        switch b0 {
+        case 0xC2...0xDF: len = 2
+        case 0xE0: len = 3; lo = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: len = 3
+        case 0xED: len = 3; hi = 0x9F
+        case 0xF0: len = 4; lo = 0x90
+        case 0xF1...0xF3: len = 4
+        case 0xF4: len = 4; hi = 0x8F
+        default: throw fail("invalid UTF-8 byte 0x\(hex2(b0)) in string", i)
+        }
+        guard i + len <= n else { throw fail("truncated UTF-8 sequence in string", i) }
+        let b1 = p[i + 1]
+        guard b1 >= lo && b1 <= hi else { throw fail("invalid UTF-8 sequence in string (byte 0x\(hex2(b1)))", i + 1) }
+        var k = 2
+        while k < len {
+            guard p[i + k] & 0xC0 == 0x80 else {
+                throw fail("invalid UTF-8 sequence in string (byte 0x\(hex2(p[i + k])))", i + k)
+            }
+            k += 1
+        }
+        i += len
+    }
+
+    mutating func scanNumber() throws(JSONParseError) {
+        if p[i] == UInt8(ascii: "-") {
+            i += 1
+            guard i < n, isDigit(p[i]) else { throw fail("expected a digit after '-'", i) }
+        }
+        if p[i] == UInt8(ascii: "0") {
+            i += 1
+            if i < n && isDigit(p[i]) { throw fail("leading zeros are not allowed in numbers", i - 1) }
+        } else {
+            while i < n && isDigit(p[i]) { i += 1 }
+        }
+        if i < n && p[i] == UInt8(ascii: ".") {
+            i += 1
+            guard i < n, isDigit(p[i]) else { throw fail("expected a digit after '.'", i) }
+            while i < n && isDigit(p[i]) { i += 1 }
+        }
+        if i < n && (p[i] == UInt8(ascii: "e") || p[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < n && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) { i += 1 }
+            guard i < n, isDigit(p[i]) else { throw fail("expected a digit in the exponent", i) }
+            while i < n && isDigit(p[i]) { i += 1 }
+        }
+    }
+
+    @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+    /// Marks all but the last of each set of equal keys in the object at `object` as shadowed.
+    /// - Returns: how many members were shadowed.
+    mutating func markDuplicateKeys(object: Int, count: Int) -> Int {
+        var keys = [Int]()
+        keys.reserveCapacity(count)
+        var k = object + 1
+        let end = tape.count
+        while k < end {
+            keys.append(k)
+            k = nextIndex(k + 1)
+        }
+        var shadowed = 0
+        if count <= 8 {
+            for a in 0..<keys.count {
+                for b in (a + 1)..<keys.count where keysEqual(keys[a], keys[b]) {
+                    tape[keys[a]].payload |= Tape.shadowed
+                    shadowed += 1
+                    break
+                }
+            }
+            return shadowed
+        }
+        var size = 16
+        while size < count * 2 { size <<= 1 }
+        if keySlots.count < size { keySlots = [Int32](repeating: -1, count: size) }
+        for s in 0..<size { keySlots[s] = -1 }
+        for key in keys {
+            var slot = Int(keyHash(key)) & (size - 1)
+            while keySlots[slot] >= 0 {
+                let other = Int(keySlots[slot])
+                if keysEqual(other, key) {
+                    tape[other].payload |= Tape.shadowed
+                    shadowed += 1
+                    break
+                }
+                slot = (slot + 1) & (size - 1)
+            }
+            keySlots[slot] = Int32(key)
+        }
+        return shadowed
+    }
+
+    func nextIndex(_ k: Int) -> Int {
+        let c = p[Int(tape[k].start)]
+        return c == openBrace || c == openBracket ? Int(UInt32(truncatingIfNeeded: tape[k].payload)) : k + 1
+    }
+
+    func keysEqual(_ a: Int, _ b: Int) -> Bool {
+        let ea = tape[a], eb = tape[b]
+        if ea.payload & Tape.escaped == 0 && eb.payload & Tape.escaped == 0 {
+            let la = Int(ea.end - ea.start), lb = Int(eb.end - eb.start)
+            return la == lb && memEqual(Int(ea.start), Int(eb.start), la)
+        }
+        return decodeString(p, Int(ea.start), Int(ea.end)) == decodeString(p, Int(eb.start), Int(eb.end))
+    }
+
+    func memEqual(_ a: Int, _ b: Int, _ len: Int) -> Bool {
+        var k = 0
+        while k < len {
+            if p[a + k] != p[b + k] { return false }
+            k += 1
+        }
+        return true
+    }
+
+    func keyHash(_ k: Int) -> UInt64 {
+        let e = tape[k]
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        if e.payload & Tape.escaped != 0 {
+            for b in decodeString(p, Int(e.start), Int(e.end)) { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        } else {
+            for j in Int(e.start)..<Int(e.end) { h = (h ^ UInt64(p[j])) &* 0x100_0000_01b3 }
+        }
+        return h ^ (h >> 29)
+    }
+}
+
+/// Decodes the string token at `start..<end` (quotes included) into UTF-8 bytes.
+/// The token was validated by the parser.
+@usableFromInline
+func decodeString(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> [UInt8] {
+    var out = [UInt8]()
+    out.reserveCapacity(end - start)
+    var i = start + 1
+    let last = end - 1
+    func hex(_ at: Int) -> UInt32 {
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            let c = p[at + k]
+            v = v << 4 | UInt32(c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10)
+        }
+        return v
+    }
+    while i < last {
+        let c = p[i]
+        guard c == backslash else {
+            out.append(c)
+            i += 1
+            continue
+        }
+        let e = p[i + 1]
+        i += 2
+        switch e {
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+            var u = hex(i)
+            i += 4
+            if u >= 0xD800 && u <= 0xDBFF {
+                let low = hex(i + 2)
+                i += 6
+                u = 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00)
+            }
+            appendUTF8(&out, u)
+        default: out.append(e)  // \" \\ \/
+        }
+    }
+    return out
+}
+
+func appendUTF8(_ out: inout [UInt8], _ u: UInt32) {
+    switch u {
+    case 0..<0x80: out.append(UInt8(u))
+    case 0x80..<0x800:
+        out.append(UInt8(0xC0 | u >> 6)); out.append(UInt8(0x80 | u & 0x3F))
+    case 0x800..<0x10000:
+        out.append(UInt8(0xE0 | u >> 12)); out.append(UInt8(0x80 | (u >> 6) & 0x3F))
+        out.append(UInt8(0x80 | u & 0x3F))
+    default:
+        out.append(UInt8(0xF0 | u >> 18)); out.append(UInt8(0x80 | (u >> 12) & 0x3F))
+        out.append(UInt8(0x80 | (u >> 6) & 0x3F)); out.append(UInt8(0x80 | u & 0x3F))
+    }
+}

@@ -1,0 +1,1 @@
+// The LiveQuery module; see ARCHITECTURE in README.md.

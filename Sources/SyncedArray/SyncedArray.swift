@@ -1,0 +1,1 @@
+// The SyncedArray module; see ARCHITECTURE in README.md.

@@ -1,0 +1,1 @@
+// The TableUI module; see ARCHITECTURE in README.md.

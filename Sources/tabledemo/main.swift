@@ -1,0 +1,2 @@
+import TableUI
+print("tabledemo")

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the system packages SyncTable needs, or says exactly what to run.
+#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw headers; tmux for the terminal tests)
+#   scripts/ensure-deps.sh bench    also the benchmark peers (jq; simdjson when Debian has it)
+set -u
+required=()
+[ -e /usr/include/ncursesw/curses.h ] || required+=(libncurses-dev)
+command -v tmux >/dev/null 2>&1 || required+=(tmux)
+optional=()
+if [ "${1:-}" = bench ]; then
+  command -v jq >/dev/null 2>&1 || required+=(jq)
+  [ -e /usr/include/simdjson.h ] || optional+=(libsimdjson-dev)
+fi
+[ ${#required[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  if [ ${#required[@]} -gt 0 ]; then
+    echo "SyncTable needs: ${required[*]}. Install them with:" >&2
+    echo "  sudo apt-get install -y ${required[*]}" >&2
+    exit 1
+  fi
+  echo "note: ${optional[*]} not installed (sudo apt-get install -y ${optional[*]}); its rows say 'not installed'." >&2
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+echo "installing: ${required[*]} ${optional[*]}" >&2
+apt-get update -qq >/dev/null || true
+if [ ${#required[@]} -gt 0 ]; then
+  apt-get install -y -qq "${required[@]}" >/dev/null || { echo "apt-get install ${required[*]} failed" >&2; exit 1; }
+fi
+if [ ${#optional[@]} -gt 0 ]; then
+  apt-get install -y -qq "${optional[@]}" >/dev/null 2>&1 || echo "note: ${optional[*]} could not be installed; its rows say 'not installed'." >&2
+fi
+exit 0
