@@ -18,7 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "JSONTree"),
+        .target(name: "JSONTree", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
