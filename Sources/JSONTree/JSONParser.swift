@@ -349,7 +349,7 @@ private struct Parser {
         if keySlots.count < size { keySlots = [Int32](repeating: -1, count: size) }
         for s in 0..<size { keySlots[s] = -1 }
         for key in keys {
-            var slot = Int(keyHash(key)) & (size - 1)
+            var slot = Int(truncatingIfNeeded: keyHash(key)) & (size - 1)
             while keySlots[slot] >= 0 {
                 let other = Int(keySlots[slot])
                 if keysEqual(other, key) {

@@ -1,1 +1,14 @@
-print("bench")
+// `make bench`: every benchmark of SyncTable, one report.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let options = BenchOptions.parse(CommandLine.arguments)
+let report = Report()
+print("SyncTable benchmarks (release build; medians of several runs, [min–max])")
+for group in benchmarkGroups where options.selects(group.name) {
+    print("\n== \(group.name)")
+    group.run(report, options)
+}
+print(summaryTable(report))
+writeReportJSON(report, root: options.root)

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Command-line options of the benchmark runner.
+struct BenchOptions: Sendable {
+    /// The repository root (for Fixtures/ and .build/bench/).
+    var root = "."
+    /// Only groups whose name contains one of these (all when empty).
+    var only: [String] = []
+    /// Fewer runs and smaller inputs, for the unit test of the harness.
+    var quick = false
+
+    static func parse(_ args: [String]) -> BenchOptions {
+        var o = BenchOptions()
+        var i = 1
+        while i < args.count {
+            switch args[i] {
+            case "--root" where i + 1 < args.count: o.root = args[i + 1]; i += 1
+            case "--only" where i + 1 < args.count: o.only.append(args[i + 1]); i += 1
+            case "--quick": o.quick = true
+            default:
+                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick)")
+                exit(2)
+            }
+            i += 1
+        }
+        return o
+    }
+
+    func selects(_ group: String) -> Bool { only.isEmpty || only.contains { group.contains($0) } }
+}
+
+/// A named set of figures.
+struct BenchmarkGroup: Sendable {
+    let name: String
+    let run: @Sendable (Report, BenchOptions) -> Void
+}
+
+/// Every group, in report order. Each layer adds its own.
+let benchmarkGroups: [BenchmarkGroup] = [
+    BenchmarkGroup(name: "parse", run: runParseBenchmarks),
+]
+
+func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+func summaryTable(_ report: Report) -> String {
+    var out = "\n== Summary\n"
+    for f in report.figures { out += Report.line(f) + "\n" }
+    let missed = report.figures.filter { $0.met == false }.map(\.name)
+    out += missed.isEmpty ? "All targets met.\n" : "Targets missed: \(missed.joined(separator: ", "))\n"
+    return out
+}
+
+func writeReportJSON(_ report: Report, root: String) {
+    let dir = root + "/.build/bench"
+    mkdir(root + "/.build", 0o755)
+    mkdir(dir, 0o755)
+    guard let f = fopen(dir + "/report.json", "w") else { return }
+    fputs(report.json(), f)
+    fclose(f)
+    print("Report written to \(dir)/report.json")
+}
