@@ -99,6 +99,45 @@ import Testing
         #expect(try tmux.format(terminalModes) == "0 1 0 0")
     }
 
+    /// The SGR parameters of every escape sequence in a `capture-pane -e` screen.
+    func sgrParameters(_ screen: [String]) -> [[Int]] {
+        var out: [[Int]] = []
+        for line in screen {
+            var rest = Substring(line)
+            while let start = rest.range(of: "\u{1b}[") {
+                rest = rest[start.upperBound...]
+                guard let end = rest.firstIndex(of: "m") else { break }
+                out.append(rest[..<end].split(separator: ";").compactMap { Int($0) })
+                rest = rest[rest.index(after: end)...]
+            }
+        }
+        return out
+    }
+
+    /// A colour parameter (39 and 49, "default colour", are not a colour).
+    func isColour(_ p: Int) -> Bool { ((30...48).contains(p) && p != 39) || (90...107).contains(p) }
+
+    @Test(arguments: [false, true])
+    func noColorShowsAttributesInsteadOfColours(noColor: Bool) throws {
+        let demo = try builtProduct("tabledemo")
+        let env = noColor ? "NO_COLOR=1 " : ""
+        let tmux = try TmuxSession("no-color-\(noColor)", width: 100, height: 30,
+                                   command: "\(env)\(demo) --rows 60 --interval 0 --seed 1")
+        try tmux.waitForScreen("the table") { $0.contains { $0.hasPrefix("row 1/60") } }
+        try tmux.send("c")  // the selected row's score changes: it flashes, the cell marked
+        try tmux.waitForScreen("the changed row") { $0.count > 1 && $0[1].hasPrefix("▶*") }
+        let styled = try tmux.run(["capture-pane", "-p", "-e"]).split(separator: "\n").map(String.init)
+        let parameters = sgrParameters(styled).flatMap { $0 }
+        #expect(parameters.contains(1) && parameters.contains(4))  // bold, underline (header, changed cell)
+        if noColor {
+            #expect(!parameters.contains(where: isColour), "colour codes with NO_COLOR: \(parameters)")
+        } else {
+            #expect(parameters.contains(where: isColour))
+        }
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == "0")
+    }
+
     @Test func timerChangesRowsWhileKeysStillWork() throws {
         let demo = try builtProduct("tabledemo")
         let tmux = try TmuxSession("timer", width: 100, height: 30, command: "\(demo) --rows 60 --interval 0.03 --seed 3")

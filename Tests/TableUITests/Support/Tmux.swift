@@ -17,11 +17,13 @@ func builtProduct(_ name: String) throws -> String {
 }
 
 /// Runs a program to its end; its standard output (unless `output` is false: a program
-/// that leaves a daemon holding the pipe, like `tmux new-session`) and exit status.
+/// that leaves a daemon holding the pipe, like `tmux new-session`; with standard error
+/// too when `errors`) and exit status.
 /// posix_spawn with a clean signal mask and default handlers: the test runner's threads
 /// block signals, which children would otherwise inherit.
 @discardableResult
-func runProgram(_ path: String, _ arguments: [String], output: Bool = true) throws -> (status: Int32, output: String) {
+func runProgram(_ path: String, _ arguments: [String], output: Bool = true,
+                errors: Bool = false) throws -> (status: Int32, output: String) {
     var fds: [Int32] = [-1, -1]
     if output { guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) } }
     var actions = posix_spawn_file_actions_t()
@@ -35,7 +37,11 @@ func runProgram(_ path: String, _ arguments: [String], output: Bool = true) thro
     } else {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     }
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    if output && errors {
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -75,12 +81,13 @@ final class TmuxSession {
     let socket: String
     private let tmux = "/usr/bin/tmux"
 
-    /// Starts `command` in a detached session of `width`×`height`. When the program ends,
+    /// Starts `command` in a detached session of `width`×`height`, in a UTF-8 locale and
+    /// without the test runner's `NO_COLOR`. When the program ends,
     /// the shell prints `exit=STATUS` and stays, so the terminal's modes can still be read.
     init(_ name: String, width: Int, height: Int, command: String) throws {
         socket = "tableui-\(name)-\(getpid())"
         try runProgram(tmux, ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "\(width)", "-y", "\(height)",
-                              "ulimit -c 0; env LANG=C.UTF-8 \(command); echo exit=$?; sleep 600"], output: false)
+                              "ulimit -c 0; env -u NO_COLOR LANG=C.UTF-8 \(command); echo exit=$?; sleep 600"], output: false)
     }
 
     /// The pid of the program the pane's shell runs.
