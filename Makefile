@@ -28,6 +28,7 @@ bench:
 	@scripts/ensure-deps.sh bench
 	$(SWIFT) build -c release --product synctable
 	$(SWIFT) build -c release --product synctable-bench
+	$(SWIFT) build -c release --product tabledemo
 	.build/release/synctable-bench --root "$(CURDIR)"
 
 install: deps

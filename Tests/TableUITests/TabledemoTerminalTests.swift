@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import TableUI
 
 /// The demo in a real terminal (tmux): what it draws, its keys, resizes, and the terminal
 /// put back when it quits or is killed.
@@ -26,6 +27,18 @@ import Testing
         #expect(screen.contains { $0.contains("evil\\x1b[31mred") })
         #expect(screen.contains { $0.contains("tab\\there") })
         #expect(screen.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 } })
+        // Wide names (東京タワー, 🍣, 👨) do not push the columns after them out of line.
+        let cityColumn = try #require(screen[0].range(of: "city")).lowerBound
+        let headerCells = displayWidth(screen[0][..<cityColumn])
+        let cities = ["Paris", "Tōkyō", "Zürich", "Lagos", "Lima", "Oslo", "서울", "Reykjavík", "Nairobi", "Kraków"]
+        var checked = 0
+        for line in screen.dropFirst() {
+            guard let city = cities.compactMap({ line.range(of: "  " + $0) }).first else { continue }
+            #expect(displayWidth(line[..<city.lowerBound]) + 2 == headerCells, "misaligned: \(line)")
+            checked += 1
+        }
+        #expect(checked >= 20)
+        #expect(screen.contains { $0.contains("東京タワー") } && screen.contains { $0.contains("🍣 sushi") })
     }
 
     @Test func keysMoveTheSelection() throws {

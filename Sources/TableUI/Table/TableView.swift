@@ -25,6 +25,7 @@ import Glibc
 /// ```
 /// Tests draw into a `MemoryCanvas` with a fixed clock.
 public final class TableView {
+    /// Where rows come from; after replacing it, call `reloadData()`.
     public var dataSource: any TableDataSource
     public var settings: TableSettings
     public internal(set) var state = TableState()
@@ -251,7 +252,7 @@ public final class TableView {
             let text = i < cells.count ? cells[i] : ""
             let cellStyle = change == .same ? base : overlay(base, theme.changedCell)
             b.append(fit(text, width: placement.width, alignRight: columns[i].isNumeric, ellipsis: theme.symbols.ellipsis),
-                     cellStyle)
+                     cellStyle, cells: placement.width)
             switch change {
             case .same: b.append(" ", base)
             case .changed: b.append(theme.symbols.changed, cellStyle)
