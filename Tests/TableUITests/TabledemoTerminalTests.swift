@@ -57,6 +57,19 @@ import Testing
         #expect(selectedLine(top) == 1)
     }
 
+    /// Mouse reports as the terminal sends them (X10 encoding: ESC [ M, button + 32,
+    /// column + 33, line + 33), typed into the pane.
+    @Test func clickSelectsAndWheelScrolls() throws {
+        let tmux = try start("mouse")
+        try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "20", "2b", "26"])  // press at column 10, line 5
+        try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "23", "2b", "26"])  // release
+        let clicked = try tmux.waitForScreen("the clicked row selected") { $0.contains { $0.hasPrefix("row 5/60") } }
+        #expect(selectedLine(clicked) == 5)
+        try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "61", "2b", "26"])  // wheel down
+        let scrolled = try tmux.waitForScreen("three lines scrolled") { $0.count > 1 && $0[1].hasPrefix("     4  ") }
+        #expect(selectedLine(scrolled) == 2)  // the selection stays on its row
+    }
+
     @Test func insertAndDeleteAboveKeepTheSelectedRowOnItsLine() throws {
         let tmux = try start("anchor")
         for _ in 0..<15 { try tmux.send("j") }
