@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // A parsed JSON file: the bytes as read, and a flat tape of nodes pointing into them.
 
 /// One node of the tape. 16 bytes; the node's kind is read from its first byte.
@@ -19,6 +25,23 @@ enum Tape {
     @usableFromInline static let shadowed: UInt64 = 2
 }
 
+/// The finished tape. Written only by the parser before the document exists; read-only
+/// after, which is why sharing it between threads is safe.
+@usableFromInline
+final class TapeStorage: @unchecked Sendable {
+    @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
+    @usableFromInline let count: Int
+
+    init(base: UnsafeMutablePointer<TapeEntry>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit { free(base) }
+
+    @inlinable subscript(i: Int) -> TapeEntry { base[i] }
+}
+
 /// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.
 ///
 /// Strings and numbers are not decoded when parsing; a node reads them from `bytes`
@@ -26,9 +49,9 @@ enum Tape {
 public final class JSONDocument: Sendable {
     /// The document's bytes, exactly as parsed.
     public let bytes: [UInt8]
-    @usableFromInline let tape: [TapeEntry]
+    @usableFromInline let tape: TapeStorage
 
-    init(bytes: [UInt8], tape: [TapeEntry]) {
+    init(bytes: [UInt8], tape: TapeStorage) {
         self.bytes = bytes
         self.tape = tape
     }
