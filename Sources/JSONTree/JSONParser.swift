@@ -210,10 +210,9 @@ private struct Parser {
     mutating func closeContainer() {
         depth -= 1
         let top = stack[depth]
-        var count = top.count
-        if top.isObject && count > 1 { count -= markDuplicateKeys(object: top.index, count: count) }
+        if top.isObject && top.count > 1 { markDuplicateKeys(object: top.index, count: top.count) }
         tape[top.index].end = UInt32(i)
-        tape[top.index].payload = UInt64(tape.count) | UInt64(count) << 32
+        tape[top.index].payload = UInt32(tape.count)
     }
 
     mutating func literal(_ word: StaticString) throws(JSONParseError) {
@@ -407,9 +406,8 @@ private struct Parser {
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
     /// Marks all but the last of each set of equal keys in the object at `object` as shadowed.
-    /// - Returns: how many members were shadowed.
     /// - Complexity: O(members) expected.
-    mutating func markDuplicateKeys(object: Int, count: Int) -> Int {
+    mutating func markDuplicateKeys(object: Int, count: Int) {
         keys.removeAll(keepingCapacity: true)
         var k = object + 1
         let end = tape.count
@@ -417,16 +415,14 @@ private struct Parser {
             keys.append(k)
             k = nextIndex(k + 1)
         }
-        var shadowed = 0
         if count <= 8 {
             for a in 0..<keys.count {
                 for b in (a + 1)..<keys.count where keysEqual(keys[a], keys[b]) {
                     tape[keys[a]].payload |= Tape.shadowed
-                    shadowed += 1
                     break
                 }
             }
-            return shadowed
+            return
         }
         var size = 16
         while size < count * 2 { size <<= 1 }
@@ -442,19 +438,17 @@ private struct Parser {
                 let other = Int(slots[slot] & 0xFFFF_FFFF)
                 if keysEqual(other, key) {
                     tape[other].payload |= Tape.shadowed
-                    shadowed += 1
                     break
                 }
                 slot = (slot + 1) & (size - 1)
             }
             slots[slot] = stamp | UInt64(key)
         }
-        return shadowed
     }
 
     func nextIndex(_ k: Int) -> Int {
         let c = p[Int(tape[k].start)]
-        return c == openBrace || c == openBracket ? Int(UInt32(truncatingIfNeeded: tape[k].payload)) : k + 1
+        return c == openBrace || c == openBracket ? Int(tape[k].payload) : k + 1
     }
 
     func keysEqual(_ a: Int, _ b: Int) -> Bool {
