@@ -126,8 +126,13 @@ private struct Parser {
         if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
         skipWhitespace()
         if i >= n { throw fail("expected a JSON value, found end of input", i) }
-        try parseValue()
+        var needValue = true
         while true {
+            // A value, or a container's first member; containers are parsed without recursion.
+            if needValue {
+                needValue = try parseValue()
+                if needValue { continue }
+            }
             // After a value: close containers or continue with the next member/element.
             guard depth > 0 else { break }
             let top = stack[depth - 1]
@@ -142,7 +147,7 @@ private struct Parser {
                 skipWhitespace()
                 stack[depth - 1].count += 1
                 if top.isObject { try parseKeyAndColon() }
-                try parseValue()
+                needValue = true
             } else if top.isObject ? c == closeBrace : c == closeBracket {
                 i += 1
                 closeContainer()
@@ -156,7 +161,9 @@ private struct Parser {
     }
 
     /// Parses one value starting at `i`; a container is only opened (its members follow in `run`).
-    mutating func parseValue() throws(JSONParseError) {
+    /// - Returns: true when a non-empty container was opened and its first value comes next.
+    @inline(__always)
+    mutating func parseValue() throws(JSONParseError) -> Bool {
         guard i < n else { throw fail("expected a value, found end of input", i) }
         let c = p[i]
         switch c {
@@ -164,6 +171,7 @@ private struct Parser {
             let start = i
             let escaped = try scanString()
             tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+            return false
         case openBrace, openBracket:
             guard depth < maximumJSONDepth else {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
@@ -177,11 +185,11 @@ private struct Parser {
             if i < n && p[i] == (isObject ? closeBrace : closeBracket) {
                 i += 1
                 closeContainer()
-                return
+                return false
             }
             stack[depth - 1].count = 1
             if isObject { try parseKeyAndColon() }
-            try parseValue()
+            return true
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -192,8 +200,10 @@ private struct Parser {
         default:
             throw fail("expected a value, found \(describe(i))", i)
         }
+        return false
     }
 
+    @inline(__always)
     mutating func parseKeyAndColon() throws(JSONParseError) {
         guard i < n, p[i] == quote else {
             throw fail("expected a string key, found \(describe(i))", i)
@@ -215,6 +225,7 @@ private struct Parser {
         tape[top.index].payload = UInt32(tape.count)
     }
 
+    @inline(__always)
     mutating func literal(_ word: StaticString) throws(JSONParseError) {
         let len = word.utf8CodeUnitCount
         let w = word.utf8Start
@@ -252,6 +263,7 @@ private struct Parser {
     /// Validates escapes (including surrogate pairs) and UTF-8.
     /// - Returns: whether the string contains escapes.
     /// - Complexity: O(length); 8 plain ASCII bytes per step.
+    @inline(__always)
     mutating func scanString() throws(JSONParseError) -> Bool {
         let base = p.baseAddress!
         let open = i
@@ -379,6 +391,7 @@ private struct Parser {
         return at + len
     }
 
+    @inline(__always)
     mutating func scanNumber() throws(JSONParseError) {
         if p[i] == UInt8(ascii: "-") {
             i += 1
