@@ -86,6 +86,8 @@ public final class FileStore {
     /// Reads requested before this generation are stale (the store committed its own write since).
     private var oldestUsefulGeneration: UInt64 = 0
 
+    /// Counts of the store's work, for tests and benchmarks.
+    public private(set) var statistics = Statistics()
     var observers = ObserverRegistry()
     private var deliveredStatus: StoreStatus?
 
@@ -113,6 +115,9 @@ public final class FileStore {
         startRead()
     }
 
+    /// Whether a read (or parse) of the file is in progress on the worker thread.
+    public var isReading: Bool { inFlight != nil }
+
     /// The descriptors to `poll(2)` for `POLLIN` (one or two; fixed for the store's life): one of
     /// them is readable when the store has work for `processPendingChanges()` — a change in the
     /// file's folder, a finished read, a timer.
@@ -135,6 +140,7 @@ public final class FileStore {
                 folderWatch.unwatch()
                 startPolling()
             }
+            if wasWatching && events.overflowed { statistics.overflows += 1 }
             if wasWatching && events.changed { noteChange(complete: events.complete && !events.overflowed) }
         }
         if pollTimer.fired() { pollForChanges() }
@@ -184,6 +190,7 @@ public final class FileStore {
         settleExpired = false
         changePending = false
         inFlight = request
+        statistics.reads += 1
         worker.start(request)
     }
 
@@ -195,6 +202,7 @@ public final class FileStore {
         } else {
             switch result.outcome {
             case .parsed(let document, let identity):
+                statistics.parses += 1
                 lastReadSuperseded = false
                 settleTimer.disarm()
                 publish(document: document, identity: identity)
@@ -202,12 +210,16 @@ public final class FileStore {
                 lastReadSuperseded = false
                 settleTimer.disarm()
                 status.problem = nil
-            case .invalid(let error): found(.invalidJSON(error), by: result.request)
+            case .invalid(let error):
+                statistics.parses += 1
+                found(.invalidJSON(error), by: result.request)
             case .missing: found(.missing, by: result.request)
             case .unreadable(let why): found(.unreadable(why), by: result.request)
             case .unstable:
+                statistics.unstableReads += 1
                 changePending = true
             case .superseded:
+                statistics.superseded += 1
                 lastReadSuperseded = true
                 changePending = true
             }
@@ -258,5 +270,21 @@ public final class FileStore {
         guard deliveredStatus != status else { return }
         deliveredStatus = status
         deliver(status)
+    }
+}
+
+extension FileStore {
+    /// What the store has done so far.
+    public struct Statistics: Sendable, Equatable {
+        /// Reads of the file started.
+        public var reads = 0
+        /// Reads whose bytes were parsed (valid or not); unchanged bytes are not parsed.
+        public var parses = 0
+        /// Reads whose parse was skipped because a newer change had arrived.
+        public var superseded = 0
+        /// Reads that saw the file written to while reading, and so were read again.
+        public var unstableReads = 0
+        /// inotify queue overflows, each answered by a full re-read.
+        public var overflows = 0
     }
 }

@@ -20,7 +20,7 @@ enum Snapshot: Sendable {
 ///
 /// A read is consistent when the file (the inode opened) was not modified while it was read.
 /// Two checks, because each alone has a gap:
-/// - `fstat` before and after (size, mtime, ctime) — timestamps may be coarse, so two writes of
+/// - `fstat` before and after (size, mtime) — timestamps may be coarse, so two writes of
 ///   the same length within one clock tick look the same;
 /// - an inotify watch on the opened inode itself (through `/proc/self/fd`), added before the
 ///   first byte is read: every write to that inode after it queues `IN_MODIFY`, so a write that
@@ -79,8 +79,14 @@ final class SnapshotReader: Sendable {
 
         var after = stat()
         guard fstat(fd, &after) == 0 else { return .unreadable(String(cString: strerror(errno))) }
-        let identity = FileIdentity(after)
-        if identity != FileIdentity(before) || bytes.count != expected { return .unstable }
+        // ctime is left out: it also changes when a rename replaces the file we are reading
+        // (its link count drops), which leaves its content whole.
+        let identity = FileIdentity(after), start = FileIdentity(before)
+        if identity.inode != start.inode || identity.size != start.size || identity.modified != start.modified
+            || bytes.count != expected
+        {
+            return .unstable
+        }
         if wd >= 0 && inodeWasModified(wd) { return .unstable }
         return .bytes(bytes, identity)
     }
