@@ -185,7 +185,7 @@ public final class FileStore {
     private func startRead() {
         let request = ReadRequest(
             generation: nextGeneration, path: absolutePath, current: currentRevision?.document,
-            settled: lastEventComplete || settleExpired)
+            settled: lastEventComplete || settleExpired, listeners: listenerSnapshots)
         nextGeneration += 1
         settleExpired = false
         changePending = false
@@ -201,11 +201,11 @@ public final class FileStore {
             // inotify events have already asked for a fresh read, or will.
         } else {
             switch result.outcome {
-            case .parsed(let document, let identity):
+            case .parsed(let document, let identity, let changes):
                 statistics.parses += 1
                 lastReadSuperseded = false
                 settleTimer.disarm()
-                publish(document: document, identity: identity)
+                publish(document: document, identity: identity, precomputed: changes)
             case .unchanged:
                 lastReadSuperseded = false
                 settleTimer.disarm()
@@ -241,15 +241,15 @@ public final class FileStore {
     }
 
     /// Makes a new revision current and tells the observers.
-    func publish(document: JSONDocument, identity: FileIdentity) {
+    func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange] = []) {
         let revision = Revision(
             number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
             readAt: monotonicNanoseconds())
-        let previous = currentRevision
         currentRevision = revision
         status.revision = revision.number
         status.problem = nil
-        deliver(revision, previous: previous)
+        deliver(revision)
+        deliverQueryEvents(revision, precomputed: precomputed)
     }
 
     /// Makes a state the store itself has just written current at once, as one revision.

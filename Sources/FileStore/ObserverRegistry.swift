@@ -1,5 +1,6 @@
-// The store's observers: of revisions, of status, and (in FileStore+Listening) of queries.
+// The store's observers: of revisions, of status, and of queries (grouped by path and query).
 import JSONTree
+import LiveQuery
 
 /// Everything registered with one store, by handle.
 ///
@@ -11,6 +12,10 @@ struct ObserverRegistry {
     private(set) var live: Set<ObserverHandle> = []
     var revisionObservers: [(handle: ObserverHandle, handler: (Revision) -> Void)] = []
     var statusObservers: [(handle: ObserverHandle, handler: (StoreStatus) -> Void)] = []
+    /// Query observers, one group per distinct (path, query), in creation order.
+    var groups: [ListenerGroup] = []
+    private var lastGroupID = 0
+    private var lastOwner: UInt64 = 0
 
     mutating func newHandle() -> ObserverHandle {
         lastID += 1
@@ -19,13 +24,47 @@ struct ObserverRegistry {
         return handle
     }
 
-    /// Forgets `handle`; returns whether it was registered.
+    /// A new owner token for a reference.
+    mutating func newOwner() -> UInt64 {
+        lastOwner += 1
+        return lastOwner
+    }
+
+    /// The index of the group for (path, query), created when there is none.
+    mutating func groupIndex(path: Path, query: Query) -> Int {
+        if let i = groups.firstIndex(where: { $0.path == path && $0.query == query }) { return i }
+        lastGroupID += 1
+        groups.append(ListenerGroup(id: lastGroupID, path: path, query: query))
+        return groups.count - 1
+    }
+
+    func groupIndex(id: Int) -> Int? { groups.firstIndex { $0.id == id } }
+
+    /// Forgets `handle`, when `owner` is nil or registered it; returns whether it was removed.
     @discardableResult
-    mutating func remove(_ handle: ObserverHandle) -> Bool {
-        guard live.remove(handle) != nil else { return false }
+    mutating func remove(_ handle: ObserverHandle, owner: UInt64? = nil) -> Bool {
+        guard live.contains(handle) else { return false }
+        if let owner {
+            guard groups.contains(where: { $0.observers.contains { $0.handle == handle && $0.owner == owner } }) else {
+                return false
+            }
+        }
+        live.remove(handle)
         revisionObservers.removeAll { $0.handle == handle }
         statusObservers.removeAll { $0.handle == handle }
+        for i in groups.indices { groups[i].observers.removeAll { $0.handle == handle } }
+        // A group without observers keeps no window.
+        groups.removeAll { $0.observers.isEmpty }
         return true
+    }
+
+    /// Forgets every query observer registered by `owner`.
+    mutating func removeAll(owner: UInt64) {
+        for group in groups {
+            for observer in group.observers where observer.owner == owner { live.remove(observer.handle) }
+        }
+        for i in groups.indices { groups[i].observers.removeAll { $0.owner == owner } }
+        groups.removeAll { $0.observers.isEmpty }
     }
 }
 
@@ -55,7 +94,7 @@ extension FileStore {
         observers.remove(handle)
     }
 
-    func deliver(_ revision: Revision, previous: Revision?) {
+    func deliver(_ revision: Revision) {
         for entry in observers.revisionObservers where observers.live.contains(entry.handle) {
             entry.handler(revision)
         }

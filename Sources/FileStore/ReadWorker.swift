@@ -16,12 +16,14 @@ struct ReadRequest: Sendable {
     /// Whether no writer was known to be busy when the read began: a problem it finds is
     /// reported at once rather than after the settle delay.
     let settled: Bool
+    /// The queries being listened to, so that their next changes are computed here too.
+    let listeners: [ListenerSnapshot]
 }
 
 /// What a read found.
 enum ReadOutcome: Sendable {
-    /// A new valid state.
-    case parsed(JSONDocument, FileIdentity)
+    /// A new valid state, with the listeners' changes to it.
+    case parsed(JSONDocument, FileIdentity, [PrecomputedChange])
     /// The same bytes as the current revision.
     case unchanged(FileIdentity)
     case invalid(JSONParseError)
@@ -83,11 +85,18 @@ final class ReadWorker: Sendable {
         case .bytes(let bytes, let identity):
             if let current = request.current, sameBytes(current.bytes, bytes) { return .unchanged(identity) }
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
+            let document: JSONDocument
             do {
-                return .parsed(try JSONDocument(parsing: bytes), identity)
+                document = try JSONDocument(parsing: bytes)
             } catch {
                 return .invalid(error)
             }
+            // Window evaluation can cost as much as the parse on large files: it is done here
+            // too, so the loop thread only delivers.
+            let changes = request.listeners.map { listener in
+                PrecomputedChange(group: listener.group, version: listener.version, change: listener.change(to: document))
+            }
+            return .parsed(document, identity, changes)
         }
     }
 }
