@@ -15,7 +15,7 @@ private func errnoText() -> String { String(cString: strerror(errno)) }
 /// The bytes of the file at `path`, up to `limit` bytes.
 func readFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(errno == ENOENT ? .missing : .system(errnoText())) }
+    guard fd >= 0 else { return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .system(errnoText())) }
     defer { close(fd) }
     var bytes = [UInt8]()
     var chunk = [UInt8](repeating: 0, count: 1 << 16)

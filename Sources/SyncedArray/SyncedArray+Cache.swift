@@ -44,12 +44,17 @@ extension SyncedArray {
         }
     }
 
-    /// Writes the first page of the real rows to the cache (not while showing the cache).
+    /// Writes the first page of the real rows to the cache (not while showing the cache, and
+    /// not again for the revision and query last written).
     func writeCache() {
         guard let cache, !isShowingCache, window != nil, let revision = store.currentRevision else { return }
+        let key = cacheKey
         let page = firstPage(rowLimit: cache.rowLimit)
         let more = paging != nil && (hasMore || rows.count > page.count)
-        if let warning = cache.save(cacheKey, identity: revision.identity, rows: page, hasMore: more) { warn(warning) }
+        let written = CacheWrite(key: key, revision: revision.number, rows: page.count, hasMore: more)
+        guard written != lastCacheWrite else { return }
+        lastCacheWrite = written
+        if let warning = cache.save(key, identity: revision.identity, rows: page, hasMore: more) { warn(warning) }
     }
 
     func warn(_ warning: CacheWarning) {

@@ -84,6 +84,8 @@ public final class SyncedArray {
     var awaitingFirstChange = true
     /// The cache is written once real rows of the current query have arrived.
     var cacheNeedsWrite = false
+    /// What was last written to the cache (a page of one revision is not written twice).
+    var lastCacheWrite: CacheWrite?
     /// Above 0 while an update is applied or an observer registered: query changes and sync
     /// calls made then (from a delegate) wait until it ends.
     var updateDepth = 0
@@ -171,6 +173,14 @@ extension SyncedArray: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { rows.count }
     public subscript(i: Int) -> SyncedRow { rows[i] }
+}
+
+/// A cache write: which page of which revision.
+struct CacheWrite: Equatable {
+    let key: CacheKey
+    let revision: Int
+    let rows: Int
+    let hasMore: Bool
 }
 
 extension SyncedArray {
