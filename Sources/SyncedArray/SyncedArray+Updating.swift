@@ -27,30 +27,43 @@ extension SyncedArray {
 
     /// A change from the store for the current observer.
     ///
-    /// When the rows are the change's old window (the observer's earlier changes were applied
-    /// and nothing is trimmed), the store's batch is used as it is; otherwise the rows shown are
-    /// matched by key with the rows held (a first change, a replaced query, the cache, paging).
-    /// - Complexity: O(rows shown), plus O(bytes of kept rows) to compare values when matching by key.
+    /// When the rows are the change's old window (this observer's earlier changes were applied),
+    /// the store's batch says which rows were kept and changed: used as it is when the whole
+    /// window is shown, or cut to the rows shown when paged. Otherwise (a first change, a
+    /// replaced query, the cache) the rows shown are matched by key with the rows held.
+    /// - Complexity: O(rows shown); matching by key also compares the values of kept rows.
     func apply(_ change: WindowChange) {
         whileUpdating {
             let start = monotonicNanoseconds()
             let window = change.new
             let shown = shownRange(ofCount: window.count)
             let batch = change.batch
-            let useStoreBatch = !awaitingFirstChange && paging == nil && change.old != nil
-                && batch.oldCount == rows.count && batch.newCount == window.count
+            let fromOldWindow = !awaitingFirstChange && change.old?.count == batch.oldCount
+                && batch.newCount == window.count && rows.count == shownRange(ofCount: batch.oldCount).count
                 && batch.oldCount - batch.deletes.count + batch.inserts.count == batch.newCount
             var newRows = [SyncedRow]()
             newRows.reserveCapacity(shown.count)
             let update: BatchDiff
-            if useStoreBatch {
+            if fromOldWindow {
                 // Kept rows keep their key strings; every row takes its value from the new revision.
                 let oldOfNew = batch.oldIndexOfNew()
-                for j in 0..<window.count {
-                    let i = oldOfNew[j]
-                    newRows.append(SyncedRow(key: i >= 0 ? rows[i].key : window.key(at: j), value: window.value(at: j)))
+                let oldShown = shownRange(ofCount: batch.oldCount)
+                if shown.count == window.count && oldShown.count == batch.oldCount {
+                    for j in 0..<window.count {
+                        let i = oldOfNew[j]
+                        newRows.append(SyncedRow(key: i >= 0 ? rows[i].key : window.key(at: j), value: window.value(at: j)))
+                    }
+                    update = batch
+                } else {
+                    var reloaded = [Bool](repeating: false, count: window.count)
+                    for r in batch.reloads { reloaded[r.to] = true }
+                    for j in shown {
+                        let i = oldOfNew[j]
+                        let key = oldShown.contains(i) ? rows[i - oldShown.lowerBound].key : window.key(at: j)
+                        newRows.append(SyncedRow(key: key, value: window.value(at: j)))
+                    }
+                    update = BatchDiff(from: rows.map(\.key), to: newRows.map(\.key)) { _, n in reloaded[shown.lowerBound + n] }
                 }
-                update = batch
                 statistics.storeBatches += 1
             } else {
                 for j in shown { newRows.append(SyncedRow(key: window.key(at: j), value: window.value(at: j))) }

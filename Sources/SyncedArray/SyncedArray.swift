@@ -188,9 +188,11 @@ extension SyncedArray {
     public struct Statistics: Sendable, Equatable {
         /// Updates reported to delegates.
         public var updates = 0
-        /// Store changes applied with the store's own batch (rows were the change's old window).
+        /// Store changes applied with the store's own batch (rows were the change's old window),
+        /// cut to the rows shown when paged.
         public var storeBatches = 0
-        /// Updates whose batch the array computed by matching keys (start, replacement, cache, paging).
+        /// Updates whose batch the array computed by matching keys and comparing values (a first
+        /// change, a replaced query, a page more, the cache).
         public var keyedBatches = 0
         /// Time spent applying changes (computing rows and batches, not in delegates), nanoseconds.
         public var applyNanoseconds: UInt64 = 0
