@@ -82,6 +82,10 @@ public final class FileStore {
     /// The last read was superseded; the next one is not, so that a writer faster than our
     /// reads cannot starve the store of revisions.
     private var lastReadSuperseded = false
+    /// Unstable reads in a row. A file still being written is read again at once; after a few
+    /// tries the store waits for the next event or the settle delay instead, so a file system
+    /// whose sizes never match what it returns cannot make the loop spin.
+    private var unstableInARow = 0
     private var nextGeneration: UInt64 = 1
     /// Reads requested before this generation are stale (the store committed its own write since).
     private var oldestUsefulGeneration: UInt64 = 0
@@ -196,6 +200,7 @@ public final class FileStore {
 
     private func finish(_ result: ReadResult) {
         inFlight = nil
+        if case .unstable = result.outcome {} else { unstableInARow = 0 }
         if result.request.generation < oldestUsefulGeneration {
             // Began before the store's own write: it may hold an older state. The write's own
             // inotify events have already asked for a fresh read, or will.
@@ -217,7 +222,12 @@ public final class FileStore {
             case .unreadable(let why): found(.unreadable(why), by: result.request)
             case .unstable:
                 statistics.unstableReads += 1
-                changePending = true
+                unstableInARow += 1
+                if unstableInARow < 3 {
+                    changePending = true
+                } else if !settleTimer.isArmed {
+                    settleTimer.arm(milliseconds: options.settleMilliseconds)
+                }
             case .superseded:
                 statistics.superseded += 1
                 lastReadSuperseded = true
@@ -244,7 +254,7 @@ public final class FileStore {
     func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange] = []) {
         let revision = Revision(
             number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
-            readAt: monotonicNanoseconds())
+            publishedAt: monotonicNanoseconds())
         currentRevision = revision
         status.revision = revision.number
         status.problem = nil
