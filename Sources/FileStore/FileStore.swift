@@ -35,7 +35,15 @@ import JSONTree
 /// rename-and-create, deletion and re-creation are all seen), falling back to `stat` every
 /// 100 ms where inotify is unavailable or the folder is missing. The first change after a
 /// quiet moment is read at once; during a burst at most one read is in flight and one is
-/// pending, so a writer saving 1,000 times a second costs a few parses, not a thousand.
+/// pending, so a writer saving 1,000 times a second costs a few parses, not a thousand. A newer
+/// change cancels the read in flight at its next checkpoint (before its parse, and between its
+/// parse and the query windows); a parse already running cannot be interrupted. Two reads in a
+/// row are never cancelled, so a writer faster than the parse still yields revisions.
+///
+/// What is never a revision: invalid JSON (a half-written file), a file read while it was being
+/// written to (two writes mixed), a state older than the current one. Problems are reported in
+/// `status` (observe it with `observeStatus`) with line and column for JSON errors; one seen
+/// while a writer is still busy is reported only if it lasts `settleMilliseconds`.
 public final class FileStore {
     /// Tuning; the defaults suit interactive use.
     public struct Options: Sendable {
