@@ -39,6 +39,8 @@ struct BenchmarkGroup: Sendable {
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
     BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
+    BenchmarkGroup(name: "first-screen", run: runFirstScreenBenchmarks),
+    BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
