@@ -107,8 +107,8 @@ private func measureEditToEventLatency(_ report: Report, _ options: BenchOptions
 private func measureRevisionCost(_ report: Report, _ options: BenchOptions) {
     let children = options.quick ? 1000 : 10_000
     var document = ScoredDocument(children: children)
-    guard let query = try? Query().orderByChild("score"), let first = try? JSONDocument(parsing: document.bytes) else { return }
-    var window = Window(query: query, path: "/items", document: first)
+    guard let query = try? Query().orderByChild(Path(keys: ["score"])), let first = try? JSONDocument(parsing: document.bytes) else { return }
+    var window = Window(query: query, path: Path(keys: ["items"]), document: first)
     var parse = [Double](), advance = [Double]()
     var rng = SystemRandomNumberGenerator()
     for _ in 0..<(options.quick ? 5 : 50) {
@@ -138,7 +138,7 @@ private func measureTortureConvergence(_ report: Report, _ options: BenchOptions
     let edits = options.quick ? 200 : 5000
     let path = folder + "/torture.json", log = folder + "/torture.log", done = folder + "/torture.done"
     writeFileInPlace(path, Array(#"{"seq":0,"items":{}}"#.utf8))
-    guard let query = try? Query().orderByChild("score").limitToLast(20),
+    guard let query = try? Query().orderByChild(Path(keys: ["score"])).limitToLast(20),
         let events = LineReadingProcess([binary, "events", path, "--path", "/items", "--order-by-child", "score", "--limit-to-last", "20"])
     else { return }
     defer { events.stop() }
@@ -160,7 +160,7 @@ private func measureTortureConvergence(_ report: Report, _ options: BenchOptions
         if finalRows == nil, let text = try? String(contentsOfFile: done, encoding: .utf8) {
             lastWrite = Double(text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0) / 1e9
             guard let doc = try? JSONDocument(parsing: Array(FileManager.default.contents(atPath: path) ?? Data())) else { return }
-            let window = Window(query: query, path: "/items", document: doc)
+            let window = Window(query: query, path: Path(keys: ["items"]), document: doc)
             finalRows = window.map { ($0.key, compactJSON($0.value)) }
             if rows.equals(finalRows!) { matchedAt = now() }
         }
@@ -308,10 +308,4 @@ private func shellStatus(_ command: String) -> Int32 {
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return status
-}
-
-/// The `q` quantile of sorted samples (nearest rank).
-private func percentile(_ sorted: [Double], _ q: Double) -> Double {
-    guard !sorted.isEmpty else { return .nan }
-    return sorted[min(sorted.count - 1, max(0, Int((q * Double(sorted.count)).rounded(.up)) - 1))]
 }
