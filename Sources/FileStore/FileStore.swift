@@ -153,7 +153,9 @@ public final class FileStore {
                 startPolling()
             }
             if wasWatching && events.overflowed { statistics.overflows += 1 }
-            if wasWatching && events.changed { noteChange(complete: events.complete && !events.overflowed) }
+            if wasWatching && events.changed {
+                noteChange(complete: events.complete && !events.overflowed, supersedes: events.contentChanged)
+            }
         }
         if pollTimer.fired() { pollForChanges() }
         if settleTimer.fired() {
@@ -187,11 +189,15 @@ public final class FileStore {
     // MARK: - Reading
 
     /// Something about the file may have changed: read it now, or after the read in flight.
-    private func noteChange(complete: Bool) {
+    /// - Parameter supersedes: whether the read in flight is out of date. A writer closing the
+    ///   file (or `touch`) changes no bytes that an earlier event did not announce — except
+    ///   through `mmap`, which sends no `IN_MODIFY` — so it asks for one more (cheap, usually
+    ///   unchanged) read after the one in flight instead of cancelling it.
+    private func noteChange(complete: Bool, supersedes: Bool = true) {
         lastEventComplete = complete
         guard let inFlight else { return startRead() }
         changePending = true
-        if !lastReadSuperseded { worker.supersede(upTo: inFlight.generation) }
+        if supersedes && !lastReadSuperseded { worker.supersede(upTo: inFlight.generation) }
     }
 
     private func startRead() {
