@@ -174,7 +174,7 @@ private func measureTortureConvergence(_ report: Report, _ options: BenchOptions
     let lag = max(0, (matchedAt - lastWrite) * 1000)
     report.add(Figure(
         name: "store torture: final state after last save", unit: "ms", synctable: Stats([lag]),
-        target: "≤ 200 ms", met: lag <= 200,
+        target: "≤ 200 ms", met: options.quick ? nil : lag <= 200,
         note: "\(edits) mixed saves (in place, chunked, rename, vim-style, re-create, broken), events replayed in another process"))
 }
 
