@@ -139,7 +139,7 @@ public final class FileStore {
 
     /// Handles whatever is ready — file changes, finished reads, timers — and delivers the
     /// resulting events to observers, on the calling thread. Never blocks; call it when
-    /// `pollDescriptor` is readable (calling it at other times is harmless).
+    /// one of `pollDescriptors` is readable (calling it at other times is harmless).
     public func processPendingChanges() {
         // First, so that a wake-up arriving while the rest runs is kept for the next call.
         worker.wake.drain()
