@@ -79,23 +79,32 @@ public struct BatchDiff: Sendable, Equatable, CustomStringConvertible {
     ///   - changed: for each new row, whether it was kept with a changed value.
     ///   - key: the key of a new row (read only for reloads).
     /// - Complexity: O(n) when the kept rows kept their order; O(n log n) at worst.
-    init(oldCount: Int, oldIndexOfNew: [Int32], changed: (Int) -> Bool, key: (Int) -> String) {
+    init(oldCount: Int, oldIndexOfNew: [Int32], changed: [Bool], key: (Int) -> String) {
         let newCount = oldIndexOfNew.count
         var kept = [Bool](repeating: false, count: oldCount)
-        var inserts = [Int]()
-        var keptOld = [Int32]()
-        keptOld.reserveCapacity(min(oldCount, newCount))
-        var keptNew = [Int32]()
-        keptNew.reserveCapacity(min(oldCount, newCount))
-        var reloads = [Reload]()
-        for (j, i) in oldIndexOfNew.enumerated() {
-            if i < 0 {
-                inserts.append(j)
-            } else {
-                kept[Int(i)] = true
-                keptOld.append(i)
-                keptNew.append(Int32(j))
-                if changed(j) { reloads.append(Reload(key: key(j), from: Int(i), to: j)) }
+        var inserts = [Int](), reloads = [Reload]()
+        var keptCount = 0
+        for i in oldIndexOfNew where i >= 0 { keptCount += 1 }
+        var keptOld = [Int32](repeating: 0, count: keptCount), keptNew = [Int32](repeating: 0, count: keptCount)
+        oldIndexOfNew.withUnsafeBufferPointer { map in
+            keptOld.withUnsafeMutableBufferPointer { ko in
+                keptNew.withUnsafeMutableBufferPointer { kn in
+                    kept.withUnsafeMutableBufferPointer { kp in
+                        var k = 0
+                        for j in 0..<map.count {
+                            let i = map[j]
+                            if i < 0 {
+                                inserts.append(j)
+                                continue
+                            }
+                            kp[Int(i)] = true
+                            ko[k] = i
+                            kn[k] = Int32(j)
+                            k += 1
+                            if changed[j] { reloads.append(Reload(key: key(j), from: Int(i), to: j)) }
+                        }
+                    }
+                }
             }
         }
         var deletes = [Int]()

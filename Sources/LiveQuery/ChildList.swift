@@ -7,45 +7,53 @@ import JSONTree
 /// Object members are children except metadata (keys starting with `.`, like `.priority`) and
 /// null values; array elements are children with keys `"0"`, `"1"`, … except nulls. A missing
 /// location or a leaf has no children.
-final class ChildList: Sendable {
+///
+/// Built once per revision for a million children, so its four columns are plain buffers.
+final class ChildList: @unchecked Sendable {
+    // @unchecked: the buffers are written only by `init` and freed by `deinit`; in between they
+    // are read-only, so the list may be shared between threads like any immutable value.
+
     let document: JSONDocument
     let isArray: Bool
+    let count: Int
     /// Per child: the tape index of its key (objects), or its element index (arrays).
-    let keys: [Int32]
+    let keys: UnsafeMutablePointer<Int32>
     /// Per child: the tape index of its value.
-    let values: [Int32]
+    let values: UnsafeMutablePointer<Int32>
     /// Per child: the byte offset where it starts (its key; its value in an array) and ends.
-    let starts: [UInt32]
-    let ends: [UInt32]
-
-    var count: Int { values.count }
+    let starts: UnsafeMutablePointer<UInt32>
+    let ends: UnsafeMutablePointer<UInt32>
 
     /// The children of the node at `path` in `document`.
     /// - Complexity: O(number of members or elements of the location).
     init(document: JSONDocument, path: Path) {
         self.document = document
-        var keys = [Int32](), values = [Int32](), starts = [UInt32](), ends = [UInt32]()
+        let location = document.root.node(at: path)
+        let capacity = location.map { node in document.withTapeReader { $0.childCount(node.index) } } ?? 0
+        keys = .allocate(capacity: max(capacity, 1))
+        values = .allocate(capacity: max(capacity, 1))
+        starts = .allocate(capacity: max(capacity, 1))
+        ends = .allocate(capacity: max(capacity, 1))
+        var n = 0
         var isArray = false
-        if let location = document.root.node(at: path) {
+        if let location {
+            let (keys, values, starts, ends) = (self.keys, self.values, self.starts, self.ends)
             document.withTapeReader { tape in
-                let n = tape.childCount(location.index)
-                keys.reserveCapacity(n)
-                values.reserveCapacity(n)
-                starts.reserveCapacity(n)
-                ends.reserveCapacity(n)
                 switch tape.firstByte(location.index) {
                 case UInt8(ascii: "{"):
+                    let bytes = tape.bytes.baseAddress!
                     tape.forEachMember(of: location.index) { k, v in
-                        guard tape.firstByte(v) != UInt8(ascii: "n") else { return }
+                        guard bytes[tape.start(v)] != UInt8(ascii: "n") else { return }
                         let s = tape.start(k)
                         // A key is metadata when its first decoded byte is "."; only an escape can hide it.
-                        let first = tape.bytes[s + 1]
+                        let first = bytes[s + 1]
                         if first == UInt8(ascii: ".") { return }
                         if first == UInt8(ascii: "\\") && tape.withStringBytes(k, { $0.first == UInt8(ascii: ".") }) { return }
-                        keys.append(Int32(k))
-                        values.append(Int32(v))
-                        starts.append(UInt32(s))
-                        ends.append(UInt32(tape.end(v)))
+                        keys[n] = Int32(truncatingIfNeeded: k)
+                        values[n] = Int32(truncatingIfNeeded: v)
+                        starts[n] = UInt32(truncatingIfNeeded: s)
+                        ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
+                        n += 1
                     }
                 case UInt8(ascii: "["):
                     isArray = true
@@ -53,10 +61,11 @@ final class ChildList: Sendable {
                     tape.forEachElement(of: location.index) { v in
                         defer { index += 1 }
                         guard tape.firstByte(v) != UInt8(ascii: "n") else { return }
-                        keys.append(index)
-                        values.append(Int32(v))
-                        starts.append(UInt32(tape.start(v)))
-                        ends.append(UInt32(tape.end(v)))
+                        keys[n] = index
+                        values[n] = Int32(truncatingIfNeeded: v)
+                        starts[n] = UInt32(truncatingIfNeeded: tape.start(v))
+                        ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
+                        n += 1
                     }
                 default:
                     break
@@ -64,10 +73,14 @@ final class ChildList: Sendable {
             }
         }
         self.isArray = isArray
-        self.keys = keys
-        self.values = values
-        self.starts = starts
-        self.ends = ends
+        self.count = n
+    }
+
+    deinit {
+        keys.deallocate()
+        values.deallocate()
+        starts.deallocate()
+        ends.deallocate()
     }
 
     /// The value of child `ordinal`.

@@ -14,18 +14,20 @@ extension Window {
     public func advanced(to document: JSONDocument) -> WindowChange {
         let newChildren = ChildList(document: document, path: path)
         let match = ChildMatch(old: children, new: newChildren)
-        let next: Window
         if match.isIdentity {
-            next = Window(query: query, path: path, children: newChildren, members: members, boundary: boundary)
-        } else {
-            next = advancedMembers(newChildren, match) ?? Window.evaluate(query, path, newChildren)
+            let same = Window(query: query, path: path, children: newChildren, members: members, boundary: boundary)
+            return WindowChange(unchanged: self, next: same)
         }
-        return WindowChange(old: self, new: next, match: match)
+        if let next = advancedMembers(newChildren, match) {
+            return WindowChange(old: self, new: next.window, previousMember: next.previous, changedMember: next.changed)
+        }
+        return WindowChange(old: self, new: Window.evaluate(query, path, newChildren), match: match)
     }
 
-    /// The next window from this one's members; nil when a limited window must be refilled by
-    /// a full evaluation.
-    private func advancedMembers(_ newChildren: ChildList, _ match: ChildMatch) -> Window? {
+    /// The next window from this one's members, with, for each new member, the index of the old
+    /// member it was (-1 for none) and whether its value changed; nil when a limited window must
+    /// be refilled by a full evaluation.
+    private func advancedMembers(_ newChildren: ChildList, _ match: ChildMatch) -> (window: Window, previous: [Int32], changed: [Bool])? {
         children.document.withTapeReader { ot in
             newChildren.document.withTapeReader { nt in
                 let arena = ByteArena()
@@ -44,13 +46,25 @@ extension Window {
                 func oldKey(_ o: Int) -> SortKey { plan.sortKey(o, children, ot, arena) }
 
                 // Members that keep their place: unchanged, or changed without a new sort value.
-                var kept = [Int32]()
-                kept.reserveCapacity(members.count + match.dirty.count)
-                for m in members {
-                    let n = match.newOrdinal(ofOld: Int(m))
-                    guard n >= 0 else { continue }
-                    if match.isChanged(new: n) && !sameSortValue(oldKey(Int(m)), newKey(n)) { continue }
-                    kept.append(Int32(n))
+                let capacity = members.count + match.dirty.count
+                var kept = [Int32](), keptPrevious = [Int32](), keptChanged = [Bool]()
+                kept.reserveCapacity(capacity)
+                keptPrevious.reserveCapacity(capacity)
+                keptChanged.reserveCapacity(capacity)
+                var resorted = [Int32: Int32]()  // new ordinal → old member index
+                members.withUnsafeBufferPointer { old in
+                    for (index, m) in old.enumerated() {
+                        let n = match.newOrdinal(ofOld: Int(m))
+                        guard n >= 0 else { continue }
+                        let changed = match.isChanged(new: n)
+                        if changed && !sameSortValue(oldKey(Int(m)), newKey(n)) {
+                            resorted[Int32(n)] = Int32(index)
+                            continue
+                        }
+                        kept.append(Int32(n))
+                        keptPrevious.append(Int32(index))
+                        keptChanged.append(changed)
+                    }
                 }
                 // Added children, and changed children with a new sort value, that are members now.
                 var arriving = [Entry]()
@@ -58,16 +72,15 @@ extension Window {
                     let n = Int(d)
                     let k = newKey(n)
                     let o = match.oldOrdinal(ofNew: n)
-                    if o >= 0 {
-                        let ok = oldKey(o)
-                        if sameSortValue(ok, k) { continue }  // kept in place, or still not a member
-                    }
+                    if o >= 0 && sameSortValue(oldKey(o), k) { continue }  // kept in place, or still not a member
                     if isMember(k) { arriving.append(Entry(key: k, ordinal: d)) }
                 }
                 arriving.sort(by: entryLess)
                 // Merge: binary-search each arriving child's place among the kept ones.
-                var merged = [Int32]()
+                var merged = [Int32](), previous = [Int32](), changed = [Bool]()
                 merged.reserveCapacity(kept.count + arriving.count)
+                previous.reserveCapacity(kept.count + arriving.count)
+                changed.reserveCapacity(kept.count + arriving.count)
                 var from = 0
                 for a in arriving {
                     var lo = from, hi = kept.count
@@ -76,10 +89,22 @@ extension Window {
                         if compareSortKeys(newKey(Int(kept[mid])), a.key) < 0 { lo = mid + 1 } else { hi = mid }
                     }
                     merged.append(contentsOf: kept[from..<lo])
+                    previous.append(contentsOf: keptPrevious[from..<lo])
+                    changed.append(contentsOf: keptChanged[from..<lo])
                     merged.append(a.ordinal)
+                    previous.append(resorted[a.ordinal] ?? -1)
+                    changed.append(true)
                     from = lo
                 }
-                merged.append(contentsOf: kept[from...])
+                if arriving.isEmpty {
+                    swap(&merged, &kept)
+                    swap(&previous, &keptPrevious)
+                    swap(&changed, &keptChanged)
+                } else {
+                    merged.append(contentsOf: kept[from...])
+                    previous.append(contentsOf: keptPrevious[from...])
+                    changed.append(contentsOf: keptChanged[from...])
+                }
 
                 var nextBoundary = boundary
                 if let limit = query.limit {
@@ -89,16 +114,22 @@ extension Window {
                     // Too many: keep the rows and a reserve, and remember where they end.
                     let keep = keptMembers(forLimit: k)
                     if merged.count > keep + reserve(forLimit: k) {
+                        let extra = merged.count - keep
                         if fromEnd {
-                            merged.removeFirst(merged.count - keep)
+                            merged.removeFirst(extra)
+                            previous.removeFirst(extra)
+                            changed.removeFirst(extra)
                             nextBoundary = StoredSortKey(newKey(Int(merged[0])))
                         } else {
-                            merged.removeLast(merged.count - keep)
+                            merged.removeLast(extra)
+                            previous.removeLast(extra)
+                            changed.removeLast(extra)
                             nextBoundary = StoredSortKey(newKey(Int(merged[keep - 1])))
                         }
                     }
                 }
-                return Window(query: query, path: path, children: newChildren, members: merged, boundary: nextBoundary)
+                let window = Window(query: query, path: path, children: newChildren, members: merged, boundary: nextBoundary)
+                return (window, previous, changed)
             }
         }
     }
