@@ -62,6 +62,9 @@ public struct TapeReader {
     @inlinable
     public func childCount(_ i: Int) -> Int { isContainer(i) ? Int(entries[i].payload >> 32) : 0 }
 
+    /// Whether key node `i` is overridden by a later member with the same key (skipped by `forEachMember`).
+    @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].payload & Tape.shadowed != 0 }
+
     /// Whether string node `i` holds escapes (its decoded bytes differ from its raw bytes).
     @inlinable public func hasEscapes(_ i: Int) -> Bool { entries[i].payload & Tape.escaped != 0 }
 

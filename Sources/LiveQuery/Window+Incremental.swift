@@ -12,8 +12,7 @@ extension Window {
     /// - Complexity: O(n) integer work over the n children, plus O(d log n) comparisons for
     ///   the d children added or changed; O(n + k log k) when a limited window must be refilled.
     public func advanced(to document: JSONDocument) -> WindowChange {
-        let newChildren = ChildList(document: document, path: path)
-        let match = ChildMatch(old: children, new: newChildren)
+        let (newChildren, match) = Window.matchChildren(children, document, path)
         if match.isIdentity {
             let same = Window(query: query, path: path, children: newChildren, members: members, boundary: boundary)
             return WindowChange(unchanged: self, next: same)
@@ -22,6 +21,22 @@ extension Window {
             return WindowChange(old: self, new: next.window, previousMember: next.previous, changedMember: next.changed)
         }
         return WindowChange(old: self, new: Window.evaluate(query, path, newChildren), match: match)
+    }
+
+    /// The children at `path` in `document`, paired with `old`'s: derived from `old` around what
+    /// the edit changed when possible (`ChildList.derived`), else read in full.
+    static func matchChildren(_ old: ChildList, _ document: JSONDocument, _ path: Path) -> (ChildList, ChildMatch) {
+        let (cp, cs) = old.document.withTapeReader { ot in
+            document.withTapeReader { nt in
+                let cp = commonPrefixLength(ot.bytes, nt.bytes)
+                return (cp, commonSuffixLength(ot.bytes, nt.bytes, limit: Swift.min(ot.bytes.count, nt.bytes.count) - cp))
+            }
+        }
+        if let d = ChildList.derived(from: old, document: document, path: path, commonPrefix: cp, commonSuffix: cs) {
+            return (d.list, ChildMatch(old: old, new: d.list, prefix: d.prefix, suffix: d.suffix))
+        }
+        let list = ChildList(document: document, path: path)
+        return (list, ChildMatch(old: old, new: list))
     }
 
     /// The next window from this one's members, with, for each new member, the index of the old
