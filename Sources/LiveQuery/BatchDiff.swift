@@ -82,36 +82,24 @@ public struct BatchDiff: Sendable, Equatable, CustomStringConvertible {
     init(oldCount: Int, oldIndexOfNew: [Int32], changed: [Bool], key: (Int) -> String) {
         let newCount = oldIndexOfNew.count
         var kept = [Bool](repeating: false, count: oldCount)
-        var inserts = [Int](), reloads = [Reload]()
-        var keptCount = 0
-        for i in oldIndexOfNew where i >= 0 { keptCount += 1 }
-        var keptOld = [Int32](repeating: 0, count: keptCount), keptNew = [Int32](repeating: 0, count: keptCount)
+        var inserts = [Int](), deletes = [Int](), moves = [Move](), reloads = [Reload]()
         oldIndexOfNew.withUnsafeBufferPointer { map in
-            keptOld.withUnsafeMutableBufferPointer { ko in
-                keptNew.withUnsafeMutableBufferPointer { kn in
-                    kept.withUnsafeMutableBufferPointer { kp in
-                        var k = 0
-                        for j in 0..<map.count {
-                            let i = map[j]
-                            if i < 0 {
-                                inserts.append(j)
-                                continue
-                            }
-                            kp[Int(i)] = true
-                            ko[k] = i
-                            kn[k] = Int32(j)
-                            k += 1
-                            if changed[j] { reloads.append(Reload(key: key(j), from: Int(i), to: j)) }
-                        }
+            kept.withUnsafeMutableBufferPointer { kept in
+                for j in 0..<newCount {
+                    let i = Int(map[j])
+                    if i < 0 {
+                        inserts.append(j)
+                    } else {
+                        kept[i] = true
+                        if changed[j] { reloads.append(Reload(key: key(j), from: i, to: j)) }
                     }
                 }
+                for i in 0..<oldCount where !kept[i] { deletes.append(i) }
+            }
+            if let stays = longestIncreasingSubsequence(map) {
+                for j in 0..<newCount where map[j] >= 0 && !stays[j] { moves.append(Move(from: Int(map[j]), to: j)) }
             }
         }
-        var deletes = [Int]()
-        for i in 0..<oldCount where !kept[i] { deletes.append(i) }
-        var moves = [Move]()
-        let stays = longestIncreasingSubsequence(keptOld)
-        for k in keptOld.indices where !stays[k] { moves.append(Move(from: Int(keptOld[k]), to: Int(keptNew[k]))) }
         self.init(oldCount: oldCount, newCount: newCount, deletes: deletes, inserts: inserts, moves: moves, reloads: reloads)
     }
 }

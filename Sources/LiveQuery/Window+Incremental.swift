@@ -60,65 +60,74 @@ extension Window {
                 func newKey(_ n: Int) -> SortKey { plan.sortKey(n, newChildren, nt, arena) }
                 func oldKey(_ o: Int) -> SortKey { plan.sortKey(o, children, ot, arena) }
 
-                // Members that keep their place: unchanged, or changed without a new sort value.
-                let capacity = members.count + match.dirty.count
-                var kept = [Int32](), keptPrevious = [Int32](), keptChanged = [Bool]()
-                kept.reserveCapacity(capacity)
-                keptPrevious.reserveCapacity(capacity)
-                keptChanged.reserveCapacity(capacity)
-                var resorted = [Int32: Int32]()  // new ordinal → old member index
-                members.withUnsafeBufferPointer { old in
-                    for (index, m) in old.enumerated() {
-                        let n = match.newOrdinal(ofOld: Int(m))
-                        guard n >= 0 else { continue }
-                        let changed = match.isChanged(new: n)
-                        if changed && !sameSortValue(oldKey(Int(m)), newKey(n)) {
-                            resorted[Int32(n)] = Int32(index)
-                            continue
-                        }
-                        kept.append(Int32(n))
-                        keptPrevious.append(Int32(index))
-                        keptChanged.append(changed)
+                // The old members are sorted by their old sort keys, and a member that keeps its
+                // sort value keeps its key: so an old member's old key places it among the new ones.
+                func oldPlace(_ k: SortKey) -> Int {
+                    var lo = 0, hi = members.count
+                    while lo < hi {
+                        let mid = (lo + hi) / 2
+                        if compareSortKeys(oldKey(Int(members[mid])), k) < 0 { lo = mid + 1 } else { hi = mid }
                     }
+                    return lo
                 }
-                // Added children, and changed children with a new sort value, that are members now.
-                var arriving = [Entry]()
+                // Arrivals: added children, and changed children with a new sort value, that are
+                // members now — each with its place among the old members and its old member index.
+                var arriving = [(entry: Entry, place: Int, previous: Int32)]()
                 for d in match.dirty {
                     let n = Int(d)
                     let k = newKey(n)
                     let o = match.oldOrdinal(ofNew: n)
-                    if o >= 0 && sameSortValue(oldKey(o), k) { continue }  // kept in place, or still not a member
-                    if isMember(k) { arriving.append(Entry(key: k, ordinal: d)) }
-                }
-                arriving.sort(by: entryLess)
-                // Merge: binary-search each arriving child's place among the kept ones.
-                var merged = [Int32](), previous = [Int32](), changed = [Bool]()
-                merged.reserveCapacity(kept.count + arriving.count)
-                previous.reserveCapacity(kept.count + arriving.count)
-                changed.reserveCapacity(kept.count + arriving.count)
-                var from = 0
-                for a in arriving {
-                    var lo = from, hi = kept.count
-                    while lo < hi {
-                        let mid = (lo + hi) / 2
-                        if compareSortKeys(newKey(Int(kept[mid])), a.key) < 0 { lo = mid + 1 } else { hi = mid }
+                    var previous: Int32 = -1
+                    if o >= 0 {
+                        let ok = oldKey(o)
+                        if sameSortValue(ok, k) { continue }  // kept in place, or still not a member
+                        let at = oldPlace(ok)
+                        if at < members.count && Int(members[at]) == o { previous = Int32(at) }
                     }
-                    merged.append(contentsOf: kept[from..<lo])
-                    previous.append(contentsOf: keptPrevious[from..<lo])
-                    changed.append(contentsOf: keptChanged[from..<lo])
-                    merged.append(a.ordinal)
-                    previous.append(resorted[a.ordinal] ?? -1)
-                    changed.append(true)
-                    from = lo
+                    if isMember(k) { arriving.append((Entry(key: k, ordinal: d), oldPlace(k), previous)) }
                 }
-                if arriving.isEmpty {
-                    swap(&merged, &kept)
-                    swap(&previous, &keptPrevious)
-                    swap(&changed, &keptChanged)
-                } else {
-                    merged.append(contentsOf: kept[from...])
-                    previous.append(contentsOf: keptPrevious[from...])
-                    changed.append(contentsOf: keptChanged[from...])
+                arriving.sort { entryLess($0.entry, $1.entry) }
+                // One pass over the old members: drop the removed and re-sorted, insert the arrivals.
+                let capacity = members.count + arriving.count
+                var merged = [Int32](repeating: 0, count: capacity)
+                var previous = [Int32](repeating: 0, count: capacity)
+                var changed = [Bool](repeating: false, count: capacity)
+                var count = 0
+                members.withUnsafeBufferPointer { old in
+                    merged.withUnsafeMutableBufferPointer { out in
+                        previous.withUnsafeMutableBufferPointer { prev in
+                            changed.withUnsafeMutableBufferPointer { ch in
+                                var a = 0
+                                func arrive(upTo place: Int) {
+                                    while a < arriving.count && arriving[a].place <= place {
+                                        out[count] = arriving[a].entry.ordinal
+                                        prev[count] = arriving[a].previous
+                                        ch[count] = true
+                                        count += 1
+                                        a += 1
+                                    }
+                                }
+                                for index in 0..<old.count {
+                                    if a < arriving.count { arrive(upTo: index) }
+                                    let m = Int(old[index])
+                                    let n = match.newOrdinal(ofOld: m)
+                                    guard n >= 0 else { continue }
+                                    let isChanged = match.isChanged(new: n)
+                                    if isChanged && !sameSortValue(oldKey(m), newKey(n)) { continue }
+                                    out[count] = Int32(truncatingIfNeeded: n)
+                                    prev[count] = Int32(truncatingIfNeeded: index)
+                                    ch[count] = isChanged
+                                    count += 1
+                                }
+                                arrive(upTo: Int.max)
+                            }
+                        }
+                    }
+                }
+                if count < capacity {
+                    merged.removeLast(capacity - count)
+                    previous.removeLast(capacity - count)
+                    changed.removeLast(capacity - count)
                 }
 
                 var nextBoundary = boundary

@@ -166,18 +166,24 @@ public struct WindowChange: Sendable {
         // Moved: a kept child that does not stay in place, or a child added right after a moved
         // child (else replay would leave it beside that child's old place).
         new.members.withUnsafeBufferPointer { members in
-            let rows = UnsafeBufferPointer(rebasing: members[new.rows])
-            var previousMoved = false
-            for j in 0..<r2 {
-                let i = Int(oldRowOfNew[j])
-                let isChanged = i >= 0 && changed[j]
-                let isMoved = i < 0 ? previousMoved : (stays.map { !$0[j] } ?? sortMoved[j])
-                previousMoved = isMoved
-                guard i < 0 || isChanged || isMoved else { continue }
-                let n = Int(rows[j]), p = j > 0 ? Int(rows[j - 1]) : -1
-                if i < 0 { added.append(ChildEvent(.childAdded, new.children, n, previous: p, index: j, fromIndex: nil)) }
-                if isMoved { moved.append(ChildEvent(.childMoved, new.children, n, previous: p, index: j, fromIndex: i < 0 ? nil : i)) }
-                if isChanged { changes.append(ChildEvent(.childChanged, new.children, n, previous: p, index: j, fromIndex: i)) }
+            oldRowOfNew.withUnsafeBufferPointer { map in
+                changed.withUnsafeBufferPointer { changed in
+                    sortMoved.withUnsafeBufferPointer { sortMoved in
+                        let rows = UnsafeBufferPointer(rebasing: members[new.rows])
+                        var previousMoved = false
+                        for j in 0..<r2 {
+                            let i = Int(map[j])
+                            let isChanged = i >= 0 && changed[j]
+                            let isMoved = i < 0 ? previousMoved : (stays == nil ? sortMoved[j] : !stays![j])
+                            previousMoved = isMoved
+                            guard i < 0 || isChanged || isMoved else { continue }
+                            let n = Int(rows[j]), p = j > 0 ? Int(rows[j - 1]) : -1
+                            if i < 0 { added.append(ChildEvent(.childAdded, new.children, n, previous: p, index: j, fromIndex: nil)) }
+                            if isMoved { moved.append(ChildEvent(.childMoved, new.children, n, previous: p, index: j, fromIndex: i < 0 ? nil : i)) }
+                            if isChanged { changes.append(ChildEvent(.childChanged, new.children, n, previous: p, index: j, fromIndex: i)) }
+                        }
+                    }
+                }
             }
         }
         self.old = old
