@@ -7,67 +7,220 @@ import JSONTree
 /// Object members are children except metadata (keys starting with `.`, like `.priority`) and
 /// null values; array elements are children with keys `"0"`, `"1"`, … except nulls. A missing
 /// location or a leaf has no children.
-final class ChildList: Sendable {
+///
+/// Built once per revision for a million children, so its four columns are plain buffers, and
+/// the next revision's list is derived from this one where the file did not change
+/// (`derived(from:…)`).
+final class ChildList: @unchecked Sendable {
+    // @unchecked: the buffers are written only while the list is made (`init`, `derived`) and
+    // freed by `deinit`; in between they are read-only, so the list may be shared between threads
+    // like any immutable value.
+
     let document: JSONDocument
     let isArray: Bool
+    /// How many children; set once while the list is made.
+    private(set) var count = 0
     /// Per child: the tape index of its key (objects), or its element index (arrays).
-    let keys: [Int32]
+    let keys: UnsafeMutablePointer<Int32>
     /// Per child: the tape index of its value.
-    let values: [Int32]
+    let values: UnsafeMutablePointer<Int32>
     /// Per child: the byte offset where it starts (its key; its value in an array) and ends.
-    let starts: [UInt32]
-    let ends: [UInt32]
+    let starts: UnsafeMutablePointer<UInt32>
+    let ends: UnsafeMutablePointer<UInt32>
+    /// The tape index of the location, or -1 when there is none.
+    let location: Int
+    /// Whether the location object has members overridden by a later duplicate key.
+    private(set) var hasShadowed = false
 
-    var count: Int { values.count }
+    private init(document: JSONDocument, isArray: Bool, capacity: Int, location: Int) {
+        self.document = document
+        self.isArray = isArray
+        self.location = location
+        keys = .allocate(capacity: max(capacity, 1))
+        values = .allocate(capacity: max(capacity, 1))
+        starts = .allocate(capacity: max(capacity, 1))
+        ends = .allocate(capacity: max(capacity, 1))
+    }
+
+    deinit {
+        keys.deallocate()
+        values.deallocate()
+        starts.deallocate()
+        ends.deallocate()
+    }
 
     /// The children of the node at `path` in `document`.
     /// - Complexity: O(number of members or elements of the location).
-    init(document: JSONDocument, path: Path) {
-        self.document = document
-        var keys = [Int32](), values = [Int32](), starts = [UInt32](), ends = [UInt32]()
-        var isArray = false
-        if let location = document.root.node(at: path) {
-            document.withTapeReader { tape in
-                let n = tape.childCount(location.index)
-                keys.reserveCapacity(n)
-                values.reserveCapacity(n)
-                starts.reserveCapacity(n)
-                ends.reserveCapacity(n)
-                switch tape.firstByte(location.index) {
-                case UInt8(ascii: "{"):
-                    tape.forEachMember(of: location.index) { k, v in
-                        guard tape.firstByte(v) != UInt8(ascii: "n") else { return }
-                        let s = tape.start(k)
-                        // A key is metadata when its first decoded byte is "."; only an escape can hide it.
-                        let first = tape.bytes[s + 1]
-                        if first == UInt8(ascii: ".") { return }
-                        if first == UInt8(ascii: "\\") && tape.withStringBytes(k, { $0.first == UInt8(ascii: ".") }) { return }
-                        keys.append(Int32(k))
-                        values.append(Int32(v))
-                        starts.append(UInt32(s))
-                        ends.append(UInt32(tape.end(v)))
-                    }
-                case UInt8(ascii: "["):
-                    isArray = true
-                    var index: Int32 = 0
-                    tape.forEachElement(of: location.index) { v in
-                        defer { index += 1 }
-                        guard tape.firstByte(v) != UInt8(ascii: "n") else { return }
-                        keys.append(index)
-                        values.append(Int32(v))
-                        starts.append(UInt32(tape.start(v)))
-                        ends.append(UInt32(tape.end(v)))
-                    }
-                default:
-                    break
+    convenience init(document: JSONDocument, path: Path) {
+        guard let node = document.root.node(at: path), node.isContainer else {
+            self.init(document: document, isArray: false, capacity: 0, location: -1)
+            return
+        }
+        let (isArray, capacity) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.childCount(node.index)) }
+        self.init(document: document, isArray: isArray, capacity: capacity, location: node.index)
+        let (n, visited) = document.withTapeReader { tape in
+            append(tape, from: node.index + 1, to: tape.nextIndex(node.index), elementIndex: 0, at: 0, capacity: capacity)
+        }
+        count = n
+        hasShadowed = !isArray && visited != capacity
+    }
+
+    /// Appends the children among the members (or elements) of the location that start at tape
+    /// index `from` and end before `to`, writing from ordinal `at`.
+    /// - Returns: the count of children, and of members or elements visited (overridden included).
+    private func append(
+        _ tape: TapeReader, from: Int, to: Int, elementIndex: Int32, at: Int, capacity: Int
+    ) -> (count: Int, visited: Int) {
+        let bytes = tape.bytes.baseAddress!
+        var n = at, visited = 0
+        var k = from
+        if isArray {
+            var index = elementIndex
+            while k < to {
+                let v = k
+                k = tape.nextIndex(v)
+                visited += 1
+                defer { index += 1 }
+                guard bytes[tape.start(v)] != UInt8(ascii: "n"), n < capacity else { continue }
+                keys[n] = index
+                values[n] = Int32(truncatingIfNeeded: v)
+                starts[n] = UInt32(truncatingIfNeeded: tape.start(v))
+                ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
+                n += 1
+            }
+            return (n - at, visited)
+        }
+        while k < to {
+            let key = k, v = k + 1
+            k = tape.nextIndex(v)
+            visited += 1
+            guard !tape.isShadowed(key), bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
+            let s = tape.start(key)
+            // A key is metadata when its first decoded byte is "."; only an escape can hide it.
+            let first = bytes[s + 1]
+            if first == UInt8(ascii: ".") { continue }
+            if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
+            guard n < capacity else { continue }
+            keys[n] = Int32(truncatingIfNeeded: key)
+            values[n] = Int32(truncatingIfNeeded: v)
+            starts[n] = UInt32(truncatingIfNeeded: s)
+            ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
+            n += 1
+        }
+        return (n - at, visited)
+    }
+
+    /// The children of the same location in a newer revision, made from `old`'s where the file
+    /// is unchanged: children that end before the first differing byte are copied as they are,
+    /// children in the common trailing bytes are copied shifted, and only the members in
+    /// between are read from the new document.
+    ///
+    /// A member starting at the same distance from the end of both files, inside their common
+    /// trailing bytes, is the same member with the same subtree: from there to the end both
+    /// files hold the same bytes and the parser reads them the same way. A copied child could
+    /// only be wrong if a member became overridden by a duplicate key; that would change the
+    /// location's member count, which is checked.
+    /// - Parameters:
+    ///   - commonPrefix, commonSuffix: how many leading and trailing bytes the two files share
+    ///     (not overlapping).
+    /// - Returns: the list, and how many leading (`prefix`) and trailing (`suffix`) children are
+    ///   the same children as in `old`, unchanged; nil when the location moved or changed kind,
+    ///   or duplicate keys are involved — then read the whole location.
+    /// - Complexity: O(n) copying and O(m) reading for m members between the common ends.
+    static func derived(
+        from old: ChildList, document: JSONDocument, path: Path, commonPrefix cp: Int, commonSuffix cs: Int
+    ) -> (list: ChildList, prefix: Int, suffix: Int)? {
+        guard old.location >= 0, !old.hasShadowed,
+            let node = document.root.node(at: path), node.index == old.location
+        else { return nil }
+        return old.document.withTapeReader { ot in
+            document.withTapeReader { nt -> (list: ChildList, prefix: Int, suffix: Int)? in
+                // The location opens at the same place, with the same bracket, in the shared prefix.
+                guard ot.start(old.location) == nt.start(node.index), nt.start(node.index) < cp,
+                    ot.firstByte(old.location) == nt.firstByte(node.index)
+                else { return nil }
+                let nOld = old.count
+                // Leading children: those ending strictly before the first differing byte (so even
+                // a number's extent is the same).
+                var lo = 0, hi = nOld
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if Int(old.ends[mid]) < cp { lo = mid + 1 } else { hi = mid }
                 }
+                let prefix = lo
+                // Where the members after the prefix start, in both tapes (the same index: the
+                // tapes agree up to the prefix).
+                let first = prefix > 0 ? ot.nextIndex(Int(old.values[prefix - 1])) : old.location + 1
+                let firstElement: Int32 = prefix > 0 ? old.keys[prefix - 1] + 1 : 0
+                let oldEnd = ot.nextIndex(old.location), newEnd = nt.nextIndex(node.index)
+                let byteShift = nt.bytes.count - ot.bytes.count
+                let suffixStart = nt.bytes.count - cs
+                // Walk the new members until one is an old child at the same distance from the end.
+                var k = first
+                var anchor = nOld  // the first old child of the suffix
+                var anchorTape = newEnd
+                var anchorElement: Int32 = 0
+                var element = firstElement
+                while k < newEnd {
+                    let start = nt.start(k)
+                    let value = old.isArray ? k : k + 1
+                    if start >= suffixStart {
+                        // Binary search the old child starting at the same distance from the end.
+                        var a = prefix, b = nOld
+                        let target = start - byteShift
+                        while a < b {
+                            let mid = (a + b) / 2
+                            if Int(old.starts[mid]) < target { a = mid + 1 } else { b = mid }
+                        }
+                        if a < nOld && Int(old.starts[a]) == target && Int(old.ends[a]) + byteShift == nt.end(value) {
+                            anchor = a
+                            anchorTape = k
+                            anchorElement = element
+                            break
+                        }
+                    }
+                    k = nt.nextIndex(value)
+                    element += 1
+                }
+                let suffix = nOld - anchor
+                let capacity = nt.childCount(node.index)
+                let list = ChildList(document: document, isArray: old.isArray, capacity: capacity, location: node.index)
+                // Copy the prefix, read the middle, copy the suffix shifted.
+                guard prefix + suffix <= capacity else { return nil }
+                list.keys.update(from: old.keys, count: prefix)
+                list.values.update(from: old.values, count: prefix)
+                list.starts.update(from: old.starts, count: prefix)
+                list.ends.update(from: old.ends, count: prefix)
+                let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix, capacity: capacity - suffix)
+                let at = prefix + middle.count
+                if suffix > 0 {
+                    let tapeShift = Int32(truncatingIfNeeded: anchorTape - Int(old.isArray ? old.values[anchor] : old.keys[anchor]))
+                    let keyShift = old.isArray ? anchorElement - old.keys[anchor] : tapeShift
+                    let bytes = Int32(truncatingIfNeeded: byteShift)
+                    for i in 0..<suffix {
+                        let o = anchor + i
+                        list.keys[at + i] = old.keys[o] &+ keyShift
+                        list.values[at + i] = old.values[o] &+ tapeShift
+                        list.starts[at + i] = UInt32(bitPattern: Int32(bitPattern: old.starts[o]) &+ bytes)
+                        list.ends[at + i] = UInt32(bitPattern: Int32(bitPattern: old.ends[o]) &+ bytes)
+                    }
+                }
+                if !old.isArray {
+                    // No member became overridden: the member counts agree.
+                    var oldMiddle = 0
+                    var j = first
+                    let oldAnchorTape = anchor < nOld ? Int(old.keys[anchor]) : oldEnd
+                    while j < oldAnchorTape {
+                        j = ot.nextIndex(j + 1)
+                        oldMiddle += 1
+                    }
+                    guard capacity == ot.childCount(old.location) - oldMiddle + middle.visited else { return nil }
+                }
+                list.count = at + suffix
+                let sameKeys = !old.isArray || anchor == nOld || anchorElement == old.keys[anchor]
+                return (list, prefix, sameKeys ? suffix : 0)
             }
         }
-        self.isArray = isArray
-        self.keys = keys
-        self.values = values
-        self.starts = starts
-        self.ends = ends
     }
 
     /// The value of child `ordinal`.

@@ -33,37 +33,27 @@ struct ChildMatch {
     /// - Complexity: O(n) integer work over the two lists plus O(bytes in common) at memory speed,
     ///   and O(m) key reads and hashes for the m children in the middle.
     init(old: ChildList, new: ChildList) {
+        self.init(old: old, new: new, known: nil)
+    }
+
+    /// Pairs children where the first `prefix` and last `suffix` of both lists are already known
+    /// to be the same children, unchanged (see `ChildList.derived`); only the middle is read.
+    init(old: ChildList, new: ChildList, prefix: Int, suffix: Int) {
+        self.init(old: old, new: new, known: (prefix, suffix))
+    }
+
+    private init(old: ChildList, new: ChildList, known: (prefix: Int, suffix: Int)?) {
         self.old = old
         self.new = new
         let nOld = old.count, nNew = new.count
-        var prefix = 0, suffix = 0
+        var prefix = known?.prefix ?? 0, suffix = known?.suffix ?? 0
         var oldMiddle = [Int32](), newMiddle = [Int32](), changedMiddle = [Bool]()
         var dirty = [Int32]()
         var removed = 0
         old.document.withTapeReader { ot in
             new.document.withTapeReader { nt in
                 let sameDocument = old.document === new.document
-                let cp = sameDocument ? ot.bytes.count : commonPrefixLength(ot.bytes, nt.bytes)
-                let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
-                let both = min(nOld, nNew)
-                // Leading children: same offsets, ending inside the common prefix.
-                while prefix < both && old.starts[prefix] == new.starts[prefix] && old.ends[prefix] == new.ends[prefix]
-                    && Int(old.ends[prefix]) <= cp && old.isArray == new.isArray
-                    && (!old.isArray || old.keys[prefix] == new.keys[prefix])
-                {
-                    prefix += 1
-                }
-                // Trailing children: same distance from the end, starting inside the common suffix.
-                let delta = nt.bytes.count - ot.bytes.count
-                let suffixStart = nt.bytes.count - cs
-                while suffix < both - prefix {
-                    let o = nOld - 1 - suffix, n = nNew - 1 - suffix
-                    guard Int(new.starts[n]) >= suffixStart, Int(old.starts[o]) + delta == Int(new.starts[n]),
-                        Int(old.ends[o]) + delta == Int(new.ends[n]), old.isArray == new.isArray,
-                        !old.isArray || old.keys[o] == new.keys[n]
-                    else { break }
-                    suffix += 1
-                }
+                if known == nil { (prefix, suffix) = ChildMatch.commonEnds(old, ot, new, nt, sameDocument: sameDocument) }
                 // The middle.
                 let oldEnd = nOld - suffix, newEnd = nNew - suffix
                 oldMiddle = [Int32](repeating: -1, count: oldEnd - prefix)
@@ -134,6 +124,38 @@ struct ChildMatch {
             }
         }
         self.isIdentity = identity
+    }
+
+    /// How many leading and trailing children of two lists are the same children, unchanged:
+    /// at the same offsets inside the files' common leading bytes, or at the same distance from
+    /// the end inside their common trailing bytes (a child with the same bytes in both is the
+    /// same key with the same value).
+    /// - Complexity: O(bytes in common) at memory speed, O(n) integer compares.
+    static func commonEnds(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader, sameDocument: Bool) -> (prefix: Int, suffix: Int) {
+        let nOld = old.count, nNew = new.count
+        var prefix = 0, suffix = 0
+        let cp = sameDocument ? ot.bytes.count : commonPrefixLength(ot.bytes, nt.bytes)
+        let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
+        let both = min(nOld, nNew)
+        // Leading children: same offsets, ending inside the common prefix.
+        while prefix < both && old.starts[prefix] == new.starts[prefix] && old.ends[prefix] == new.ends[prefix]
+            && Int(old.ends[prefix]) <= cp && old.isArray == new.isArray
+            && (!old.isArray || old.keys[prefix] == new.keys[prefix])
+        {
+            prefix += 1
+        }
+        // Trailing children: same distance from the end, starting inside the common suffix.
+        let delta = nt.bytes.count - ot.bytes.count
+        let suffixStart = nt.bytes.count - cs
+        while suffix < both - prefix {
+            let o = nOld - 1 - suffix, n = nNew - 1 - suffix
+            guard Int(new.starts[n]) >= suffixStart, Int(old.starts[o]) + delta == Int(new.starts[n]),
+                Int(old.ends[o]) + delta == Int(new.ends[n]), old.isArray == new.isArray,
+                !old.isArray || old.keys[o] == new.keys[n]
+            else { break }
+            suffix += 1
+        }
+        return (prefix, suffix)
     }
 
     /// The new ordinal of old child `o`, or -1 when it was removed.
