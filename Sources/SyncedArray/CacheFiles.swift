@@ -60,7 +60,7 @@ func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
 /// Creates `path` and its missing parents (mode 0700, as caches are private).
 /// - Returns: why it failed, or nil.
 func makeDirectories(_ path: String) -> String? {
-    var prefix = ""
+    var prefix = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/", omittingEmptySubsequences: true) {
         prefix += "/" + part
         if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return "cannot create \(prefix): \(errnoText())" }

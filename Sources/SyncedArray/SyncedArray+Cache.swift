@@ -62,3 +62,11 @@ extension SyncedArray {
         onCacheWarning?(warning)
     }
 }
+
+/// A cache write: which page of which revision.
+struct CacheWrite: Equatable {
+    let key: CacheKey
+    let revision: Int
+    let rows: Int
+    let hasMore: Bool
+}

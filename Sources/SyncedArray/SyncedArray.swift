@@ -175,14 +175,6 @@ extension SyncedArray: RandomAccessCollection {
     public subscript(i: Int) -> SyncedRow { rows[i] }
 }
 
-/// A cache write: which page of which revision.
-struct CacheWrite: Equatable {
-    let key: CacheKey
-    let revision: Int
-    let rows: Int
-    let hasMore: Bool
-}
-
 extension SyncedArray {
     /// What the array has done so far.
     public struct Statistics: Sendable, Equatable {
