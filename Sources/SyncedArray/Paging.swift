@@ -26,6 +26,9 @@ public struct Paging: Sendable, Equatable, CustomStringConvertible {
         self.edge = edge
     }
 
+    /// The same page size from the other end (a table's "reverse").
+    public var reversed: Paging { Paging(pageSize: pageSize, from: edge == .start ? .end : .start) }
+
     public var description: String { "pages of \(pageSize) from the \(edge == .start ? "start" : "end")" }
 
     /// The rows shown for `pages` pages, capped so the observed limit cannot overflow.

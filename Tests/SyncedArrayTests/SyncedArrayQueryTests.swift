@@ -197,7 +197,7 @@ private func replace(
         array.startSync()
         array.loadMore()
         #expect(array.pages == 2 && array.count == 4)
-        let batch = try replace(array, recorder, with: array.query, paging: .some(Paging(pageSize: 3, from: .end)))
+        let batch = try replace(array, recorder, with: array.query, paging: .some(Paging(pageSize: 3).reversed))
         #expect(array.pages == 1 && array.keys == ["p4", "p7", "p2"])
         #expect(batch.deletes == [0, 1, 2, 3])
         _ = try replace(array, recorder, with: try Query().orderByKey(), paging: .some(nil))
