@@ -132,7 +132,7 @@ struct DocumentEditor {
                 return try editObject(node, list, path: path, ancestors: ancestors)
             case (.array, .array(let array)):
                 let list = (0..<max(node.count, array.count)).map { i in
-                    (key: String(i), tree: EditTree.set(i < array.count && !array[i].isNull ? array[i] : nil))
+                    (key: String(i), tree: EditTree.set((i < array.count ? array[i] : JSON.null).normalized))
                 }
                 // Elements past the new end go even when null, so the array ends where the value does.
                 return try editArray(node, list, path: path, ancestors: ancestors, truncatingAt: array.count)

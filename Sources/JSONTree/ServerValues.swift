@@ -73,6 +73,8 @@ extension JSON {
         guard s.isFinite else {
             throw JSONEditError(.invalidServerValue(at: path, "the increment overflows (\(a) + \(b))"))
         }
+        // Integers up to 2^53 are spelled without exponent, as counters are.
+        if s.rounded() == s && abs(s) <= 9_007_199_254_740_992 { return JSONNumber(Int(s)) }
         return JSONNumber(s)
     }
 }
