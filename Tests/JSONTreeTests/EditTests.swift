@@ -10,8 +10,6 @@ private func edited(_ text: String, _ writes: [JSONWrite], serverTime: Int64? = 
     return String(decoding: result.bytes, as: UTF8.self)
 }
 
-private func set(_ path: Path, _ value: JSON) -> [JSONWrite] { JSONWrite.set(path, value) }
-private func remove(_ path: Path) -> [JSONWrite] { JSONWrite.remove(path) }
 
 @Suite struct EditPrettyTests {
     let twoSpaces = """
@@ -71,7 +69,7 @@ private func remove(_ path: Path) -> [JSONWrite] { JSONWrite.remove(path) }
         let three = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}"
         #expect(try edited(three, remove("/c")) == "{\n  \"a\": 1,\n  \"b\": 2\n}")
         #expect(try edited(three, remove("/b")) == "{\n  \"a\": 1,\n  \"c\": 3\n}")
-        #expect(try edited(three, JSONWrite.update("/", [("b", nil), ("c", nil)])) == "{\n  \"a\": 1\n}")
+        #expect(try edited(three, update("/", [("b", nil), ("c", nil)])) == "{\n  \"a\": 1\n}")
     }
 
     @Test func removingTheLastChildPrunesEmptyParents() throws {
@@ -184,7 +182,7 @@ private func remove(_ path: Path) -> [JSONWrite] { JSONWrite.remove(path) }
 
     @Test func keysThatAreNotIndexesAreErrors() throws {
         let error = try #require(throws: JSONEditError.self) { try edited("{\"a\": [1]}", set("/a/x", 1)) }
-        #expect(error.reason == .notAnIndex(write: "/a/x", array: "/a", key: "x"))
+        #expect(error.reason == .notAnIndex(write: path("/a/x"), array: path("/a"), key: "x"))
         #expect(error.description == "cannot write /a/x: /a is an array, and 'x' is not an index (0, 1, 2, …)")
         // A leading zero makes a key that is not an index.
         #expect(throws: JSONEditError.self) { try edited("[1]", set("/01", 1)) }
@@ -194,41 +192,41 @@ private func remove(_ path: Path) -> [JSONWrite] { JSONWrite.remove(path) }
 
     @Test func farPastTheEndIsAnError() throws {
         let error = try #require(throws: JSONEditError.self) { try edited("[1]", set("/5000", 1)) }
-        #expect(error.reason == .indexTooFar(write: "/5000", array: "/", index: 5000, count: 1))
+        #expect(error.reason == .indexTooFar(write: path("/5000"), array: path("/"), index: 5000, count: 1))
     }
 }
 
 @Suite struct EditErrorTests {
     @Test func writingBelowAScalarIsAnError() throws {
         let error = try #require(throws: JSONEditError.self) { try edited(#"{"a": 1}"#, set("/a/b/c", 2)) }
-        #expect(error.reason == .notAContainer(write: "/a/b/c", at: "/a", kind: .number))
+        #expect(error.reason == .notAContainer(write: path("/a/b/c"), at: path("/a"), kind: .number))
         #expect(error.description == "cannot write /a/b/c: /a is a number, not an object")
     }
 
     @Test func removingBelowAScalarDoesNothing() throws {
         let doc = try JSONDocument(parsing: #"{"a": 1}"#)
-        #expect(try doc.applying(JSONWrite.remove("/a/b")) === doc)
+        #expect(try doc.applying(remove("/a/b")) === doc)
     }
 
     @Test func overlappingPathsInOneUpdateAreAnError() throws {
         let e1 = try #require(throws: JSONEditError.self) {
-            try edited("{}", JSONWrite.update("/x", [("a", 1), ("a/b", 2)]))
+            try edited("{}", update("/x", [("a", 1), ("a/b", 2)]))
         }
-        #expect(e1.reason == .overlapping(ancestor: "/x/a", descendant: "/x/a/b"))
+        #expect(e1.reason == .overlapping(ancestor: path("/x/a"), descendant: path("/x/a/b")))
         let e2 = try #require(throws: JSONEditError.self) {
-            try edited("{}", JSONWrite.update("/x", [("a/b", 1), ("a", 2)]))
+            try edited("{}", update("/x", [("a/b", 1), ("a", 2)]))
         }
-        #expect(e2.reason == .overlapping(ancestor: "/x/a", descendant: "/x/a/b"))
+        #expect(e2.reason == .overlapping(ancestor: path("/x/a"), descendant: path("/x/a/b")))
         let e3 = try #require(throws: JSONEditError.self) {
-            try edited("{}", JSONWrite.update("/", [("a", 1), ("a", 2)]))
+            try edited("{}", update("/", [("a", 1), ("a", 2)]))
         }
         #expect(e3.description == "path /a is written twice in one update")
     }
 
     @Test func updateFromAnObjectTakesRelativePaths() throws {
-        let writes = try JSONWrite.update("/u", JSONObject([("a/b", 1), ("c", nil)]))
+        let writes = try JSONWrite.update(path("/u"), JSONObject([("a/b", 1), ("c", nil)]))
         #expect(try edited(#"{"u":{"c":0,"d":0}}"#, writes) == #"{"u":{"d":0,"a":{"b":1}}}"#)
-        #expect(throws: JSONEditError.self) { try JSONWrite.update("/", JSONObject([("a~2", 1)])) }
+        #expect(throws: JSONEditError.self) { try JSONWrite.update(path("/"), JSONObject([("a~2", 1)])) }
     }
 }
 
