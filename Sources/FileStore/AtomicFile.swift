@@ -156,7 +156,7 @@ private struct WriteSession {
         folder = slash == target.utf8.startIndex ? "/" : String(target[..<slash])
         name = String(target[target.utf8.index(after: slash)...])
         folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folderFD >= 0 else { throw .system("open the folder", path: folder, errno: errno) }
+        guard folderFD >= 0 else { throw .system("open the folder \(folder)", path: path, errno: errno) }
         do {
             locked = try WriteSession.lock(folderFD, path: path, timeout: options.lockTimeoutMilliseconds)
         } catch {
@@ -316,7 +316,7 @@ private struct WriteSession {
             fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 {
                 let code = errno
-                guard code == EEXIST else { throw .system("create a temporary file", path: folder + "/" + temporary, errno: code) }
+                guard code == EEXIST else { throw .system("create a temporary file in \(folder)", path: path, errno: code) }
                 if locked && !leftovers.contains(temporary) {
                     unlinkat(folderFD, temporary, 0)
                 } else {
@@ -340,13 +340,13 @@ private struct WriteSession {
             let n = content.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .system("write a temporary file", path: folder + "/" + temporary, errno: errno)
+                throw .system("write a temporary file in \(folder)", path: path, errno: errno)
             }
             offset += n
         }
-        guard fsync(fd) == 0 else { throw .system("sync a temporary file", path: folder + "/" + temporary, errno: errno) }
+        guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
         var written = stat()
-        guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file", path: folder + "/" + temporary, errno: errno) }
+        guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
         ok = true
         return (temporary, FileIdentity(written))
     }
