@@ -64,6 +64,10 @@ public enum AtomicFile {
         /// How long to wait for another of our writers holding the folder's lock.
         public var lockTimeoutMilliseconds: Int
 
+        /// Tests only: called between the check and the swap, to put another writer's rename
+        /// in that window.
+        var beforeSwap: (@Sendable () -> Void)?
+
         public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
             self.maxAttempts = max(1, maxAttempts)
             self.lockTimeoutMilliseconds = max(0, lockTimeoutMilliseconds)
@@ -248,6 +252,7 @@ private struct WriteSession {
                 pause(attempt)
                 continue
             }
+            options.beforeSwap?()
             let swapped = try swap(temporary)
             if swapped == .exchanged {
                 // The temporary name now holds the file we replaced. Was it the one we checked?
