@@ -74,7 +74,7 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         writeInPlace(file, "{}")
-        writeInPlace(folder.file(".data.json.synctable-0.tmp"), "{half")
+        writeInPlace(folder.file(".data.json.synctable.tmp"), "{half")
         _ = try write("x", to: file)
         #expect(Disk.entries(folder.path) == ["data.json"])
     }
