@@ -23,11 +23,14 @@ struct SetValue: ParsableCommand {
 
     @Argument(help: "The JSON file to write.") var file: String
     @Argument(help: "Where: a path such as /users/alice ('/' is the root).") var path: String
-    @Argument(help: "The new value, as JSON (quote strings: '\"Bob\"'); '-' reads it from standard input.")
-    var value: String
+    // Parsed as "all unrecognized" so that a negative number is a value, not an option.
+    @Argument(parsing: .allUnrecognized, help: "The new value, as JSON (quote strings: '\"Bob\"'); '-' reads it from standard input.")
+    var value: [String] = []
+
+    func validate() throws { try validateOneValue(value) }
 
     func run() throws {
-        let writes = JSONWrite.set(try parsePathArgument(path), try parseJSONArgument(value))
+        let writes = JSONWrite.set(try parsePathArgument(path), try parseJSONArgument(value[0]))
         try performWrite(file, writes)
     }
 }
@@ -65,11 +68,14 @@ struct PushValue: ParsableCommand {
 
     @Argument(help: "The JSON file to write.") var file: String
     @Argument(help: "The parent path, such as /messages ('/' is the root).") var path: String
-    @Argument(help: "The new child's value, as JSON; '-' reads it from standard input.") var value: String
+    @Argument(parsing: .allUnrecognized, help: "The new child's value, as JSON; '-' reads it from standard input.")
+    var value: [String] = []
+
+    func validate() throws { try validateOneValue(value) }
 
     func run() throws {
         let parent = try parsePathArgument(path)
-        let content = try parseJSONArgument(value)
+        let content = try parseJSONArgument(value[0])
         let key = PushIDGenerator().next()
         try performWrite(file, JSONWrite.set(parent.child(key), content))
         print(key)
@@ -91,6 +97,12 @@ struct RemoveValue: ParsableCommand {
 }
 
 // MARK: - Shared
+
+private func validateOneValue(_ value: [String]) throws {
+    if value.count != 1 {
+        throw argumentError(value.isEmpty ? "give the value as JSON" : "give one JSON value, not \(value.count) (quote it as one argument)")
+    }
+}
 
 /// Prints `message` as an argument error and returns the exit code for it (2).
 private func argumentError(_ message: String) -> ExitCode {
