@@ -39,6 +39,7 @@ struct BenchmarkGroup: Sendable {
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
     BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
+    BenchmarkGroup(name: "write", run: runWriteBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
