@@ -39,6 +39,9 @@ struct BenchmarkGroup: Sendable {
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
     BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
+    BenchmarkGroup(name: "first-screen", run: runFirstScreenBenchmarks),
+    BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
+    BenchmarkGroup(name: "store", run: runStoreBenchmarks),
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
 ]
 
