@@ -50,6 +50,20 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
         #expect(Disk.text(file) == #"{"a": 1, "k": "x"}"#)
     }
 
+    @Test(.enabled(if: geteuid() == 0, "only root may give a file away"))
+    func ownerAndGroupAreKept() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        writeInPlace(file, "{}")
+        chown(file, 4321, 8765)
+        chmod(file, 0o2640)  // set-group-id too: chown must not clear it
+        _ = try write("x", to: file)
+        var st = stat()
+        #expect(stat(file, &st) == 0)
+        #expect(st.st_uid == 4321 && st.st_gid == 8765)
+        #expect(Disk.mode(file) == 0o2640)
+    }
+
     @Test func aSymbolicLinkWritesItsTargetAndStaysALink() throws {
         let folder = ScratchFolder()
         shell("mkdir -p \"$1/real\" && printf '{}' > \"$1/real/data.json\" && ln -s real/data.json \"$1/link.json\"", folder.path)
@@ -98,8 +112,8 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
         #expect(throws: WriteError.notAFile(path: folder.path)) { try write("x", to: folder.path) }
     }
 
-    @Test func aReadOnlyFileIsNotReplaced() throws {
-        guard geteuid() != 0 else { return }  // root may write anything
+    @Test(.enabled(if: geteuid() != 0, "root may write any file"))
+    func aReadOnlyFileIsNotReplaced() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         writeInPlace(file, "{}")
