@@ -15,11 +15,13 @@ private struct Run {
     var stderr: String
 }
 
-/// Runs `synctable` with `arguments`, capturing its output.
+/// Runs `synctable` with `arguments` (or, when the first is an absolute path, that program),
+/// capturing its output.
 private func synctable(_ arguments: String...) throws -> Run {
     let folder = ScratchFolder()
     let out = folder.file("out"), err = folder.file("err")
-    let status = spawnAndWait(["/bin/sh", "-c", #"o=$1; e=$2; shift 2; "$@" >"$o" 2>"$e""#, "sh", out, err, try builtSynctable()] + arguments)
+    let argv = arguments.first?.hasPrefix("/") == true ? arguments : [try builtSynctable()] + arguments
+    let status = spawnAndWait(["/bin/sh", "-c", #"o=$1; e=$2; shift 2; "$@" >"$o" 2>"$e""#, "sh", out, err] + argv)
     return Run(status: status, stdout: Disk.text(out), stderr: Disk.text(err))
 }
 
@@ -82,6 +84,19 @@ private func fingerprint(_ path: String) -> String {
         #expect(run.status == 1)
         #expect(run.stderr == "\(file): error: cannot write /a/b: /a is a number, not an object\n")
         #expect(fingerprint(file) == before)
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root to run as another user"))
+    func aReadOnlyFileIsNotReplaced() throws {
+        // As an unprivileged user, in a folder anyone may write to.
+        chmod(folder.path, 0o777)
+        chmod(file, 0o444)
+        let before = fingerprint(file)
+        let run = try synctable("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", try builtSynctable(), "set", file, "/b", "1")
+        #expect(run.status == 1)
+        #expect(run.stderr == "\(file): error: the file is read-only\n")
+        #expect(fingerprint(file) == before)
+        #expect(Disk.entries(folder.path) == ["data.json"])
     }
 
     @Test func anInvalidFileIsReportedLikeValidate() throws {
