@@ -100,13 +100,13 @@ public enum AtomicFile {
         _ path: String, options: Options = Options(),
         _ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?
     ) throws(WriteError) -> Outcome {
-        var session = try WriteSession(path: path, options: options)
+        let session = try WriteSession(path: path, options: options)
         defer { session.close() }
         return try session.run(transform)
     }
 
     /// Reads the whole file as one consistent state (retrying while a writer is busy).
-    /// - Throws: `.missing`, `.notAFile`, `.system` (unreadable), `.conflict` (never stable).
+    /// - Throws: `.missing`, `.notAFile`, `.unreadable`, `.conflict` (never stable while read).
     public static func read(_ path: String, attempts: Int = 20) throws(WriteError) -> FileSnapshot {
         let reader = SnapshotReader()
         for attempt in 1...max(1, attempts) {
@@ -190,12 +190,12 @@ private struct WriteSession {
         return true
     }
 
-    mutating func close() {
+    func close() {
         if locked { flock(folderFD, LOCK_UN) }
         Glibc.close(folderFD)
     }
 
-    mutating func run(_ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?) throws(WriteError) -> AtomicFile.Outcome {
+    func run(_ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?) throws(WriteError) -> AtomicFile.Outcome {
         var attempt = 0
         while true {
             attempt += 1
@@ -271,7 +271,7 @@ private struct WriteSession {
 
     /// Creates `.NAME.synctable.tmp` holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk. Returns its name and identity.
-    mutating func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> (String, FileIdentity) {
+    func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> (String, FileIdentity) {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
         var fd: Int32 = -1
