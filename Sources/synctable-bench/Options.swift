@@ -38,6 +38,7 @@ struct BenchmarkGroup: Sendable {
 /// Every group, in report order. Each layer adds its own.
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
+    BenchmarkGroup(name: "query", run: runQueryBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
