@@ -17,10 +17,14 @@ extension Window {
             let same = Window(query: query, path: path, children: newChildren, members: members, boundary: boundary)
             return WindowChange(unchanged: self, next: same)
         }
-        if let next = advancedMembers(newChildren, match) {
-            return WindowChange(old: self, new: next.window, previousMember: next.previous, changedMember: next.changed)
+        switch advancedMembers(newChildren, match) {
+        case let (window, .patch(patch))?:
+            return WindowChange(old: self, new: window, patch: patch)
+        case let (window, .members(previous, changed))?:
+            return WindowChange(old: self, new: window, previousMember: previous, changedMember: changed)
+        case nil:
+            return WindowChange(old: self, new: Window.evaluate(query, path, newChildren), match: match)
         }
-        return WindowChange(old: self, new: Window.evaluate(query, path, newChildren), match: match)
     }
 
     /// The children at `path` in `document`, paired with `old`'s: derived from `old` around what
@@ -42,7 +46,7 @@ extension Window {
     /// The next window from this one's members, with, for each new member, the index of the old
     /// member it was (-1 for none) and whether its value changed; nil when a limited window must
     /// be refilled by a full evaluation.
-    private func advancedMembers(_ newChildren: ChildList, _ match: ChildMatch) -> (window: Window, previous: [Int32], changed: [Bool])? {
+    private func advancedMembers(_ newChildren: ChildList, _ match: ChildMatch) -> (window: Window, changes: MemberChanges)? {
         children.document.withTapeReader { ot in
             newChildren.document.withTapeReader { nt in
                 let arena = ByteArena()
@@ -88,73 +92,82 @@ extension Window {
                 }
                 arriving.sort { entryLess($0.entry, $1.entry) }
                 // One pass over the old members: drop the removed and re-sorted, insert the arrivals.
-                let capacity = members.count + arriving.count
-                var merged = [Int32](repeating: 0, count: capacity)
-                var previous = [Int32](repeating: 0, count: capacity)
-                var changed = [Bool](repeating: false, count: capacity)
+                var merged = [Int32](repeating: 0, count: members.count + arriving.count)
+                var patch = MemberPatch()
                 var count = 0
                 members.withUnsafeBufferPointer { old in
                     merged.withUnsafeMutableBufferPointer { out in
-                        previous.withUnsafeMutableBufferPointer { prev in
-                            changed.withUnsafeMutableBufferPointer { ch in
-                                var a = 0
-                                func arrive(upTo place: Int) {
-                                    while a < arriving.count && arriving[a].place <= place {
-                                        out[count] = arriving[a].entry.ordinal
-                                        prev[count] = arriving[a].previous
-                                        ch[count] = true
-                                        count += 1
-                                        a += 1
-                                    }
-                                }
-                                for index in 0..<old.count {
-                                    if a < arriving.count { arrive(upTo: index) }
-                                    let m = Int(old[index])
-                                    let n = match.newOrdinal(ofOld: m)
-                                    guard n >= 0 else { continue }
-                                    let isChanged = match.isChanged(new: n)
-                                    if isChanged && !sameSortValue(oldKey(m), newKey(n)) { continue }
-                                    out[count] = Int32(truncatingIfNeeded: n)
-                                    prev[count] = Int32(truncatingIfNeeded: index)
-                                    ch[count] = isChanged
-                                    count += 1
-                                }
-                                arrive(upTo: Int.max)
+                        var a = 0
+                        func arrive(upTo place: Int) {
+                            while a < arriving.count && arriving[a].place <= place {
+                                out[count] = arriving[a].entry.ordinal
+                                patch.arrivals.append((Int32(count), arriving[a].previous))
+                                count += 1
+                                a += 1
                             }
                         }
+                        // Piecewise ordinal map, unrolled: most members are in the common ends.
+                        let prefix = match.prefix, suffixStart = match.old.count - match.suffix
+                        let shift = match.new.count - match.old.count
+                        for index in 0..<old.count {
+                            if a < arriving.count { arrive(upTo: index) }
+                            let m = Int(old[index])
+                            if m < prefix || m >= suffixStart {
+                                out[count] = Int32(truncatingIfNeeded: m >= suffixStart ? m + shift : m)
+                                count += 1
+                                continue
+                            }
+                            let n = match.newOrdinal(ofOld: m)
+                            let isChanged = n >= 0 && match.isChanged(new: n)
+                            if n < 0 || (isChanged && !sameSortValue(oldKey(m), newKey(n))) {
+                                patch.dropped.append(Int32(index))
+                                continue
+                            }
+                            if isChanged { patch.changedKept.append((Int32(count), Int32(index))) }
+                            out[count] = Int32(truncatingIfNeeded: n)
+                            count += 1
+                        }
+                        arrive(upTo: Int.max)
                     }
                 }
-                if count < capacity {
-                    merged.removeLast(capacity - count)
-                    previous.removeLast(capacity - count)
-                    changed.removeLast(capacity - count)
-                }
+                if count < merged.count { merged.removeLast(merged.count - count) }
 
+                guard let limit = query.limit else {
+                    let window = Window(query: query, path: path, children: newChildren, members: merged, boundary: nil)
+                    return (window, .patch(patch))
+                }
+                var (previous, changed) = patch.expanded(newCount: merged.count)
                 var nextBoundary = boundary
-                if let limit = query.limit {
-                    let k = limit.count
-                    // Too few members to fill the window, and children past the boundary unknown.
-                    if boundary != nil && merged.count < k { return nil }
-                    // Too many: keep the rows and a reserve, and remember where they end.
-                    let keep = keptMembers(forLimit: k)
-                    if merged.count > keep + reserve(forLimit: k) {
-                        let extra = merged.count - keep
-                        if fromEnd {
-                            merged.removeFirst(extra)
-                            previous.removeFirst(extra)
-                            changed.removeFirst(extra)
-                            nextBoundary = StoredSortKey(newKey(Int(merged[0])))
-                        } else {
-                            merged.removeLast(extra)
-                            previous.removeLast(extra)
-                            changed.removeLast(extra)
-                            nextBoundary = StoredSortKey(newKey(Int(merged[keep - 1])))
-                        }
+                let k = limit.count
+                // Too few members to fill the window, and children past the boundary unknown.
+                if boundary != nil && merged.count < k { return nil }
+                // Too many: keep the rows and a reserve, and remember where they end.
+                let keep = keptMembers(forLimit: k)
+                if merged.count > keep + reserve(forLimit: k) {
+                    let extra = merged.count - keep
+                    if fromEnd {
+                        merged.removeFirst(extra)
+                        previous.removeFirst(extra)
+                        changed.removeFirst(extra)
+                        nextBoundary = StoredSortKey(newKey(Int(merged[0])))
+                    } else {
+                        merged.removeLast(extra)
+                        previous.removeLast(extra)
+                        changed.removeLast(extra)
+                        nextBoundary = StoredSortKey(newKey(Int(merged[keep - 1])))
                     }
                 }
                 let window = Window(query: query, path: path, children: newChildren, members: merged, boundary: nextBoundary)
-                return (window, previous, changed)
+                return (window, .members(previous: previous, changed: changed))
             }
         }
     }
+}
+
+/// How the members of an advanced window relate to the old ones.
+enum MemberChanges {
+    /// All members are rows (no limit): the compact patch.
+    case patch(MemberPatch)
+    /// For each new member, its old member index (-1 for none) and whether its value changed.
+    case members(previous: [Int32], changed: [Bool])
 }

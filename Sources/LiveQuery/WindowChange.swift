@@ -192,7 +192,7 @@ public struct WindowChange: Sendable {
         self.batch = BatchDiff(oldCount: r1, oldIndexOfNew: oldRowOfNew, changed: changed, key: { new.key(at: $0) })
     }
 
-    private init(old: Window?, new: Window, childEvents: [ChildEvent], batch: BatchDiff) {
+    init(old: Window?, new: Window, childEvents: [ChildEvent], batch: BatchDiff) {
         self.old = old
         self.new = new
         self.childEvents = childEvents

@@ -255,4 +255,51 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
             }
         }
     }
+
+    /// Unlimited windows where many rows re-sort at once: the sparse batch (from the member
+    /// patch) has as few moves as a longest increasing subsequence allows, like the full one.
+    @Test func manyResortedRowsInUnlimitedWindows() throws {
+        try forEachSeed(50, base: 5150) { seed, rng in
+            var items = randomLargeCollection(&rng)
+            var next = 0
+            let q = rng.chance(0.5) ? try Query().orderByChild("score") : try Query().orderByValue()
+            var (doc, root) = document(documentText(items, asArray: false, pretty: false))
+            var window = Window(query: q, path: "/items", document: doc)
+            for step in 0..<6 {
+                if rng.chance(0.5) {
+                    // Re-sort a handful of rows only (the sparse path).
+                    for _ in 0..<rng.int(1..<8) where !items.isEmpty {
+                        let i = rng.int(0..<items.count)
+                        items[i].value = ["score": rng.pick(sortValuePool), "name": .string("r\(step)")]
+                    }
+                } else {
+                    items = randomBulkEdit(items, &rng, next: &next)
+                }
+                let oldRows = rows(window)
+                (doc, root) = document(documentText(items, asArray: false, pretty: false))
+                let change = window.advanced(to: doc)
+                let expected = refWindow(q, root, "/items")
+                let issues = problems(change, old: oldRows, new: expected, query: q)
+                #expect(issues.isEmpty, "seed \(seed) step \(step): \(q): \(issues)")
+                let full = WindowChange(from: window, to: change.new).batch
+                #expect(full.moves.count == change.batch.moves.count && full.deletes == change.batch.deletes
+                    && full.inserts == change.batch.inserts && full.reloads == change.batch.reloads, "seed \(seed) step \(step)")
+                window = change.new
+            }
+        }
+    }
+
+    @Test func nthAbsentInteger() {
+        #expect(nthAbsent(0, from: []) == 0)
+        #expect(nthAbsent(3, from: []) == 3)
+        #expect(nthAbsent(0, from: [0, 1, 2]) == 3)
+        #expect(nthAbsent(1, from: [1, 3]) == 2)
+        #expect(nthAbsent(2, from: [1, 3]) == 4)
+        forEachSeed(100, base: 1) { seed, rng in
+            let sorted = Array(Set((0..<rng.int(0..<20)).map { _ in Int32(rng.int(0..<30)) })).sorted()
+            let absent = (0..<60).filter { !sorted.contains(Int32($0)) }
+            let t = rng.int(0..<20)
+            #expect(nthAbsent(t, from: sorted) == absent[t], "seed \(seed)")
+        }
+    }
 }
