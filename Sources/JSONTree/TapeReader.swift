@@ -55,12 +55,21 @@ public struct TapeReader {
     /// The index of the first node after node `i` and its subtree.
     @inlinable
     public func nextIndex(_ i: Int) -> Int {
-        isContainer(i) ? Int(UInt32(truncatingIfNeeded: entries[i].payload)) : i + 1
+        isContainer(i) ? Int(entries[i].payload) : i + 1
     }
 
     /// Members of an object (without overridden duplicates) or elements of an array; 0 for scalars.
+    /// - Complexity: O(count): the tape links siblings, it does not store counts.
     @inlinable
-    public func childCount(_ i: Int) -> Int { isContainer(i) ? Int(entries[i].payload >> 32) : 0 }
+    public func childCount(_ i: Int) -> Int {
+        var n = 0
+        switch firstByte(i) {
+        case UInt8(ascii: "{"): forEachMember(of: i) { _, _ in n += 1 }
+        case UInt8(ascii: "["): forEachElement(of: i) { _ in n += 1 }
+        default: break
+        }
+        return n
+    }
 
     /// Whether key node `i` is overridden by a later member with the same key (skipped by `forEachMember`).
     @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].payload & Tape.shadowed != 0 }
@@ -75,7 +84,7 @@ public struct TapeReader {
     public func forEachMember(of i: Int, _ body: (_ key: Int, _ value: Int) throws -> Void) rethrows {
         guard firstByte(i) == UInt8(ascii: "{") else { return }
         var k = i + 1
-        let end = Int(UInt32(truncatingIfNeeded: entries[i].payload))
+        let end = Int(entries[i].payload)
         while k < end {
             let v = k + 1
             let next = nextIndex(v)
@@ -89,7 +98,7 @@ public struct TapeReader {
     public func forEachElement(of i: Int, _ body: (_ value: Int) throws -> Void) rethrows {
         guard firstByte(i) == UInt8(ascii: "[") else { return }
         var k = i + 1
-        let end = Int(UInt32(truncatingIfNeeded: entries[i].payload))
+        let end = Int(entries[i].payload)
         while k < end {
             let next = nextIndex(k)
             try body(k)
@@ -161,7 +170,7 @@ extension JSONDocument {
     @inlinable
     public func withTapeReader<R>(_ body: (TapeReader) throws -> R) rethrows -> R {
         try bytes.withUnsafeBufferPointer { b in
-            try tape.withUnsafeBufferPointer { t in try body(TapeReader(bytes: b, entries: t)) }
+            try body(TapeReader(bytes: b, entries: UnsafeBufferPointer(start: tape.base, count: tape.count)))
         }
     }
 }

@@ -56,58 +56,64 @@ final class ChildList: @unchecked Sendable {
             self.init(document: document, isArray: false, capacity: 0, location: -1)
             return
         }
-        let (isArray, capacity) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.childCount(node.index)) }
-        self.init(document: document, isArray: isArray, capacity: capacity, location: node.index)
-        let (n, visited) = document.withTapeReader { tape in
-            append(tape, from: node.index + 1, to: tape.nextIndex(node.index), elementIndex: 0, at: 0, capacity: capacity)
+        let (isArray, end) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.nextIndex(node.index)) }
+        self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, node.index + 1, end), location: node.index)
+        let (n, shadowed) = document.withTapeReader { tape in
+            append(tape, from: node.index + 1, to: end, elementIndex: 0, at: 0)
         }
         count = n
-        hasShadowed = !isArray && visited != capacity
+        hasShadowed = shadowed
+    }
+
+    /// At most how many children the members (or elements) between tape indexes `from` and `to`
+    /// hold: a member takes at least two tape entries, an element one.
+    private static func capacity(_ isArray: Bool, _ from: Int, _ to: Int) -> Int {
+        isArray ? to - from : (to - from + 1) / 2
     }
 
     /// Appends the children among the members (or elements) of the location that start at tape
-    /// index `from` and end before `to`, writing from ordinal `at`.
-    /// - Returns: the count of children, and of members or elements visited (overridden included).
-    private func append(
-        _ tape: TapeReader, from: Int, to: Int, elementIndex: Int32, at: Int, capacity: Int
-    ) -> (count: Int, visited: Int) {
+    /// index `from` and end before `to`, writing from ordinal `at` (the buffers have room).
+    /// - Returns: the count of children, and whether a member overridden by a duplicate was seen.
+    private func append(_ tape: TapeReader, from: Int, to: Int, elementIndex: Int32, at: Int) -> (count: Int, shadowed: Bool) {
         let bytes = tape.bytes.baseAddress!
-        var n = at, visited = 0
+        var n = at
+        var shadowed = false
         var k = from
         if isArray {
             var index = elementIndex
             while k < to {
                 let v = k
                 k = tape.nextIndex(v)
-                visited += 1
                 defer { index += 1 }
-                guard bytes[tape.start(v)] != UInt8(ascii: "n"), n < capacity else { continue }
+                guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
                 keys[n] = index
                 values[n] = Int32(truncatingIfNeeded: v)
                 starts[n] = UInt32(truncatingIfNeeded: tape.start(v))
                 ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
                 n += 1
             }
-            return (n - at, visited)
+            return (n - at, false)
         }
         while k < to {
             let key = k, v = k + 1
             k = tape.nextIndex(v)
-            visited += 1
-            guard !tape.isShadowed(key), bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
+            if tape.isShadowed(key) {
+                shadowed = true
+                continue
+            }
+            guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
             let s = tape.start(key)
             // A key is metadata when its first decoded byte is "."; only an escape can hide it.
             let first = bytes[s + 1]
             if first == UInt8(ascii: ".") { continue }
             if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
-            guard n < capacity else { continue }
             keys[n] = Int32(truncatingIfNeeded: key)
             values[n] = Int32(truncatingIfNeeded: v)
             starts[n] = UInt32(truncatingIfNeeded: s)
             ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
             n += 1
         }
-        return (n - at, visited)
+        return (n - at, shadowed)
     }
 
     /// The children of the same location in a newer revision, made from `old`'s where the file
@@ -117,16 +123,17 @@ final class ChildList: @unchecked Sendable {
     ///
     /// A member starting at the same distance from the end of both files, inside their common
     /// trailing bytes, is the same member with the same subtree: from there to the end both
-    /// files hold the same bytes and the parser reads them the same way. A copied child could
-    /// only be wrong if a member became overridden by a duplicate key; that would change the
-    /// location's member count, which is checked.
+    /// files hold the same bytes and the parser reads them the same way. A copied leading child
+    /// could only be wrong if a key new in the middle overrides it (the later duplicate wins):
+    /// when the middle has new keys, the leading children's keys are checked for that.
     /// - Parameters:
     ///   - commonPrefix, commonSuffix: how many leading and trailing bytes the two files share
     ///     (not overlapping).
     /// - Returns: the list, and how many leading (`prefix`) and trailing (`suffix`) children are
     ///   the same children as in `old`, unchanged; nil when the location moved or changed kind,
     ///   or duplicate keys are involved — then read the whole location.
-    /// - Complexity: O(n) copying and O(m) reading for m members between the common ends.
+    /// - Complexity: O(n) copying and O(m) reading for m members between the common ends (and
+    ///   O(leading children) flag reads when the middle has new keys).
     static func derived(
         from old: ChildList, document: JSONDocument, path: Path, commonPrefix cp: Int, commonSuffix cs: Int
     ) -> (list: ChildList, prefix: Int, suffix: Int)? {
@@ -152,7 +159,7 @@ final class ChildList: @unchecked Sendable {
                 // tapes agree up to the prefix).
                 let first = prefix > 0 ? ot.nextIndex(Int(old.values[prefix - 1])) : old.location + 1
                 let firstElement: Int32 = prefix > 0 ? old.keys[prefix - 1] + 1 : 0
-                let oldEnd = ot.nextIndex(old.location), newEnd = nt.nextIndex(node.index)
+                let newEnd = nt.nextIndex(node.index)
                 let byteShift = nt.bytes.count - ot.bytes.count
                 let suffixStart = nt.bytes.count - cs
                 // Walk the new members until one is an old child at the same distance from the end.
@@ -183,15 +190,14 @@ final class ChildList: @unchecked Sendable {
                     element += 1
                 }
                 let suffix = nOld - anchor
-                let capacity = nt.childCount(node.index)
+                let capacity = prefix + ChildList.capacity(old.isArray, first, anchorTape) + suffix
                 let list = ChildList(document: document, isArray: old.isArray, capacity: capacity, location: node.index)
                 // Copy the prefix, read the middle, copy the suffix shifted.
-                guard prefix + suffix <= capacity else { return nil }
                 list.keys.update(from: old.keys, count: prefix)
                 list.values.update(from: old.values, count: prefix)
                 list.starts.update(from: old.starts, count: prefix)
                 list.ends.update(from: old.ends, count: prefix)
-                let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix, capacity: capacity - suffix)
+                let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix)
                 let at = prefix + middle.count
                 if suffix > 0 {
                     let tapeShift = Int32(truncatingIfNeeded: anchorTape - Int(old.isArray ? old.values[anchor] : old.keys[anchor]))
@@ -205,17 +211,20 @@ final class ChildList: @unchecked Sendable {
                         list.ends[at + i] = UInt32(bitPattern: Int32(bitPattern: old.ends[o]) &+ bytes)
                     }
                 }
-                if !old.isArray {
-                    // No member became overridden: the member counts agree.
-                    var oldMiddle = 0
-                    var j = first
-                    let oldAnchorTape = anchor < nOld ? Int(old.keys[anchor]) : oldEnd
-                    while j < oldAnchorTape {
-                        j = ot.nextIndex(j + 1)
-                        oldMiddle += 1
+                // A copied leading child is wrong if a key new in the middle overrides it (a later
+                // duplicate wins). Keys the old middle had cannot: the old file had no duplicates.
+                if !old.isArray && middle.count > 0 {
+                    var oldKeys = OrdinalTable(capacity: anchor - prefix)
+                    for o in prefix..<anchor {
+                        _ = oldKeys.insert(Int32(o), hash: ot.withStringBytes(Int(old.keys[o])) { hashBytes($0) }) { _ in false }
                     }
-                    guard capacity == ot.childCount(old.location) - oldMiddle + middle.visited else { return nil }
+                    let newKey = (prefix..<at).contains { n in
+                        let h = nt.withStringBytes(Int(list.keys[n])) { hashBytes($0) }
+                        return oldKeys.find(hash: h) { old.sameKey(Int($0), ot, n, of: list, nt) } == nil
+                    }
+                    if newKey && (0..<prefix).contains(where: { nt.isShadowed(Int(list.keys[$0])) }) { return nil }
                 }
+                list.hasShadowed = middle.shadowed
                 list.count = at + suffix
                 let sameKeys = !old.isArray || anchor == nOld || anchorElement == old.keys[anchor]
                 return (list, prefix, sameKeys ? suffix : 0)

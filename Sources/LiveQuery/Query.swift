@@ -8,7 +8,7 @@ import JSONTree
 /// `QueryError` naming the broken rule:
 ///
 /// ```swift
-/// let top = try Query().orderByChild("metrics/views").startAt(100).limitToLast(10)
+/// let top = try Query().orderByChild("metrics/views").startAt(100).limitToLast(10)   // a nested path
 /// let page = try Query().orderByKey().startAfter("user42").limitToFirst(50)
 /// ```
 ///
@@ -103,6 +103,18 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
             throw QueryError("orderByChild", "the path must not be empty; use orderByValue to order by the child itself")
         }
         return try ordered(.child(path), "orderByChild")
+    }
+
+    /// Orders by the value at `path` (`"metrics/views"`) inside each child.
+    /// - Throws: `QueryError` also for a malformed path.
+    public func orderByChild(_ path: String) throws(QueryError) -> Query {
+        let parsed: Path
+        do {
+            parsed = try Path(path)
+        } catch {
+            throw QueryError("orderByChild", error.description)
+        }
+        return try orderByChild(parsed)
     }
 
     public func startAt(_ value: JSON, key: String? = nil) throws(QueryError) -> Query {
@@ -278,7 +290,19 @@ public struct QueryError: Error, Sendable, Equatable, CustomStringConvertible {
         self.rule = rule
     }
 
+    /// An error from a whole message, `method: rule` (the method is the text before ": ").
+    public init(_ message: String) {
+        let scalars = Array(message.unicodeScalars)
+        if let i = scalars.indices.first(where: { $0 + 1 < scalars.count && scalars[$0] == ":" && scalars[$0 + 1] == " " }) {
+            method = String(String.UnicodeScalarView(scalars[..<i]))
+            rule = String(String.UnicodeScalarView(scalars[(i + 2)...]))
+        } else {
+            method = ""
+            rule = message
+        }
+    }
+
     /// `method: rule`.
-    public var message: String { "\(method): \(rule)" }
+    public var message: String { method.isEmpty ? rule : "\(method): \(rule)" }
     public var description: String { message }
 }

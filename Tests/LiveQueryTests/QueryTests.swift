@@ -39,7 +39,7 @@ import Testing
     @Test func validQueriesDescribeThemselves() throws {
         let q = try Query().orderByChild("metrics/views").startAt(5, key: "k").endBefore("z").limitToLast(10)
         #expect(q.description == #"orderByChild("metrics/views").startAt(5, "k").endBefore("z").limitToLast(10)"#)
-        #expect(q.ordering == .child("metrics/views"))
+        #expect(q.ordering == .child(try Path("metrics/views")))
         #expect(q.limit == .last(10))
         #expect(try Query().orderByKey().equalTo("a").description == #"orderByKey().equalTo("a")"#)
         #expect(Query().ordering == .priority)

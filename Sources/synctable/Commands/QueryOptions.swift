@@ -88,6 +88,9 @@ struct QueryOptions: ParsableArguments {
         return (location, try query())
     }
 
+    /// The query the flags describe (the name the first users of this option group called).
+    func makeQuery() throws -> Query { try query() }
+
     /// The query the flags describe.
     /// - Throws: `QueryOptionError` naming the flag at fault.
     func query() throws -> Query {
