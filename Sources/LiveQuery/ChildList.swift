@@ -8,7 +8,8 @@ import JSONTree
 /// null values; array elements are children with keys `"0"`, `"1"`, … except nulls. A missing
 /// location or a leaf has no children.
 ///
-/// Built once per revision for a million children, so its four columns are plain buffers, and
+/// Built once per revision for a million children, so it keeps only what the tape does not
+/// already hold — the tape index of each child (4 bytes; 8 in an array) — in plain buffers, and
 /// the next revision's list is derived from this one where the file did not change
 /// (`derived(from:…)`).
 final class ChildList: @unchecked Sendable {
@@ -20,13 +21,10 @@ final class ChildList: @unchecked Sendable {
     let isArray: Bool
     /// How many children; set once while the list is made.
     private(set) var count = 0
-    /// Per child: the tape index of its key (objects), or its element index (arrays).
-    let keys: UnsafeMutablePointer<Int32>
-    /// Per child: the tape index of its value.
-    let values: UnsafeMutablePointer<Int32>
-    /// Per child: the byte offset where it starts (its key; its value in an array) and ends.
-    let starts: UnsafeMutablePointer<UInt32>
-    let ends: UnsafeMutablePointer<UInt32>
+    /// Per child: the tape index of its key (objects; its value follows it) or of its value (arrays).
+    let nodes: UnsafeMutablePointer<Int32>
+    /// Per child of an array: its element index, which is its key; nil for an object.
+    let indexes: UnsafeMutablePointer<Int32>?
     /// The tape index of the location, or -1 when there is none.
     let location: Int
     /// Whether the location object has members overridden by a later duplicate key.
@@ -36,18 +34,25 @@ final class ChildList: @unchecked Sendable {
         self.document = document
         self.isArray = isArray
         self.location = location
-        keys = .allocate(capacity: max(capacity, 1))
-        values = .allocate(capacity: max(capacity, 1))
-        starts = .allocate(capacity: max(capacity, 1))
-        ends = .allocate(capacity: max(capacity, 1))
+        nodes = .allocate(capacity: max(capacity, 1))
+        indexes = isArray ? .allocate(capacity: max(capacity, 1)) : nil
     }
 
     deinit {
-        keys.deallocate()
-        values.deallocate()
-        starts.deallocate()
-        ends.deallocate()
+        nodes.deallocate()
+        indexes?.deallocate()
     }
+
+    /// The tape index of child `o`'s value.
+    @inline(__always) func valueIndex(_ o: Int) -> Int { isArray ? Int(nodes[o]) : Int(nodes[o]) + 1 }
+    /// The tape index of child `o`'s key. - Precondition: an object's child.
+    @inline(__always) func keyIndex(_ o: Int) -> Int { Int(nodes[o]) }
+    /// The element index of child `o`. - Precondition: an array's child.
+    @inline(__always) func elementIndex(_ o: Int) -> Int32 { indexes![o] }
+    /// Where child `o` starts in the file (its key; its value in an array).
+    @inline(__always) func start(_ o: Int, _ tape: TapeReader) -> Int { tape.start(Int(nodes[o])) }
+    /// Where child `o` ends in the file (after its value).
+    @inline(__always) func end(_ o: Int, _ tape: TapeReader) -> Int { tape.end(valueIndex(o)) }
 
     /// The children of the node at `path` in `document`.
     /// - Complexity: O(number of members or elements of the location).
@@ -86,10 +91,8 @@ final class ChildList: @unchecked Sendable {
                 k = tape.nextIndex(v)
                 defer { index += 1 }
                 guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
-                keys[n] = index
-                values[n] = Int32(truncatingIfNeeded: v)
-                starts[n] = UInt32(truncatingIfNeeded: tape.start(v))
-                ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
+                nodes[n] = Int32(truncatingIfNeeded: v)
+                indexes![n] = index
                 n += 1
             }
             return (n - at, false)
@@ -107,10 +110,7 @@ final class ChildList: @unchecked Sendable {
             let first = bytes[s + 1]
             if first == UInt8(ascii: ".") { continue }
             if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
-            keys[n] = Int32(truncatingIfNeeded: key)
-            values[n] = Int32(truncatingIfNeeded: v)
-            starts[n] = UInt32(truncatingIfNeeded: s)
-            ends[n] = UInt32(truncatingIfNeeded: tape.end(v))
+            nodes[n] = Int32(truncatingIfNeeded: key)
             n += 1
         }
         return (n - at, shadowed)
@@ -152,13 +152,13 @@ final class ChildList: @unchecked Sendable {
                 var lo = 0, hi = nOld
                 while lo < hi {
                     let mid = (lo + hi) / 2
-                    if Int(old.ends[mid]) < cp { lo = mid + 1 } else { hi = mid }
+                    if old.end(mid, ot) < cp { lo = mid + 1 } else { hi = mid }
                 }
                 let prefix = lo
                 // Where the members after the prefix start, in both tapes (the same index: the
                 // tapes agree up to the prefix).
-                let first = prefix > 0 ? ot.nextIndex(Int(old.values[prefix - 1])) : old.location + 1
-                let firstElement: Int32 = prefix > 0 ? old.keys[prefix - 1] + 1 : 0
+                let first = prefix > 0 ? ot.nextIndex(old.valueIndex(prefix - 1)) : old.location + 1
+                let firstElement: Int32 = prefix > 0 && old.isArray ? old.elementIndex(prefix - 1) + 1 : 0
                 let newEnd = nt.nextIndex(node.index)
                 let byteShift = nt.bytes.count - ot.bytes.count
                 let suffixStart = nt.bytes.count - cs
@@ -177,9 +177,9 @@ final class ChildList: @unchecked Sendable {
                         let target = start - byteShift
                         while a < b {
                             let mid = (a + b) / 2
-                            if Int(old.starts[mid]) < target { a = mid + 1 } else { b = mid }
+                            if old.start(mid, ot) < target { a = mid + 1 } else { b = mid }
                         }
-                        if a < nOld && Int(old.starts[a]) == target && Int(old.ends[a]) + byteShift == nt.end(value) {
+                        if a < nOld && old.start(a, ot) == target && old.end(a, ot) + byteShift == nt.end(value) {
                             anchor = a
                             anchorTape = k
                             anchorElement = element
@@ -193,22 +193,16 @@ final class ChildList: @unchecked Sendable {
                 let capacity = prefix + ChildList.capacity(old.isArray, first, anchorTape) + suffix
                 let list = ChildList(document: document, isArray: old.isArray, capacity: capacity, location: node.index)
                 // Copy the prefix, read the middle, copy the suffix shifted.
-                list.keys.update(from: old.keys, count: prefix)
-                list.values.update(from: old.values, count: prefix)
-                list.starts.update(from: old.starts, count: prefix)
-                list.ends.update(from: old.ends, count: prefix)
+                list.nodes.update(from: old.nodes, count: prefix)
+                if old.isArray { list.indexes!.update(from: old.indexes!, count: prefix) }
                 let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix)
                 let at = prefix + middle.count
                 if suffix > 0 {
-                    let tapeShift = Int32(truncatingIfNeeded: anchorTape - Int(old.isArray ? old.values[anchor] : old.keys[anchor]))
-                    let keyShift = old.isArray ? anchorElement - old.keys[anchor] : tapeShift
-                    let bytes = Int32(truncatingIfNeeded: byteShift)
-                    for i in 0..<suffix {
-                        let o = anchor + i
-                        list.keys[at + i] = old.keys[o] &+ keyShift
-                        list.values[at + i] = old.values[o] &+ tapeShift
-                        list.starts[at + i] = UInt32(bitPattern: Int32(bitPattern: old.starts[o]) &+ bytes)
-                        list.ends[at + i] = UInt32(bitPattern: Int32(bitPattern: old.ends[o]) &+ bytes)
+                    let tapeShift = Int32(truncatingIfNeeded: anchorTape - Int(old.nodes[anchor]))
+                    for i in 0..<suffix { list.nodes[at + i] = old.nodes[anchor + i] &+ tapeShift }
+                    if old.isArray {
+                        let elementShift = anchorElement - old.elementIndex(anchor)
+                        for i in 0..<suffix { list.indexes![at + i] = old.indexes![anchor + i] &+ elementShift }
                     }
                 }
                 // A copied leading child is wrong if a key new in the middle overrides it (a later
@@ -216,53 +210,53 @@ final class ChildList: @unchecked Sendable {
                 if !old.isArray && middle.count > 0 {
                     var oldKeys = OrdinalTable(capacity: anchor - prefix)
                     for o in prefix..<anchor {
-                        _ = oldKeys.insert(Int32(o), hash: ot.withStringBytes(Int(old.keys[o])) { hashBytes($0) }) { _ in false }
+                        _ = oldKeys.insert(Int32(o), hash: ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }) { _ in false }
                     }
                     let newKey = (prefix..<at).contains { n in
-                        let h = nt.withStringBytes(Int(list.keys[n])) { hashBytes($0) }
+                        let h = nt.withStringBytes(list.keyIndex(n)) { hashBytes($0) }
                         return oldKeys.find(hash: h) { old.sameKey(Int($0), ot, n, of: list, nt) } == nil
                     }
-                    if newKey && (0..<prefix).contains(where: { nt.isShadowed(Int(list.keys[$0])) }) { return nil }
+                    if newKey && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) }) { return nil }
                 }
                 list.hasShadowed = middle.shadowed
                 list.count = at + suffix
-                let sameKeys = !old.isArray || anchor == nOld || anchorElement == old.keys[anchor]
+                let sameKeys = !old.isArray || anchor == nOld || anchorElement == old.elementIndex(anchor)
                 return (list, prefix, sameKeys ? suffix : 0)
             }
         }
     }
 
     /// The value of child `ordinal`.
-    func value(_ ordinal: Int) -> JSONNode { JSONNode(document: document, index: Int(values[ordinal])) }
+    func value(_ ordinal: Int) -> JSONNode { JSONNode(document: document, index: valueIndex(ordinal)) }
 
     /// The key of child `ordinal`.
     func key(_ ordinal: Int) -> String {
-        if isArray { return String(keys[ordinal]) }
-        return JSONNode(document: document, index: Int(keys[ordinal])).stringValue!
+        if isArray { return String(elementIndex(ordinal)) }
+        return JSONNode(document: document, index: keyIndex(ordinal)).stringValue!
     }
 
     /// Calls `body` with the UTF-8 bytes of the key of child `ordinal`.
     func withKeyBytes<R>(_ ordinal: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         if isArray {
-            var digits = String(keys[ordinal])
+            var digits = String(elementIndex(ordinal))
             return try digits.withUTF8(body)
         }
-        return try JSONNode(document: document, index: Int(keys[ordinal])).withStringBytes(body)
+        return try JSONNode(document: document, index: keyIndex(ordinal)).withStringBytes(body)
     }
 
     /// The key of child `ordinal` for comparisons, reading from `tape` (this list's document);
     /// an escaped key is decoded into `arena`.
     func keyRef(_ ordinal: Int, _ tape: TapeReader, _ arena: ByteArena) -> KeyRef {
-        if isArray { return KeyRef(arrayIndex: Int(keys[ordinal])) }
-        return KeyRef(tape.stringBytes(Int(keys[ordinal]), arena: arena))
+        if isArray { return KeyRef(arrayIndex: Int(elementIndex(ordinal))) }
+        return KeyRef(tape.stringBytes(keyIndex(ordinal), arena: arena))
     }
 
     /// Whether children `a` of this list and `b` of `other` have the same key (code units).
     func sameKey(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
         if isArray || other.isArray {
-            return isArray && other.isArray && keys[a] == other.keys[b]
+            return isArray && other.isArray && elementIndex(a) == other.elementIndex(b)
         }
-        let ka = Int(keys[a]), kb = Int(other.keys[b])
+        let ka = keyIndex(a), kb = other.keyIndex(b)
         if !tape.hasEscapes(ka) && !otherTape.hasEscapes(kb) {
             let la = tape.end(ka) - tape.start(ka), lb = otherTape.end(kb) - otherTape.start(kb)
             return la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(ka), otherTape.bytes.baseAddress! + otherTape.start(kb), la)
@@ -273,7 +267,7 @@ final class ChildList: @unchecked Sendable {
     /// Whether children `a` of this list and `b` of `other` have equal values: identical bytes, or
     /// equal as JSON (numbers by value, objects in any order).
     func sameValue(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
-        let va = Int(values[a]), vb = Int(other.values[b])
+        let va = valueIndex(a), vb = other.valueIndex(b)
         let la = tape.end(va) - tape.start(va), lb = otherTape.end(vb) - otherTape.start(vb)
         if la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(va), otherTape.bytes.baseAddress! + otherTape.start(vb), la) {
             return true

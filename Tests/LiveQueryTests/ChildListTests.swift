@@ -4,7 +4,11 @@ import Testing
 
 /// The columns of a child list, for comparing two lists.
 func columns(_ l: ChildList) -> [[Int64]] {
-    (0..<l.count).map { [Int64(l.keys[$0]), Int64(l.values[$0]), Int64(l.starts[$0]), Int64(l.ends[$0])] }
+    l.document.withTapeReader { tape in
+        (0..<l.count).map { o in
+            [Int64(l.nodes[o]), Int64(l.valueIndex(o)), Int64(l.isArray ? l.elementIndex(o) : -1), Int64(l.start(o, tape)), Int64(l.end(o, tape))]
+        }
+    }
 }
 
 @Suite struct ChildListTests {
