@@ -68,11 +68,11 @@ struct ChildMatch {
                     // Array keys are element indexes, ascending in both lists: a merge.
                     var i = prefix, j = prefix
                     while i < oldEnd && j < newEnd {
-                        if old.keys[i] == new.keys[j] {
+                        if old.elementIndex(i) == new.elementIndex(j) {
                             pair(i, j)
                             i += 1
                             j += 1
-                        } else if old.keys[i] < new.keys[j] {
+                        } else if old.elementIndex(i) < new.elementIndex(j) {
                             i += 1
                         } else {
                             j += 1
@@ -94,11 +94,11 @@ struct ChildMatch {
                     if i < oe && j < ne {
                         var table = OrdinalTable(capacity: oe - i)
                         for o in i..<oe {
-                            let h = ot.withStringBytes(Int(old.keys[o])) { hashBytes($0) }
+                            let h = ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }
                             _ = table.insert(Int32(o), hash: h) { _ in false }
                         }
                         for n in j..<ne {
-                            let h = nt.withStringBytes(Int(new.keys[n])) { hashBytes($0) }
+                            let h = nt.withStringBytes(new.keyIndex(n)) { hashBytes($0) }
                             if let o = table.find(hash: h, isEqual: { old.sameKey(Int($0), ot, n, of: new, nt) }) {
                                 pair(Int(o), n)
                             }
@@ -138,9 +138,9 @@ struct ChildMatch {
         let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
         let both = min(nOld, nNew)
         // Leading children: same offsets, ending inside the common prefix.
-        while prefix < both && old.starts[prefix] == new.starts[prefix] && old.ends[prefix] == new.ends[prefix]
-            && Int(old.ends[prefix]) <= cp && old.isArray == new.isArray
-            && (!old.isArray || old.keys[prefix] == new.keys[prefix])
+        while prefix < both && old.isArray == new.isArray && old.start(prefix, ot) == new.start(prefix, nt)
+            && old.end(prefix, ot) == new.end(prefix, nt) && old.end(prefix, ot) <= cp
+            && (!old.isArray || old.elementIndex(prefix) == new.elementIndex(prefix))
         {
             prefix += 1
         }
@@ -149,9 +149,8 @@ struct ChildMatch {
         let suffixStart = nt.bytes.count - cs
         while suffix < both - prefix {
             let o = nOld - 1 - suffix, n = nNew - 1 - suffix
-            guard Int(new.starts[n]) >= suffixStart, Int(old.starts[o]) + delta == Int(new.starts[n]),
-                Int(old.ends[o]) + delta == Int(new.ends[n]), old.isArray == new.isArray,
-                !old.isArray || old.keys[o] == new.keys[n]
+            guard old.isArray == new.isArray, new.start(n, nt) >= suffixStart, old.start(o, ot) + delta == new.start(n, nt),
+                old.end(o, ot) + delta == new.end(n, nt), !old.isArray || old.elementIndex(o) == new.elementIndex(n)
             else { break }
             suffix += 1
         }

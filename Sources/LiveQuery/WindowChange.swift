@@ -16,7 +16,7 @@ import JSONTree
 /// change keep their order relative to each other.
 ///
 /// ```swift
-/// var window = Window(query: query, path: "/players", document: firstDoc)
+/// var window = Window(query: query, path: try Path("/players"), document: firstDoc)
 /// for event in WindowChange.initial(window).events { deliver(event) }   // child_added…, value
 /// let change = window.advanced(to: nextDoc)                                // O(n) integer work
 /// for event in change.events { deliver(event) }

@@ -107,7 +107,7 @@ import Testing
         #expect(path.standardError().contains("--path"))
         let query = try ChildProcess([binary, "events", "x.json", "--limit-to-first", "2", "--limit-to-last", "3"])
         #expect(query.wait() == 2)
-        #expect(query.standardError().contains("limitToLast"))
+        #expect(query.standardError().contains("--limit-to-last"))
     }
 }
 

@@ -121,7 +121,7 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
         #expect(initial.childEvents.map(\.description) == ["child_added y prev null @0", "child_added x prev y @1"])
         #expect(initial.events.map(\.name) == ["child_added", "child_added", "value"])
         #expect(initial.batch.inserts == [0, 1])
-        let empty = WindowChange.initial(Window(query: Query(), path: "/none", document: try JSONDocument(parsing: "{}")))
+        let empty = WindowChange.initial(Window(query: Query(), path: try Path("/none"), document: try JSONDocument(parsing: "{}")))
         #expect(empty.events.map(\.name) == ["value"])
     }
 
@@ -192,15 +192,15 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
             var pretty = rng.chance(0.5)
             let q = randomQuery(&rng)
             var (doc, root) = document(documentText(items, asArray: asArray, pretty: pretty))
-            var window = Window(query: q, path: "/items", document: doc)
+            var window = Window(query: q, path: itemsPath, document: doc)
             for step in 0..<5 {
                 items = randomEdit(items, &rng, keysAreIndexes: asArray)
                 if rng.chance(0.1) { pretty.toggle() }
                 let oldRows = rows(window)
                 (doc, root) = document(documentText(items, asArray: asArray, pretty: pretty))
                 let change = window.advanced(to: doc)
-                let expected = refWindow(q, root, "/items")
-                let fresh = Window(query: q, path: "/items", document: doc)
+                let expected = refWindow(q, root, itemsPath)
+                let fresh = Window(query: q, path: itemsPath, document: doc)
                 #expect(rows(change.new) == expected, "seed \(seed) step \(step): \(q) got \(change.new.keys) want \(expected.map(\.key))")
                 #expect(rows(fresh) == expected, "seed \(seed) step \(step): fresh")
                 #expect(change.new.invariantViolations().isEmpty, "seed \(seed) step \(step): \(change.new.invariantViolations())")
@@ -220,8 +220,8 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
         forEachSeed(300, base: 77) { seed, rng in
             let items = randomCollection(&rng)
             let (doc, _) = document(documentText(items, asArray: false, pretty: false))
-            let a = Window(query: randomQuery(&rng), path: "/items", document: doc)
-            let b = Window(query: randomQuery(&rng), path: "/items", document: doc)
+            let a = Window(query: randomQuery(&rng), path: itemsPath, document: doc)
+            let b = Window(query: randomQuery(&rng), path: itemsPath, document: doc)
             let change = WindowChange(from: a, to: b)
             let replayed = replay(change.childEvents, on: rows(a))
             #expect(replayed == rows(b), "seed \(seed): \(a.query) → \(b.query)")
@@ -240,13 +240,13 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
             if rng.chance(0.3) && ordering != 2 { q = try q.startAt(0) }
             q = rng.chance(0.5) ? try q.limitToFirst(rng.int(1..<5)) : try q.limitToLast(rng.int(1..<5))
             var (doc, root) = document(documentText(items, asArray: false, pretty: false))
-            var window = Window(query: q, path: "/items", document: doc)
+            var window = Window(query: q, path: itemsPath, document: doc)
             for step in 0..<8 {
                 items = randomBulkEdit(items, &rng, next: &next)
                 let oldRows = rows(window)
                 (doc, root) = document(documentText(items, asArray: false, pretty: false))
                 let change = window.advanced(to: doc)
-                let expected = refWindow(q, root, "/items")
+                let expected = refWindow(q, root, itemsPath)
                 #expect(rows(change.new) == expected, "seed \(seed) step \(step): \(q) got \(change.new.keys) want \(expected.map(\.key))")
                 #expect(change.new.invariantViolations().isEmpty, "seed \(seed) step \(step): \(change.new.invariantViolations())")
                 let issues = problems(change, old: oldRows, new: expected, query: q)
@@ -264,7 +264,7 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
             var next = 0
             let q = rng.chance(0.5) ? try Query().orderByChild("score") : try Query().orderByValue()
             var (doc, root) = document(documentText(items, asArray: false, pretty: false))
-            var window = Window(query: q, path: "/items", document: doc)
+            var window = Window(query: q, path: itemsPath, document: doc)
             for step in 0..<6 {
                 if rng.chance(0.5) {
                     // Re-sort a handful of rows only (the sparse path).
@@ -278,7 +278,7 @@ func batchProblems(_ batch: BatchDiff, old: [RefChild], new: [RefChild]) -> [Str
                 let oldRows = rows(window)
                 (doc, root) = document(documentText(items, asArray: false, pretty: false))
                 let change = window.advanced(to: doc)
-                let expected = refWindow(q, root, "/items")
+                let expected = refWindow(q, root, itemsPath)
                 let issues = problems(change, old: oldRows, new: expected, query: q)
                 #expect(issues.isEmpty, "seed \(seed) step \(step): \(q): \(issues)")
                 let full = WindowChange(from: window, to: change.new).batch

@@ -30,9 +30,6 @@ struct Events: ParsableCommand {
     @Argument(help: "The JSON file to watch.")
     var file: String
 
-    @Option(help: "The location whose children are queried (default: the root).")
-    var path: String = "/"
-
     @OptionGroup var query: QueryOptions
 
     @Option(help: ArgumentHelp("Exit after N revisions of the file (the first read is revision 1).", valueName: "N"))
@@ -47,7 +44,7 @@ struct Events: ParsableCommand {
     func run() throws {
         // A bad path or query: exit 2 with the flag named, as `synctable list`.
         let location: Path, filter: Query
-        do { location = try Path(path) } catch {
+        do { location = try Path(query.path) } catch {
             printError("synctable events: --path: \(error)")
             throw ExitCode(2)
         }

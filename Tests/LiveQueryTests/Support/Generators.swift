@@ -176,3 +176,6 @@ func randomBulkEdit(_ c: Items, _ rng: inout SplitMix64, next: inout Int) -> Ite
     }
     return c
 }
+
+/// Where the generated collections live.
+let itemsPath = try! Path("/items")
