@@ -1,34 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // A parsed JSON file: the bytes as read, and a flat tape of nodes pointing into them.
 
-/// One node of the tape. 16 bytes; the node's kind is read from its first byte.
+/// One node of the tape. 12 bytes; the node's kind is read from its first byte.
 ///
 /// - `start`, `end`: the node's byte range in the document (strings include their quotes).
-/// - `payload`: containers: index of the next node after the subtree (low 32 bits) and
-///   the number of children (high 32 bits); strings: `Tape.escaped` and, for object keys,
-///   `Tape.shadowed` (a duplicate key overridden by a later one).
+/// - `payload`: containers: index of the next node after the subtree; strings:
+///   `Tape.escaped` and, for object keys, `Tape.shadowed` (a duplicate key overridden by
+///   a later one).
 @usableFromInline
 struct TapeEntry: Sendable {
     @usableFromInline var start: UInt32
     @usableFromInline var end: UInt32
-    @usableFromInline var payload: UInt64
+    @usableFromInline var payload: UInt32
 }
 
 @usableFromInline
 enum Tape {
-    @usableFromInline static let escaped: UInt64 = 1
-    @usableFromInline static let shadowed: UInt64 = 2
+    @usableFromInline static let escaped: UInt32 = 1
+    @usableFromInline static let shadowed: UInt32 = 2
+}
+
+/// The finished tape. Written only by the parser before the document exists; read-only
+/// after, which is why sharing it between threads is safe.
+@usableFromInline
+final class TapeStorage: @unchecked Sendable {
+    @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
+    @usableFromInline let count: Int
+
+    init(base: UnsafeMutablePointer<TapeEntry>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit { free(base) }
+
+    @inlinable subscript(i: Int) -> TapeEntry { base[i] }
 }
 
 /// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.
 ///
 /// Strings and numbers are not decoded when parsing; a node reads them from `bytes`
-/// when asked, so parsing a file allocates only the tape (16 bytes a node).
+/// when asked, so parsing a file allocates only the tape (12 bytes a node).
 public final class JSONDocument: Sendable {
     /// The document's bytes, exactly as parsed.
     public let bytes: [UInt8]
-    @usableFromInline let tape: [TapeEntry]
+    @usableFromInline let tape: TapeStorage
 
-    init(bytes: [UInt8], tape: [TapeEntry]) {
+    init(bytes: [UInt8], tape: TapeStorage) {
         self.bytes = bytes
         self.tape = tape
     }

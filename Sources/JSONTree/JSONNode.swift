@@ -42,11 +42,18 @@ public struct JSONNode: Sendable {
 
     /// Index of the first tape entry after this node's subtree.
     @usableFromInline var nextIndex: Int {
-        isContainer ? Int(UInt32(truncatingIfNeeded: entry.payload)) : index + 1
+        isContainer ? Int(entry.payload) : index + 1
     }
 
     /// Number of members (object, without overridden duplicates) or elements (array); 0 for scalars.
-    public var count: Int { isContainer ? Int(entry.payload >> 32) : 0 }
+    /// - Complexity: O(count): the tape links siblings, it does not store counts.
+    public var count: Int {
+        switch kind {
+        case .object: return members.reduce(0) { n, _ in n + 1 }
+        case .array: return elements.reduce(0) { n, _ in n + 1 }
+        default: return 0
+        }
+    }
 
     public var isNull: Bool { firstByte == UInt8(ascii: "n") }
     public var boolValue: Bool? {

@@ -35,4 +35,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { "line \(line), column \(column): \(message)" }
+
+    /// The error as compilers print one: `FILE:LINE:COLUMN: error: MESSAGE`.
+    public func diagnostic(file: String) -> String { "\(file):\(line):\(column): error: \(message)" }
 }

@@ -1,20 +1,31 @@
 // The strict RFC 8259 parser: bytes in, tape out. Iterative (no recursion), so deep
 // nesting is a depth error, never a stack overflow.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Documents nested deeper than this are rejected: every layer above the parser may
 /// recurse over the tree, and threads other than the main one have small stacks.
 public let maximumJSONDepth = 1024
 
 enum JSONParser {
-    static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> [TapeEntry] {
+    static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> TapeStorage {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
         do {
             return try bytes.withUnsafeBufferPointer { buf in
                 var parser = Parser(buf)
-                try parser.run()
-                return parser.tape
+                defer { parser.deallocateScratch() }
+                do {
+                    try parser.run()
+                } catch {
+                    parser.tape.discard()
+                    throw error
+                }
+                return parser.tape.finish()
             }
         } catch let e as JSONParseError {
             throw e
@@ -29,22 +40,76 @@ private let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
 private let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
 private let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
 
+/// The tape while it is written: malloc'd so it grows with realloc (for large tapes
+/// glibc remaps pages instead of copying) and passes to the document without a copy.
+struct TapeBuilder {
+    var base: UnsafeMutablePointer<TapeEntry>
+    var count = 0
+    var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = malloc(capacity * MemoryLayout<TapeEntry>.stride)!.assumingMemoryBound(to: TapeEntry.self)
+    }
+
+    @inline(__always)
+    mutating func append(_ e: TapeEntry) {
+        if count == capacity { grow() }
+        base[count] = e
+        count += 1
+    }
+
+    mutating func grow() {
+        capacity *= 2
+        base = realloc(base, capacity * MemoryLayout<TapeEntry>.stride)!.assumingMemoryBound(to: TapeEntry.self)
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> TapeEntry {
+        get { base[i] }
+        nonmutating set { base[i] = newValue }
+    }
+
+    func finish() -> TapeStorage {
+        let size = max(1, count) * MemoryLayout<TapeEntry>.stride
+        let shrunk = realloc(base, size)!.assumingMemoryBound(to: TapeEntry.self)
+        return TapeStorage(base: shrunk, count: count)
+    }
+
+    func discard() { free(base) }
+}
+
+/// An open container while parsing.
+private struct OpenContainer {
+    var index: Int
+    var count: Int
+    var isObject: Bool
+}
+
 private struct Parser {
     let p: UnsafeBufferPointer<UInt8>
     let n: Int
     var i = 0
-    var tape: [TapeEntry] = []
-    /// Open containers: tape index and child count so far.
-    var stack: [(index: Int, count: Int, isObject: Bool)] = []
-    /// Scratch space for finding duplicate keys in large objects.
-    var keySlots: [Int32] = []
+    var tape: TapeBuilder
+    /// Open containers, at most `maximumJSONDepth` deep.
+    let stack: UnsafeMutablePointer<OpenContainer>
+    var depth = 0
+    /// Scratch space for finding duplicate keys: key tape indexes of one object, and
+    /// hash slots stamped with a generation so they never need clearing.
+    var keys: [Int] = []
+    var slots: [UInt64] = []
+    var generation: UInt64 = 0
 
     init(_ p: UnsafeBufferPointer<UInt8>) {
         self.p = p
         self.n = p.count
-        tape.reserveCapacity(max(16, p.count / 12))
+        tape = TapeBuilder(capacity: max(64, p.count / 8))
+        stack = .allocate(capacity: maximumJSONDepth + 1)
     }
 
+    func deallocateScratch() { stack.deallocate() }
+
+    @inline(never)
     func fail(_ message: String, _ at: Int) -> JSONParseError {
         JSONParseError(message, at: at, in: p)
     }
@@ -61,10 +126,16 @@ private struct Parser {
         if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
         skipWhitespace()
         if i >= n { throw fail("expected a JSON value, found end of input", i) }
-        try parseValue()
+        var needValue = true
         while true {
+            // A value, or a container's first member; containers are parsed without recursion.
+            if needValue {
+                needValue = try parseValue()
+                if needValue { continue }
+            }
             // After a value: close containers or continue with the next member/element.
-            guard let top = stack.last else { break }
+            guard depth > 0 else { break }
+            let top = stack[depth - 1]
             skipWhitespace()
             guard i < n else {
                 throw fail(top.isObject ? "expected ',' or '}' after object member, found end of input"
@@ -74,9 +145,9 @@ private struct Parser {
             if c == comma {
                 i += 1
                 skipWhitespace()
-                stack[stack.count - 1].count += 1
+                stack[depth - 1].count += 1
                 if top.isObject { try parseKeyAndColon() }
-                try parseValue()
+                needValue = true
             } else if top.isObject ? c == closeBrace : c == closeBracket {
                 i += 1
                 closeContainer()
@@ -90,7 +161,9 @@ private struct Parser {
     }
 
     /// Parses one value starting at `i`; a container is only opened (its members follow in `run`).
-    mutating func parseValue() throws(JSONParseError) {
+    /// - Returns: true when a non-empty container was opened and its first value comes next.
+    @inline(__always)
+    mutating func parseValue() throws(JSONParseError) -> Bool {
         guard i < n else { throw fail("expected a value, found end of input", i) }
         let c = p[i]
         switch c {
@@ -98,23 +171,25 @@ private struct Parser {
             let start = i
             let escaped = try scanString()
             tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+            return false
         case openBrace, openBracket:
-            guard stack.count < maximumJSONDepth else {
+            guard depth < maximumJSONDepth else {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
             }
             let isObject = c == openBrace
-            stack.append((index: tape.count, count: 0, isObject: isObject))
+            stack[depth] = OpenContainer(index: tape.count, count: 0, isObject: isObject)
+            depth += 1
             tape.append(TapeEntry(start: UInt32(i), end: 0, payload: 0))
             i += 1
             skipWhitespace()
             if i < n && p[i] == (isObject ? closeBrace : closeBracket) {
                 i += 1
                 closeContainer()
-                return
+                return false
             }
-            stack[stack.count - 1].count = 1
+            stack[depth - 1].count = 1
             if isObject { try parseKeyAndColon() }
-            try parseValue()
+            return true
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -125,8 +200,10 @@ private struct Parser {
         default:
             throw fail("expected a value, found \(describe(i))", i)
         }
+        return false
     }
 
+    @inline(__always)
     mutating func parseKeyAndColon() throws(JSONParseError) {
         guard i < n, p[i] == quote else {
             throw fail("expected a string key, found \(describe(i))", i)
@@ -141,13 +218,14 @@ private struct Parser {
     }
 
     mutating func closeContainer() {
-        let top = stack.removeLast()
-        var count = top.count
-        if top.isObject && count > 1 { count -= markDuplicateKeys(object: top.index, count: count) }
+        depth -= 1
+        let top = stack[depth]
+        if top.isObject && top.count > 1 { markDuplicateKeys(object: top.index, count: top.count) }
         tape[top.index].end = UInt32(i)
-        tape[top.index].payload = UInt64(tape.count) | UInt64(count) << 32
+        tape[top.index].payload = UInt32(tape.count)
     }
 
+    @inline(__always)
     mutating func literal(_ word: StaticString) throws(JSONParseError) {
         let len = word.utf8CodeUnitCount
         let w = word.utf8Start
@@ -164,6 +242,16 @@ private struct Parser {
 
     @inline(__always)
     mutating func skipWhitespace() {
+        // Most values follow their separator directly or after one space.
+        if i < n && p[i] > 0x20 { return }
+        if i + 1 < n && p[i] == 0x20 && p[i + 1] > 0x20 {
+            i += 1
+            return
+        }
+        skipWhitespaceRun()
+    }
+
+    mutating func skipWhitespaceRun() {
         while i < n {
             let c = p[i]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
@@ -184,34 +272,38 @@ private struct Parser {
     /// Scans a string whose opening quote is at `i`; leaves `i` after the closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
     /// - Returns: whether the string contains escapes.
+    /// - Complexity: O(length); 8 plain ASCII bytes per step.
+    @inline(__always)
     mutating func scanString() throws(JSONParseError) -> Bool {
+        let base = p.baseAddress!
         let open = i
-        i += 1
+        var j = i + 1
         var escaped = false
         while true {
             // Fast path: 8 plain ASCII bytes at a time (no quote, backslash, control or non-ASCII byte).
-            while i + 8 <= n {
-                let v = loadWord(i)
+            while j + 8 <= n {
+                let v = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
                 let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
                 let q = v ^ (ones &* UInt64(quote)), b = v ^ (ones &* UInt64(backslash))
                 let special = ((q &- ones) & ~q) | ((b &- ones) & ~b) | (v &- ones &* 0x20) | v
                 if special & highs != 0 { break }
-                i += 8
+                j += 8
             }
-            guard i < n else { throw fail("unterminated string (opened at byte \(open))", n) }
-            let c = p[i]
+            guard j < n else { throw fail("unterminated string (opened at byte \(open))", n) }
+            let c = base[j]
             if c == quote {
-                i += 1
+                i = j + 1
                 return escaped
             } else if c == backslash {
                 escaped = true
-                try scanEscape()
+                j = try scanEscape(at: j)
             } else if c < 0x20 {
-                throw fail("control character U+00\(hex2(c)) must be escaped in a string", i)
+                throw fail("control character U+00\(hex2(c)) must be escaped in a string", j)
             } else if c < 0x80 {
-                i += 1
+                j += 1
             } else {
-                try scanUTF8()
+                // Text in other scripts comes in runs of multi-byte characters.
+                repeat { j = try scanUTF8(at: j) } while j < n && base[j] >= 0x80
             }
         }
     }
@@ -221,28 +313,28 @@ private struct Parser {
         return s.count == 1 ? "0" + s : s
     }
 
-    mutating func scanEscape() throws(JSONParseError) {
-        guard i + 1 < n else { throw fail("unterminated escape at end of input", i) }
-        switch p[i + 1] {
+    /// Validates the escape at `at` (a backslash); returns the position after it.
+    func scanEscape(at: Int) throws(JSONParseError) -> Int {
+        guard at + 1 < n else { throw fail("unterminated escape at end of input", at) }
+        switch p[at + 1] {
         case quote, backslash, UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            i += 2
+            return at + 2
         case UInt8(ascii: "u"):
-            let at = i
-            let u = try hex4(i + 2)
-            i += 6
+            let u = try hex4(at + 2)
             if u >= 0xD800 && u <= 0xDBFF {
-                guard i + 1 < n, p[i] == backslash, p[i + 1] == UInt8(ascii: "u"),
-                    let low = try? hex4(i + 2), low >= 0xDC00 && low <= 0xDFFF
+                guard at + 7 < n, p[at + 6] == backslash, p[at + 7] == UInt8(ascii: "u"),
+                    let low = try? hex4(at + 8), low >= 0xDC00 && low <= 0xDFFF
                 else {
                     throw fail("lone surrogate \\u\(String(u, radix: 16, uppercase: true)): a high surrogate must be followed by a low one", at)
                 }
-                i += 6
+                return at + 12
             } else if u >= 0xDC00 && u <= 0xDFFF {
                 throw fail("lone surrogate \\u\(String(u, radix: 16, uppercase: true)) without a high surrogate before it", at)
             }
+            return at + 6
         default:
-            throw fail("invalid escape '\\\(describeEscape(i + 1))' in string", i)
+            throw fail("invalid escape '\\\(describeEscape(at + 1))' in string", at)
         }
     }
 
@@ -268,9 +360,22 @@ private struct Parser {
         return v
     }
 
-    /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629: no overlongs, no surrogates).
-    mutating func scanUTF8() throws(JSONParseError) {
-        let b0 = p[i]
+    /// Validates one multi-byte UTF-8 sequence at `at` (RFC 3629: no overlongs, no
+    /// surrogates); returns the position after it.
+    @inline(__always)
+    func scanUTF8(at: Int) throws(JSONParseError) -> Int {
+        let b0 = p[at]
+        // The common case first: a 3-byte character such as CJK (E1…EC, EE…EF lead bytes).
+        if b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && at + 3 <= n
+            && p[at + 1] & 0xC0 == 0x80 && p[at + 2] & 0xC0 == 0x80
+        {
+            return at + 3
+        }
+        return try scanUTF8Slow(at: at)
+    }
+
+    func scanUTF8Slow(at: Int) throws(JSONParseError) -> Int {
+        let b0 = p[at]
         var len = 0
         var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
         switch b0 {
@@ -281,21 +386,22 @@ private struct Parser {
         case 0xF0: len = 4; lo = 0x90
         case 0xF1...0xF3: len = 4
         case 0xF4: len = 4; hi = 0x8F
-        default: throw fail("invalid UTF-8 byte 0x\(hex2(b0)) in string", i)
+        default: throw fail("invalid UTF-8 byte 0x\(hex2(b0)) in string", at)
         }
-        guard i + len <= n else { throw fail("truncated UTF-8 sequence in string", i) }
-        let b1 = p[i + 1]
-        guard b1 >= lo && b1 <= hi else { throw fail("invalid UTF-8 sequence in string (byte 0x\(hex2(b1)))", i + 1) }
+        guard at + len <= n else { throw fail("truncated UTF-8 sequence in string", at) }
+        let b1 = p[at + 1]
+        guard b1 >= lo && b1 <= hi else { throw fail("invalid UTF-8 sequence in string (byte 0x\(hex2(b1)))", at + 1) }
         var k = 2
         while k < len {
-            guard p[i + k] & 0xC0 == 0x80 else {
-                throw fail("invalid UTF-8 sequence in string (byte 0x\(hex2(p[i + k])))", i + k)
+            guard p[at + k] & 0xC0 == 0x80 else {
+                throw fail("invalid UTF-8 sequence in string (byte 0x\(hex2(p[at + k])))", at + k)
             }
             k += 1
         }
-        i += len
+        return at + len
     }
 
+    @inline(__always)
     mutating func scanNumber() throws(JSONParseError) {
         if p[i] == UInt8(ascii: "-") {
             i += 1
@@ -323,50 +429,49 @@ private struct Parser {
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
     /// Marks all but the last of each set of equal keys in the object at `object` as shadowed.
-    /// - Returns: how many members were shadowed.
-    mutating func markDuplicateKeys(object: Int, count: Int) -> Int {
-        var keys = [Int]()
-        keys.reserveCapacity(count)
+    /// - Complexity: O(members) expected.
+    mutating func markDuplicateKeys(object: Int, count: Int) {
+        keys.removeAll(keepingCapacity: true)
         var k = object + 1
         let end = tape.count
         while k < end {
             keys.append(k)
             k = nextIndex(k + 1)
         }
-        var shadowed = 0
         if count <= 8 {
             for a in 0..<keys.count {
                 for b in (a + 1)..<keys.count where keysEqual(keys[a], keys[b]) {
                     tape[keys[a]].payload |= Tape.shadowed
-                    shadowed += 1
                     break
                 }
             }
-            return shadowed
+            return
         }
         var size = 16
         while size < count * 2 { size <<= 1 }
-        if keySlots.count < size { keySlots = [Int32](repeating: -1, count: size) }
-        for s in 0..<size { keySlots[s] = -1 }
+        if slots.count < size {
+            slots = [UInt64](repeating: 0, count: size)
+            generation = 0
+        }
+        generation += 1
+        let stamp = generation << 32
         for key in keys {
             var slot = Int(truncatingIfNeeded: keyHash(key)) & (size - 1)
-            while keySlots[slot] >= 0 {
-                let other = Int(keySlots[slot])
+            while slots[slot] >> 32 == generation {
+                let other = Int(slots[slot] & 0xFFFF_FFFF)
                 if keysEqual(other, key) {
                     tape[other].payload |= Tape.shadowed
-                    shadowed += 1
                     break
                 }
                 slot = (slot + 1) & (size - 1)
             }
-            keySlots[slot] = Int32(key)
+            slots[slot] = stamp | UInt64(key)
         }
-        return shadowed
     }
 
     func nextIndex(_ k: Int) -> Int {
         let c = p[Int(tape[k].start)]
-        return c == openBrace || c == openBracket ? Int(UInt32(truncatingIfNeeded: tape[k].payload)) : k + 1
+        return c == openBrace || c == openBracket ? Int(tape[k].payload) : k + 1
     }
 
     func keysEqual(_ a: Int, _ b: Int) -> Bool {
@@ -387,15 +492,26 @@ private struct Parser {
         return true
     }
 
+    /// A cheap hash of a key's raw bytes: its length and its first and last 8 bytes
+    /// (keys of one object rarely agree on all three; equality is checked anyway).
     func keyHash(_ k: Int) -> UInt64 {
         let e = tape[k]
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        let start = Int(e.start), end = Int(e.end)
         if e.payload & Tape.escaped != 0 {
-            for b in decodeString(p, Int(e.start), Int(e.end)) { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        } else {
-            for j in Int(e.start)..<Int(e.end) { h = (h ^ UInt64(p[j])) &* 0x100_0000_01b3 }
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in decodeString(p, start, end) { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            return h ^ (h >> 29)
         }
-        return h ^ (h >> 29)
+        let len = end - start
+        var first: UInt64 = 0, last: UInt64 = 0
+        if len >= 8 {
+            first = loadWord(start)
+            last = loadWord(end - 8)
+        } else {
+            for j in start..<end { first = first << 8 | UInt64(p[j]) }
+        }
+        let h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(len)
+        return h ^ (h >> 31)
     }
 }
 

@@ -4,7 +4,7 @@
 ///
 /// A key that contains `/` or `~` is written with RFC 6901 escapes (`~1`, `~0`).
 /// Keys compare by code units.
-public struct Path: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct Path: Sendable, Hashable, CustomStringConvertible {
     public let keys: [String]
 
     public static let root = Path(keys: [])
@@ -33,10 +33,6 @@ public struct Path: Sendable, Hashable, CustomStringConvertible, ExpressibleBySt
             keys.append(key)
         }
         self.keys = keys
-    }
-
-    public init(stringLiteral value: String) {
-        do { try self.init(value) } catch { preconditionFailure("invalid path literal: \(error)") }
     }
 
     public var isRoot: Bool { keys.isEmpty }

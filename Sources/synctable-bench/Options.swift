@@ -38,6 +38,13 @@ struct BenchmarkGroup: Sendable {
 /// Every group, in report order. Each layer adds its own.
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
+    BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
+    BenchmarkGroup(name: "query", run: runQueryBenchmarks),
+    BenchmarkGroup(name: "first-screen", run: runFirstScreenBenchmarks),
+    BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
+    BenchmarkGroup(name: "store", run: runStoreBenchmarks),
+    BenchmarkGroup(name: "write", run: runWriteBenchmarks),
+    BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
 ]
 

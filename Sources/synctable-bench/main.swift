@@ -3,6 +3,9 @@
 import Glibc
 #endif
 
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--parse-memory" {
+    parseMemoryMode(CommandLine.arguments[2])
+}
 let options = BenchOptions.parse(CommandLine.arguments)
 let report = Report()
 print("SyncTable benchmarks (release build; medians of several runs, [min–max])")

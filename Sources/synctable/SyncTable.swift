@@ -6,6 +6,6 @@ struct SyncTable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synctable",
         abstract: "A live table of a JSON file, updated as another process edits it.",
-        subcommands: [Validate.self]
+        subcommands: [Validate.self, List.self, Events.self, SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self]
     )
 }

@@ -44,6 +44,6 @@ func validationError(_ bytes: [UInt8], name: String) -> String? {
         _ = try JSONDocument(parsing: bytes)
         return nil
     } catch {
-        return "\(name):\(error.line):\(error.column): error: \(error.message)"
+        return error.diagnostic(file: name)
     }
 }

@@ -1,0 +1,347 @@
+// Replacing a file's content atomically, as a compare-and-swap that never overwrites another
+// process's edit.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The whole content of a file at one moment, with its identity then.
+public struct FileSnapshot: Sendable {
+    public let bytes: [UInt8]
+    public let identity: FileIdentity
+
+    public init(bytes: [UInt8], identity: FileIdentity) {
+        self.bytes = bytes
+        self.identity = identity
+    }
+}
+
+/// Atomic, compare-and-swap replacement of a file's content.
+///
+/// `AtomicFile.modify(path) { snapshot in newBytes }`:
+/// 1. resolves symbolic links (the link's final target is written; the link stays);
+/// 2. takes an exclusive `flock` on the target's folder (see *Locking*);
+/// 3. reads the file completely and consistently, and asks `transform` for the new content;
+/// 4. writes it to a temporary file in the same folder (same permission bits, and owner when
+///    allowed) and `fsync`s it;
+/// 5. checks that the file still holds the bytes read, then (last, a few microseconds before
+///    the swap) that it still is the same file: inode, size, mtime. If not, it drops the
+///    temporary file and goes back to 3 with the newer content — at most `maxAttempts` times,
+///    with a short growing pause — then fails with `.conflict`;
+/// 6. swaps the temporary file in with `renameat2(RENAME_EXCHANGE)` (plain `rename` where the
+///    file system lacks it), removes the old file and `fsync`s the folder.
+///
+/// A crash or kill at any moment leaves the old or the new complete file at the path, since
+/// the only change to it is one rename. A killed writer may leave its temporary file,
+/// `.NAME.synctable.tmp`; the next write to the same file removes it (under the lock, no
+/// other writer of ours can be using it).
+///
+/// *Locking.* Our writers serialise on an advisory `flock` of the folder, held from the read
+/// to the swap. A lock on the file itself would not do: the rename replaces the inode, so a
+/// writer that opened the new file would not see the old file's lock. A lock file beside it
+/// would be litter. The folder is stable across renames and needs no extra file. (The lock
+/// serialises our writes to all files of one folder; they are short. Where the folder cannot
+/// be locked — some network file systems — writes go on without it, protected by the check
+/// alone, with unique temporary names.)
+///
+/// *Guarantees.*
+/// - Between writers using this type (threads or processes): every write is applied to the
+///   latest content; no update is lost.
+/// - Against another program that replaces the file by rename (unlocked read, modify, write a
+///   temporary file, rename): our write never loses its edit. If its rename lands before the
+///   last check, the check sees it and our change is applied again to its content. If it lands
+///   in the microseconds between that check and our swap, the exchange does not destroy its
+///   file but hands it to us: we see it is not the file we checked, exchange it back at once
+///   (our content, without its edit, was at the path for a few microseconds) and apply our
+///   change again to its content. Two hazards remain, both of the other program's unlocked
+///   read-modify-write, not something our side alone can close: it may read our content in
+///   those microseconds and base its next write on it; and if a second rename of its own lands
+///   in the same microseconds, the newest of its files is kept, as it would be without us.
+///   Without `RENAME_EXCHANGE` (plain `rename`), a rename landing in that window is overwritten.
+/// - A program that writes the file in place (truncate and write) is not atomic: readers can
+///   see its half-written file. Its completed writes are seen by the check like any other,
+///   except one of the same size within the same clock tick landing after the byte check.
+/// - Not kept: extended attributes, ACLs, hard links (a rename gives the path a new inode).
+public enum AtomicFile {
+    /// Limits of `modify`.
+    public struct Options: Sendable {
+        /// Attempts before `.conflict` (each after the file changed under the previous one).
+        public var maxAttempts: Int
+        /// How long to wait for another of our writers holding the folder's lock.
+        public var lockTimeoutMilliseconds: Int
+
+        /// Tests only: called between the check and the swap, to put another writer's rename
+        /// in that window.
+        var beforeSwap: (@Sendable () -> Void)?
+
+        public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
+            self.maxAttempts = max(1, maxAttempts)
+            self.lockTimeoutMilliseconds = max(0, lockTimeoutMilliseconds)
+        }
+    }
+
+    /// What `modify` did.
+    public struct Outcome: Sendable {
+        /// The file's content now (and its identity); the content `transform` was last given
+        /// when it returned nil.
+        public let snapshot: FileSnapshot
+        /// Whether the file was replaced.
+        public let replaced: Bool
+        /// How many times `transform` was asked (1 when nothing changed the file meanwhile).
+        public let attempts: Int
+    }
+
+    /// Replaces the content of the file at `path` with `transform(current content)`.
+    ///
+    /// `transform` may be called several times, each time with newer content; it returns nil
+    /// to leave the file as it is. Whatever it throws is rethrown (wrapped as needed by the
+    /// caller's error type), with the file untouched.
+    /// - Throws: `WriteError` (the file is untouched).
+    public static func modify(
+        _ path: String, options: Options = Options(),
+        _ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?
+    ) throws(WriteError) -> Outcome {
+        let session = try WriteSession(path: path, options: options)
+        defer { session.close() }
+        return try session.run(transform)
+    }
+
+    /// Reads the whole file as one consistent state (retrying while a writer is busy).
+    /// - Throws: `.missing`, `.notAFile`, `.unreadable`, `.conflict` (never stable while read).
+    public static func read(_ path: String, attempts: Int = 20) throws(WriteError) -> FileSnapshot {
+        let reader = SnapshotReader()
+        for attempt in 1...max(1, attempts) {
+            switch reader.read(path) {
+            case .bytes(let bytes, let identity): return FileSnapshot(bytes: bytes, identity: identity)
+            case .missing: throw .missing(path: path)
+            case .unreadable(let why): throw unreadable(path, why)
+            case .unstable: pause(attempt)
+            }
+        }
+        throw .conflict(path: path, attempts: attempts)
+    }
+}
+
+/// The error for a file `SnapshotReader` found unreadable.
+private func unreadable(_ path: String, _ why: String) -> WriteError {
+    why.hasPrefix("is a directory") || why.hasPrefix("not a regular") ? .notAFile(path: path) : .unreadable(path: path, reason: why)
+}
+
+/// Sleeps a little longer after each failed attempt: 1, 2, 4 … up to 32 ms, with jitter so
+/// that two writers do not keep colliding.
+func pause(_ attempt: Int) {
+    let base = 1_000 << min(attempt - 1, 5)
+    usleep(UInt32(base + Int.random(in: 0..<base)))
+}
+
+/// Same file, same content as far as `stat` can tell (ctime left out: a rename of the file
+/// changes it without changing the content).
+func sameFile(_ a: FileIdentity, _ b: FileIdentity) -> Bool {
+    a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified == b.modified
+}
+
+/// One call of `AtomicFile.modify`: the resolved path, the locked folder, temporary files.
+private struct WriteSession {
+    let path: String
+    let options: AtomicFile.Options
+    /// The symlink-resolved file: its folder and name.
+    let folder: String
+    let name: String
+    let folderFD: Int32
+    let locked: Bool
+    let reader = SnapshotReader()
+
+    init(path: String, options: AtomicFile.Options) throws(WriteError) {
+        self.path = path
+        self.options = options
+        guard let resolved = realpath(path, nil) else {
+            throw errno == ENOENT ? .missing(path: path) : .system("resolve the path", path: path, errno: errno)
+        }
+        let target = String(cString: resolved)
+        free(resolved)
+        let slash = target.utf8.lastIndex(of: UInt8(ascii: "/"))!
+        folder = slash == target.utf8.startIndex ? "/" : String(target[..<slash])
+        name = String(target[target.utf8.index(after: slash)...])
+        folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else { throw .system("open the folder \(folder)", path: path, errno: errno) }
+        do {
+            locked = try WriteSession.lock(folderFD, path: path, timeout: options.lockTimeoutMilliseconds)
+        } catch {
+            Glibc.close(folderFD)
+            throw error
+        }
+    }
+
+    /// Takes the folder's lock; false where the file system cannot lock folders.
+    static func lock(_ fd: Int32, path: String, timeout: Int) throws(WriteError) -> Bool {
+        let start = monotonicNanoseconds()
+        var attempt = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            switch errno {
+            case EWOULDBLOCK, EINTR:
+                attempt += 1
+                if monotonicNanoseconds() - start > UInt64(timeout) * 1_000_000 {
+                    throw .lockTimeout(path: path, milliseconds: timeout)
+                }
+                usleep(UInt32(min(attempt, 20) * 250))
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    func close() {
+        if locked { flock(folderFD, LOCK_UN) }
+        Glibc.close(folderFD)
+    }
+
+    func run(_ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?) throws(WriteError) -> AtomicFile.Outcome {
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
+            guard let base = try readTarget(attempt) else { continue }
+            guard let content = try transform(base) else {
+                return AtomicFile.Outcome(snapshot: base, replaced: false, attempts: attempt)
+            }
+            if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES { throw .readOnly(path: path) }
+            let (temporary, written) = try writeTemporary(content, like: base)
+            // The check: the file still holds the bytes we read (slow, so first), and still is
+            // the same file (fast, so last: the window for another writer's rename before our
+            // swap is a few microseconds).
+            guard hasBytes(base), isFile(name, base.identity) else {
+                unlinkat(folderFD, temporary, 0)
+                pause(attempt)
+                continue
+            }
+            options.beforeSwap?()
+            if try swap(temporary) == .exchanged {
+                // The temporary name now holds the file we replaced. Was it the one we checked?
+                guard isFile(temporary, base.identity) else {
+                    // Another writer renamed its file in just then. Put it back at once, so our
+                    // content (without its edit) is visible only for microseconds, and apply
+                    // ours again to its content.
+                    try restore(temporary, ours: written)
+                    continue
+                }
+                unlinkat(folderFD, temporary, 0)
+            }
+            fsync(folderFD)
+            return AtomicFile.Outcome(snapshot: FileSnapshot(bytes: content, identity: written), replaced: true, attempts: attempt)
+        }
+    }
+
+    /// After an exchange displaced another writer's file to `temporary`: swaps it back.
+    /// If yet another writer replaced our file in the meantime, its file (the newest) is left
+    /// in place, as it would have replaced the displaced one without us.
+    func restore(_ temporary: String, ours: FileIdentity) throws(WriteError) {
+        guard renameExchange!(folderFD, temporary, folderFD, name, renameExchangeFlag) == 0 else {
+            throw .system("put back another writer's file (kept as \(folder)/\(temporary))", path: path, errno: errno)
+        }
+        if !isFile(temporary, ours) {
+            _ = renameExchange!(folderFD, temporary, folderFD, name, renameExchangeFlag)
+        }
+        unlinkat(folderFD, temporary, 0)
+    }
+
+    /// The file's current content; nil (after a pause) when a writer was busy with it.
+    func readTarget(_ attempt: Int) throws(WriteError) -> FileSnapshot? {
+        switch reader.read(folder + "/" + name) {
+        case .bytes(let bytes, let identity): return FileSnapshot(bytes: bytes, identity: identity)
+        case .missing: throw .missing(path: path)
+        case .unreadable(let why): throw unreadable(path, why)
+        case .unstable:
+            pause(attempt)
+            return nil
+        }
+    }
+
+    /// Whether `name` in the folder is the file `identity` describes (inode, size, mtime).
+    func isFile(_ name: String, _ identity: FileIdentity) -> Bool {
+        var st = stat()
+        return fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && sameFile(FileIdentity(st), identity)
+    }
+
+    /// Whether the file at the path still holds `snapshot`'s bytes. Timestamps can be coarse:
+    /// a same-size write in place within one clock tick keeps them, so compare the bytes.
+    func hasBytes(_ snapshot: FileSnapshot) -> Bool {
+        guard case .bytes(let bytes, let identity) = reader.read(folder + "/" + name) else { return false }
+        return sameFile(identity, snapshot.identity) && bytes == snapshot.bytes
+    }
+
+    /// Creates `.NAME.synctable.tmp` holding `content`, with the mode and owner of `like`'s
+    /// file, synced to disk. Returns its name and identity.
+    func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> (String, FileIdentity) {
+        var st = stat()
+        let haveStat = fstatat(folderFD, name, &st, 0) == 0
+        var fd: Int32 = -1
+        var temporary = ""
+        while fd < 0 {
+            // Under the lock no other writer of ours is mid-write, so an existing temporary
+            // file is a leftover of a killed one. Without the lock, names must be unique.
+            temporary = locked
+                ? ".\(name).synctable.tmp"
+                : ".\(name).synctable-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+            fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0 {
+                let code = errno
+                guard code == EEXIST else { throw .system("create a temporary file in \(folder)", path: path, errno: code) }
+                if locked { unlinkat(folderFD, temporary, 0) }
+            }
+        }
+        var ok = false
+        defer {
+            Glibc.close(fd)
+            if !ok { unlinkat(folderFD, temporary, 0) }
+        }
+        if haveStat {
+            // Owner first: chown by a non-root user clears set-id bits, which chmod then restores.
+            if fchown(fd, st.st_uid, st.st_gid) != 0 { _ = fchown(fd, uid_t.max, st.st_gid) }
+            _ = fchmod(fd, st.st_mode & 0o7777)
+        }
+        var offset = 0
+        while offset < content.count {
+            let n = content.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system("write a temporary file in \(folder)", path: path, errno: errno)
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
+        var written = stat()
+        guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
+        ok = true
+        return (temporary, FileIdentity(written))
+    }
+
+    enum Swap { case renamed, exchanged }
+
+    /// Puts the temporary file at the path: exchanged (the old file now under the temporary
+    /// name) or renamed over it.
+    func swap(_ temporary: String) throws(WriteError) -> Swap {
+        if let exchange = renameExchange {
+            if exchange(folderFD, temporary, folderFD, name, renameExchangeFlag) == 0 { return .exchanged }
+            let code = errno
+            guard code == EINVAL || code == ENOSYS || code == EOPNOTSUPP else {
+                unlinkat(folderFD, temporary, 0)
+                throw .system("replace the file", path: path, errno: code)
+            }
+        }
+        guard renameat(folderFD, temporary, folderFD, name) == 0 else {
+            let code = errno
+            unlinkat(folderFD, temporary, 0)
+            throw .system("replace the file", path: path, errno: code)
+        }
+        return .renamed
+    }
+}
+
+/// `renameat2` from the C library, found at run time: Glibc's module map does not declare it
+/// (it needs `_GNU_SOURCE`). nil where the library lacks it.
+private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+private let renameExchangeFlag: UInt32 = 1 << 1  // RENAME_EXCHANGE in <linux/fs.h>
+private let renameExchange: RenameAt2? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
+    return unsafeBitCast(symbol, to: RenameAt2.self)
+}()

@@ -1,0 +1,55 @@
+// Why a write to the file did not happen. In every case the file is left as it was.
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONTree
+
+/// Why a write failed. The file is untouched.
+public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The writes cannot be applied to the file's content (a path through a number, …).
+    case edit(JSONEditError)
+    /// The file is not valid JSON.
+    case invalidJSON(JSONParseError)
+    /// No file at the path.
+    case missing(path: String)
+    /// The file cannot be read: why.
+    case unreadable(path: String, reason: String)
+    /// The file cannot be replaced: what failed, on which path, and why.
+    case system(String, path: String, errno: Int32)
+    /// The file (or the path) is not a regular file.
+    case notAFile(path: String)
+    /// The file's permission bits do not let this user write it.
+    case readOnly(path: String)
+    /// Another process changed the file before every one of our attempts.
+    case conflict(path: String, attempts: Int)
+    /// Another writer of this library held the folder's lock for too long.
+    case lockTimeout(path: String, milliseconds: Int)
+
+    /// The file the write was for; nil for errors in the writes themselves.
+    public var path: String? {
+        switch self {
+        case .edit: nil
+        case .invalidJSON: nil
+        case .missing(let path), .unreadable(let path, _), .system(_, let path, _), .notAFile(let path),
+            .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _):
+            path
+        }
+    }
+
+    /// What went wrong, without the file's path.
+    public var message: String {
+        switch self {
+        case .edit(let e): e.description
+        case .invalidJSON(let e): "the file is not valid JSON: \(e)"
+        case .missing: "no such file"
+        case .unreadable(_, let reason): "cannot read: \(reason)"
+        case .system(let what, _, let code): "cannot \(what): \(String(cString: strerror(code)))"
+        case .notAFile: "not a regular file"
+        case .readOnly: "the file is read-only"
+        case .conflict(_, let attempts): "the file changed under every one of \(attempts) attempts to write it; gave up"
+        case .lockTimeout(_, let ms): "another writer held the folder's lock for more than \(ms) ms"
+        }
+    }
+
+    public var description: String { path.map { "\($0): \(message)" } ?? message }
+}

@@ -1,0 +1,176 @@
+// Reading a document's nodes by tape index, without a `JSONNode` per node.
+
+/// A read-only view of a document's bytes and tape, valid only inside `JSONDocument.withTapeReader`.
+///
+/// For code that walks very large documents: the query engine visits a million children per
+/// revision, and a `JSONNode` per visit would retain and release the document each time.
+/// A node is named by its tape index, the same number as `JSONNode.index`.
+///
+/// ```swift
+/// doc.withTapeReader { tape in
+///     tape.forEachMember(of: 0) { key, value in
+///         if tape.kind(value) == .number { total += tape.number(value) }
+///     }
+/// }
+/// ```
+public struct TapeReader {
+    /// The document's bytes.
+    public let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let entries: UnsafeBufferPointer<TapeEntry>
+
+    @inlinable
+    init(bytes: UnsafeBufferPointer<UInt8>, entries: UnsafeBufferPointer<TapeEntry>) {
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    /// Number of nodes on the tape.
+    @inlinable public var count: Int { entries.count }
+
+    /// Byte offset where node `i` starts (a string's opening quote).
+    @inlinable public func start(_ i: Int) -> Int { Int(entries[i].start) }
+    /// Byte offset just after node `i`.
+    @inlinable public func end(_ i: Int) -> Int { Int(entries[i].end) }
+    /// The first byte of node `i`, which tells its kind.
+    @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entries[i].start)] }
+
+    @inlinable
+    public func kind(_ i: Int) -> JSONKind {
+        switch firstByte(i) {
+        case UInt8(ascii: "{"): .object
+        case UInt8(ascii: "["): .array
+        case UInt8(ascii: "\""): .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): .bool
+        case UInt8(ascii: "n"): .null
+        default: .number
+        }
+    }
+
+    @inlinable
+    public func isContainer(_ i: Int) -> Bool {
+        let c = firstByte(i)
+        return c == UInt8(ascii: "{") || c == UInt8(ascii: "[")
+    }
+
+    /// The index of the first node after node `i` and its subtree.
+    @inlinable
+    public func nextIndex(_ i: Int) -> Int {
+        isContainer(i) ? Int(entries[i].payload) : i + 1
+    }
+
+    /// Members of an object (without overridden duplicates) or elements of an array; 0 for scalars.
+    /// - Complexity: O(count): the tape links siblings, it does not store counts.
+    @inlinable
+    public func childCount(_ i: Int) -> Int {
+        var n = 0
+        switch firstByte(i) {
+        case UInt8(ascii: "{"): forEachMember(of: i) { _, _ in n += 1 }
+        case UInt8(ascii: "["): forEachElement(of: i) { _ in n += 1 }
+        default: break
+        }
+        return n
+    }
+
+    /// Whether key node `i` is overridden by a later member with the same key (skipped by `forEachMember`).
+    @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].payload & Tape.shadowed != 0 }
+
+    /// Whether string node `i` holds escapes (its decoded bytes differ from its raw bytes).
+    @inlinable public func hasEscapes(_ i: Int) -> Bool { entries[i].payload & Tape.escaped != 0 }
+
+    /// Calls `body(key, value)` with the tape indexes of each member of object `i`, in file order,
+    /// skipping members overridden by a later duplicate key.
+    /// - Complexity: O(number of members); nested values are skipped in O(1).
+    @inlinable
+    public func forEachMember(of i: Int, _ body: (_ key: Int, _ value: Int) throws -> Void) rethrows {
+        guard firstByte(i) == UInt8(ascii: "{") else { return }
+        var k = i + 1
+        let end = Int(entries[i].payload)
+        while k < end {
+            let v = k + 1
+            let next = nextIndex(v)
+            if entries[k].payload & Tape.shadowed == 0 { try body(k, v) }
+            k = next
+        }
+    }
+
+    /// Calls `body(value)` with the tape index of each element of array `i`, in order.
+    @inlinable
+    public func forEachElement(of i: Int, _ body: (_ value: Int) throws -> Void) rethrows {
+        guard firstByte(i) == UInt8(ascii: "[") else { return }
+        var k = i + 1
+        let end = Int(entries[i].payload)
+        while k < end {
+            let next = nextIndex(k)
+            try body(k)
+            k = next
+        }
+    }
+
+    /// Calls `body` with the decoded UTF-8 bytes of string node `i` (no copy when it has no escapes).
+    /// - Precondition: node `i` is a string (or an object key).
+    @inlinable
+    public func withStringBytes<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let e = entries[i]
+        if e.payload & Tape.escaped == 0 {
+            return try body(UnsafeBufferPointer(rebasing: bytes[Int(e.start + 1)..<Int(e.end - 1)]))
+        }
+        return try decodeString(bytes, Int(e.start), Int(e.end)).withUnsafeBufferPointer(body)
+    }
+
+    /// The value of number node `i`.
+    /// - Precondition: node `i` is a number.
+    @inlinable
+    public func number(_ i: Int) -> Double {
+        parseJSONNumber(UnsafeBufferPointer(rebasing: bytes[start(i)..<end(i)]))
+    }
+
+    /// The value of the member of object `i` whose key has these decoded bytes; nil when there is none
+    /// or node `i` is not an object.
+    /// - Complexity: O(number of members).
+    @inlinable
+    public func member(of i: Int, named key: UnsafeBufferPointer<UInt8>) -> Int? {
+        var found: Int?
+        forEachMember(of: i) { k, v in
+            guard found == nil else { return }
+            let e = entries[k]
+            if e.payload & Tape.escaped == 0 {
+                let n = Int(e.end - e.start) - 2
+                if n == key.count && (n == 0 || bytesEqual(bytes.baseAddress! + Int(e.start) + 1, key.baseAddress!, n)) {
+                    found = v
+                }
+            } else if withStringBytes(k, { s in s.elementsEqual(key) }) {
+                found = v
+            }
+        }
+        return found
+    }
+}
+
+/// Whether `n` bytes at `a` and `b` are equal.
+@inlinable
+public func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    var i = 0
+    while i + 8 <= n {
+        if UnsafeRawPointer(a).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            != UnsafeRawPointer(b).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        {
+            return false
+        }
+        i += 8
+    }
+    while i < n {
+        if a[i] != b[i] { return false }
+        i += 1
+    }
+    return true
+}
+
+extension JSONDocument {
+    /// Calls `body` with a reader of this document's nodes; the reader must not escape the call.
+    @inlinable
+    public func withTapeReader<R>(_ body: (TapeReader) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer { b in
+            try body(TapeReader(bytes: b, entries: UnsafeBufferPointer(start: tape.base, count: tape.count)))
+        }
+    }
+}

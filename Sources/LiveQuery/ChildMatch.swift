@@ -1,0 +1,182 @@
+// Which child of one revision is which child of the next, and which of them changed.
+import JSONTree
+
+/// The children of a location in two revisions, paired by key, each pair marked changed or not.
+///
+/// An edit to a file usually touches a few bytes. Children whose bytes lie entirely in the
+/// documents' common leading bytes (at the same offsets) or common trailing bytes (at the same
+/// distance from the end) are the same key with the same value, so they pair up in O(1) each
+/// without reading a key: the first `prefix` ordinals of both lists, and the last `suffix`.
+/// Only the *middle* between them is paired by key (in file order where it still agrees, by a
+/// hash table otherwise) and compared by value (`JSONNode.valueEquals`: formatting is not a change).
+struct ChildMatch {
+    let old: ChildList
+    let new: ChildList
+    /// `old[0..<prefix]` and `new[0..<prefix]` are the same children, unchanged.
+    let prefix: Int
+    /// The last `suffix` children of both lists are the same children, unchanged.
+    let suffix: Int
+    /// For old ordinals `prefix..<old.count - suffix`: the new ordinal, or -1 when removed.
+    private let oldMiddle: [Int32]
+    /// For new ordinals `prefix..<new.count - suffix`: the old ordinal, or -1 when added.
+    private let newMiddle: [Int32]
+    /// For new ordinals in the middle: paired, and the value differs.
+    private let changedMiddle: [Bool]
+    /// New ordinals that were added or whose value changed, ascending.
+    let dirty: [Int32]
+    /// How many old children have no new counterpart.
+    let removedCount: Int
+
+    /// Whether nothing changed: the same children with the same values at the same ordinals.
+    let isIdentity: Bool
+
+    /// - Complexity: O(n) integer work over the two lists plus O(bytes in common) at memory speed,
+    ///   and O(m) key reads and hashes for the m children in the middle.
+    init(old: ChildList, new: ChildList) {
+        self.init(old: old, new: new, known: nil)
+    }
+
+    /// Pairs children where the first `prefix` and last `suffix` of both lists are already known
+    /// to be the same children, unchanged (see `ChildList.derived`); only the middle is read.
+    init(old: ChildList, new: ChildList, prefix: Int, suffix: Int) {
+        self.init(old: old, new: new, known: (prefix, suffix))
+    }
+
+    private init(old: ChildList, new: ChildList, known: (prefix: Int, suffix: Int)?) {
+        self.old = old
+        self.new = new
+        let nOld = old.count, nNew = new.count
+        var prefix = known?.prefix ?? 0, suffix = known?.suffix ?? 0
+        var oldMiddle = [Int32](), newMiddle = [Int32](), changedMiddle = [Bool]()
+        var dirty = [Int32]()
+        var removed = 0
+        old.document.withTapeReader { ot in
+            new.document.withTapeReader { nt in
+                let sameDocument = old.document === new.document
+                if known == nil { (prefix, suffix) = ChildMatch.commonEnds(old, ot, new, nt, sameDocument: sameDocument) }
+                // The middle.
+                let oldEnd = nOld - suffix, newEnd = nNew - suffix
+                oldMiddle = [Int32](repeating: -1, count: oldEnd - prefix)
+                newMiddle = [Int32](repeating: -1, count: newEnd - prefix)
+                changedMiddle = [Bool](repeating: false, count: newEnd - prefix)
+                func pair(_ o: Int, _ n: Int) {
+                    oldMiddle[o - prefix] = Int32(n)
+                    newMiddle[n - prefix] = Int32(o)
+                    changedMiddle[n - prefix] = !old.sameValue(o, ot, n, of: new, nt)
+                }
+                if old.isArray && new.isArray {
+                    // Array keys are element indexes, ascending in both lists: a merge.
+                    var i = prefix, j = prefix
+                    while i < oldEnd && j < newEnd {
+                        if old.elementIndex(i) == new.elementIndex(j) {
+                            pair(i, j)
+                            i += 1
+                            j += 1
+                        } else if old.elementIndex(i) < new.elementIndex(j) {
+                            i += 1
+                        } else {
+                            j += 1
+                        }
+                    }
+                } else if !old.isArray && !new.isArray {
+                    var i = prefix, j = prefix, oe = oldEnd, ne = newEnd
+                    // Where file order still agrees, pair in order; hash the rest.
+                    while i < oe && j < ne && old.sameKey(i, ot, j, of: new, nt) {
+                        pair(i, j)
+                        i += 1
+                        j += 1
+                    }
+                    while oe > i && ne > j && old.sameKey(oe - 1, ot, ne - 1, of: new, nt) {
+                        pair(oe - 1, ne - 1)
+                        oe -= 1
+                        ne -= 1
+                    }
+                    if i < oe && j < ne {
+                        var table = OrdinalTable(capacity: oe - i)
+                        for o in i..<oe {
+                            let h = ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }
+                            _ = table.insert(Int32(o), hash: h) { _ in false }
+                        }
+                        for n in j..<ne {
+                            let h = nt.withStringBytes(new.keyIndex(n)) { hashBytes($0) }
+                            if let o = table.find(hash: h, isEqual: { old.sameKey(Int($0), ot, n, of: new, nt) }) {
+                                pair(Int(o), n)
+                            }
+                        }
+                    }
+                }
+                for (k, o) in newMiddle.enumerated() where o < 0 || changedMiddle[k] { dirty.append(Int32(prefix + k)) }
+                removed = oldMiddle.reduce(0) { $0 + ($1 < 0 ? 1 : 0) }
+            }
+        }
+        self.prefix = prefix
+        self.suffix = suffix
+        self.oldMiddle = oldMiddle
+        self.newMiddle = newMiddle
+        self.changedMiddle = changedMiddle
+        self.dirty = dirty
+        self.removedCount = removed
+        var identity = dirty.isEmpty && removed == 0 && nOld == nNew
+        if identity {
+            for (k, n) in oldMiddle.enumerated() where Int(n) != prefix + k {
+                identity = false
+                break
+            }
+        }
+        self.isIdentity = identity
+    }
+
+    /// How many leading and trailing children of two lists are the same children, unchanged:
+    /// at the same offsets inside the files' common leading bytes, or at the same distance from
+    /// the end inside their common trailing bytes (a child with the same bytes in both is the
+    /// same key with the same value).
+    /// - Complexity: O(bytes in common) at memory speed, O(n) integer compares.
+    static func commonEnds(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader, sameDocument: Bool) -> (prefix: Int, suffix: Int) {
+        let nOld = old.count, nNew = new.count
+        var prefix = 0, suffix = 0
+        let cp = sameDocument ? ot.bytes.count : commonPrefixLength(ot.bytes, nt.bytes)
+        let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
+        let both = min(nOld, nNew)
+        // Leading children: same offsets, ending inside the common prefix.
+        while prefix < both && old.isArray == new.isArray && old.start(prefix, ot) == new.start(prefix, nt)
+            && old.end(prefix, ot) == new.end(prefix, nt) && old.end(prefix, ot) <= cp
+            && (!old.isArray || old.elementIndex(prefix) == new.elementIndex(prefix))
+        {
+            prefix += 1
+        }
+        // Trailing children: same distance from the end, starting inside the common suffix.
+        let delta = nt.bytes.count - ot.bytes.count
+        let suffixStart = nt.bytes.count - cs
+        while suffix < both - prefix {
+            let o = nOld - 1 - suffix, n = nNew - 1 - suffix
+            guard old.isArray == new.isArray, new.start(n, nt) >= suffixStart, old.start(o, ot) + delta == new.start(n, nt),
+                old.end(o, ot) + delta == new.end(n, nt), !old.isArray || old.elementIndex(o) == new.elementIndex(n)
+            else { break }
+            suffix += 1
+        }
+        return (prefix, suffix)
+    }
+
+    /// The new ordinal of old child `o`, or -1 when it was removed.
+    @inline(__always)
+    func newOrdinal(ofOld o: Int) -> Int {
+        if o < prefix { return o }
+        if o >= old.count - suffix { return o - old.count + new.count }
+        return Int(oldMiddle[o - prefix])
+    }
+
+    /// The old ordinal of new child `n`, or -1 when it was added.
+    @inline(__always)
+    func oldOrdinal(ofNew n: Int) -> Int {
+        if n < prefix { return n }
+        if n >= new.count - suffix { return n - new.count + old.count }
+        return Int(newMiddle[n - prefix])
+    }
+
+    /// Whether new child `n` was there before with a different value.
+    @inline(__always)
+    func isChanged(new n: Int) -> Bool {
+        if n < prefix || n >= new.count - suffix { return false }
+        return changedMiddle[n - prefix]
+    }
+}

@@ -1,0 +1,75 @@
+// Evaluating a query over one revision from scratch.
+import JSONTree
+
+/// A child in range with its place in the order, while a window is being computed.
+struct Entry {
+    var key: SortKey
+    var ordinal: Int32
+}
+
+@inline(__always)
+func entryLess(_ a: Entry, _ b: Entry) -> Bool { compareSortKeys(a.key, b.key) < 0 }
+
+/// How many children beyond its limit a limited window keeps in order, so that rows leaving
+/// the window are refilled without re-reading every child.
+func reserve(forLimit k: Int) -> Int { min(max(k, 16), 1024) }
+
+/// The number of members a limited window keeps after a full evaluation.
+func keptMembers(forLimit k: Int) -> Int { k > Int.max / 4 ? Int.max / 2 : k + reserve(forLimit: k) }
+
+extension Window {
+    /// Evaluates `query` over the children at `path` in `document`.
+    ///
+    /// A path that does not exist, or names a leaf, gives an empty window.
+    /// - Complexity: O(n + k log k) for a limit of k over n children (a selection, then a sort
+    ///   of what it selected); O(n log n) without a limit, O(n) when file order is query order.
+    public init(query: Query, path: Path = .root, document: JSONDocument) {
+        self = Window.evaluate(query, path, ChildList(document: document, path: path))
+    }
+
+    /// Evaluates `query` over `children`, reading every child.
+    static func evaluate(_ query: Query, _ path: Path, _ children: ChildList) -> Window {
+        var members = [Int32]()
+        var boundary: StoredSortKey?
+        children.document.withTapeReader { tape in
+            let arena = ByteArena()
+            let plan = QueryPlan(query, arena: arena)
+            var entries = [Entry]()
+            entries.reserveCapacity(children.count)
+            for o in 0..<children.count {
+                let k = plan.sortKey(o, children, tape, arena)
+                if plan.inRange(k) { entries.append(Entry(key: k, ordinal: Int32(o))) }
+            }
+            if let limit = query.limit, case let keep = keptMembers(forLimit: limit.count), entries.count > keep {
+                switch limit {
+                case .first:
+                    partitionSmallest(&entries, keep, by: entryLess)
+                    entries.removeLast(entries.count - keep)
+                    sortEntries(&entries)
+                    boundary = StoredSortKey(entries[keep - 1].key)
+                case .last:
+                    partitionSmallest(&entries, entries.count - keep, by: entryLess)
+                    entries.removeFirst(entries.count - keep)
+                    sortEntries(&entries)
+                    boundary = StoredSortKey(entries[0].key)
+                }
+            } else {
+                sortEntries(&entries)
+            }
+            members = entries.map(\.ordinal)
+        }
+        return Window(query: query, path: path, children: children, members: members, boundary: boundary)
+    }
+}
+
+/// Sorts entries in query order, skipping the sort when they already are (a file kept in key
+/// order, a collection of push ids).
+/// - Complexity: O(n) when sorted, else O(n log n).
+func sortEntries(_ entries: inout [Entry]) {
+    var sorted = true
+    for i in entries.indices.dropFirst() where !entryLess(entries[i - 1], entries[i]) {
+        sorted = false
+        break
+    }
+    if !sorted { entries.sort(by: entryLess) }
+}
