@@ -1,5 +1,6 @@
 // `synctable list`: one query result, printed as JSON, JSON lines, TSV or a table.
 import ArgumentParser
+import FileStore
 import JSONTree
 import LiveQuery
 import TableUI
@@ -37,9 +38,10 @@ struct List: ParsableCommand {
         let (path, query) = try self.query.resolved()
         let bytes: [UInt8]
         do {
-            bytes = try readInput(file)
+            // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
+            bytes = file == "-" ? try readInput(file) : try AtomicFile.read(file).bytes
         } catch {
-            printError("\(file): error: \(error)")
+            printError("\(file): error: \((error as? WriteError)?.message ?? "\(error)")")
             throw ExitCode(2)
         }
         let document: JSONDocument
