@@ -36,7 +36,7 @@ func matchKeys(_ old: [String], _ new: [String]) -> [Int32] {
     var slots = [UInt64](repeating: 0, count: size)
     var taken = [Bool](repeating: false, count: old.count)
     var touched: UInt64 = 0
-    let block = 16
+    let block = 32
     var hashes = [UInt64](repeating: 0, count: block), candidates = [Int](repeating: -1, count: block)
     let high: UInt64 = 0xFFFF_FFFF_0000_0000
     old.withUnsafeBufferPointer { old in
