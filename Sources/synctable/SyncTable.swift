@@ -1,5 +1,9 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `synctable`: a live table of a JSON file, and headless subcommands for scripts.
 @main
 struct SyncTable: ParsableCommand {
@@ -8,4 +12,20 @@ struct SyncTable: ParsableCommand {
         abstract: "A live table of a JSON file, updated as another process edits it.",
         subcommands: [Validate.self, List.self, Events.self, SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self]
     )
+
+    /// Runs the command. A usage error (an unknown or malformed flag, a bad value) exits
+    /// with status 2, as every error of ours about the command line does, rather than the
+    /// argument parser's 64; help and version still exit 0.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                printError(fullMessage(for: error))
+                Glibc.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

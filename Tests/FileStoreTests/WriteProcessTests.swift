@@ -113,7 +113,10 @@ private let increment: JSON = [".sv": ["increment": 1]]
         var killed = 0, completed = 0, duringWrite = 0
         let temporary = folder.file(".big.json.synctable.tmp")
         var rng = SystemRandomNumberGenerator()
-        for i in 0..<20 {
+        // At least 20 tries; more (up to 80) until one kill has landed mid-write, which a
+        // loaded machine can make rare.
+        for i in 0..<80 {
+            if i >= 20 && duringWrite > 0 { break }
             let before = try #require(readAll(file))
             // The only edit a write may make: this one value, in place.
             let old = "\"row\(i)\": {\"name\": \"player \(i)\", \"score\": \(i)}"
@@ -125,7 +128,7 @@ private let increment: JSON = [".sv": ["increment": 1]]
                 usleep(UInt32.random(in: 0...40_000, using: &rng))
             } else {
                 // Aim at the write itself: once the temporary file exists, within its fsync and rename.
-                let deadline = monotonicNanoseconds() + 500_000_000
+                let deadline = monotonicNanoseconds() + 5_000_000_000  // a loaded machine starts it slowly
                 while access(temporary, F_OK) != 0 && monotonicNanoseconds() < deadline { usleep(50) }
                 writing = access(temporary, F_OK) == 0
                 usleep(UInt32.random(in: 0...2_000, using: &rng))
