@@ -6,10 +6,10 @@
 /// Patience sorting, with the common case first: a value larger than the end of the longest
 /// run so far extends it in O(1), so an almost-sorted sequence (one edit to a large window)
 /// costs O(n) and no search.
-/// - Returns: for each position, whether it belongs to the subsequence; nil when every
-///   non-negative value does (they are already increasing).
+/// - Returns: for each position, whether it belongs to the subsequence, and its length; nil
+///   when every non-negative value does (they are already increasing).
 /// - Complexity: O(n log L) for a subsequence of length L; O(n) when nearly increasing.
-func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> [Bool]? {
+func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> (marks: [Bool], length: Int)? {
     let n = values.count
     var last: Int32 = -1
     var increasing = true
@@ -21,33 +21,35 @@ func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> [Bool
         last = v
     }
     if increasing { return nil }
-    // tails[l]: the position ending the best increasing run of length l + 1 found so far.
+    // tails[l]: the position ending the best increasing run of length l + 1 found so far, and
+    // tailValues[l] its value (searched without going back to `values`).
     let tails = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+    let tailValues = UnsafeMutablePointer<Int32>.allocate(capacity: n)
     let previous = UnsafeMutablePointer<Int32>.allocate(capacity: n)
     defer {
         tails.deallocate()
+        tailValues.deallocate()
         previous.deallocate()
     }
     var length = 0
-    var tailValue: Int32 = -1  // values[tails[length - 1]]
     for i in 0..<n {
         let v = values[i]
         guard v >= 0 else { continue }
-        if length == 0 || tailValue < v {
+        if length == 0 || tailValues[length - 1] < v {
             previous[i] = length > 0 ? tails[length - 1] : -1
             tails[length] = Int32(i)
+            tailValues[length] = v
             length += 1
-            tailValue = v
             continue
         }
         var lo = 0, hi = length - 1
         while lo < hi {
             let mid = (lo + hi) / 2
-            if values[Int(tails[mid])] < v { lo = mid + 1 } else { hi = mid }
+            if tailValues[mid] < v { lo = mid + 1 } else { hi = mid }
         }
         previous[i] = lo > 0 ? tails[lo - 1] : -1
         tails[lo] = Int32(i)
-        if lo == length - 1 { tailValue = v }
+        tailValues[lo] = v
     }
     var marks = [Bool](repeating: false, count: n)
     var p = length > 0 ? Int(tails[length - 1]) : -1
@@ -55,10 +57,10 @@ func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> [Bool
         marks[p] = true
         p = Int(previous[p])
     }
-    return marks
+    return (marks, length)
 }
 
 /// Marks a longest strictly increasing subsequence of `values`.
 func longestIncreasingSubsequence(_ values: [Int32]) -> [Bool] {
-    values.withUnsafeBufferPointer { longestIncreasingSubsequence($0) } ?? values.map { $0 >= 0 }
+    values.withUnsafeBufferPointer { longestIncreasingSubsequence($0)?.marks } ?? values.map { $0 >= 0 }
 }
