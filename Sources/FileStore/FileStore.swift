@@ -1,1 +1,290 @@
-// The FileStore module; see ARCHITECTURE in README.md.
+// The live file store: one JSON file as a sequence of revisions, driven from the caller's poll loop.
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONTree
+
+/// A JSON file watched as a live database: every complete, valid state of the file becomes a
+/// `Revision`, and observers hear about each one on the thread that runs the store's loop.
+///
+/// The store belongs to one thread (it is not `Sendable`). That thread waits in `poll(2)` on
+/// `pollDescriptors` — with its own descriptors beside them, such as the keyboard — and calls
+/// `processPendingChanges()` when any of them is readable. Reading and parsing happen on a worker
+/// thread; observers are called inside `processPendingChanges()`.
+///
+/// ```swift
+/// let store = try FileStore(path: "scores.json")
+/// let top = try store.reference("/players").orderByChild("score").limitToLast(10)
+/// let handle = top.observe(.childAdded) { event in print("added", event.key) }
+/// _ = store.observeStatus { status in print("status:", status.problem?.description ?? "ok") }
+///
+/// var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]           // the keyboard
+/// fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+/// while running {
+///     poll(&fds, nfds_t(fds.count), -1)
+///     if fds.dropFirst().contains(where: { $0.revents != 0 }) {
+///         store.processPendingChanges()                                    // delivers events
+///     }
+///     if fds[0].revents != 0 { handleKeys() }
+/// }
+/// top.removeObserver(handle)
+/// ```
+/// Without a loop of your own, `run(until:)` and `waitForRevision(_:)` drive the store.
+///
+/// How it watches: inotify on the file's folder (so in-place writes, atomic renames, vim's
+/// rename-and-create, deletion and re-creation are all seen), falling back to `stat` every
+/// 100 ms where inotify is unavailable or the folder is missing. The first change after a
+/// quiet moment is read at once; during a burst at most one read is in flight and one is
+/// pending, so a writer saving 1,000 times a second costs a few parses, not a thousand.
+public final class FileStore {
+    /// Tuning; the defaults suit interactive use.
+    public struct Options: Sendable {
+        /// How to watch; nil: inotify when available, else polling.
+        public var watchMode: WatchMode?
+        /// How long a problem seen while a writer is busy (a half-written file, a file renamed
+        /// away by an editor) may last before it is reported. A save that completes sooner is
+        /// never reported as a problem.
+        public var settleMilliseconds: Int
+        /// The `stat` interval when polling.
+        public var pollMilliseconds: Int
+
+        public init(watchMode: WatchMode? = nil, settleMilliseconds: Int = 150, pollMilliseconds: Int = 100) {
+            self.watchMode = watchMode
+            self.settleMilliseconds = max(0, settleMilliseconds)
+            self.pollMilliseconds = max(1, pollMilliseconds)
+        }
+    }
+
+    /// The file's path, as given.
+    public let path: String
+    let absolutePath: String
+    let options: Options
+
+    /// The latest complete, valid state of the file; nil until the first one is read.
+    public internal(set) var currentRevision: Revision?
+    /// The current revision's number, the problem with the file if any, and how it is watched.
+    public internal(set) var status: StoreStatus
+
+    private let worker: ReadWorker
+    private let folderWatch: FolderWatch?
+    private let pollTimer: LoopTimer
+    private let settleTimer: LoopTimer
+    private var poller: StatPoller
+
+    // The read state machine (see `noteChange` and `finish`).
+    private var inFlight: ReadRequest?
+    /// A change was noticed after the read in flight began: read again when it finishes.
+    private var changePending = false
+    /// The last event about the file said its writer had finished.
+    private var lastEventComplete = true
+    /// The settle delay ran out: the next read reports what it finds.
+    private var settleExpired = false
+    /// The last read was superseded; the next one is not, so that a writer faster than our
+    /// reads cannot starve the store of revisions.
+    private var lastReadSuperseded = false
+    private var nextGeneration: UInt64 = 1
+    /// Reads requested before this generation are stale (the store committed its own write since).
+    private var oldestUsefulGeneration: UInt64 = 0
+
+    /// Counts of the store's work, for tests and benchmarks.
+    public private(set) var statistics = Statistics()
+    var observers = ObserverRegistry()
+    private var deliveredStatus: StoreStatus?
+
+    /// Opens a store on `path` and starts reading it (the first revision arrives through the loop).
+    /// A missing or invalid file is not an error: it is reported in `status` and waited for.
+    /// - Throws: `FileStoreError` when the path is empty or the system is out of descriptors.
+    public init(path: String, options: Options = Options()) throws(FileStoreError) {
+        guard !path.isEmpty else { throw .emptyPath }
+        self.path = path
+        self.options = options
+        absolutePath = FileStore.absolute(path)
+        let wake = try WakeSignal()
+        worker = ReadWorker(wake: wake)
+        pollTimer = LoopTimer(wake: wake)
+        settleTimer = LoopTimer(wake: wake)
+        poller = StatPoller(path: absolutePath)
+        folderWatch = options.watchMode == .polling ? nil : FolderWatch(path: absolutePath)
+        status = StoreStatus(revision: 0, problem: nil, watchMode: .polling)
+        if folderWatch?.watch() == true {
+            status.watchMode = .inotify
+        } else {
+            _ = poller.poll()
+            pollTimer.arm(milliseconds: options.pollMilliseconds, repeating: options.pollMilliseconds)
+        }
+        startRead()
+    }
+
+    /// Whether a read (or parse) of the file is in progress on the worker thread.
+    public var isReading: Bool { inFlight != nil }
+
+    /// The descriptors to `poll(2)` for `POLLIN` (one or two; fixed for the store's life): one of
+    /// them is readable when the store has work for `processPendingChanges()` — a change in the
+    /// file's folder, a finished read, a timer.
+    public var pollDescriptors: [Int32] {
+        [worker.wake.fd] + (folderWatch.map { [$0.fd] } ?? [])
+    }
+
+    /// Handles whatever is ready — file changes, finished reads, timers — and delivers the
+    /// resulting events to observers, on the calling thread. Never blocks; call it when
+    /// `pollDescriptor` is readable (calling it at other times is harmless).
+    public func processPendingChanges() {
+        // First, so that a wake-up arriving while the rest runs is kept for the next call.
+        worker.wake.drain()
+        if let folderWatch {
+            // Drained even while polling, so stale events (of a lost folder) cannot keep the
+            // descriptor readable.
+            let wasWatching = folderWatch.isWatching
+            let events = folderWatch.drain()
+            if wasWatching && events.folderLost {
+                folderWatch.unwatch()
+                startPolling()
+            }
+            if wasWatching && events.overflowed { statistics.overflows += 1 }
+            if wasWatching && events.changed { noteChange(complete: events.complete && !events.overflowed) }
+        }
+        if pollTimer.fired() { pollForChanges() }
+        if settleTimer.fired() {
+            settleTimer.disarm()
+            settleExpired = true
+            noteChange(complete: lastEventComplete)
+        }
+        for result in worker.takeFinished() { finish(result) }
+        deliverStatusIfChanged()
+    }
+
+    // MARK: - Watching
+
+    private func startPolling() {
+        status.watchMode = .polling
+        _ = poller.poll()
+        pollTimer.arm(milliseconds: options.pollMilliseconds, repeating: options.pollMilliseconds)
+    }
+
+    private func pollForChanges() {
+        // Back to inotify as soon as the folder can be watched again; anything may have changed.
+        if let folderWatch, !folderWatch.isWatching, folderWatch.watch() {
+            pollTimer.disarm()
+            status.watchMode = .inotify
+            noteChange(complete: false)
+            return
+        }
+        if poller.poll() { noteChange(complete: false) }
+    }
+
+    // MARK: - Reading
+
+    /// Something about the file may have changed: read it now, or after the read in flight.
+    private func noteChange(complete: Bool) {
+        lastEventComplete = complete
+        guard let inFlight else { return startRead() }
+        changePending = true
+        if !lastReadSuperseded { worker.supersede(upTo: inFlight.generation) }
+    }
+
+    private func startRead() {
+        let request = ReadRequest(
+            generation: nextGeneration, path: absolutePath, current: currentRevision?.document,
+            settled: lastEventComplete || settleExpired, listeners: listenerSnapshots)
+        nextGeneration += 1
+        settleExpired = false
+        changePending = false
+        inFlight = request
+        statistics.reads += 1
+        worker.start(request)
+    }
+
+    private func finish(_ result: ReadResult) {
+        inFlight = nil
+        if result.request.generation < oldestUsefulGeneration {
+            // Began before the store's own write: it may hold an older state. The write's own
+            // inotify events have already asked for a fresh read, or will.
+        } else {
+            switch result.outcome {
+            case .parsed(let document, let identity, let changes):
+                statistics.parses += 1
+                lastReadSuperseded = false
+                settleTimer.disarm()
+                publish(document: document, identity: identity, precomputed: changes)
+            case .unchanged:
+                lastReadSuperseded = false
+                settleTimer.disarm()
+                status.problem = nil
+            case .invalid(let error):
+                statistics.parses += 1
+                found(.invalidJSON(error), by: result.request)
+            case .missing: found(.missing, by: result.request)
+            case .unreadable(let why): found(.unreadable(why), by: result.request)
+            case .unstable:
+                statistics.unstableReads += 1
+                changePending = true
+            case .superseded:
+                statistics.superseded += 1
+                lastReadSuperseded = true
+                changePending = true
+            }
+        }
+        if changePending { startRead() }
+    }
+
+    /// A read found the file unusable. Reported at once when no writer was busy; otherwise only
+    /// if it lasts: a newer read is coming, or the settle timer will ask for one.
+    private func found(_ problem: StoreProblem, by request: ReadRequest) {
+        lastReadSuperseded = false
+        if changePending { return }
+        if request.settled {
+            settleTimer.disarm()
+            status.problem = problem
+        } else if !settleTimer.isArmed {
+            settleTimer.arm(milliseconds: options.settleMilliseconds)
+        }
+    }
+
+    /// Makes a new revision current and tells the observers.
+    func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange] = []) {
+        let revision = Revision(
+            number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
+            readAt: monotonicNanoseconds())
+        currentRevision = revision
+        status.revision = revision.number
+        status.problem = nil
+        deliver(revision)
+        deliverQueryEvents(revision, precomputed: precomputed)
+    }
+
+    /// Makes a state the store itself has just written current at once, as one revision.
+    ///
+    /// For the write path (`FileStore+Writing`): call after the rename, with the document
+    /// written and the `stat` of the new file. Reads begun before it are dropped, since they
+    /// may hold an older state; the inotify events of the write itself cause one more read,
+    /// which finds the same bytes and publishes nothing.
+    func commitWrittenRevision(document: JSONDocument, identity: FileIdentity) {
+        oldestUsefulGeneration = nextGeneration
+        if inFlight != nil { changePending = true }
+        settleTimer.disarm()
+        publish(document: document, identity: identity)
+        deliverStatusIfChanged()
+    }
+
+    private func deliverStatusIfChanged() {
+        guard deliveredStatus != status else { return }
+        deliveredStatus = status
+        deliver(status)
+    }
+}
+
+extension FileStore {
+    /// What the store has done so far.
+    public struct Statistics: Sendable, Equatable {
+        /// Reads of the file started.
+        public var reads = 0
+        /// Reads whose bytes were parsed (valid or not); unchanged bytes are not parsed.
+        public var parses = 0
+        /// Reads whose parse was skipped because a newer change had arrived.
+        public var superseded = 0
+        /// Reads that saw the file written to while reading, and so were read again.
+        public var unstableReads = 0
+        /// inotify queue overflows, each answered by a full re-read.
+        public var overflows = 0
+    }
+}

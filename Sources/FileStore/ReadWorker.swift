@@ -1,0 +1,110 @@
+// Reading and parsing off the loop thread: one read in flight, results handed back through a wake-up.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import JSONTree
+import Synchronization
+
+/// One read the loop asks for.
+struct ReadRequest: Sendable {
+    /// Increases with every request; a later request reads a later state of the file.
+    let generation: UInt64
+    let path: String
+    /// The current revision's document: a read of the same bytes needs no parse.
+    let current: JSONDocument?
+    /// Whether no writer was known to be busy when the read began: a problem it finds is
+    /// reported at once rather than after the settle delay.
+    let settled: Bool
+    /// The queries being listened to, so that their next changes are computed here too.
+    let listeners: [ListenerSnapshot]
+}
+
+/// What a read found.
+enum ReadOutcome: Sendable {
+    /// A new valid state, with the listeners' changes to it.
+    case parsed(JSONDocument, FileIdentity, [PrecomputedChange])
+    /// The same bytes as the current revision.
+    case unchanged(FileIdentity)
+    case invalid(JSONParseError)
+    case missing
+    case unreadable(String)
+    /// Written to while being read; read again.
+    case unstable
+    /// A newer change arrived before parsing began, so the parse was skipped.
+    case superseded
+}
+
+struct ReadResult: Sendable {
+    let request: ReadRequest
+    let outcome: ReadOutcome
+}
+
+/// Runs reads on its own serial queue and signals `wake` when one finishes.
+///
+/// The loop keeps at most one request in flight, so a burst of changes costs at most one
+/// read in progress and one pending.
+final class ReadWorker: Sendable {
+    private let queue = DispatchQueue(label: "FileStore.read", qos: .userInitiated)
+    private let reader = SnapshotReader()
+    private let finished = Mutex<[ReadResult]>([])
+    /// Requests with a generation up to this one skip their parse if it has not started.
+    private let supersededUpTo = Atomic<UInt64>(0)
+    let wake: WakeSignal
+
+    init(wake: WakeSignal) {
+        self.wake = wake
+    }
+
+    func start(_ request: ReadRequest) {
+        queue.async { [self] in
+            let result = ReadResult(request: request, outcome: perform(request))
+            finished.withLock { $0.append(result) }
+            wake.signal()
+        }
+    }
+
+    /// Asks requests up to `generation` not to begin parsing: a newer state is waiting.
+    func supersede(upTo generation: UInt64) {
+        supersededUpTo.max(generation, ordering: .relaxed)
+    }
+
+    func takeFinished() -> [ReadResult] {
+        finished.withLock { results in
+            defer { results.removeAll() }
+            return results
+        }
+    }
+
+    /// - Complexity: O(file size).
+    private func perform(_ request: ReadRequest) -> ReadOutcome {
+        switch reader.read(request.path) {
+        case .missing: return .missing
+        case .unreadable(let why): return .unreadable(why)
+        case .unstable: return .unstable
+        case .bytes(let bytes, let identity):
+            if let current = request.current, sameBytes(current.bytes, bytes) { return .unchanged(identity) }
+            if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
+            let document: JSONDocument
+            do {
+                document = try JSONDocument(parsing: bytes)
+            } catch {
+                return .invalid(error)
+            }
+            // Window evaluation can cost as much as the parse on large files: it is done here
+            // too, so the loop thread only delivers.
+            let changes = request.listeners.map { listener in
+                PrecomputedChange(group: listener.group, version: listener.version, change: listener.change(to: document))
+            }
+            return .parsed(document, identity, changes)
+        }
+    }
+}
+
+/// - Complexity: O(n), one `memcmp`.
+func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    return a.withUnsafeBytes { pa in
+        b.withUnsafeBytes { pb in a.isEmpty || memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 }
+    }
+}

@@ -1,0 +1,51 @@
+// What the store can tell a status bar: the current revision, and what is wrong, if anything.
+import JSONTree
+
+/// Why the file's current state is not a revision.
+public enum StoreProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The file is not valid JSON (a half-written file, a typo); the last good revision stays current.
+    case invalidJSON(JSONParseError)
+    /// The file does not exist (yet, or any more). The store waits for it to appear.
+    case missing
+    /// The file exists but cannot be read (permissions, a directory, an I/O error).
+    case unreadable(String)
+
+    /// One line for a person.
+    public var description: String {
+        switch self {
+        case .invalidJSON(let e): "invalid JSON at line \(e.line), column \(e.column): \(e.message)"
+        case .missing: "file not found"
+        case .unreadable(let why): "cannot read file: \(why)"
+        }
+    }
+
+    /// The line and column of a JSON error; nil for other problems.
+    public var position: (line: Int, column: Int)? {
+        if case .invalidJSON(let e) = self { return (e.line, e.column) }
+        return nil
+    }
+}
+
+/// How the store learns about changes.
+public enum WatchMode: Sendable, Equatable {
+    /// inotify on the file's folder: changes are seen as they happen.
+    case inotify
+    /// `stat` every 100 ms: where inotify is unavailable, or the folder itself is missing.
+    case polling
+}
+
+/// The store's state, for a status bar.
+public struct StoreStatus: Sendable, Equatable {
+    /// The current revision's number; 0 before the first one.
+    public var revision: Int
+    /// What is wrong with the file now; nil when its current state is the current revision.
+    public var problem: StoreProblem?
+    /// How changes are being watched.
+    public var watchMode: WatchMode
+
+    public init(revision: Int, problem: StoreProblem?, watchMode: WatchMode) {
+        self.revision = revision
+        self.problem = problem
+        self.watchMode = watchMode
+    }
+}

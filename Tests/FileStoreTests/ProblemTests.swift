@@ -1,0 +1,107 @@
+// Invalid, half-written, missing and unreadable files: reported, never a revision, cleared when fixed.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import Testing
+
+@Suite struct ProblemTests {
+    @Test func invalidJSONIsReportedWithPositionAndClearedWhenValid() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"a":1}"#)
+        let r = try RecordingStore(path: path)
+        try r.store.waitForRevision(1, timeoutMilliseconds: 5000)
+
+        let broken = "{\n  \"a\": 2,\n}"
+        writeByRename(path, broken)
+        r.run { r.store.status.problem != nil }
+        let expected: JSONParseError
+        do {
+            _ = try JSONDocument(parsing: broken)
+            Issue.record("the fixture should be invalid")
+            return
+        } catch { expected = error }
+        #expect(r.store.status.problem == .invalidJSON(expected))
+        #expect(r.store.status.problem?.position?.line == 3)
+        #expect(r.store.status.revision == 1)
+        #expect(r.currentText == #"{"a":1}"#)
+
+        writeInPlace(path, #"{"a":3}"#)
+        r.waitForContent(#"{"a":3}"#)
+        #expect(r.store.status == StoreStatus(revision: 2, problem: nil, watchMode: .inotify))
+        // The status went: loading, fine, invalid, fine again — with no revision for the invalid state.
+        #expect(r.statuses.map(\.revision) == [0, 1, 1, 2])
+        #expect(r.statuses.map { $0.problem == nil } == [true, true, false, true])
+        #expect(r.revisions.count == 2)
+    }
+
+    /// Going back to exactly the last good bytes clears the problem without a new revision.
+    @Test func restoringTheLastGoodStateClearsTheProblem() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"a":1}"#)
+        let r = try RecordingStore(path: path)
+        try r.store.waitForRevision(1, timeoutMilliseconds: 5000)
+        writeInPlace(path, #"{"a":"#)
+        r.run { r.store.status.problem != nil }
+        writeInPlace(path, #"{"a":1}"#)
+        r.run { r.store.status.problem == nil }
+        #expect(r.revisions.count == 1)
+    }
+
+    /// A writer still holding the file open with half its content: not reported until the
+    /// settle delay passes, then reported; finishing the write clears it.
+    @Test func halfWrittenFileIsReportedOnlyWhenItLasts() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"a":1}"#)
+        let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 300))
+        try r.store.waitForRevision(1, timeoutMilliseconds: 5000)
+
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        _ = write(fd, "{\"a\":", 5)
+        let start = monotonicNanoseconds()
+        r.run { r.store.status.problem != nil }
+        let waited = monotonicNanoseconds() - start
+        #expect(waited >= 250_000_000, "reported after \(waited / 1_000_000) ms, before the settle delay")
+        #expect(r.store.status.problem?.position != nil)
+
+        _ = write(fd, "2}", 2)
+        close(fd)
+        r.waitForContent(#"{"a":2}"#)
+        #expect(r.store.status.problem == nil)
+        #expect(r.contents == [#"{"a":1}"#, #"{"a":2}"#])
+    }
+
+    @Test func emptyFileIsInvalid() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, "")
+        let r = try RecordingStore(path: path)
+        r.run { r.store.status.problem != nil }
+        #expect(r.store.status.problem?.position?.line == 1)
+        #expect(r.store.currentRevision == nil)
+    }
+
+    @Test func directoryAndUnreadableFileAreReported() throws {
+        let folder = ScratchFolder()
+        let dir = folder.file("dir.json")
+        mkdir(dir, 0o755)
+        let r = try RecordingStore(path: dir)
+        r.run { r.store.status.problem != nil }
+        #expect(r.store.status.problem == .unreadable("is a directory, not a JSON file"))
+
+        // Permission bits do not stop root; a FIFO is unreadable for everyone.
+        let fifo = folder.file("fifo.json")
+        mkfifo(fifo, 0o644)
+        let f = try RecordingStore(path: fifo)
+        f.run { f.store.status.problem != nil }
+        #expect(f.store.status.problem == .unreadable("not a regular file"))
+    }
+
+    @Test func emptyPathIsAnError() {
+        #expect(throws: FileStoreError.emptyPath) { try FileStore(path: "") }
+    }
+}

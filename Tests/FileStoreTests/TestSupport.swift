@@ -1,0 +1,106 @@
+// Helpers for the store's tests: scratch folders, real writer processes, waiting on a store.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import Synchronization
+import Testing
+
+/// The package root, found from this file's path.
+let packageRoot: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)  // Tests/FileStoreTests/TestSupport.swift
+    return parts.joined(separator: "/")
+}()
+
+private let folderCounter = Atomic<Int>(0)
+
+/// A fresh folder, removed when the value goes away. Outside /tmp by default (under the
+/// package's `.build-tests-tmp/`), because editors save differently under /tmp.
+final class ScratchFolder {
+    let path: String
+
+    init(underTmp: Bool = false) {
+        let n = folderCounter.add(1, ordering: .relaxed).newValue
+        let base = underTmp ? "/tmp" : packageRoot + "/.build-tests-tmp"
+        mkdir(base, 0o755)
+        path = base + "/filestore-\(getpid())-\(n)"
+        shell("rm -rf \"$1\" && mkdir -p \"$1\"", path)
+    }
+
+    deinit { shell("rm -rf \"$1\"", path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Runs `command` with /bin/sh, arguments as $1, $2, …; returns the exit status.
+@discardableResult
+func shell(_ command: String, _ arguments: String...) -> Int32 {
+    spawnAndWait(["/bin/sh", "-c", command, "sh"] + arguments)
+}
+
+/// Runs a program (argv[0] is a path) and waits for it; returns its exit status.
+@discardableResult
+func spawnAndWait(_ argv: [String]) -> Int32 {
+    var pid = pid_t()
+    let cArgs = argv.map { strdup($0) } + [nil]
+    defer { cArgs.forEach { free($0) } }
+    guard posix_spawn(&pid, argv[0], nil, nil, cArgs, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
+/// Writes `text` to `path` from this process, in place (truncate, write, close).
+func writeInPlace(_ path: String, _ text: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    precondition(fd >= 0, "cannot open \(path)")
+    var text = text
+    text.withUTF8 { p in _ = write(fd, p.baseAddress, p.count) }
+    close(fd)
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over `path`.
+func writeByRename(_ path: String, _ text: String) {
+    writeInPlace(path + ".tmp", text)
+    rename(path + ".tmp", path)
+}
+
+/// A store with a record of what it delivered.
+final class RecordingStore {
+    let store: FileStore
+    private(set) var revisions: [Revision] = []
+    private(set) var statuses: [StoreStatus] = []
+
+    init(path: String, options: FileStore.Options = .init()) throws {
+        store = try FileStore(path: path, options: options)
+        store.observeRevisions { [unowned self] in revisions.append($0) }
+        store.observeStatus { [unowned self] in statuses.append($0) }
+    }
+
+    /// Runs the loop until `condition` holds; records an issue after `seconds`.
+    func run(seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation, until condition: () -> Bool) {
+        do {
+            try store.run(timeoutMilliseconds: Int(seconds * 1000), until: condition)
+        } catch {
+            Issue.record("\(error) waiting; status \(store.status), contents \(contents)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Runs the loop until the current revision's bytes are `text`.
+    func waitForContent(_ text: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) {
+        run(seconds: seconds, sourceLocation: sourceLocation) { currentText == text }
+    }
+
+    /// Runs the loop for `milliseconds` whatever happens, so that late events can arrive.
+    func settle(milliseconds: Int = 300) {
+        let end = monotonicNanoseconds() + UInt64(milliseconds) * 1_000_000
+        while case let now = monotonicNanoseconds(), now < end {
+            store.waitAndProcessChanges(timeoutMilliseconds: Int((end - now) / 1_000_000) + 1)
+        }
+    }
+
+    var currentText: String? { store.currentRevision.map { String(decoding: $0.document.bytes, as: UTF8.self) } }
+    var contents: [String] { revisions.map { String(decoding: $0.document.bytes, as: UTF8.self) } }
+}
