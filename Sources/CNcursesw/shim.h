@@ -8,6 +8,8 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #endif
 #include <locale.h>
+#include <langinfo.h>
+#include <string.h>
 #include <ncursesw/curses.h>
 
 static inline WINDOW *cn_stdscr(void) { return stdscr; }
@@ -32,5 +34,12 @@ static inline mmask_t cn_button4_pressed(void) { return BUTTON4_PRESSED; }
 static inline mmask_t cn_button5_pressed(void) { return BUTTON5_PRESSED; }
 static inline mmask_t cn_button1_clicked(void) { return BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED; }
 static inline int cn_setlocale_all(void) { return setlocale(LC_ALL, "") != NULL; }
+static inline int cn_locale_is_utf8(void) { const char *c = nl_langinfo(CODESET); return c != NULL && strcmp(c, "UTF-8") == 0; }
+static inline int cn_setlocale_ctype(const char *name) { return setlocale(LC_CTYPE, name) != NULL; }
+/* glibc declares wcwidth only under _XOPEN_SOURCE; ncurses measures characters with it. */
+static inline int cn_wcwidth(wchar_t c) { extern int wcwidth(wchar_t); return wcwidth(c); }
+static inline mmask_t cn_button1_pressed(void) { return BUTTON1_PRESSED; }
+static inline mmask_t cn_button1_released(void) { return BUTTON1_RELEASED; }
+static inline mmask_t cn_button1_clicked_only(void) { return BUTTON1_CLICKED; }
 
 #endif

@@ -1,0 +1,31 @@
+// What the table shows: columns and rows of text, read on demand.
+
+/// One column: its header and how its cells are laid out.
+public struct TableColumn: Hashable, Sendable {
+    /// The header text (sanitised before drawing, like every cell).
+    public var title: String
+    /// Numbers are right-aligned, and a changed number shows ↑ or ↓.
+    public var isNumeric: Bool
+    /// The narrowest the column gets, in cells (when the terminal is wide enough).
+    public var minWidth: Int
+    /// The widest the column gets; longer text is cut with `…`.
+    public var maxWidth: Int
+
+    public init(_ title: String, numeric: Bool = false, minWidth: Int = 1, maxWidth: Int = 40) {
+        self.title = title
+        self.isNumeric = numeric
+        self.minWidth = max(1, minWidth)
+        self.maxWidth = max(self.minWidth, maxWidth)
+    }
+}
+
+/// The rows a `TableView` shows. The table only reads it: for visible rows on each
+/// render, and the count when a batch or reload arrives. Change it first, then tell the
+/// table (`performBatchUpdates`, `reloadData`), as with a list view on a phone.
+public protocol TableDataSource: AnyObject {
+    var columns: [TableColumn] { get }
+    var numberOfRows: Int { get }
+    /// The cells of `row` (0..<numberOfRows), one per column, as raw untrusted text: the
+    /// table sanitises them. Missing cells show empty; extra ones are ignored.
+    func cells(ofRow row: Int) -> [String]
+}

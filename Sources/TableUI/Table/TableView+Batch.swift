@@ -1,0 +1,139 @@
+// Applying a batch: the selection follows its row, the screen keeps its rows on their
+// lines, and the changed rows start their animations.
+
+extension TableView {
+    /// Applies a batch of row changes, after the data source has changed.
+    ///
+    /// Deletes and move sources are old indexes, inserts and move destinations new ones,
+    /// all at once (see `TableBatch`). The selected row stays selected and on its screen
+    /// line when rows appear or vanish above it; when it is deleted its neighbour takes
+    /// its place. Closing lines of an earlier batch close now; its other animations follow
+    /// their rows. A row reloaded again restarts its flash.
+    ///
+    /// - Parameter now: the clock animations start from (`TableClock.now()`).
+    /// - Throws: `TableBatchError` when the batch does not fit the table's row count and
+    ///   the data source's (counts that do not balance, indexes out of range, an index
+    ///   named twice). The table has then reloaded everything and is consistent.
+    public func performBatchUpdates(_ batch: TableBatch, now: Double = TableClock.now()) throws(TableBatchError) {
+        let newCount = dataSource.numberOfRows
+        do {
+            try batch.validate(tableCount: rowCount, newCount: newCount)
+        } catch {
+            reloadData()
+            throw error
+        }
+        let mapping = BatchMapping(batch)
+        let before = anchor()
+        let oldSelection = state.selection
+
+        // Earlier animations: closing lines are done; the rest follow their rows.
+        var animations: [RowAnimation] = []
+        for var a in state.animations where !a.isDelete {
+            guard let r = mapping.newIndex(ofOld: a.row) else { continue }
+            a.row = r
+            animations.append(a)
+        }
+        state.selection = oldSelection.flatMap { mapping.newIndex(ofOld: $0) ?? mapping.neighbour(ofDeleted: $0) }
+        if state.selection == nil && newCount > 0 { state.selection = 0 }
+
+        // What the canvas shows and the cells we hold move with their rows.
+        for i in shownBody.indices {
+            if case .row(let r)? = shownBody[i]?.key {
+                shownBody[i]?.key = mapping.newIndex(ofOld: r).map { .row($0) }
+            } else {
+                shownBody[i]?.key = nil
+            }
+        }
+        let oldCells = rowCells
+        rowCells = [:]
+        for (r, cells) in oldCells {
+            if let n = mapping.newIndex(ofOld: r), !batch.reloads.contains(where: { $0.old == r }) { rowCells[n] = cells }
+        }
+        rowCount = newCount
+        state.clock = now
+
+        var closingOfSelection: Int?
+        if settings.animationsEnabled {
+            for d in batch.deletes.sorted() {
+                guard let cells = oldCells[d] else { continue }  // not on screen: nothing to close
+                let id = newAnimationID()
+                animations.append(RowAnimation(id: id, kind: .delete(cells: cells), row: mapping.closingPosition(ofDeleted: d),
+                                               start: now, duration: settings.deleteDuration, wasSelected: d == oldSelection))
+                if d == oldSelection { closingOfSelection = id }
+            }
+            for i in batch.inserts {
+                animations.append(RowAnimation(id: newAnimationID(), kind: .insert, row: i, start: now,
+                                               duration: settings.insertDuration))
+            }
+            for m in batch.moves {
+                animations.removeAll { $0.row == m.to && $0.kind.isMove }
+                animations.append(RowAnimation(id: newAnimationID(), kind: .move(up: mapping.movedUp(from: m.from, to: m.to)),
+                                               row: m.to, start: now, duration: settings.moveDuration))
+            }
+            for r in batch.reloads {
+                let changes = cellChanges(old: oldCells[r.old], new: r.new)
+                animations.removeAll { $0.row == r.new && $0.kind.isReload }
+                animations.append(RowAnimation(id: newAnimationID(), kind: .reload(changes: changes), row: r.new,
+                                               start: now, duration: settings.reloadDuration))
+            }
+        }
+        state.animations = animations
+
+        // Keep the anchored row on its line (its closing line, when it was the deleted selection).
+        if let before, case .row(let r) = before.item {
+            let item: DisplayItem?
+            if let n = mapping.newIndex(ofOld: r) {
+                item = .row(n)
+            } else if r == oldSelection, let id = closingOfSelection {
+                item = .closing(id: id)
+            } else {
+                item = mapping.neighbour(ofDeleted: r).map { .row($0) }
+            }
+            restore(item.map { Anchor(item: $0, line: before.line) })
+        } else {
+            clampOffset()
+        }
+    }
+
+    /// How each cell of a reloaded row changed, comparing the cells shown before with the
+    /// data source's new ones (numbers by value, for ↑ and ↓). Empty when the old cells
+    /// are unknown (the row was not on screen).
+    private func cellChanges(old: [String]?, new row: Int) -> [CellChange] {
+        guard let old else { return [] }
+        let columns = dataSource.columns
+        let new = dataSource.cells(ofRow: row).map { sanitize($0, scalarLimit: TableView.cellScalarLimit) }
+        return columns.indices.map { i in
+            let a = i < old.count ? old[i] : ""
+            let b = i < new.count ? new[i] : ""
+            if a == b { return .same }
+            if columns[i].isNumeric, let x = Double(a.trimmingSpaces), let y = Double(b.trimmingSpaces), x != y {
+                return y > x ? .increased : .decreased
+            }
+            return .changed
+        }
+    }
+
+    private func newAnimationID() -> Int {
+        defer { nextAnimationID += 1 }
+        return nextAnimationID
+    }
+}
+
+extension RowAnimation.Kind {
+    var isMove: Bool {
+        if case .move = self { return true }
+        return false
+    }
+
+    var isReload: Bool {
+        if case .reload = self { return true }
+        return false
+    }
+}
+
+extension String {
+    var trimmingSpaces: Substring {
+        let s = drop { $0 == " " }
+        return s.dropLast(s.reversed().prefix { $0 == " " }.count)
+    }
+}

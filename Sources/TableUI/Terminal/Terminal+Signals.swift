@@ -1,0 +1,57 @@
+// Putting the terminal back when the program is killed or crashes: a signal handler that
+// only does async-signal-safe things (write(2) of bytes prepared in advance, tcsetattr(3))
+// and then re-raises the signal with its default action.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the handler needs, prepared while the terminal opens.
+struct EmergencyRestore {
+    var armed: Int32
+    var fd: Int32
+    var length: Int
+    var shellMode: termios
+}
+
+// Raw memory allocated once, so the handler reads it without touching the Swift runtime
+// (no allocation, no reference counting). `nonisolated(unsafe)`: the pointers never change;
+// the memory is written only by `armEmergencyRestore`/`disarmEmergencyRestore` on the
+// thread that owns the terminal, and read by the signal handler, which is the point.
+nonisolated(unsafe) private let emergencyState: UnsafeMutablePointer<EmergencyRestore> = {
+    let p = UnsafeMutablePointer<EmergencyRestore>.allocate(capacity: 1)
+    p.initialize(to: EmergencyRestore(armed: 0, fd: -1, length: 0, shellMode: termios()))
+    return p
+}()
+private let emergencyCapacity = 1024
+nonisolated(unsafe) private let emergencyBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+
+/// Signals that end the program: the terminal is restored, then the signal's default
+/// action runs (so a crash still dumps core and the exit status still tells).
+let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP]
+
+private func restoreOnSignal(_ signal: Int32) {
+    let state = emergencyState
+    if state.pointee.armed != 0 {
+        state.pointee.armed = 0
+        _ = write(state.pointee.fd, emergencyBytes, state.pointee.length)
+        _ = tcsetattr(state.pointee.fd, TCSANOW, &state.pointee.shellMode)
+    }
+    _ = Glibc.signal(signal, SIG_DFL)
+    _ = raise(signal)
+}
+
+/// Arms the handler: `bytes` (the terminal's own "leave the alternate screen, show the
+/// cursor, reset attributes" strings) go to `fd`, then `shellMode` is set back.
+/// Returns the handlers it replaced, for `disarmEmergencyRestore`.
+func armEmergencyRestore(fd: Int32, bytes: [UInt8], shellMode: termios) -> [(Int32, sighandler_t?)] {
+    let n = min(bytes.count, emergencyCapacity)
+    bytes.withUnsafeBufferPointer { emergencyBytes.update(from: $0.baseAddress!, count: n) }
+    emergencyState.pointee = EmergencyRestore(armed: 1, fd: fd, length: n, shellMode: shellMode)
+    return fatalSignals.map { ($0, Glibc.signal($0, restoreOnSignal)) }
+}
+
+/// Disarms the handler and puts back the handlers `armEmergencyRestore` replaced.
+func disarmEmergencyRestore(_ previous: [(Int32, sighandler_t?)]) {
+    emergencyState.pointee.armed = 0
+    for (signal, handler) in previous { _ = Glibc.signal(signal, handler) }
+}
