@@ -74,7 +74,8 @@ public struct RowAnimation: Hashable, Sendable {
         guard t < end else { return nil }
         let n = steps(settings)
         guard duration > 0 else { return n - 1 }
-        return min(n - 1, max(0, Int((t - start) / duration * Double(n))))
+        // The epsilon puts a frame boundary computed by `nextChange` in the frame it starts.
+        return min(n - 1, max(0, Int((t - start) / duration * Double(n) + 1e-9)))
     }
 
     /// When the frame after the one shown at `t` begins (or the animation ends).
