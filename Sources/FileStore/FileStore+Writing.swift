@@ -1,0 +1,127 @@
+// Writing to the JSON file: set, update, push and remove, as atomic, minimal edits that the
+// store's own listeners see at once.
+import JSONTree
+import LiveQuery
+
+/// What a write did.
+public struct WriteResult: Sendable {
+    /// The file's content after the write (its content when the write changed nothing).
+    public let document: JSONDocument
+    /// The file's identity then.
+    public let identity: FileIdentity
+    /// Whether the file was replaced; false when the writes changed nothing.
+    public let changed: Bool
+    /// 1, or more when the file changed under the write and it was applied again.
+    public let attempts: Int
+}
+
+extension FileStore {
+    /// Push ids for every store of the process (one generator, so ids stay in creation order).
+    static let pushIDs = PushIDGenerator()
+
+    /// Applies `writes` to the JSON file at `path` as one atomic, minimal edit (see
+    /// `JSONDocument.applying` and `AtomicFile.modify`), without a store.
+    ///
+    /// The writes are applied to the file's content at the moment of writing; when another
+    /// process changes the file meanwhile, they are applied again to its new content, server
+    /// values included.
+    /// - Parameters:
+    ///   - basedOn: a parse of the content the caller last saw, reused when the file still
+    ///     has exactly those bytes.
+    ///   - serverTime: the clock for `{".sv": "timestamp"}`, in milliseconds since 1970.
+    /// - Throws: `WriteError`; the file is untouched.
+    public static func write(
+        _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options = .init(),
+        basedOn hint: JSONDocument? = nil,
+        serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }
+    ) throws(WriteError) -> WriteResult {
+        var last: JSONDocument?
+        let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) in
+            let document: JSONDocument
+            if let hint, hint.bytes == snapshot.bytes {
+                document = hint
+            } else {
+                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes) } catch { throw .invalidJSON(error) }
+            }
+            let edited: JSONDocument
+            do throws(JSONEditError) { edited = try document.applying(writes, serverTime: serverTime()) } catch { throw .edit(error) }
+            last = edited
+            return edited === document ? nil : edited.bytes
+        }
+        let bytes = outcome.snapshot.bytes
+        let document: JSONDocument
+        if let last, last.bytes == bytes {
+            document = last
+        } else {
+            // The file holds content other than our last edit (another writer's, put back).
+            do throws(JSONParseError) { document = try JSONDocument(parsing: bytes) } catch { throw .invalidJSON(error) }
+        }
+        return WriteResult(document: document, identity: outcome.snapshot.identity, changed: outcome.replaced, attempts: outcome.attempts)
+    }
+
+    /// Applies `writes` to the store's file as one atomic, minimal edit, and makes the result
+    /// the current revision at once: observers hear about it, as one revision, before this
+    /// returns, with the same events as if another process had written it. (The file system's
+    /// notice of the write later finds the same bytes and publishes nothing.)
+    ///
+    /// Blocks the calling thread (the store's) for the write, which includes `fsync`.
+    /// - Throws: `WriteError`; the file and the store are untouched.
+    @discardableResult
+    public func write(_ writes: [JSONWrite]) throws(WriteError) -> WriteResult {
+        let result = try FileStore.write(writes, toFile: absolutePath, basedOn: currentRevision?.document)
+        if currentRevision?.document.bytes != result.document.bytes {
+            commitWrittenRevision(document: result.document, identity: result.identity)
+        }
+        return result
+    }
+
+    /// Replaces the value at `path` (null removes it).
+    @discardableResult
+    public func set(_ path: Path, _ value: JSON) throws(WriteError) -> WriteResult {
+        try write(JSONWrite.set(path, value))
+    }
+
+    /// Replaces the value at each `path + relative path`, all in one write.
+    @discardableResult
+    public func update(_ path: Path, _ values: [(path: Path, value: JSON)]) throws(WriteError) -> WriteResult {
+        try write(JSONWrite.update(path, values))
+    }
+
+    /// Adds `value` under `path` with a new push id as its key.
+    /// - Returns: the new key.
+    @discardableResult
+    public func push(_ path: Path, _ value: JSON) throws(WriteError) -> String {
+        let key = FileStore.pushIDs.next()
+        try write(JSONWrite.set(path.child(key), value))
+        return key
+    }
+
+    /// Removes the value at `path` (and any object left empty above it).
+    @discardableResult
+    public func remove(_ path: Path) throws(WriteError) -> WriteResult {
+        try write(JSONWrite.remove(path))
+    }
+}
+
+extension StoreReference {
+    /// Replaces the value at this location (null removes it).
+    @discardableResult
+    public func set(_ value: JSON) throws(WriteError) -> WriteResult { try store.set(path, value) }
+
+    /// Replaces the value at each relative path below this location, all in one write.
+    @discardableResult
+    public func update(_ values: [(path: Path, value: JSON)]) throws(WriteError) -> WriteResult {
+        try store.update(path, values)
+    }
+
+    /// Adds `value` under this location with a new push id as its key.
+    /// - Returns: a reference to the new child.
+    @discardableResult
+    public func push(_ value: JSON) throws(WriteError) -> StoreReference {
+        child(try store.push(path, value))
+    }
+
+    /// Removes this location.
+    @discardableResult
+    public func remove() throws(WriteError) -> WriteResult { try store.remove(path) }
+}

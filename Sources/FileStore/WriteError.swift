@@ -1,0 +1,43 @@
+// Why a write to the file did not happen. In every case the file is left as it was.
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONTree
+
+/// Why a write failed. The file is untouched.
+public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The writes cannot be applied to the file's content (a path through a number, …).
+    case edit(JSONEditError)
+    /// The file is not valid JSON.
+    case invalidJSON(JSONParseError)
+    /// No file at the path.
+    case missing(path: String)
+    /// The file cannot be read: why.
+    case unreadable(path: String, reason: String)
+    /// The file cannot be replaced: what failed, on which path, and why.
+    case system(String, path: String, errno: Int32)
+    /// The file (or the path) is not a regular file.
+    case notAFile(path: String)
+    /// The file's permission bits do not let this user write it.
+    case readOnly(path: String)
+    /// Another process changed the file before every one of our attempts.
+    case conflict(path: String, attempts: Int)
+    /// Another writer of this library held the folder's lock for too long.
+    case lockTimeout(path: String, milliseconds: Int)
+
+    public var description: String {
+        switch self {
+        case .edit(let e): return e.description
+        case .invalidJSON(let e): return "the file is not valid JSON: \(e)"
+        case .missing(let path): return "\(path): no such file"
+        case .unreadable(let path, let reason): return "\(path): cannot read: \(reason)"
+        case .system(let what, let path, let code): return "\(path): cannot \(what): \(String(cString: strerror(code)))"
+        case .notAFile(let path): return "\(path): not a regular file"
+        case .readOnly(let path): return "\(path): the file is read-only"
+        case .conflict(let path, let attempts):
+            return "\(path): the file changed under every one of \(attempts) attempts to write it; gave up"
+        case .lockTimeout(let path, let ms):
+            return "\(path): another writer held the folder's lock for more than \(ms) ms"
+        }
+    }
+}

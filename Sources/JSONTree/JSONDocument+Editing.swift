@@ -1,0 +1,351 @@
+// Minimal edits: applying writes to a parsed document by splicing only the bytes of the
+// values that change. Key order, indentation, spacing, number spelling and every other
+// member stay byte-identical.
+//
+// Rules (those of the Realtime Database, adapted to a file):
+// - Writing null, `{}` or `[]` removes; null members inside written objects are dropped.
+// - A container left with no children (only null ones) by a removal is removed too, up to
+//   the root. The root is never removed: it becomes `{}` when set to null, or an empty
+//   container of its kind when its last child is removed.
+// - Missing intermediate objects are created; a null on the way counts as missing.
+// - Writing below a number, string or boolean is an error; removing below one does nothing.
+// - Array elements are addressed by index keys ("0", "1", …). Removing an element writes
+//   `null` in its place so the others keep their indexes (null elements are not children);
+//   removing the last element also drops the nulls before it. Writing past the end pads
+//   with nulls (at most `maximumArrayPadding`). Other keys in an array are an error.
+// - Setting an object over an object (or an array over an array) edits only the members
+//   that differ; equal values keep their bytes (`1.0` stays `1.0` when set to 1).
+// - With duplicate keys, the effective (last) member is edited; removing a key removes
+//   every duplicate, so an earlier one cannot reappear.
+// - New members go at the end of their object, laid out like its other members (or like
+//   the nearest enclosing container when it is empty).
+
+extension JSONDocument {
+    /// Applies `writes` as one edit and returns the edited document (`self` when nothing changes).
+    ///
+    /// Server values (`{".sv": "timestamp"}`, `{".sv": {"increment": n}}`) are resolved
+    /// against this document, with `serverTime` as the timestamp (milliseconds since 1970).
+    /// - Throws: `JSONEditError`; nothing is changed then.
+    /// - Complexity: O(document size) for the result; the edit itself is proportional to the
+    ///   members of the containers on the written paths plus the written values.
+    public func applying(_ writes: [JSONWrite], serverTime: Int64? = nil) throws(JSONEditError) -> JSONDocument {
+        var resolved = [JSONWrite]()
+        resolved.reserveCapacity(writes.count)
+        for w in writes {
+            resolved.append(JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime)))
+        }
+        let tree = try EditTree(resolved)
+        let editor = DocumentEditor(document: self)
+        let splices: [Splice]
+        switch try editor.edit(root, tree, path: .root, ancestors: []) {
+        case .unchanged:
+            return self
+        case .edited(let s):
+            splices = s
+        case .removed:
+            var empty: [UInt8] = Array("{}".utf8)
+            if case .children = tree, root.kind == .array { empty = Array("[]".utf8) }
+            if root.rawBytes.elementsEqual(empty) { return self }
+            splices = [Splice(range: root.byteRange, bytes: empty)]
+        }
+        let edited = try Splice.apply(splices, to: bytes)
+        do {
+            return try JSONDocument(parsing: edited)
+        } catch {
+            throw JSONEditError(.internalError("the edited document does not parse: \(error)"))
+        }
+    }
+}
+
+/// Replace `range` of the old bytes with `bytes`.
+struct Splice {
+    var range: Range<Int>
+    var bytes: [UInt8]
+
+    /// `old` with the splices made. Splices must not overlap.
+    /// - Complexity: O(old.count + inserted bytes + k log k) for k splices.
+    static func apply(_ splices: [Splice], to old: [UInt8]) throws(JSONEditError) -> [UInt8] {
+        let sorted = splices.sorted {
+            ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound)
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(old.count + sorted.reduce(0) { $0 + $1.bytes.count })
+        var at = 0
+        for s in sorted {
+            guard s.range.lowerBound >= at else {
+                throw JSONEditError(.internalError("overlapping edits at byte \(s.range.lowerBound)"))
+            }
+            out.append(contentsOf: old[at..<s.range.lowerBound])
+            out.append(contentsOf: s.bytes)
+            at = s.range.upperBound
+        }
+        out.append(contentsOf: old[at...])
+        return out
+    }
+}
+
+/// What editing one node does to it.
+enum EditOutcome {
+    case unchanged
+    /// The node goes (set to null, or left empty); its parent removes it.
+    case removed
+    /// Bytes inside the node's range change.
+    case edited([Splice])
+}
+
+/// One member of an object as written, duplicates included.
+private struct RawMember {
+    let key: JSONNode
+    let value: JSONNode
+    /// Overridden by a later member with the same key.
+    let shadowed: Bool
+}
+
+private enum ElementState: Equatable { case unchanged, removed, edited }
+
+/// Turns an `EditTree` into splices of one document.
+struct DocumentEditor {
+    let document: JSONDocument
+    let reader: LayoutReader
+
+    init(document: JSONDocument) {
+        self.document = document
+        self.reader = LayoutReader(document: document)
+    }
+
+    /// Edits `node` (at `path`, inside `ancestors`, root first).
+    func edit(_ node: JSONNode, _ tree: EditTree, path: Path, ancestors: [JSONNode]) throws(JSONEditError) -> EditOutcome {
+        switch tree {
+        case .set(nil):
+            return .removed
+        case .set(let value?):
+            switch (node.kind, value) {
+            case (.object, .object(let object)):
+                var newKeys = Set<JSONKey>(minimumCapacity: object.count)
+                for m in object.members { newKeys.insert(JSONKey(m.key)) }
+                var list = [(key: String, tree: EditTree)]()
+                for m in node.members {
+                    let key = m.key.stringValue!
+                    if !newKeys.contains(JSONKey(key)) { list.append((key, .set(nil))) }
+                }
+                for m in object.members { list.append((m.key, .set(m.value))) }
+                return try editObject(node, list, path: path, ancestors: ancestors)
+            case (.array, .array(let array)):
+                let list = (0..<max(node.count, array.count)).map { i in
+                    (key: String(i), tree: EditTree.set((i < array.count ? array[i] : JSON.null).normalized))
+                }
+                // Elements past the new end go even when null, so the array ends where the value does.
+                return try editArray(node, list, path: path, ancestors: ancestors, truncatingAt: array.count)
+            default:
+                if node.valueEquals(value) { return .unchanged }
+                return .edited([Splice(range: node.byteRange, bytes: serialize(value, replacing: node, ancestors))])
+            }
+        case .children(let list):
+            switch node.kind {
+            case .object:
+                return try editObject(node, list, path: path, ancestors: ancestors)
+            case .array:
+                return try editArray(node, list, path: path, ancestors: ancestors)
+            case .null:
+                guard let value = tree.materialized else { return .unchanged }
+                return .edited([Splice(range: node.byteRange, bytes: serialize(value, replacing: node, ancestors))])
+            case .bool, .number, .string:
+                guard tree.writesSomething else { return .unchanged }
+                throw JSONEditError(.notAContainer(write: tree.firstWrite(below: path), at: path, kind: node.kind))
+            }
+        }
+    }
+
+    /// `value` laid out to replace `node`.
+    private func serialize(_ value: JSON, replacing node: JSONNode, _ ancestors: [JSONNode]) -> [UInt8] {
+        var out = [UInt8]()
+        if value.isScalar {
+            value.write(to: &out, style: .compact, depth: 0)
+        } else {
+            let layout = reader.layout(chain: [node] + ancestors.reversed())
+            layout.write(value, indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
+        }
+        return out
+    }
+
+    private func rawMembers(_ node: JSONNode) -> [RawMember] {
+        var out = [RawMember]()
+        out.reserveCapacity(node.count)
+        var position = node.index + 1
+        let end = node.nextIndex
+        while position < end {
+            let value = JSONNode(document: document, index: position + 1)
+            out.append(RawMember(
+                key: JSONNode(document: document, index: position),
+                value: value,
+                shadowed: document.tape[position].payload & Tape.shadowed != 0))
+            position = value.nextIndex
+        }
+        return out
+    }
+
+    /// - Complexity: O(members + edits) with a key index for many edits, else O(members × edits).
+    private func editObject(
+        _ node: JSONNode, _ list: [(key: String, tree: EditTree)], path: Path, ancestors: [JSONNode]
+    ) throws(JSONEditError) -> EditOutcome {
+        let raw = rawMembers(node)
+        var keyIndex: [JSONKey: [Int]]?
+        if list.count > 4 && raw.count > 8 {
+            var index = [JSONKey: [Int]](minimumCapacity: raw.count)
+            for (i, m) in raw.enumerated() { index[JSONKey(m.key.stringValue!), default: []].append(i) }
+            keyIndex = index
+        }
+        var removed = [Bool](repeating: false, count: raw.count)
+        var edited = [Bool](repeating: false, count: raw.count)
+        var splices = [Splice]()
+        var additions = [(key: String, value: JSON)]()
+        let inner = ancestors + [node]
+        for (key, tree) in list {
+            let occurrences = keyIndex.map { $0[JSONKey(key)] ?? [] } ?? raw.indices.filter { raw[$0].key.stringEquals(key) }
+            if let effective = occurrences.last {
+                switch try edit(raw[effective].value, tree, path: path.child(key), ancestors: inner) {
+                case .unchanged: break
+                case .removed: for i in occurrences { removed[i] = true }
+                case .edited(let s):
+                    edited[effective] = true
+                    splices += s
+                }
+            } else if let value = tree.materialized {
+                additions.append((key, value))
+            }
+        }
+        let anyRemoved = removed.contains(true)
+        if !anyRemoved && additions.isEmpty { return splices.isEmpty ? .unchanged : .edited(splices) }
+        let kept = raw.indices.filter { !removed[$0] }
+        if additions.isEmpty && kept.allSatisfy({ !edited[$0] && (raw[$0].shadowed || raw[$0].value.isNull) }) {
+            return .removed
+        }
+        if raw.isEmpty {
+            // An empty object: write it anew in the style of its surroundings.
+            let layout = reader.layout(chain: ancestors.reversed())
+            var out = [UInt8]()
+            layout.write(.object(JSONObject(uniqueMembers: additions)), indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
+            return .edited([Splice(range: node.byteRange, bytes: out)])
+        }
+        let style = reader.style(of: node)!
+        let layout = reader.layout(chain: [node] + ancestors.reversed())
+        let separator = style.multiline ? style.newline + style.memberIndent : (style.comma ?? layout.comma)
+        func members(_ out: inout [UInt8], leadingComma: Bool) {
+            for (i, a) in additions.enumerated() {
+                if leadingComma || i > 0 {
+                    out.append(UInt8(ascii: ","))
+                    out += separator
+                }
+                layout.writeMember(key: a.key, value: a.value, indent: style.memberIndent, to: &out)
+            }
+        }
+        guard let lastKept = kept.last else {
+            // Every member goes and new ones take their place, inside the same brackets.
+            var out = [UInt8]()
+            members(&out, leadingComma: false)
+            return .edited([Splice(range: raw.first!.key.byteRange.lowerBound..<raw.last!.value.byteRange.upperBound, bytes: out)])
+        }
+        // Each run of removed members goes with the separator after it, or before it at the end.
+        var i = 0
+        while i < raw.count {
+            guard removed[i] else {
+                i += 1
+                continue
+            }
+            var j = i
+            while j + 1 < raw.count && removed[j + 1] { j += 1 }
+            let range = j + 1 < raw.count
+                ? raw[i].key.byteRange.lowerBound..<raw[j + 1].key.byteRange.lowerBound
+                : raw[i - 1].value.byteRange.upperBound..<raw[j].value.byteRange.upperBound
+            splices.append(Splice(range: range, bytes: []))
+            i = j + 1
+        }
+        if !additions.isEmpty {
+            var out = [UInt8]()
+            members(&out, leadingComma: true)
+            let at = raw[lastKept].value.byteRange.upperBound
+            splices.append(Splice(range: at..<at, bytes: out))
+        }
+        return .edited(splices)
+    }
+
+    private func editArray(
+        _ node: JSONNode, _ list: [(key: String, tree: EditTree)], path: Path, ancestors: [JSONNode],
+        truncatingAt truncation: Int = .max
+    ) throws(JSONEditError) -> EditOutcome {
+        let elements = Array(node.elements)
+        let count = elements.count
+        var state = [ElementState](repeating: .unchanged, count: count)
+        var splices = [Splice]()
+        var additions = [Int: JSON]()
+        let inner = ancestors + [node]
+        for (key, tree) in list {
+            guard let index = arrayIndex(key) else {
+                guard tree.writesSomething else { continue }
+                throw JSONEditError(.notAnIndex(write: tree.firstWrite(below: path.child(key)), array: path, key: key))
+            }
+            if index < count {
+                switch try edit(elements[index], tree, path: path.child(key), ancestors: inner) {
+                case .unchanged: break
+                case .removed: if index >= truncation || !elements[index].isNull { state[index] = .removed }
+                case .edited(let s):
+                    state[index] = .edited
+                    splices += s
+                }
+            } else if let value = tree.materialized {
+                guard index - count <= maximumArrayPadding else {
+                    throw JSONEditError(.indexTooFar(write: tree.firstWrite(below: path.child(key)), array: path, index: index, count: count))
+                }
+                additions[index] = value
+            }
+        }
+        let anyRemoved = state.contains(.removed)
+        if !anyRemoved && additions.isEmpty { return splices.isEmpty ? .unchanged : .edited(splices) }
+        func isNullAfter(_ i: Int) -> Bool {
+            state[i] == .removed || (state[i] == .unchanged && elements[i].isNull)
+        }
+        if additions.isEmpty && (0..<count).allSatisfy(isNullAfter) { return .removed }
+        if count == 0 {
+            let values = (0...additions.keys.max()!).map { additions[$0] ?? .null }
+            let layout = reader.layout(chain: ancestors.reversed())
+            var out = [UInt8]()
+            layout.write(.array(values), indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
+            return .edited([Splice(range: node.byteRange, bytes: out)])
+        }
+        // Removing the last element drops the null placeholders before it too.
+        var keepCount = count
+        if additions.isEmpty && state[count - 1] == .removed {
+            while keepCount > 0 && isNullAfter(keepCount - 1) { keepCount -= 1 }
+        }
+        for i in 0..<keepCount where state[i] == .removed {
+            splices.append(Splice(range: elements[i].byteRange, bytes: Array("null".utf8)))
+        }
+        if keepCount < count {
+            splices.append(Splice(
+                range: elements[keepCount - 1].byteRange.upperBound..<elements[count - 1].byteRange.upperBound, bytes: []))
+        }
+        if let last = additions.keys.max() {
+            let style = reader.style(of: node)!
+            let layout = reader.layout(chain: [node] + ancestors.reversed())
+            let separator = style.multiline ? style.newline + style.memberIndent : (style.comma ?? layout.comma)
+            var out = [UInt8]()
+            for i in count...last {
+                out.append(UInt8(ascii: ","))
+                out += separator
+                layout.write(additions[i] ?? .null, indent: style.memberIndent, to: &out)
+            }
+            let at = elements[count - 1].byteRange.upperBound
+            splices.append(Splice(range: at..<at, bytes: out))
+        }
+        return .edited(splices)
+    }
+}
+
+extension EditTree {
+    /// The path of the first write below `path` that creates or replaces a value (for errors).
+    func firstWrite(below path: Path) -> Path {
+        guard case .children(let list) = self else { return path }
+        for (key, tree) in list where tree.writesSomething { return tree.firstWrite(below: path.child(key)) }
+        return path
+    }
+}
