@@ -44,7 +44,7 @@ let keyBindings: [KeyBinding] = [
     KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
     KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
     KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
-    KeyBinding("/", [.character("/")], .filter, "filter the sort column: a value (equalTo), or text* (prefix)"),
+    KeyBinding("/", [.character("/")], .filter, "filter the column under the cursor (sorting by it): a value, or text* for a prefix"),
     KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below"),

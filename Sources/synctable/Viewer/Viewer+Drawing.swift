@@ -73,9 +73,10 @@ extension Viewer {
 
     // MARK: The status bar
 
-    /// ` FILE  /path  by score descending, last 20  20 of 45  rev 12 at 21:03:04 ` and badges on the right.
+    /// ` FILE /path · by score descending, last 20 · 20 rows of 45 · rev 12 at 21:03:04 `, with
+    /// badges on the right (paused, invalid, missing). The file is shortened to its name when
+    /// the whole path does not fit.
     private func statusSegments(width: Int) -> [Segment] {
-        var facts = [options.file, location.description, query.words]
         let shown = rows.numberOfRows
         var count = "\(shown) \(shown == 1 ? "row" : "rows")"
         if query.limitCount != nil || query.filter != nil || query.start != nil || query.end != nil,
@@ -83,8 +84,11 @@ extension Viewer {
         {
             count += " of \(total)"
         }
-        facts.append(count)
-        if let (number, time) = lastRevision { facts.append("rev \(number) at \(time)") }
+        let revision = lastRevision.map { "rev \($0.number) at \($0.time)" }
+        func compose(_ file: String) -> String {
+            " " + ([file + " " + location.description, query.words, count] + (revision.map { [$0] } ?? []))
+                .joined(separator: " · ") + " "
+        }
         var badges: [Segment] = []
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
         switch storeStatus.problem {
@@ -93,13 +97,12 @@ extension Viewer {
         case .unreadable?: badges.append(Segment(" UNREADABLE ", badgeStyle))
         case nil: break
         }
-        let badgeWidth = badges.reduce(0) { $0 + displayWidth(sanitize($1.text)) }
-        let left = " " + facts.joined(separator: "  ·  ") + " "
-        let room = max(0, width - badgeWidth)
-        let leftShown = sanitize(left)
-        let leftFitted = displayWidth(leftShown) <= room ? leftShown + String(repeating: " ", count: room - displayWidth(leftShown))
-            : fit(leftShown, width: room)
-        return [Segment(leftFitted, statusStyle)] + badges
+        let room = max(0, width - badges.reduce(0) { $0 + displayWidth(sanitize($1.text)) })
+        var left = sanitize(compose(options.file))
+        if displayWidth(left) > room { left = sanitize(compose(baseName(options.file))) }
+        let w = displayWidth(left)
+        left = w <= room ? left + String(repeating: " ", count: room - w) : fit(left, width: room)
+        return [Segment(left, statusStyle)] + badges
     }
 
     // MARK: The message line
@@ -169,4 +172,9 @@ extension Viewer {
             screen.draw(line < lines.count ? lines[line] : [], line: line, on: canvas)
         }
     }
+}
+
+/// The last component of a file path.
+func baseName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
 }

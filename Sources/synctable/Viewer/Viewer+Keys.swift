@@ -141,15 +141,17 @@ extension Viewer {
         replaceQuery(next)
     }
 
-    /// `/`: a prompt for a filter on the sort column (the cursor's column when the order is
-    /// not by a column, which the filter then orders by).
+    /// `/`: a prompt for a filter on the column under the cursor, which becomes the sort column
+    /// (a filter is a range of the order: equalTo, or startAt/endAt for a prefix).
     private func startFilter() {
-        let spec = query.sortSpec ?? rows.cursorSpec
+        let spec = rows.cursorSpec
         var text = ""
-        switch query.filter {
-        case .equal(_, let typed)?: text = typed
-        case .prefix(let prefix)?: text = prefix + "*"
-        case nil: break
+        if spec == query.sortSpec {
+            switch query.filter {
+            case .equal(_, let typed)?: text = typed
+            case .prefix(let prefix)?: text = prefix + "*"
+            case nil: break
+            }
         }
         mode = .prompt(Prompt(purpose: .filter(spec: spec, ordering: ordering(for: spec)),
                               label: "filter \(spec.title) = (a value, or text* for a prefix; empty clears): ", text: text))

@@ -251,10 +251,11 @@ final class Viewer {
         inSync = true
     }
 
-    /// Asks for the next page when the selection is near the end of a full, paged window.
+    /// Asks for the next page when the selection is within a screenful of the end of a full,
+    /// paged window.
     func loadMoreIfNeeded() {
         guard query.isPaged, let window = rows.window, let limit = query.limitCount, window.count >= limit,
-            let selection = table.state.selection, selection >= window.count - max(10, table.bodyHeight),
+            let selection = table.state.selection, selection >= window.count - max(1, table.bodyHeight),
             requestedMoreAt != window.count
         else { return }
         var next = query
