@@ -22,39 +22,44 @@ public struct FileSnapshot: Sendable {
 /// 2. takes an exclusive `flock` on the target's folder (see *Locking*);
 /// 3. reads the file completely and consistently, and asks `transform` for the new content;
 /// 4. writes it to a temporary file in the same folder (same permission bits, and owner when
-///    allowed), `fsync`s it;
-/// 5. checks that the file still is the one read (same inode, size and mtime, same bytes); if
-///    not, drops the temporary file and goes back to 3 with the newer content (at most
-///    `maxAttempts` times, with a short growing pause), then fails with `.conflict`;
+///    allowed) and `fsync`s it;
+/// 5. checks that the file still holds the bytes read, then (last, a few microseconds before
+///    the swap) that it still is the same file: inode, size, mtime. If not, it drops the
+///    temporary file and goes back to 3 with the newer content — at most `maxAttempts` times,
+///    with a short growing pause — then fails with `.conflict`;
 /// 6. swaps the temporary file in with `renameat2(RENAME_EXCHANGE)` (plain `rename` where the
-///    file system lacks it) and `fsync`s the folder.
+///    file system lacks it), removes the old file and `fsync`s the folder.
 ///
 /// A crash or kill at any moment leaves the old or the new complete file at the path, since
 /// the only change to it is one rename. A killed writer may leave its temporary file,
-/// `.NAME.synctable-N.tmp`; the next write to the same file removes it.
+/// `.NAME.synctable.tmp`; the next write to the same file removes it (under the lock, no
+/// other writer of ours can be using it).
 ///
-/// *Locking.* Our writers serialise on an advisory `flock` of the folder. A lock on the file
-/// itself would not do: the rename replaces the inode, so a writer that opened the new file
-/// would not see the old file's lock. A lock file beside it would be litter. The folder is
-/// stable across renames and needs no extra file. (The lock serialises our writes to all files
-/// of one folder; they are short. Where the folder cannot be locked — some network file
-/// systems — writes go on without it, protected by the check alone.)
+/// *Locking.* Our writers serialise on an advisory `flock` of the folder, held from the read
+/// to the swap. A lock on the file itself would not do: the rename replaces the inode, so a
+/// writer that opened the new file would not see the old file's lock. A lock file beside it
+/// would be litter. The folder is stable across renames and needs no extra file. (The lock
+/// serialises our writes to all files of one folder; they are short. Where the folder cannot
+/// be locked — some network file systems — writes go on without it, protected by the check
+/// alone, with unique temporary names.)
 ///
 /// *Guarantees.*
 /// - Between writers using this type (threads or processes): every write is applied to the
 ///   latest content; no update is lost.
-/// - Against another program that replaces the file by rename: its edit is never lost. If its
-///   rename lands before step 5, the check sees it and our change is re-applied to its
-///   content. If it lands in the microseconds between the check and our rename, the exchange
-///   hands us the file it wrote (now displaced) instead of destroying it: we see it is not the
-///   file we checked, and write its content with our change re-applied — its edit is in the
-///   file again within the same call. For that moment (about one `fsync`) the file shows our
-///   edit without theirs; a third write that reads the file in that moment and writes it back
-///   unlocked can lose their edit — the hazard of any unlocked read-modify-write, which no
-///   protocol on our side alone can close. Without `RENAME_EXCHANGE` (plain `rename`), a rename
-///   landing in those microseconds is overwritten.
+/// - Against another program that replaces the file by rename (unlocked read, modify, write a
+///   temporary file, rename): our write never loses its edit. If its rename lands before the
+///   last check, the check sees it and our change is applied again to its content. If it lands
+///   in the microseconds between that check and our swap, the exchange does not destroy its
+///   file but hands it to us: we see it is not the file we checked, exchange it back at once
+///   (our content, without its edit, was at the path for a few microseconds) and apply our
+///   change again to its content. Two hazards remain, both of the other program's unlocked
+///   read-modify-write, not something our side alone can close: it may read our content in
+///   those microseconds and base its next write on it; and if a second rename of its own lands
+///   in the same microseconds, the newest of its files is kept, as it would be without us.
+///   Without `RENAME_EXCHANGE` (plain `rename`), a rename landing in that window is overwritten.
 /// - A program that writes the file in place (truncate and write) is not atomic: readers can
-///   see its half-written file. Its completed writes are seen by the check like any other.
+///   see its half-written file. Its completed writes are seen by the check like any other,
+///   except one of the same size within the same clock tick landing after the byte check.
 /// - Not kept: extended attributes, ACLs, hard links (a rename gives the path a new inode).
 public enum AtomicFile {
     /// Limits of `modify`.
@@ -63,6 +68,10 @@ public enum AtomicFile {
         public var maxAttempts: Int
         /// How long to wait for another of our writers holding the folder's lock.
         public var lockTimeoutMilliseconds: Int
+
+        /// Tests only: called between the check and the swap, to put another writer's rename
+        /// in that window.
+        var beforeSwap: (@Sendable () -> Void)?
 
         public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
             self.maxAttempts = max(1, maxAttempts)
@@ -91,13 +100,13 @@ public enum AtomicFile {
         _ path: String, options: Options = Options(),
         _ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?
     ) throws(WriteError) -> Outcome {
-        var session = try WriteSession(path: path, options: options)
+        let session = try WriteSession(path: path, options: options)
         defer { session.close() }
         return try session.run(transform)
     }
 
     /// Reads the whole file as one consistent state (retrying while a writer is busy).
-    /// - Throws: `.missing`, `.notAFile`, `.system` (unreadable), `.conflict` (never stable).
+    /// - Throws: `.missing`, `.notAFile`, `.unreadable`, `.conflict` (never stable while read).
     public static func read(_ path: String, attempts: Int = 20) throws(WriteError) -> FileSnapshot {
         let reader = SnapshotReader()
         for attempt in 1...max(1, attempts) {
@@ -140,9 +149,6 @@ private struct WriteSession {
     let folderFD: Int32
     let locked: Bool
     let reader = SnapshotReader()
-    /// Names of temporary files to remove at the end (displaced old versions).
-    var leftovers: [String] = []
-    var nextTemporary = 0
 
     init(path: String, options: AtomicFile.Options) throws(WriteError) {
         self.path = path
@@ -156,7 +162,7 @@ private struct WriteSession {
         folder = slash == target.utf8.startIndex ? "/" : String(target[..<slash])
         name = String(target[target.utf8.index(after: slash)...])
         folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folderFD >= 0 else { throw .system("open the folder", path: folder, errno: errno) }
+        guard folderFD >= 0 else { throw .system("open the folder \(folder)", path: path, errno: errno) }
         do {
             locked = try WriteSession.lock(folderFD, path: path, timeout: options.lockTimeoutMilliseconds)
         } catch {
@@ -184,89 +190,58 @@ private struct WriteSession {
         return true
     }
 
-    mutating func close() {
-        for leftover in leftovers { unlinkat(folderFD, leftover, 0) }
-        leftovers = []
+    func close() {
         if locked { flock(folderFD, LOCK_UN) }
         Glibc.close(folderFD)
     }
 
-    /// What must be at the path for our swap to be right: the snapshot we transformed, or
-    /// (after a swap displaced another writer's file) the file we wrote.
-    struct Expected {
-        var identity: FileIdentity
-        var bytes: [UInt8]
-    }
-
-    mutating func run(_ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?) throws(WriteError) -> AtomicFile.Outcome {
-        var displaced: (content: FileSnapshot, ours: Expected)?
-        /// Temporary names holding other writers' displaced files, until their edits are back.
-        var rescues: [String] = []
+    func run(_ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?) throws(WriteError) -> AtomicFile.Outcome {
         var attempt = 0
         while true {
             attempt += 1
-            // Putting a displaced file's edit back may take a few more attempts than the limit.
-            guard attempt <= options.maxAttempts || (displaced != nil && attempt <= 2 * options.maxAttempts) else {
-                throw .conflict(path: path, attempts: options.maxAttempts)
+            guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
+            guard let base = try readTarget(attempt) else { continue }
+            guard let content = try transform(base) else {
+                return AtomicFile.Outcome(snapshot: base, replaced: false, attempts: attempt)
             }
-            let base: FileSnapshot, expected: Expected
-            if let d = displaced {
-                base = d.content
-                expected = d.ours
-            } else {
-                guard let snapshot = try readTarget(attempt) else { continue }
-                base = snapshot
-                expected = Expected(identity: snapshot.identity, bytes: snapshot.bytes)
-            }
-            var content: [UInt8]
-            var failure: WriteError?
-            do {
-                if let new = try transform(base) {
-                    content = new
-                } else if displaced != nil {
-                    // After a displacement the other writer's content must go back anyway.
-                    content = base.bytes
-                } else {
-                    return AtomicFile.Outcome(snapshot: base, replaced: false, attempts: attempt)
-                }
-            } catch {
-                // Our change does not apply to the displaced content: put it back, then fail.
-                guard displaced != nil else { throw error }
-                content = base.bytes
-                failure = error
-            }
-            if displaced == nil && faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES {
-                throw .readOnly(path: path)
-            }
+            if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES { throw .readOnly(path: path) }
             let (temporary, written) = try writeTemporary(content, like: base)
-            // The check: is the file still the one our content is based on?
-            guard isCurrent(expected) else {
+            // The check: the file still holds the bytes we read (slow, so first), and still is
+            // the same file (fast, so last: the window for another writer's rename before our
+            // swap is a few microseconds).
+            guard hasBytes(base), isFile(name, base.identity) else {
                 unlinkat(folderFD, temporary, 0)
-                // Someone replaced the file we wrote (after a displacement): start again from
-                // what is there now.
-                displaced = nil
                 pause(attempt)
                 continue
             }
-            let swapped = try swap(temporary)
-            if swapped == .exchanged {
+            options.beforeSwap?()
+            if try swap(temporary) == .exchanged {
                 // The temporary name now holds the file we replaced. Was it the one we checked?
-                let old = try readSnapshot(folder + "/" + temporary)
-                guard sameFile(old.identity, expected.identity) && old.bytes == expected.bytes else {
-                    // Another writer replaced the file between our check and our swap: its
-                    // file is the one displaced. Put its content back with our change
-                    // re-applied. Until then it stays on disk under the temporary name.
-                    rescues.append(temporary)
-                    displaced = (old, Expected(identity: written, bytes: content))
+                guard isFile(temporary, base.identity) else {
+                    // Another writer renamed its file in just then. Put it back at once, so our
+                    // content (without its edit) is visible only for microseconds, and apply
+                    // ours again to its content.
+                    try restore(temporary, ours: written)
                     continue
                 }
-                leftovers.append(temporary)
+                unlinkat(folderFD, temporary, 0)
             }
-            leftovers += rescues
             fsync(folderFD)
-            if let failure { throw failure }
             return AtomicFile.Outcome(snapshot: FileSnapshot(bytes: content, identity: written), replaced: true, attempts: attempt)
         }
+    }
+
+    /// After an exchange displaced another writer's file to `temporary`: swaps it back.
+    /// If yet another writer replaced our file in the meantime, its file (the newest) is left
+    /// in place, as it would have replaced the displaced one without us.
+    func restore(_ temporary: String, ours: FileIdentity) throws(WriteError) {
+        guard renameExchange!(folderFD, temporary, folderFD, name, renameExchangeFlag) == 0 else {
+            throw .system("put back another writer's file (kept as \(folder)/\(temporary))", path: path, errno: errno)
+        }
+        if !isFile(temporary, ours) {
+            _ = renameExchange!(folderFD, temporary, folderFD, name, renameExchangeFlag)
+        }
+        unlinkat(folderFD, temporary, 0)
     }
 
     /// The file's current content; nil (after a pause) when a writer was busy with it.
@@ -281,28 +256,22 @@ private struct WriteSession {
         }
     }
 
-    func readSnapshot(_ path: String) throws(WriteError) -> FileSnapshot {
-        switch reader.read(path) {
-        case .bytes(let bytes, let identity): return FileSnapshot(bytes: bytes, identity: identity)
-        case .unreadable(let why): throw unreadable(path, why)
-        default: throw .unreadable(path: path, reason: "it changed while being read")
-        }
-    }
-
-    /// Whether the file at the path is still `expected` (same inode, size, mtime and bytes).
-    func isCurrent(_ expected: Expected) -> Bool {
+    /// Whether `name` in the folder is the file `identity` describes (inode, size, mtime).
+    func isFile(_ name: String, _ identity: FileIdentity) -> Bool {
         var st = stat()
-        guard fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0, sameFile(FileIdentity(st), expected.identity) else {
-            return false
-        }
-        // Timestamps can be coarse: a same-size write in place within one tick keeps them.
-        guard case .bytes(let bytes, let identity) = reader.read(folder + "/" + name) else { return false }
-        return sameFile(identity, expected.identity) && bytes == expected.bytes
+        return fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && sameFile(FileIdentity(st), identity)
     }
 
-    /// Creates `.NAME.synctable-N.tmp` holding `content`, with the mode and owner of `like`'s
+    /// Whether the file at the path still holds `snapshot`'s bytes. Timestamps can be coarse:
+    /// a same-size write in place within one clock tick keeps them, so compare the bytes.
+    func hasBytes(_ snapshot: FileSnapshot) -> Bool {
+        guard case .bytes(let bytes, let identity) = reader.read(folder + "/" + name) else { return false }
+        return sameFile(identity, snapshot.identity) && bytes == snapshot.bytes
+    }
+
+    /// Creates `.NAME.synctable.tmp` holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk. Returns its name and identity.
-    mutating func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> (String, FileIdentity) {
+    func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> (String, FileIdentity) {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
         var fd: Int32 = -1
@@ -311,20 +280,15 @@ private struct WriteSession {
             // Under the lock no other writer of ours is mid-write, so an existing temporary
             // file is a leftover of a killed one. Without the lock, names must be unique.
             temporary = locked
-                ? ".\(name).synctable-\(nextTemporary).tmp"
+                ? ".\(name).synctable.tmp"
                 : ".\(name).synctable-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
             fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 {
                 let code = errno
-                guard code == EEXIST else { throw .system("create a temporary file", path: folder + "/" + temporary, errno: code) }
-                if locked && !leftovers.contains(temporary) {
-                    unlinkat(folderFD, temporary, 0)
-                } else {
-                    nextTemporary += 1
-                }
+                guard code == EEXIST else { throw .system("create a temporary file in \(folder)", path: path, errno: code) }
+                if locked { unlinkat(folderFD, temporary, 0) }
             }
         }
-        nextTemporary += 1
         var ok = false
         defer {
             Glibc.close(fd)
@@ -340,13 +304,13 @@ private struct WriteSession {
             let n = content.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .system("write a temporary file", path: folder + "/" + temporary, errno: errno)
+                throw .system("write a temporary file in \(folder)", path: path, errno: errno)
             }
             offset += n
         }
-        guard fsync(fd) == 0 else { throw .system("sync a temporary file", path: folder + "/" + temporary, errno: errno) }
+        guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
         var written = stat()
-        guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file", path: folder + "/" + temporary, errno: errno) }
+        guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
         ok = true
         return (temporary, FileIdentity(written))
     }

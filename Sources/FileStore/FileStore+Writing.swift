@@ -30,6 +30,7 @@ extension FileStore {
     ///     has exactly those bytes.
     ///   - serverTime: the clock for `{".sv": "timestamp"}`, in milliseconds since 1970.
     /// - Throws: `WriteError`; the file is untouched.
+    @discardableResult
     public static func write(
         _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options = .init(),
         basedOn hint: JSONDocument? = nil,

@@ -35,7 +35,15 @@ import JSONTree
 /// rename-and-create, deletion and re-creation are all seen), falling back to `stat` every
 /// 100 ms where inotify is unavailable or the folder is missing. The first change after a
 /// quiet moment is read at once; during a burst at most one read is in flight and one is
-/// pending, so a writer saving 1,000 times a second costs a few parses, not a thousand.
+/// pending, so a writer saving 1,000 times a second costs a few parses, not a thousand. A newer
+/// change cancels the read in flight at its next checkpoint (before its parse, and between its
+/// parse and the query windows); a parse already running cannot be interrupted. Two reads in a
+/// row are never cancelled, so a writer faster than the parse still yields revisions.
+///
+/// What is never a revision: invalid JSON (a half-written file), a file read while it was being
+/// written to (two writes mixed), a state older than the current one. Problems are reported in
+/// `status` (observe it with `observeStatus`) with line and column for JSON errors; one seen
+/// while a writer is still busy is reported only if it lasts `settleMilliseconds`.
 public final class FileStore {
     /// Tuning; the defaults suit interactive use.
     public struct Options: Sendable {
@@ -82,6 +90,10 @@ public final class FileStore {
     /// The last read was superseded; the next one is not, so that a writer faster than our
     /// reads cannot starve the store of revisions.
     private var lastReadSuperseded = false
+    /// Unstable reads in a row. A file still being written is read again at once; after a few
+    /// tries the store waits for the next event or the settle delay instead, so a file system
+    /// whose sizes never match what it returns cannot make the loop spin.
+    private var unstableInARow = 0
     private var nextGeneration: UInt64 = 1
     /// Reads requested before this generation are stale (the store committed its own write since).
     private var oldestUsefulGeneration: UInt64 = 0
@@ -127,7 +139,7 @@ public final class FileStore {
 
     /// Handles whatever is ready — file changes, finished reads, timers — and delivers the
     /// resulting events to observers, on the calling thread. Never blocks; call it when
-    /// `pollDescriptor` is readable (calling it at other times is harmless).
+    /// one of `pollDescriptors` is readable (calling it at other times is harmless).
     public func processPendingChanges() {
         // First, so that a wake-up arriving while the rest runs is kept for the next call.
         worker.wake.drain()
@@ -141,7 +153,9 @@ public final class FileStore {
                 startPolling()
             }
             if wasWatching && events.overflowed { statistics.overflows += 1 }
-            if wasWatching && events.changed { noteChange(complete: events.complete && !events.overflowed) }
+            if wasWatching && events.changed {
+                noteChange(complete: events.complete && !events.overflowed, supersedes: events.contentChanged)
+            }
         }
         if pollTimer.fired() { pollForChanges() }
         if settleTimer.fired() {
@@ -175,11 +189,15 @@ public final class FileStore {
     // MARK: - Reading
 
     /// Something about the file may have changed: read it now, or after the read in flight.
-    private func noteChange(complete: Bool) {
+    /// - Parameter supersedes: whether the read in flight is out of date. A writer closing the
+    ///   file (or `touch`) changes no bytes that an earlier event did not announce — except
+    ///   through `mmap`, which sends no `IN_MODIFY` — so it asks for one more (cheap, usually
+    ///   unchanged) read after the one in flight instead of cancelling it.
+    private func noteChange(complete: Bool, supersedes: Bool = true) {
         lastEventComplete = complete
         guard let inFlight else { return startRead() }
         changePending = true
-        if !lastReadSuperseded { worker.supersede(upTo: inFlight.generation) }
+        if supersedes && !lastReadSuperseded { worker.supersede(upTo: inFlight.generation) }
     }
 
     private func startRead() {
@@ -196,6 +214,7 @@ public final class FileStore {
 
     private func finish(_ result: ReadResult) {
         inFlight = nil
+        if case .unstable = result.outcome {} else { unstableInARow = 0 }
         if result.request.generation < oldestUsefulGeneration {
             // Began before the store's own write: it may hold an older state. The write's own
             // inotify events have already asked for a fresh read, or will.
@@ -217,7 +236,12 @@ public final class FileStore {
             case .unreadable(let why): found(.unreadable(why), by: result.request)
             case .unstable:
                 statistics.unstableReads += 1
-                changePending = true
+                unstableInARow += 1
+                if unstableInARow < 3 {
+                    changePending = true
+                } else if !settleTimer.isArmed {
+                    settleTimer.arm(milliseconds: options.settleMilliseconds)
+                }
             case .superseded:
                 statistics.superseded += 1
                 lastReadSuperseded = true
@@ -244,7 +268,7 @@ public final class FileStore {
     func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange] = []) {
         let revision = Revision(
             number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
-            readAt: monotonicNanoseconds())
+            publishedAt: monotonicNanoseconds())
         currentRevision = revision
         status.revision = revision.number
         status.problem = nil

@@ -7,6 +7,9 @@ import Glibc
 struct FileEvents {
     /// The file may have changed: read it.
     var changed = false
+    /// The file's content (or which file is at the path) may have changed — not only closed after
+    /// writing or touched: a read in flight is then out of date.
+    var contentChanged = false
     /// The last event says a writer has finished (close after writing, rename into place,
     /// attributes): a problem found now is the file's state, not a save in progress.
     var complete = false
@@ -94,12 +97,14 @@ final class FolderWatch {
                     if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                         events.overflowed = true
                         events.changed = true
+                        events.contentChanged = true
                         continue
                     }
                     guard let wanted = names[event.wd] else { continue }
                     if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT) != 0 {
                         events.folderLost = true
                         events.changed = true
+                        events.contentChanged = true
                         continue
                     }
                     guard event.len > 0, wanted.contains(where: { nameMatches(nameStart, Int(event.len), $0) }) else {
@@ -107,6 +112,9 @@ final class FolderWatch {
                     }
                     events.changed = true
                     events.complete = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB) != 0
+                    if event.mask & UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0 {
+                        events.contentChanged = true
+                    }
                     if event.mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0 {
                         linkChanged = true
                     }

@@ -31,7 +31,8 @@ enum ReadOutcome: Sendable {
     case unreadable(String)
     /// Written to while being read; read again.
     case unstable
-    /// A newer change arrived before parsing began, so the parse was skipped.
+    /// A newer change arrived before the parse began or before the windows were computed, so
+    /// that work was skipped: the newer read is what counts.
     case superseded
 }
 
@@ -48,7 +49,8 @@ final class ReadWorker: Sendable {
     private let queue = DispatchQueue(label: "FileStore.read", qos: .userInitiated)
     private let reader = SnapshotReader()
     private let finished = Mutex<[ReadResult]>([])
-    /// Requests with a generation up to this one skip their parse if it has not started.
+    /// Requests with a generation up to this one stop at their next checkpoint: before the
+    /// parse, and between the parse and the window evaluation.
     private let supersededUpTo = Atomic<UInt64>(0)
     let wake: WakeSignal
 
@@ -64,7 +66,7 @@ final class ReadWorker: Sendable {
         }
     }
 
-    /// Asks requests up to `generation` not to begin parsing: a newer state is waiting.
+    /// Asks requests up to `generation` to stop at their next checkpoint: a newer state is waiting.
     func supersede(upTo generation: UInt64) {
         supersededUpTo.max(generation, ordering: .relaxed)
     }
@@ -91,6 +93,8 @@ final class ReadWorker: Sendable {
             } catch {
                 return .invalid(error)
             }
+            // The parse cannot be interrupted, but what follows it can be skipped.
+            if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             // Window evaluation can cost as much as the parse on large files: it is done here
             // too, so the loop thread only delivers.
             let changes = request.listeners.map { listener in

@@ -48,14 +48,14 @@ public struct Revision: Sendable {
     public let document: JSONDocument
     /// The file's `stat` when it was read.
     public let identity: FileIdentity
-    /// When the read finished: `CLOCK_MONOTONIC` nanoseconds.
-    public let readAt: UInt64
+    /// When the store made it current: `CLOCK_MONOTONIC` nanoseconds (see `monotonicNanoseconds()`).
+    public let publishedAt: UInt64
 
-    public init(number: Int, document: JSONDocument, identity: FileIdentity, readAt: UInt64) {
+    public init(number: Int, document: JSONDocument, identity: FileIdentity, publishedAt: UInt64) {
         self.number = number
         self.document = document
         self.identity = identity
-        self.readAt = readAt
+        self.publishedAt = publishedAt
     }
 
     /// The file's top-level value.

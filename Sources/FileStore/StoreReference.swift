@@ -60,6 +60,13 @@ public struct StoreReference {
     public func orderByChild(_ path: Path) throws(QueryError) -> StoreReference {
         withQuery(try query.orderByChild(path))
     }
+    /// Orders by the value at `path` (`"metrics/views"`) inside each child.
+    /// - Throws: `QueryError` also for a malformed path.
+    public func orderByChild(_ path: String) throws(QueryError) -> StoreReference {
+        let parsed: Path
+        do { parsed = try Path(path) } catch { throw QueryError("orderByChild: \(error)") }
+        return try orderByChild(parsed)
+    }
     public func startAt(_ value: JSON, key: String? = nil) throws(QueryError) -> StoreReference {
         withQuery(try query.startAt(value, key: key))
     }
@@ -83,5 +90,11 @@ extension FileStore {
     /// A reference to the location `path` (the root by default), with no query.
     public func reference(_ path: Path = .root) -> StoreReference {
         StoreReference(store: self, path: path, query: Query())
+    }
+
+    /// A reference to the location written as `path` (`"/players"`, `"/a~1b"` for the key `a/b`).
+    /// - Throws: `PathError` for a malformed path.
+    public func reference(_ path: String) throws(PathError) -> StoreReference {
+        reference(try Path(path))
     }
 }

@@ -25,19 +25,31 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another writer of this library held the folder's lock for too long.
     case lockTimeout(path: String, milliseconds: Int)
 
-    public var description: String {
+    /// The file the write was for; nil for errors in the writes themselves.
+    public var path: String? {
         switch self {
-        case .edit(let e): return e.description
-        case .invalidJSON(let e): return "the file is not valid JSON: \(e)"
-        case .missing(let path): return "\(path): no such file"
-        case .unreadable(let path, let reason): return "\(path): cannot read: \(reason)"
-        case .system(let what, let path, let code): return "\(path): cannot \(what): \(String(cString: strerror(code)))"
-        case .notAFile(let path): return "\(path): not a regular file"
-        case .readOnly(let path): return "\(path): the file is read-only"
-        case .conflict(let path, let attempts):
-            return "\(path): the file changed under every one of \(attempts) attempts to write it; gave up"
-        case .lockTimeout(let path, let ms):
-            return "\(path): another writer held the folder's lock for more than \(ms) ms"
+        case .edit: nil
+        case .invalidJSON: nil
+        case .missing(let path), .unreadable(let path, _), .system(_, let path, _), .notAFile(let path),
+            .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _):
+            path
         }
     }
+
+    /// What went wrong, without the file's path.
+    public var message: String {
+        switch self {
+        case .edit(let e): e.description
+        case .invalidJSON(let e): "the file is not valid JSON: \(e)"
+        case .missing: "no such file"
+        case .unreadable(_, let reason): "cannot read: \(reason)"
+        case .system(let what, _, let code): "cannot \(what): \(String(cString: strerror(code)))"
+        case .notAFile: "not a regular file"
+        case .readOnly: "the file is read-only"
+        case .conflict(_, let attempts): "the file changed under every one of \(attempts) attempts to write it; gave up"
+        case .lockTimeout(_, let ms): "another writer held the folder's lock for more than \(ms) ms"
+        }
+    }
+
+    public var description: String { path.map { "\($0): \(message)" } ?? message }
 }

@@ -93,12 +93,23 @@ enum EditOutcome {
     case edited([Splice])
 }
 
-/// One member of an object as written, duplicates included.
+/// One member of an object as written, duplicates included: tape index and byte ranges
+/// (no `JSONNode`, so scanning a large object retains nothing per member).
 private struct RawMember {
-    let key: JSONNode
-    let value: JSONNode
+    /// The key's tape index; the value's is one more.
+    let key: Int
+    let keyRange: Range<Int>
+    let valueRange: Range<Int>
+    let valueIsNull: Bool
     /// Overridden by a later member with the same key.
     let shadowed: Bool
+}
+
+/// One element of an array: tape index and byte range.
+private struct RawElement {
+    let index: Int
+    let range: Range<Int>
+    let isNull: Bool
 }
 
 private enum ElementState: Equatable { case unchanged, removed, edited }
@@ -168,42 +179,97 @@ struct DocumentEditor {
         return out
     }
 
+    /// The object's members in file order, duplicates included.
+    /// - Complexity: O(members).
     private func rawMembers(_ node: JSONNode) -> [RawMember] {
-        var out = [RawMember]()
-        out.reserveCapacity(node.count)
-        var position = node.index + 1
-        let end = node.nextIndex
-        while position < end {
-            let value = JSONNode(document: document, index: position + 1)
-            out.append(RawMember(
-                key: JSONNode(document: document, index: position),
-                value: value,
-                shadowed: document.tape[position].payload & Tape.shadowed != 0))
-            position = value.nextIndex
+        let tape = document.tape
+        return document.bytes.withUnsafeBufferPointer { bytes in
+            var out = [RawMember]()
+            var position = node.index + 1
+            let end = Int(tape[node.index].payload)
+            while position < end {
+                let k = tape[position], v = tape[position + 1]
+                let first = bytes[Int(v.start)]
+                out.append(RawMember(
+                    key: position, keyRange: Int(k.start)..<Int(k.end), valueRange: Int(v.start)..<Int(v.end),
+                    valueIsNull: first == UInt8(ascii: "n"), shadowed: k.payload & Tape.shadowed != 0))
+                position = first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? Int(v.payload) : position + 2
+            }
+            return out
         }
-        return out
     }
 
-    /// - Complexity: O(members + edits) with a key index for many edits, else O(members × edits).
+    /// The array's elements in order.
+    /// - Complexity: O(elements).
+    private func rawElements(_ node: JSONNode) -> [RawElement] {
+        let tape = document.tape
+        return document.bytes.withUnsafeBufferPointer { bytes in
+            var out = [RawElement]()
+            var position = node.index + 1
+            let end = Int(tape[node.index].payload)
+            while position < end {
+                let e = tape[position]
+                let first = bytes[Int(e.start)]
+                out.append(RawElement(index: position, range: Int(e.start)..<Int(e.end), isNull: first == UInt8(ascii: "n")))
+                position = first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? Int(e.payload) : position + 1
+            }
+            return out
+        }
+    }
+
+    /// For each of `keys`, the members of `raw` with that key, in file order.
+    /// - Complexity: O(total bytes of the members' keys + keys), with no allocation per member.
+    private func occurrences(of keys: [String], in raw: [RawMember]) -> [[Int]] {
+        var result = [[Int]](repeating: [], count: keys.count)
+        var wanted = [UInt64: [Int]](minimumCapacity: keys.count)
+        for (i, key) in keys.enumerated() {
+            var k = key
+            k.withUTF8 { wanted[keyHash($0), default: []].append(i) }
+        }
+        let tape = document.tape
+        document.bytes.withUnsafeBufferPointer { bytes in
+            for (m, member) in raw.enumerated() {
+                withKeyBytes(member, tape, bytes) { memberKey in
+                    guard let candidates = wanted[keyHash(memberKey)] else { return }
+                    for i in candidates {
+                        var k = keys[i]
+                        let same = k.withUTF8 {
+                            $0.count == memberKey.count && ($0.isEmpty || memcmpEqual($0.baseAddress!, memberKey.baseAddress!, $0.count))
+                        }
+                        if same { result[i].append(m) }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// Calls `body` with the decoded bytes of `member`'s key (no copy when it has no escapes).
+    private func withKeyBytes(
+        _ member: RawMember, _ tape: TapeStorage, _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        if tape[member.key].payload & Tape.escaped == 0 {
+            body(UnsafeBufferPointer(rebasing: bytes[(member.keyRange.lowerBound + 1)..<(member.keyRange.upperBound - 1)]))
+        } else {
+            decodeString(bytes, member.keyRange.lowerBound, member.keyRange.upperBound).withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// - Complexity: O(members + edits + size of the new values).
     private func editObject(
         _ node: JSONNode, _ list: [(key: String, tree: EditTree)], path: Path, ancestors: [JSONNode]
     ) throws(JSONEditError) -> EditOutcome {
         let raw = rawMembers(node)
-        var keyIndex: [JSONKey: [Int]]?
-        if list.count > 4 && raw.count > 8 {
-            var index = [JSONKey: [Int]](minimumCapacity: raw.count)
-            for (i, m) in raw.enumerated() { index[JSONKey(m.key.stringValue!), default: []].append(i) }
-            keyIndex = index
-        }
+        let found = occurrences(of: list.map(\.key), in: raw)
         var removed = [Bool](repeating: false, count: raw.count)
         var edited = [Bool](repeating: false, count: raw.count)
         var splices = [Splice]()
         var additions = [(key: String, value: JSON)]()
         let inner = ancestors + [node]
-        for (key, tree) in list {
-            let occurrences = keyIndex.map { $0[JSONKey(key)] ?? [] } ?? raw.indices.filter { raw[$0].key.stringEquals(key) }
+        for ((key, tree), occurrences) in zip(list, found) {
             if let effective = occurrences.last {
-                switch try edit(raw[effective].value, tree, path: path.child(key), ancestors: inner) {
+                let value = JSONNode(document: document, index: raw[effective].key + 1)
+                switch try edit(value, tree, path: path.child(key), ancestors: inner) {
                 case .unchanged: break
                 case .removed: for i in occurrences { removed[i] = true }
                 case .edited(let s):
@@ -217,7 +283,7 @@ struct DocumentEditor {
         let anyRemoved = removed.contains(true)
         if !anyRemoved && additions.isEmpty { return splices.isEmpty ? .unchanged : .edited(splices) }
         let kept = raw.indices.filter { !removed[$0] }
-        if additions.isEmpty && kept.allSatisfy({ !edited[$0] && (raw[$0].shadowed || raw[$0].value.isNull) }) {
+        if additions.isEmpty && kept.allSatisfy({ !edited[$0] && (raw[$0].shadowed || raw[$0].valueIsNull) }) {
             return .removed
         }
         if raw.isEmpty {
@@ -243,7 +309,7 @@ struct DocumentEditor {
             // Every member goes and new ones take their place, inside the same brackets.
             var out = [UInt8]()
             members(&out, leadingComma: false)
-            return .edited([Splice(range: raw.first!.key.byteRange.lowerBound..<raw.last!.value.byteRange.upperBound, bytes: out)])
+            return .edited([Splice(range: raw.first!.keyRange.lowerBound..<raw.last!.valueRange.upperBound, bytes: out)])
         }
         // Each run of removed members goes with the separator after it, or before it at the end.
         var i = 0
@@ -255,15 +321,15 @@ struct DocumentEditor {
             var j = i
             while j + 1 < raw.count && removed[j + 1] { j += 1 }
             let range = j + 1 < raw.count
-                ? raw[i].key.byteRange.lowerBound..<raw[j + 1].key.byteRange.lowerBound
-                : raw[i - 1].value.byteRange.upperBound..<raw[j].value.byteRange.upperBound
+                ? raw[i].keyRange.lowerBound..<raw[j + 1].keyRange.lowerBound
+                : raw[i - 1].valueRange.upperBound..<raw[j].valueRange.upperBound
             splices.append(Splice(range: range, bytes: []))
             i = j + 1
         }
         if !additions.isEmpty {
             var out = [UInt8]()
             members(&out, leadingComma: true)
-            let at = raw[lastKept].value.byteRange.upperBound
+            let at = raw[lastKept].valueRange.upperBound
             splices.append(Splice(range: at..<at, bytes: out))
         }
         return .edited(splices)
@@ -273,7 +339,7 @@ struct DocumentEditor {
         _ node: JSONNode, _ list: [(key: String, tree: EditTree)], path: Path, ancestors: [JSONNode],
         truncatingAt truncation: Int = .max
     ) throws(JSONEditError) -> EditOutcome {
-        let elements = Array(node.elements)
+        let elements = rawElements(node)
         let count = elements.count
         var state = [ElementState](repeating: .unchanged, count: count)
         var splices = [Splice]()
@@ -285,7 +351,7 @@ struct DocumentEditor {
                 throw JSONEditError(.notAnIndex(write: tree.firstWrite(below: path.child(key)), array: path, key: key))
             }
             if index < count {
-                switch try edit(elements[index], tree, path: path.child(key), ancestors: inner) {
+                switch try edit(JSONNode(document: document, index: elements[index].index), tree, path: path.child(key), ancestors: inner) {
                 case .unchanged: break
                 case .removed: if index >= truncation || !elements[index].isNull { state[index] = .removed }
                 case .edited(let s):
@@ -318,11 +384,11 @@ struct DocumentEditor {
             while keepCount > 0 && isNullAfter(keepCount - 1) { keepCount -= 1 }
         }
         for i in 0..<keepCount where state[i] == .removed {
-            splices.append(Splice(range: elements[i].byteRange, bytes: Array("null".utf8)))
+            splices.append(Splice(range: elements[i].range, bytes: Array("null".utf8)))
         }
         if keepCount < count {
             splices.append(Splice(
-                range: elements[keepCount - 1].byteRange.upperBound..<elements[count - 1].byteRange.upperBound, bytes: []))
+                range: elements[keepCount - 1].range.upperBound..<elements[count - 1].range.upperBound, bytes: []))
         }
         if let last = additions.keys.max() {
             let style = reader.style(of: node)!
@@ -334,7 +400,7 @@ struct DocumentEditor {
                 out += separator
                 layout.write(additions[i] ?? .null, indent: style.memberIndent, to: &out)
             }
-            let at = elements[count - 1].byteRange.upperBound
+            let at = elements[count - 1].range.upperBound
             splices.append(Splice(range: at..<at, bytes: out))
         }
         return .edited(splices)
@@ -348,4 +414,12 @@ extension EditTree {
         for (key, tree) in list where tree.writesSomething { return tree.firstWrite(below: path.child(key)) }
         return path
     }
+}
+
+/// FNV-1a of a key's bytes, to find the members an edit names in one pass.
+@inline(__always)
+private func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    return h
 }

@@ -242,6 +242,16 @@ private struct Parser {
 
     @inline(__always)
     mutating func skipWhitespace() {
+        // Most values follow their separator directly or after one space.
+        if i < n && p[i] > 0x20 { return }
+        if i + 1 < n && p[i] == 0x20 && p[i + 1] > 0x20 {
+            i += 1
+            return
+        }
+        skipWhitespaceRun()
+    }
+
+    mutating func skipWhitespaceRun() {
         while i < n {
             let c = p[i]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {

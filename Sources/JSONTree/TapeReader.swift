@@ -71,6 +71,9 @@ public struct TapeReader {
         return n
     }
 
+    /// Whether key node `i` is overridden by a later member with the same key (skipped by `forEachMember`).
+    @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].payload & Tape.shadowed != 0 }
+
     /// Whether string node `i` holds escapes (its decoded bytes differ from its raw bytes).
     @inlinable public func hasEscapes(_ i: Int) -> Bool { entries[i].payload & Tape.escaped != 0 }
 

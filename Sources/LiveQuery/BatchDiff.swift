@@ -79,30 +79,27 @@ public struct BatchDiff: Sendable, Equatable, CustomStringConvertible {
     ///   - changed: for each new row, whether it was kept with a changed value.
     ///   - key: the key of a new row (read only for reloads).
     /// - Complexity: O(n) when the kept rows kept their order; O(n log n) at worst.
-    init(oldCount: Int, oldIndexOfNew: [Int32], changed: (Int) -> Bool, key: (Int) -> String) {
+    init(oldCount: Int, oldIndexOfNew: [Int32], changed: [Bool], key: (Int) -> String) {
         let newCount = oldIndexOfNew.count
         var kept = [Bool](repeating: false, count: oldCount)
-        var inserts = [Int]()
-        var keptOld = [Int32]()
-        keptOld.reserveCapacity(min(oldCount, newCount))
-        var keptNew = [Int32]()
-        keptNew.reserveCapacity(min(oldCount, newCount))
-        var reloads = [Reload]()
-        for (j, i) in oldIndexOfNew.enumerated() {
-            if i < 0 {
-                inserts.append(j)
-            } else {
-                kept[Int(i)] = true
-                keptOld.append(i)
-                keptNew.append(Int32(j))
-                if changed(j) { reloads.append(Reload(key: key(j), from: Int(i), to: j)) }
+        var inserts = [Int](), deletes = [Int](), moves = [Move](), reloads = [Reload]()
+        oldIndexOfNew.withUnsafeBufferPointer { map in
+            kept.withUnsafeMutableBufferPointer { kept in
+                for j in 0..<newCount {
+                    let i = Int(map[j])
+                    if i < 0 {
+                        inserts.append(j)
+                    } else {
+                        kept[i] = true
+                        if changed[j] { reloads.append(Reload(key: key(j), from: i, to: j)) }
+                    }
+                }
+                for i in 0..<oldCount where !kept[i] { deletes.append(i) }
+            }
+            if let stays = longestIncreasingSubsequence(map) {
+                for j in 0..<newCount where map[j] >= 0 && !stays[j] { moves.append(Move(from: Int(map[j]), to: j)) }
             }
         }
-        var deletes = [Int]()
-        for i in 0..<oldCount where !kept[i] { deletes.append(i) }
-        var moves = [Move]()
-        let stays = longestIncreasingSubsequence(keptOld)
-        for k in keptOld.indices where !stays[k] { moves.append(Move(from: Int(keptOld[k]), to: Int(keptNew[k]))) }
         self.init(oldCount: oldCount, newCount: newCount, deletes: deletes, inserts: inserts, moves: moves, reloads: reloads)
     }
 }

@@ -65,43 +65,48 @@ private func mix(_ x: UInt64) -> UInt64 {
 
 /// An open-addressing hash table from hashed byte strings to small integers (ordinals, rows).
 /// The strings stay where they are: callers hash them and say whether a stored value's string
-/// equals theirs.
+/// equals theirs. One 64-bit slot per entry (hash tag and value), so a probe is one cache miss.
 struct OrdinalTable: Sendable {
-    private var slots: [Int32]
-    private var hashes: [UInt32]
+    /// Per slot: the hash's high 32 bits, and the value + 1 (0: empty).
+    private var slots: [UInt64]
     private let mask: Int
 
     /// A table for up to `capacity` entries.
     init(capacity: Int) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = [Int32](repeating: -1, count: size)
-        hashes = [UInt32](repeating: 0, count: size)
+        slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
     }
 
     /// Stores `value` under `hash`, unless `isEqual` finds a value with the same string: then
     /// returns that value and stores nothing.
     mutating func insert(_ value: Int32, hash: UInt64, isEqual: (Int32) -> Bool) -> Int32? {
-        let tag = UInt32(truncatingIfNeeded: hash >> 32)
-        var s = Int(truncatingIfNeeded: hash) & mask
-        while slots[s] >= 0 {
-            if hashes[s] == tag && isEqual(slots[s]) { return slots[s] }
-            s = (s + 1) & mask
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        let mask = self.mask
+        return slots.withUnsafeMutableBufferPointer { slots in
+            var s = Int(truncatingIfNeeded: hash) & mask
+            while slots[s] != 0 {
+                let e = slots[s]
+                if e & 0xFFFF_FFFF_0000_0000 == tag, case let v = Int32(truncatingIfNeeded: e) - 1, isEqual(v) { return v }
+                s = (s + 1) & mask
+            }
+            slots[s] = tag | UInt64(UInt32(bitPattern: value + 1))
+            return nil
         }
-        slots[s] = value
-        hashes[s] = tag
-        return nil
     }
 
     /// The value stored under a string with `hash` for which `isEqual` holds.
     func find(hash: UInt64, isEqual: (Int32) -> Bool) -> Int32? {
-        let tag = UInt32(truncatingIfNeeded: hash >> 32)
-        var s = Int(truncatingIfNeeded: hash) & mask
-        while slots[s] >= 0 {
-            if hashes[s] == tag && isEqual(slots[s]) { return slots[s] }
-            s = (s + 1) & mask
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        return slots.withUnsafeBufferPointer { slots in
+            var s = Int(truncatingIfNeeded: hash) & mask
+            while slots[s] != 0 {
+                let e = slots[s]
+                if e & 0xFFFF_FFFF_0000_0000 == tag, case let v = Int32(truncatingIfNeeded: e) - 1, isEqual(v) { return v }
+                s = (s + 1) & mask
+            }
+            return nil
         }
-        return nil
     }
 }

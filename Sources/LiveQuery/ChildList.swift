@@ -7,100 +7,256 @@ import JSONTree
 /// Object members are children except metadata (keys starting with `.`, like `.priority`) and
 /// null values; array elements are children with keys `"0"`, `"1"`, … except nulls. A missing
 /// location or a leaf has no children.
-final class ChildList: Sendable {
+///
+/// Built once per revision for a million children, so it keeps only what the tape does not
+/// already hold — the tape index of each child (4 bytes; 8 in an array) — in plain buffers, and
+/// the next revision's list is derived from this one where the file did not change
+/// (`derived(from:…)`).
+final class ChildList: @unchecked Sendable {
+    // @unchecked: the buffers are written only while the list is made (`init`, `derived`) and
+    // freed by `deinit`; in between they are read-only, so the list may be shared between threads
+    // like any immutable value.
+
     let document: JSONDocument
     let isArray: Bool
-    /// Per child: the tape index of its key (objects), or its element index (arrays).
-    let keys: [Int32]
-    /// Per child: the tape index of its value.
-    let values: [Int32]
-    /// Per child: the byte offset where it starts (its key; its value in an array) and ends.
-    let starts: [UInt32]
-    let ends: [UInt32]
+    /// How many children; set once while the list is made.
+    private(set) var count = 0
+    /// Per child: the tape index of its key (objects; its value follows it) or of its value (arrays).
+    let nodes: UnsafeMutablePointer<Int32>
+    /// Per child of an array: its element index, which is its key; nil for an object.
+    let indexes: UnsafeMutablePointer<Int32>?
+    /// The tape index of the location, or -1 when there is none.
+    let location: Int
+    /// Whether the location object has members overridden by a later duplicate key.
+    private(set) var hasShadowed = false
 
-    var count: Int { values.count }
+    private init(document: JSONDocument, isArray: Bool, capacity: Int, location: Int) {
+        self.document = document
+        self.isArray = isArray
+        self.location = location
+        nodes = .allocate(capacity: max(capacity, 1))
+        indexes = isArray ? .allocate(capacity: max(capacity, 1)) : nil
+    }
+
+    deinit {
+        nodes.deallocate()
+        indexes?.deallocate()
+    }
+
+    /// The tape index of child `o`'s value.
+    @inline(__always) func valueIndex(_ o: Int) -> Int { isArray ? Int(nodes[o]) : Int(nodes[o]) + 1 }
+    /// The tape index of child `o`'s key. - Precondition: an object's child.
+    @inline(__always) func keyIndex(_ o: Int) -> Int { Int(nodes[o]) }
+    /// The element index of child `o`. - Precondition: an array's child.
+    @inline(__always) func elementIndex(_ o: Int) -> Int32 { indexes![o] }
+    /// Where child `o` starts in the file (its key; its value in an array).
+    @inline(__always) func start(_ o: Int, _ tape: TapeReader) -> Int { tape.start(Int(nodes[o])) }
+    /// Where child `o` ends in the file (after its value).
+    @inline(__always) func end(_ o: Int, _ tape: TapeReader) -> Int { tape.end(valueIndex(o)) }
 
     /// The children of the node at `path` in `document`.
     /// - Complexity: O(number of members or elements of the location).
-    init(document: JSONDocument, path: Path) {
-        self.document = document
-        var keys = [Int32](), values = [Int32](), starts = [UInt32](), ends = [UInt32]()
-        var isArray = false
-        if let location = document.root.node(at: path) {
-            document.withTapeReader { tape in
-                let n = tape.childCount(location.index)
-                keys.reserveCapacity(n)
-                values.reserveCapacity(n)
-                starts.reserveCapacity(n)
-                ends.reserveCapacity(n)
-                switch tape.firstByte(location.index) {
-                case UInt8(ascii: "{"):
-                    tape.forEachMember(of: location.index) { k, v in
-                        guard tape.firstByte(v) != UInt8(ascii: "n") else { return }
-                        let s = tape.start(k)
-                        // A key is metadata when its first decoded byte is "."; only an escape can hide it.
-                        let first = tape.bytes[s + 1]
-                        if first == UInt8(ascii: ".") { return }
-                        if first == UInt8(ascii: "\\") && tape.withStringBytes(k, { $0.first == UInt8(ascii: ".") }) { return }
-                        keys.append(Int32(k))
-                        values.append(Int32(v))
-                        starts.append(UInt32(s))
-                        ends.append(UInt32(tape.end(v)))
-                    }
-                case UInt8(ascii: "["):
-                    isArray = true
-                    var index: Int32 = 0
-                    tape.forEachElement(of: location.index) { v in
-                        defer { index += 1 }
-                        guard tape.firstByte(v) != UInt8(ascii: "n") else { return }
-                        keys.append(index)
-                        values.append(Int32(v))
-                        starts.append(UInt32(tape.start(v)))
-                        ends.append(UInt32(tape.end(v)))
-                    }
-                default:
-                    break
+    convenience init(document: JSONDocument, path: Path) {
+        guard let node = document.root.node(at: path), node.isContainer else {
+            self.init(document: document, isArray: false, capacity: 0, location: -1)
+            return
+        }
+        let (isArray, end) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.nextIndex(node.index)) }
+        self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, node.index + 1, end), location: node.index)
+        let (n, shadowed) = document.withTapeReader { tape in
+            append(tape, from: node.index + 1, to: end, elementIndex: 0, at: 0)
+        }
+        count = n
+        hasShadowed = shadowed
+    }
+
+    /// At most how many children the members (or elements) between tape indexes `from` and `to`
+    /// hold: a member takes at least two tape entries, an element one.
+    private static func capacity(_ isArray: Bool, _ from: Int, _ to: Int) -> Int {
+        isArray ? to - from : (to - from + 1) / 2
+    }
+
+    /// Appends the children among the members (or elements) of the location that start at tape
+    /// index `from` and end before `to`, writing from ordinal `at` (the buffers have room).
+    /// - Returns: the count of children, and whether a member overridden by a duplicate was seen.
+    private func append(_ tape: TapeReader, from: Int, to: Int, elementIndex: Int32, at: Int) -> (count: Int, shadowed: Bool) {
+        let bytes = tape.bytes.baseAddress!
+        var n = at
+        var shadowed = false
+        var k = from
+        if isArray {
+            var index = elementIndex
+            while k < to {
+                let v = k
+                k = tape.nextIndex(v)
+                defer { index += 1 }
+                guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
+                nodes[n] = Int32(truncatingIfNeeded: v)
+                indexes![n] = index
+                n += 1
+            }
+            return (n - at, false)
+        }
+        while k < to {
+            let key = k, v = k + 1
+            k = tape.nextIndex(v)
+            if tape.isShadowed(key) {
+                shadowed = true
+                continue
+            }
+            guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
+            let s = tape.start(key)
+            // A key is metadata when its first decoded byte is "."; only an escape can hide it.
+            let first = bytes[s + 1]
+            if first == UInt8(ascii: ".") { continue }
+            if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
+            nodes[n] = Int32(truncatingIfNeeded: key)
+            n += 1
+        }
+        return (n - at, shadowed)
+    }
+
+    /// The children of the same location in a newer revision, made from `old`'s where the file
+    /// is unchanged: children that end before the first differing byte are copied as they are,
+    /// children in the common trailing bytes are copied shifted, and only the members in
+    /// between are read from the new document.
+    ///
+    /// A member starting at the same distance from the end of both files, inside their common
+    /// trailing bytes, is the same member with the same subtree: from there to the end both
+    /// files hold the same bytes and the parser reads them the same way. A copied leading child
+    /// could only be wrong if a key new in the middle overrides it (the later duplicate wins):
+    /// when the middle has new keys, the leading children's keys are checked for that.
+    /// - Parameters:
+    ///   - commonPrefix, commonSuffix: how many leading and trailing bytes the two files share
+    ///     (not overlapping).
+    /// - Returns: the list, and how many leading (`prefix`) and trailing (`suffix`) children are
+    ///   the same children as in `old`, unchanged; nil when the location moved or changed kind,
+    ///   or duplicate keys are involved — then read the whole location.
+    /// - Complexity: O(n) copying and O(m) reading for m members between the common ends (and
+    ///   O(leading children) flag reads when the middle has new keys).
+    static func derived(
+        from old: ChildList, document: JSONDocument, path: Path, commonPrefix cp: Int, commonSuffix cs: Int
+    ) -> (list: ChildList, prefix: Int, suffix: Int)? {
+        guard old.location >= 0, !old.hasShadowed,
+            let node = document.root.node(at: path), node.index == old.location
+        else { return nil }
+        return old.document.withTapeReader { ot in
+            document.withTapeReader { nt -> (list: ChildList, prefix: Int, suffix: Int)? in
+                // The location opens at the same place, with the same bracket, in the shared prefix.
+                guard ot.start(old.location) == nt.start(node.index), nt.start(node.index) < cp,
+                    ot.firstByte(old.location) == nt.firstByte(node.index)
+                else { return nil }
+                let nOld = old.count
+                // Leading children: those ending strictly before the first differing byte (so even
+                // a number's extent is the same).
+                var lo = 0, hi = nOld
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if old.end(mid, ot) < cp { lo = mid + 1 } else { hi = mid }
                 }
+                let prefix = lo
+                // Where the members after the prefix start, in both tapes (the same index: the
+                // tapes agree up to the prefix).
+                let first = prefix > 0 ? ot.nextIndex(old.valueIndex(prefix - 1)) : old.location + 1
+                let firstElement: Int32 = prefix > 0 && old.isArray ? old.elementIndex(prefix - 1) + 1 : 0
+                let newEnd = nt.nextIndex(node.index)
+                let byteShift = nt.bytes.count - ot.bytes.count
+                let suffixStart = nt.bytes.count - cs
+                // Walk the new members until one is an old child at the same distance from the end.
+                var k = first
+                var anchor = nOld  // the first old child of the suffix
+                var anchorTape = newEnd
+                var anchorElement: Int32 = 0
+                var element = firstElement
+                while k < newEnd {
+                    let start = nt.start(k)
+                    let value = old.isArray ? k : k + 1
+                    if start >= suffixStart {
+                        // Binary search the old child starting at the same distance from the end.
+                        var a = prefix, b = nOld
+                        let target = start - byteShift
+                        while a < b {
+                            let mid = (a + b) / 2
+                            if old.start(mid, ot) < target { a = mid + 1 } else { b = mid }
+                        }
+                        if a < nOld && old.start(a, ot) == target && old.end(a, ot) + byteShift == nt.end(value) {
+                            anchor = a
+                            anchorTape = k
+                            anchorElement = element
+                            break
+                        }
+                    }
+                    k = nt.nextIndex(value)
+                    element += 1
+                }
+                let suffix = nOld - anchor
+                let capacity = prefix + ChildList.capacity(old.isArray, first, anchorTape) + suffix
+                let list = ChildList(document: document, isArray: old.isArray, capacity: capacity, location: node.index)
+                // Copy the prefix, read the middle, copy the suffix shifted.
+                list.nodes.update(from: old.nodes, count: prefix)
+                if old.isArray { list.indexes!.update(from: old.indexes!, count: prefix) }
+                let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix)
+                let at = prefix + middle.count
+                if suffix > 0 {
+                    let tapeShift = Int32(truncatingIfNeeded: anchorTape - Int(old.nodes[anchor]))
+                    for i in 0..<suffix { list.nodes[at + i] = old.nodes[anchor + i] &+ tapeShift }
+                    if old.isArray {
+                        let elementShift = anchorElement - old.elementIndex(anchor)
+                        for i in 0..<suffix { list.indexes![at + i] = old.indexes![anchor + i] &+ elementShift }
+                    }
+                }
+                // A copied leading child is wrong if a key new in the middle overrides it (a later
+                // duplicate wins). Keys the old middle had cannot: the old file had no duplicates.
+                if !old.isArray && middle.count > 0 {
+                    var oldKeys = OrdinalTable(capacity: anchor - prefix)
+                    for o in prefix..<anchor {
+                        _ = oldKeys.insert(Int32(o), hash: ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }) { _ in false }
+                    }
+                    let newKey = (prefix..<at).contains { n in
+                        let h = nt.withStringBytes(list.keyIndex(n)) { hashBytes($0) }
+                        return oldKeys.find(hash: h) { old.sameKey(Int($0), ot, n, of: list, nt) } == nil
+                    }
+                    if newKey && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) }) { return nil }
+                }
+                list.hasShadowed = middle.shadowed
+                list.count = at + suffix
+                let sameKeys = !old.isArray || anchor == nOld || anchorElement == old.elementIndex(anchor)
+                return (list, prefix, sameKeys ? suffix : 0)
             }
         }
-        self.isArray = isArray
-        self.keys = keys
-        self.values = values
-        self.starts = starts
-        self.ends = ends
     }
 
     /// The value of child `ordinal`.
-    func value(_ ordinal: Int) -> JSONNode { JSONNode(document: document, index: Int(values[ordinal])) }
+    func value(_ ordinal: Int) -> JSONNode { JSONNode(document: document, index: valueIndex(ordinal)) }
 
     /// The key of child `ordinal`.
     func key(_ ordinal: Int) -> String {
-        if isArray { return String(keys[ordinal]) }
-        return JSONNode(document: document, index: Int(keys[ordinal])).stringValue!
+        if isArray { return String(elementIndex(ordinal)) }
+        return JSONNode(document: document, index: keyIndex(ordinal)).stringValue!
     }
 
     /// Calls `body` with the UTF-8 bytes of the key of child `ordinal`.
     func withKeyBytes<R>(_ ordinal: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         if isArray {
-            var digits = String(keys[ordinal])
+            var digits = String(elementIndex(ordinal))
             return try digits.withUTF8(body)
         }
-        return try JSONNode(document: document, index: Int(keys[ordinal])).withStringBytes(body)
+        return try JSONNode(document: document, index: keyIndex(ordinal)).withStringBytes(body)
     }
 
     /// The key of child `ordinal` for comparisons, reading from `tape` (this list's document);
     /// an escaped key is decoded into `arena`.
     func keyRef(_ ordinal: Int, _ tape: TapeReader, _ arena: ByteArena) -> KeyRef {
-        if isArray { return KeyRef(arrayIndex: Int(keys[ordinal])) }
-        return KeyRef(tape.stringBytes(Int(keys[ordinal]), arena: arena))
+        if isArray { return KeyRef(arrayIndex: Int(elementIndex(ordinal))) }
+        return KeyRef(tape.stringBytes(keyIndex(ordinal), arena: arena))
     }
 
     /// Whether children `a` of this list and `b` of `other` have the same key (code units).
     func sameKey(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
         if isArray || other.isArray {
-            return isArray && other.isArray && keys[a] == other.keys[b]
+            return isArray && other.isArray && elementIndex(a) == other.elementIndex(b)
         }
-        let ka = Int(keys[a]), kb = Int(other.keys[b])
+        let ka = keyIndex(a), kb = other.keyIndex(b)
         if !tape.hasEscapes(ka) && !otherTape.hasEscapes(kb) {
             let la = tape.end(ka) - tape.start(ka), lb = otherTape.end(kb) - otherTape.start(kb)
             return la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(ka), otherTape.bytes.baseAddress! + otherTape.start(kb), la)
@@ -111,7 +267,7 @@ final class ChildList: Sendable {
     /// Whether children `a` of this list and `b` of `other` have equal values: identical bytes, or
     /// equal as JSON (numbers by value, objects in any order).
     func sameValue(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
-        let va = Int(values[a]), vb = Int(other.values[b])
+        let va = valueIndex(a), vb = other.valueIndex(b)
         let la = tape.end(va) - tape.start(va), lb = otherTape.end(vb) - otherTape.start(vb)
         if la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(va), otherTape.bytes.baseAddress! + otherTape.start(vb), la) {
             return true

@@ -33,37 +33,27 @@ struct ChildMatch {
     /// - Complexity: O(n) integer work over the two lists plus O(bytes in common) at memory speed,
     ///   and O(m) key reads and hashes for the m children in the middle.
     init(old: ChildList, new: ChildList) {
+        self.init(old: old, new: new, known: nil)
+    }
+
+    /// Pairs children where the first `prefix` and last `suffix` of both lists are already known
+    /// to be the same children, unchanged (see `ChildList.derived`); only the middle is read.
+    init(old: ChildList, new: ChildList, prefix: Int, suffix: Int) {
+        self.init(old: old, new: new, known: (prefix, suffix))
+    }
+
+    private init(old: ChildList, new: ChildList, known: (prefix: Int, suffix: Int)?) {
         self.old = old
         self.new = new
         let nOld = old.count, nNew = new.count
-        var prefix = 0, suffix = 0
+        var prefix = known?.prefix ?? 0, suffix = known?.suffix ?? 0
         var oldMiddle = [Int32](), newMiddle = [Int32](), changedMiddle = [Bool]()
         var dirty = [Int32]()
         var removed = 0
         old.document.withTapeReader { ot in
             new.document.withTapeReader { nt in
                 let sameDocument = old.document === new.document
-                let cp = sameDocument ? ot.bytes.count : commonPrefixLength(ot.bytes, nt.bytes)
-                let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
-                let both = min(nOld, nNew)
-                // Leading children: same offsets, ending inside the common prefix.
-                while prefix < both && old.starts[prefix] == new.starts[prefix] && old.ends[prefix] == new.ends[prefix]
-                    && Int(old.ends[prefix]) <= cp && old.isArray == new.isArray
-                    && (!old.isArray || old.keys[prefix] == new.keys[prefix])
-                {
-                    prefix += 1
-                }
-                // Trailing children: same distance from the end, starting inside the common suffix.
-                let delta = nt.bytes.count - ot.bytes.count
-                let suffixStart = nt.bytes.count - cs
-                while suffix < both - prefix {
-                    let o = nOld - 1 - suffix, n = nNew - 1 - suffix
-                    guard Int(new.starts[n]) >= suffixStart, Int(old.starts[o]) + delta == Int(new.starts[n]),
-                        Int(old.ends[o]) + delta == Int(new.ends[n]), old.isArray == new.isArray,
-                        !old.isArray || old.keys[o] == new.keys[n]
-                    else { break }
-                    suffix += 1
-                }
+                if known == nil { (prefix, suffix) = ChildMatch.commonEnds(old, ot, new, nt, sameDocument: sameDocument) }
                 // The middle.
                 let oldEnd = nOld - suffix, newEnd = nNew - suffix
                 oldMiddle = [Int32](repeating: -1, count: oldEnd - prefix)
@@ -78,11 +68,11 @@ struct ChildMatch {
                     // Array keys are element indexes, ascending in both lists: a merge.
                     var i = prefix, j = prefix
                     while i < oldEnd && j < newEnd {
-                        if old.keys[i] == new.keys[j] {
+                        if old.elementIndex(i) == new.elementIndex(j) {
                             pair(i, j)
                             i += 1
                             j += 1
-                        } else if old.keys[i] < new.keys[j] {
+                        } else if old.elementIndex(i) < new.elementIndex(j) {
                             i += 1
                         } else {
                             j += 1
@@ -104,11 +94,11 @@ struct ChildMatch {
                     if i < oe && j < ne {
                         var table = OrdinalTable(capacity: oe - i)
                         for o in i..<oe {
-                            let h = ot.withStringBytes(Int(old.keys[o])) { hashBytes($0) }
+                            let h = ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }
                             _ = table.insert(Int32(o), hash: h) { _ in false }
                         }
                         for n in j..<ne {
-                            let h = nt.withStringBytes(Int(new.keys[n])) { hashBytes($0) }
+                            let h = nt.withStringBytes(new.keyIndex(n)) { hashBytes($0) }
                             if let o = table.find(hash: h, isEqual: { old.sameKey(Int($0), ot, n, of: new, nt) }) {
                                 pair(Int(o), n)
                             }
@@ -134,6 +124,37 @@ struct ChildMatch {
             }
         }
         self.isIdentity = identity
+    }
+
+    /// How many leading and trailing children of two lists are the same children, unchanged:
+    /// at the same offsets inside the files' common leading bytes, or at the same distance from
+    /// the end inside their common trailing bytes (a child with the same bytes in both is the
+    /// same key with the same value).
+    /// - Complexity: O(bytes in common) at memory speed, O(n) integer compares.
+    static func commonEnds(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader, sameDocument: Bool) -> (prefix: Int, suffix: Int) {
+        let nOld = old.count, nNew = new.count
+        var prefix = 0, suffix = 0
+        let cp = sameDocument ? ot.bytes.count : commonPrefixLength(ot.bytes, nt.bytes)
+        let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
+        let both = min(nOld, nNew)
+        // Leading children: same offsets, ending inside the common prefix.
+        while prefix < both && old.isArray == new.isArray && old.start(prefix, ot) == new.start(prefix, nt)
+            && old.end(prefix, ot) == new.end(prefix, nt) && old.end(prefix, ot) <= cp
+            && (!old.isArray || old.elementIndex(prefix) == new.elementIndex(prefix))
+        {
+            prefix += 1
+        }
+        // Trailing children: same distance from the end, starting inside the common suffix.
+        let delta = nt.bytes.count - ot.bytes.count
+        let suffixStart = nt.bytes.count - cs
+        while suffix < both - prefix {
+            let o = nOld - 1 - suffix, n = nNew - 1 - suffix
+            guard old.isArray == new.isArray, new.start(n, nt) >= suffixStart, old.start(o, ot) + delta == new.start(n, nt),
+                old.end(o, ot) + delta == new.end(n, nt), !old.isArray || old.elementIndex(o) == new.elementIndex(n)
+            else { break }
+            suffix += 1
+        }
+        return (prefix, suffix)
     }
 
     /// The new ordinal of old child `o`, or -1 when it was removed.

@@ -10,7 +10,7 @@
 // import LiveQuery
 //
 // let query = try Query().orderByChild("score").startAt(10).limitToLast(50)
-// var window = Window(query: query, path: "/players", document: try JSONDocument(parsing: bytes))
+// var window = Window(query: query, path: try Path("/players"), document: try JSONDocument(parsing: bytes))
 // for event in WindowChange.initial(window).events { print(event.name) }  // child_added…, value
 //
 // // Each new revision of the file:

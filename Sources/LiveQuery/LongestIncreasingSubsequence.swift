@@ -1,43 +1,64 @@
 // The longest increasing subsequence: which kept rows stay put and which move.
 
-/// Marks a longest strictly increasing subsequence of `values`.
+/// Marks a longest strictly increasing subsequence of the non-negative values (negative values
+/// are holes: rows that are not kept).
 ///
 /// Patience sorting, with the common case first: a value larger than the end of the longest
 /// run so far extends it in O(1), so an almost-sorted sequence (one edit to a large window)
 /// costs O(n) and no search.
-/// - Returns: for each position, whether it belongs to the subsequence.
-/// - Complexity: O(n log L) for a subsequence of length L; O(n) when `values` is increasing.
-func longestIncreasingSubsequence(_ values: [Int32]) -> [Bool] {
+/// - Returns: for each position, whether it belongs to the subsequence; nil when every
+///   non-negative value does (they are already increasing).
+/// - Complexity: O(n log L) for a subsequence of length L; O(n) when nearly increasing.
+func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> [Bool]? {
     let n = values.count
+    var last: Int32 = -1
     var increasing = true
-    for i in values.indices.dropFirst() where values[i - 1] >= values[i] {
-        increasing = false
-        break
+    for v in values where v >= 0 {
+        if v <= last {
+            increasing = false
+            break
+        }
+        last = v
     }
-    if increasing { return [Bool](repeating: true, count: n) }
+    if increasing { return nil }
     // tails[l]: the position ending the best increasing run of length l + 1 found so far.
-    var tails = [Int32]()
-    var previous = [Int32](repeating: -1, count: n)
+    let tails = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+    let previous = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+    defer {
+        tails.deallocate()
+        previous.deallocate()
+    }
+    var length = 0
+    var tailValue: Int32 = -1  // values[tails[length - 1]]
     for i in 0..<n {
         let v = values[i]
-        if let last = tails.last, values[Int(last)] >= v {
-            var lo = 0, hi = tails.count - 1
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if values[Int(tails[mid])] < v { lo = mid + 1 } else { hi = mid }
-            }
-            previous[i] = lo > 0 ? tails[lo - 1] : -1
-            tails[lo] = Int32(i)
-        } else {
-            previous[i] = tails.last ?? -1
-            tails.append(Int32(i))
+        guard v >= 0 else { continue }
+        if length == 0 || tailValue < v {
+            previous[i] = length > 0 ? tails[length - 1] : -1
+            tails[length] = Int32(i)
+            length += 1
+            tailValue = v
+            continue
         }
+        var lo = 0, hi = length - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if values[Int(tails[mid])] < v { lo = mid + 1 } else { hi = mid }
+        }
+        previous[i] = lo > 0 ? tails[lo - 1] : -1
+        tails[lo] = Int32(i)
+        if lo == length - 1 { tailValue = v }
     }
-    var inSubsequence = [Bool](repeating: false, count: n)
-    var p = tails.last ?? -1
+    var marks = [Bool](repeating: false, count: n)
+    var p = length > 0 ? Int(tails[length - 1]) : -1
     while p >= 0 {
-        inSubsequence[Int(p)] = true
-        p = previous[Int(p)]
+        marks[p] = true
+        p = Int(previous[p])
     }
-    return inSubsequence
+    return marks
+}
+
+/// Marks a longest strictly increasing subsequence of `values`.
+func longestIncreasingSubsequence(_ values: [Int32]) -> [Bool] {
+    values.withUnsafeBufferPointer { longestIncreasingSubsequence($0) } ?? values.map { $0 >= 0 }
 }

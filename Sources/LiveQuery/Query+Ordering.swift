@@ -63,7 +63,7 @@ struct QueryPlan {
     ///   O(members along the path) for child order.
     func sortKey(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
         let key = children.keyRef(ordinal, tape, arena)
-        let value = Int(children.values[ordinal])
+        let value = children.valueIndex(ordinal)
         switch ordering {
         case .key:
             return SortKey(rank: ValueRank.null, key: key)

@@ -8,7 +8,7 @@ import JSONTree
 /// `QueryError` naming the broken rule:
 ///
 /// ```swift
-/// let top = try Query().orderByChild("metrics/views").startAt(100).limitToLast(10)
+/// let top = try Query().orderByChild("metrics/views").startAt(100).limitToLast(10)   // a nested path
 /// let page = try Query().orderByKey().startAfter("user42").limitToFirst(50)
 /// ```
 ///
@@ -100,9 +100,21 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
     /// Orders by the value at `path` inside each child (`"metrics/views"` is a nested path).
     public func orderByChild(_ path: Path) throws(QueryError) -> Query {
         guard !path.isRoot else {
-            throw QueryError("orderByChild: the path must not be empty; use orderByValue to order by the child itself")
+            throw QueryError("orderByChild", "the path must not be empty; use orderByValue to order by the child itself")
         }
         return try ordered(.child(path), "orderByChild")
+    }
+
+    /// Orders by the value at `path` (`"metrics/views"`) inside each child.
+    /// - Throws: `QueryError` also for a malformed path.
+    public func orderByChild(_ path: String) throws(QueryError) -> Query {
+        let parsed: Path
+        do {
+            parsed = try Path(path)
+        } catch {
+            throw QueryError("orderByChild", error.description)
+        }
+        return try orderByChild(parsed)
     }
 
     public func startAt(_ value: JSON, key: String? = nil) throws(QueryError) -> Query {
@@ -125,8 +137,8 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
 
     /// Children whose value equals `value` (from `key`, when given, to the same key): startAt + endAt.
     public func equalTo(_ value: JSON, key: String? = nil) throws(QueryError) -> Query {
-        if let start { throw QueryError("equalTo: the start of the range is already set by \(describe(start)); equalTo sets both start and end") }
-        if let end { throw QueryError("equalTo: the end of the range is already set by \(describe(end)); equalTo sets both start and end") }
+        if let start { throw QueryError("equalTo", "the start of the range is already set by \(describe(start)); equalTo sets both start and end") }
+        if let end { throw QueryError("equalTo", "the end of the range is already set by \(describe(end)); equalTo sets both start and end") }
         var q = self
         let bound = Bound(value, key: key)
         q.start = .at(bound)
@@ -150,7 +162,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
 
     private func ordered(_ o: Ordering, _ method: String) throws(QueryError) -> Query {
         if let explicitOrdering {
-            throw QueryError("\(method): the query is already ordered by \(describe(explicitOrdering)); a query has one orderBy")
+            throw QueryError(method, "the query is already ordered by \(describe(explicitOrdering)); a query has one orderBy")
         }
         var q = self
         q.explicitOrdering = o
@@ -160,7 +172,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
 
     private func starting(_ s: Start, _ method: String) throws(QueryError) -> Query {
         if let start {
-            throw QueryError("\(method): the start of the range is already set by \(isEqualTo ? describeEqualTo(start.bound) : describe(start)); use one of startAt, startAfter, equalTo")
+            throw QueryError(method, "the start of the range is already set by \(isEqualTo ? describeEqualTo(start.bound) : describe(start)); use one of startAt, startAfter, equalTo")
         }
         var q = self
         q.start = s
@@ -170,7 +182,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
 
     private func ending(_ e: End, _ method: String) throws(QueryError) -> Query {
         if let end {
-            throw QueryError("\(method): the end of the range is already set by \(isEqualTo ? describeEqualTo(end.bound) : describe(end)); use one of endAt, endBefore, equalTo")
+            throw QueryError(method, "the end of the range is already set by \(isEqualTo ? describeEqualTo(end.bound) : describe(end)); use one of endAt, endBefore, equalTo")
         }
         var q = self
         q.end = e
@@ -179,8 +191,8 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
     }
 
     private func limited(_ l: Limit, _ method: String) throws(QueryError) -> Query {
-        if let limit { throw QueryError("\(method): a limit is already set (\(describe(limit))); a query has one limit") }
-        guard l.count > 0 else { throw QueryError("\(method): the limit must be a positive integer, not \(l.count)") }
+        if let limit { throw QueryError(method, "a limit is already set (\(describe(limit))); a query has one limit") }
+        guard l.count > 0 else { throw QueryError(method, "the limit must be a positive integer, not \(l.count)") }
         var q = self
         q.limit = l
         try q.validate(method)
@@ -192,19 +204,20 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
         for bound in [start?.bound, end?.bound].compactMap({ $0 }) {
             let name = describe(bound)
             if !bound.value.isScalar {
-                throw QueryError("\(method): a bound must be a string, number, boolean or null, not \(bound.value.kind == .array ? "an array" : "an object") (\(name))")
+                throw QueryError(method, "a bound must be a string, number, boolean or null, not \(bound.value.kind == .array ? "an array" : "an object") (\(name))")
             }
             switch ordering {
             case .key:
                 if bound.key != nil {
-                    throw QueryError("\(method): with orderByKey a bound is a key and takes no key argument (\(name))")
+                    throw QueryError(method, "with orderByKey a bound is a key and takes no key argument (\(name))")
                 }
                 if bound.value.stringValue == nil {
-                    throw QueryError("\(method): with orderByKey a bound must be a string (a key), not \(bound.value.serializedString()) (\(name))")
+                    throw QueryError(method, "with orderByKey a bound must be a string (a key), not \(bound.value.serializedString()) (\(name))")
                 }
             case .priority:
                 if bound.value.boolValue != nil {
-                    throw QueryError("\(method): with orderByPriority a bound must be a number, string or null (a priority), not \(bound.value.serializedString()) (\(name))")
+                    let order = explicitOrdering == nil ? "without an orderBy children are in priority order, so" : "with orderByPriority"
+                    throw QueryError(method, "\(order) a bound must be a number, string or null (a priority), not \(bound.value.serializedString())")
                 }
             case .value, .child:
                 break
@@ -267,7 +280,29 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
 
 /// An invalid query; the message names the method and the rule it breaks.
 public struct QueryError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
+    /// The builder method that found the problem (`limitToLast`).
+    public let method: String
+    /// The rule it breaks, in words.
+    public let rule: String
+
+    public init(_ method: String, _ rule: String) {
+        self.method = method
+        self.rule = rule
+    }
+
+    /// An error from a whole message, `method: rule` (the method is the text before ": ").
+    public init(_ message: String) {
+        let scalars = Array(message.unicodeScalars)
+        if let i = scalars.indices.first(where: { $0 + 1 < scalars.count && scalars[$0] == ":" && scalars[$0 + 1] == " " }) {
+            method = String(String.UnicodeScalarView(scalars[..<i]))
+            rule = String(String.UnicodeScalarView(scalars[(i + 2)...]))
+        } else {
+            method = ""
+            rule = message
+        }
+    }
+
+    /// `method: rule`.
+    public var message: String { method.isEmpty ? rule : "\(method): \(rule)" }
     public var description: String { message }
 }

@@ -10,7 +10,7 @@ import JSONTree
 /// ```swift
 /// let doc = try JSONDocument(parsing: bytes)
 /// let query = try Query().orderByChild("score").limitToLast(3)
-/// let window = Window(query: query, path: "/players", document: doc)
+/// let window = Window(query: query, path: try Path("/players"), document: doc)
 /// for row in window { print(row.key, row.value.json) }       // lowest of the top 3 first
 /// let change = window.advanced(to: nextDoc)                   // events and batch for the next revision
 /// ```

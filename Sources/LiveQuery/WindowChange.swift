@@ -16,7 +16,7 @@ import JSONTree
 /// change keep their order relative to each other.
 ///
 /// ```swift
-/// var window = Window(query: query, path: "/players", document: firstDoc)
+/// var window = Window(query: query, path: try Path("/players"), document: firstDoc)
 /// for event in WindowChange.initial(window).events { deliver(event) }   // child_added…, value
 /// let change = window.advanced(to: nextDoc)                                // O(n) integer work
 /// for event in change.events { deliver(event) }
@@ -103,54 +103,96 @@ public struct WindowChange: Sendable {
         self.init(old: old, new: new, oldRowOfNew: oldRowOfNew, changed: changed)
     }
 
+    /// The change between windows whose members were carried over: for each new member, the
+    /// index of the old member it was (-1 for none) and whether its value changed.
+    init(old: Window, new: Window, previousMember: [Int32], changedMember: [Bool]) {
+        if old.rows == 0..<old.members.count && new.rows == 0..<new.members.count {
+            self.init(old: old, new: new, oldRowOfNew: previousMember, changed: changedMember)
+            return
+        }
+        let offset = Int32(old.rows.lowerBound), oldRows = Int32(old.rows.count)
+        var oldRowOfNew = [Int32](repeating: -1, count: new.count)
+        var changed = [Bool](repeating: false, count: new.count)
+        for j in 0..<new.count {
+            let row = previousMember[new.rows.lowerBound + j] - offset
+            if row >= 0 && row < oldRows && previousMember[new.rows.lowerBound + j] >= 0 {
+                oldRowOfNew[j] = row
+                changed[j] = changedMember[new.rows.lowerBound + j]
+            }
+        }
+        self.init(old: old, new: new, oldRowOfNew: oldRowOfNew, changed: changed)
+    }
+
+    /// No change: the next revision left the window as it was.
+    init(unchanged old: Window, next: Window) {
+        self.init(old: old, new: next, childEvents: [], batch: BatchDiff(oldCount: old.count, newCount: next.count, deletes: [], inserts: [], moves: [], reloads: []))
+    }
+
     /// Events and batch from rows matched old ↔ new.
     /// - Parameters:
     ///   - oldRowOfNew: for each new row, its old row, or -1 when it entered the window.
     ///   - changed: for each new row kept from the old window, whether its value changed.
     /// - Complexity: O(rows), plus O(log) per moved row for the batch.
     init(old: Window, new: Window, oldRowOfNew: [Int32], changed: [Bool]) {
-        var kept = [Bool](repeating: false, count: old.count)
-        for i in oldRowOfNew where i >= 0 { kept[Int(i)] = true }
-        var removed = [ChildEvent](), added = [ChildEvent](), moved = [ChildEvent](), changes = [ChildEvent]()
-        for i in 0..<old.count where !kept[i] {
-            removed.append(ChildEvent(.childRemoved, old.children, old.ordinal(at: i), previous: -1, index: i, fromIndex: nil))
-        }
-        // Which kept children the database reports as moved (their sort value changed).
-        var sortMoved = [Bool](repeating: false, count: new.count)
-        for j in 0..<new.count where oldRowOfNew[j] >= 0 && changed[j] {
-            sortMoved[j] = new.query.sortValueChanged(old.value(at: Int(oldRowOfNew[j])), new.value(at: j))
-        }
-        let stays = staticRows(oldRowOfNew: oldRowOfNew, sortMoved: sortMoved)
-        // Moved: a kept child that does not stay in place, or a child added right after a moved
-        // child (else replay would leave it beside that child's old place).
-        var previousMoved = false
-        var previous = -1
-        for j in 0..<new.count {
-            let n = new.ordinal(at: j)
-            let i = Int(oldRowOfNew[j])
-            let isMoved: Bool
-            if i < 0 {
-                added.append(ChildEvent(.childAdded, new.children, n, previous: previous, index: j, fromIndex: nil))
-                isMoved = previousMoved
-            } else {
-                isMoved = !stays[j]
-                if changed[j] {
-                    changes.append(ChildEvent(.childChanged, new.children, n, previous: previous, index: j, fromIndex: i))
+        let r1 = old.count, r2 = new.count
+        var kept = [Bool](repeating: false, count: r1)
+        // Which kept children the database reports as moved (their sort value changed), and
+        // whether the others kept their relative order (always, under one query).
+        var sortMoved = [Bool](repeating: false, count: r2)
+        var inOrder = true
+        oldRowOfNew.withUnsafeBufferPointer { map in
+            changed.withUnsafeBufferPointer { ch in
+                kept.withUnsafeMutableBufferPointer { kp in
+                    var last: Int32 = -1
+                    for j in 0..<r2 {
+                        let i = map[j]
+                        guard i >= 0 else { continue }
+                        kp[Int(i)] = true
+                        if ch[j] && new.query.sortValueChanged(old.value(at: Int(i)), new.value(at: j)) {
+                            sortMoved[j] = true
+                        } else {
+                            if i <= last { inOrder = false }
+                            last = i
+                        }
+                    }
                 }
             }
-            if isMoved {
-                moved.append(ChildEvent(.childMoved, new.children, n, previous: previous, index: j, fromIndex: i < 0 ? nil : i))
+        }
+        let stays = inOrder ? nil : staticRows(oldRowOfNew: oldRowOfNew, sortMoved: sortMoved)
+        var removed = [ChildEvent](), added = [ChildEvent](), moved = [ChildEvent](), changes = [ChildEvent]()
+        for i in 0..<r1 where !kept[i] {
+            removed.append(ChildEvent(.childRemoved, old.children, old.ordinal(at: i), previous: -1, index: i, fromIndex: nil))
+        }
+        // Moved: a kept child that does not stay in place, or a child added right after a moved
+        // child (else replay would leave it beside that child's old place).
+        new.members.withUnsafeBufferPointer { members in
+            oldRowOfNew.withUnsafeBufferPointer { map in
+                changed.withUnsafeBufferPointer { changed in
+                    sortMoved.withUnsafeBufferPointer { sortMoved in
+                        let rows = UnsafeBufferPointer(rebasing: members[new.rows])
+                        var previousMoved = false
+                        for j in 0..<r2 {
+                            let i = Int(map[j])
+                            let isChanged = i >= 0 && changed[j]
+                            let isMoved = i < 0 ? previousMoved : (stays == nil ? sortMoved[j] : !stays![j])
+                            previousMoved = isMoved
+                            guard i < 0 || isChanged || isMoved else { continue }
+                            let n = Int(rows[j]), p = j > 0 ? Int(rows[j - 1]) : -1
+                            if i < 0 { added.append(ChildEvent(.childAdded, new.children, n, previous: p, index: j, fromIndex: nil)) }
+                            if isMoved { moved.append(ChildEvent(.childMoved, new.children, n, previous: p, index: j, fromIndex: i < 0 ? nil : i)) }
+                            if isChanged { changes.append(ChildEvent(.childChanged, new.children, n, previous: p, index: j, fromIndex: i)) }
+                        }
+                    }
+                }
             }
-            previousMoved = isMoved
-            previous = n
         }
         self.old = old
         self.new = new
         self.childEvents = removed + added + moved + changes
-        self.batch = BatchDiff(oldCount: old.count, oldIndexOfNew: oldRowOfNew, changed: { changed[$0] }, key: { new.key(at: $0) })
+        self.batch = BatchDiff(oldCount: r1, oldIndexOfNew: oldRowOfNew, changed: changed, key: { new.key(at: $0) })
     }
 
-    private init(old: Window?, new: Window, childEvents: [ChildEvent], batch: BatchDiff) {
+    init(old: Window?, new: Window, childEvents: [ChildEvent], batch: BatchDiff) {
         self.old = old
         self.new = new
         self.childEvents = childEvents
@@ -161,27 +203,16 @@ public struct WindowChange: Sendable {
 /// The kept rows that need no move event: rows whose sort value did not change, as many as
 /// possible while keeping their old relative order.
 ///
-/// Under one query such rows always keep their order, so all of them stay (checked in O(n)).
-/// Between windows of different queries they may not: then the stayers are a heaviest increasing
+/// Under one query such rows always keep their order and all of them stay (the caller checks that
+/// in O(n) first). Between windows of different queries they may not: then the stayers are a heaviest increasing
 /// subsequence of old rows, where a row weighs 1 plus the added rows right after it (those would
 /// need a move too if it moved).
 /// - Returns: for each new row, whether it is kept and stays.
-/// - Complexity: O(n), or O(n log n) when the order changed.
+/// - Complexity: O(n log n).
 func staticRows(oldRowOfNew: [Int32], sortMoved: [Bool]) -> [Bool] {
     let n = oldRowOfNew.count
     var stays = [Bool](repeating: false, count: n)
-    var candidates = [Int]()
-    var increasing = true
-    var last: Int32 = -1
-    for j in 0..<n where oldRowOfNew[j] >= 0 && !sortMoved[j] {
-        if oldRowOfNew[j] <= last { increasing = false }
-        last = oldRowOfNew[j]
-        candidates.append(j)
-    }
-    if increasing {
-        for j in candidates { stays[j] = true }
-        return stays
-    }
+    let candidates = (0..<n).filter { oldRowOfNew[$0] >= 0 && !sortMoved[$0] }
     // Heaviest increasing subsequence, with a Fenwick tree of (best weight, row) over old rows.
     let size = Int(oldRowOfNew.max() ?? 0) + 2
     var tree = [(weight: Int, row: Int)](repeating: (0, -1), count: size + 1)

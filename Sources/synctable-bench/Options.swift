@@ -39,6 +39,12 @@ struct BenchmarkGroup: Sendable {
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
     BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
+    BenchmarkGroup(name: "query", run: runQueryBenchmarks),
+    BenchmarkGroup(name: "first-screen", run: runFirstScreenBenchmarks),
+    BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
+    BenchmarkGroup(name: "store", run: runStoreBenchmarks),
+    BenchmarkGroup(name: "write", run: runWriteBenchmarks),
+    BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

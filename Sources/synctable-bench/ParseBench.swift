@@ -23,15 +23,39 @@ func runParseBenchmarks(_ report: Report, _ options: BenchOptions) {
             }
         }
         let ours = Stats(oursSamples), foundation = Stats(theirSamples)
-        let oursMBs = Stats([mb / ours.max, mb / ours.median, mb / ours.min])
-        let theirsMBs = Stats([mb / foundation.max, mb / foundation.median, mb / foundation.min])
+        let oursMBs = throughput(ours, mb)
+        let theirsMBs = throughput(foundation, mb)
+        let simdjson = simdjsonSeconds(path, runs: runs, options).map { throughput($0, mb) }
         let ratio = oursMBs.median / theirsMBs.median
         report.add(Figure(
             name: "parse \(name).json", unit: "MB/s", synctable: oursMBs,
-            peers: [(name: "Foundation", stats: theirsMBs, note: nil)],
+            peers: [(name: "Foundation", stats: theirsMBs, note: nil),
+                    (name: "simdjson", stats: simdjson, note: simdjson == nil ? "not installed" : nil)],
             target: name == "canada" ? "≥ 20× Foundation" : "≥ 300 MB/s and ≥ 20× Foundation",
             met: (name == "canada" || oursMBs.median >= 300) && ratio >= 20, ratio: ratio))
     }
+}
+
+/// MB/s from seconds per run (the slowest run gives the minimum throughput).
+func throughput(_ seconds: Stats, _ mb: Double) -> Stats {
+    Stats([mb / seconds.max, mb / seconds.median, mb / seconds.min])
+}
+
+/// Seconds per parse from the simdjson harness the Makefile builds when Debian's
+/// libsimdjson-dev is installed; nil when it is not there.
+func simdjsonSeconds(_ path: String, runs: Int, _ options: BenchOptions) -> Stats? {
+    let harness = options.root + "/.build/bench/simdjson-parse"
+    guard FileManager.default.isExecutableFile(atPath: harness) else { return nil }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: harness)
+    p.arguments = [path, String(runs)]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    guard (try? p.run()) != nil else { return nil }
+    let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    let samples = out.split(separator: "\n").compactMap { Double($0) }
+    return samples.isEmpty ? nil : Stats(samples)
 }
 
 /// The generated 1,000,000-child collection (about 180 MB), written once under .build/bench.

@@ -10,7 +10,10 @@ struct SyncTable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synctable",
         abstract: "A live table of a JSON file, updated as another process edits it.",
-        subcommands: [View.self, Demo.self, Validate.self],
+        subcommands: [
+            View.self, Demo.self, Validate.self, List.self, Events.self,
+            SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self,
+        ],
         defaultSubcommand: View.self
     )
 

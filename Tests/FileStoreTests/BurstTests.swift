@@ -21,7 +21,7 @@ func sampleDocument(seq: Int, count: Int) -> String {
     /// wrote, in order, and the last state is the final revision.
     @Test(arguments: ["rename", "inplace"])
     func burstEndsInTheLastState(_ style: String) throws {
-        let (r, stats) = try runBurst(style: style, children: 500, saves: 1000)
+        let (r, stats) = try runBurst(style: style, children: 500, saves: 600)
         // Revisions go forward only, each a complete state the writer wrote.
         let seqs = r.revisions.compactMap { $0.root.child("seq")?.doubleValue }
         #expect(seqs.count == r.revisions.count)
@@ -33,8 +33,8 @@ func sampleDocument(seq: Int, count: Int) -> String {
     /// Saves that come faster than a parse takes cost far fewer parses than saves: at most
     /// one read is in flight and one pending.
     @Test func burstOfLargeSavesIsCoalesced() throws {
-        let (r, stats) = try runBurst(style: "rename", children: 10_000, saves: 200)
-        #expect(stats.parses < 100, "\(stats)")
+        let (r, stats) = try runBurst(style: "rename", children: 5000, saves: 150)
+        #expect(stats.parses < 75, "\(stats)")
         #expect(r.revisions.count <= stats.parses)
     }
 

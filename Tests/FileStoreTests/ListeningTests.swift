@@ -121,7 +121,7 @@ struct ReplayedRows {
         writeByRename(path, #"{"a":0,"c":2,"d":1.5,"e":{"nested":true}}"#)
         try store.waitForRevision(3, timeoutMilliseconds: 5000)
         #expect(batches.count == 3)  // e is an object: it sorts last and is added
-        store.reference("/elsewhere").observeChanges { _ in batches.append(BatchDiff(oldCount: 0, newCount: 0, deletes: [], inserts: [], moves: [], reloads: [])) }
+        try store.reference("/elsewhere").observeChanges { _ in batches.append(BatchDiff(oldCount: 0, newCount: 0, deletes: [], inserts: [], moves: [], reloads: [])) }
         #expect(batches.count == 4)  // the empty window, once
         writeByRename(path, #"{"a":0,"c":2,"d":1.5,"e":{"nested":true}," f":null}"#)
         try store.waitForRevision(4, timeoutMilliseconds: 5000)

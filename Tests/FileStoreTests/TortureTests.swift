@@ -82,7 +82,7 @@ func runTorture(folder: String, seed: UInt64, edits: Int, children: Int) throws 
     let path = folder + "/data.json", log = folder + "/states.log", done = folder + "/done"
     let written = WrittenStates(logPath: log)
     let store = try FileStore(path: path)
-    let items = store.reference("/items")
+    let items = try store.reference("/items")
     let listeners = [
         TortureListener(try items.orderByChild("score")),
         TortureListener(try items.orderByChild("score").limitToLast(10)),

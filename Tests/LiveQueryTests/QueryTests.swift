@@ -26,7 +26,7 @@ import Testing
         expectError("with orderByKey a bound must be a string (a key), not 5") { try Query().orderByKey().startAt(5) }
         // The rule holds whichever comes first.
         expectError("orderByKey: with orderByKey a bound must be a string") { try Query().equalTo(5).orderByKey() }
-        expectError("equalTo: with orderByPriority a bound must be a number, string or null") { try Query().equalTo(true) }
+        expectError("equalTo: without an orderBy children are in priority order, so a bound must be a number, string or null") { try Query().equalTo(true) }
         expectError("with orderByPriority a bound must be a number, string or null") { try Query().orderByPriority().startAt(true) }
         expectError("startAfter: the start of the range is already set by startAt(1)") { try Query().startAt(1).startAfter(2) }
         expectError("endBefore: the end of the range is already set by endAt(1)") { try Query().endAt(1).endBefore(2) }
@@ -39,7 +39,7 @@ import Testing
     @Test func validQueriesDescribeThemselves() throws {
         let q = try Query().orderByChild("metrics/views").startAt(5, key: "k").endBefore("z").limitToLast(10)
         #expect(q.description == #"orderByChild("metrics/views").startAt(5, "k").endBefore("z").limitToLast(10)"#)
-        #expect(q.ordering == .child("metrics/views"))
+        #expect(q.ordering == .child(try Path("metrics/views")))
         #expect(q.limit == .last(10))
         #expect(try Query().orderByKey().equalTo("a").description == #"orderByKey().equalTo("a")"#)
         #expect(Query().ordering == .priority)

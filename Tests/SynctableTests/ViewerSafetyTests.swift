@@ -39,9 +39,9 @@ struct ViewerSafetyTests {
 
         let cases: [(arguments: [String], environment: [String: String], message: String)] = [
             ([folder.path], environment, "is a directory, not a JSON file"),
-            ([file, "--order-by-key", "--order-by-value"], environment, "a query has one orderBy"),
-            ([file, "--limit-to-first", "0"], environment, "the limit must be a positive integer"),
-            ([file, "--path", "/a/~2"], environment, "--path"),
+            ([file, "--order-by-key", "--order-by-value"], environment, "--order-by-value: a query has one ordering"),
+            ([file, "--limit-to-first", "0"], environment, "--limit-to-first: must be a positive integer"),
+            ([file, "--path", "/a/~2"], environment, "--path: invalid path"),
             ([file, "--columns", "name,,score"], environment, "--columns: an empty column name"),
             ([file, "--page-size=-1"], environment, "--page-size must be 0 or more"),
             ([file, "--limit-to-last", "many"], environment, "--limit-to-last"),

@@ -1,53 +1,186 @@
-// The query flags shared by the viewer and the headless subcommands (names as in the
-// Firebase CLI's `database:get`).
-//
-// INTERIM (branch `viewer`): written so the viewer builds before the shared QueryOptions
-// lands; when it does, that file replaces this one (same path, same `makeQuery()`).
+// The query flags every command shares: a location and a Realtime Database query.
 import ArgumentParser
 import JSONTree
 import LiveQuery
 
-/// `--order-by-child P`, `--order-by-key`, `--order-by-value`, bounds and limits.
+/// `--path` and the query flags of `list`, `events`, the viewer and the write commands, named
+/// after the Firebase CLI's `database:get`.
+///
+/// A bound (`--start-at V` …) is a JSON scalar when it parses as one (`5`, `true`, `null`,
+/// `"5"`), else a string (`abc`); with `--order-by-key` it is a key, so `--start-at 5` is the
+/// key "5". Values starting with `-` go in the `--flag=-5` form. Invalid flags print
+/// `Error: --flag: problem` and exit with status 2.
+///
+/// ```swift
+/// struct Events: ParsableCommand {
+///     @OptionGroup var query: QueryOptions
+///     func run() throws {
+///         let (path, query) = try self.query.resolved()   // already checked by validate()
+///         …
+///     }
+/// }
+/// ```
 struct QueryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Order by the value at PATH inside each child (a nested path such as metrics/views).",
-                               valueName: "PATH"))
+    @Option(help: ArgumentHelp("The location whose children are queried, e.g. /users (default: the root).", valueName: "path"))
+    var path: String = "/"
+
+    @Flag(help: "Order children by key.")
+    var orderByKey = false
+
+    @Flag(help: "Order children by value.")
+    var orderByValue = false
+
+    @Flag(help: "Order children by priority (.priority), the default order.")
+    var orderByPriority = false
+
+    @Option(help: ArgumentHelp("Order children by the value at a path inside each, e.g. metrics/views.", valueName: "path"))
     var orderByChild: String?
-    @Flag(help: "Order by key.") var orderByKey = false
-    @Flag(help: "Order by the child's own value.") var orderByValue = false
-    @Flag(help: "Order by priority (the default order).") var orderByPriority = false
 
-    @Option(help: ArgumentHelp("Keep the first N children in range.", valueName: "N")) var limitToFirst: Int?
-    @Option(help: ArgumentHelp("Keep the last N children in range.", valueName: "N")) var limitToLast: Int?
-
-    @Option(help: ArgumentHelp("Start at VALUE (JSON, or a string when it is not JSON).", valueName: "VALUE"))
+    @Option(help: ArgumentHelp("Start at this value (inclusive).", valueName: "value"))
     var startAt: String?
-    @Option(help: ArgumentHelp("Start after VALUE.", valueName: "VALUE")) var startAfter: String?
-    @Option(help: ArgumentHelp("End at VALUE.", valueName: "VALUE")) var endAt: String?
-    @Option(help: ArgumentHelp("End before VALUE.", valueName: "VALUE")) var endBefore: String?
-    @Option(help: ArgumentHelp("Only children whose value equals VALUE.", valueName: "VALUE")) var equalTo: String?
+    @Option(help: ArgumentHelp("With --start-at: start at this key among children equal to the value.", valueName: "key"))
+    var startAtKey: String?
 
-    init() {}
+    @Option(help: ArgumentHelp("Start after this value (exclusive; without a key, after every child equal to it).", valueName: "value"))
+    var startAfter: String?
+    @Option(help: ArgumentHelp("With --start-after: start after this key among children equal to the value.", valueName: "key"))
+    var startAfterKey: String?
+
+    @Option(help: ArgumentHelp("End at this value (inclusive).", valueName: "value"))
+    var endAt: String?
+    @Option(help: ArgumentHelp("With --end-at: end at this key among children equal to the value.", valueName: "key"))
+    var endAtKey: String?
+
+    @Option(help: ArgumentHelp("End before this value (exclusive; without a key, before every child equal to it).", valueName: "value"))
+    var endBefore: String?
+    @Option(help: ArgumentHelp("With --end-before: end before this key among children equal to the value.", valueName: "key"))
+    var endBeforeKey: String?
+
+    @Option(help: ArgumentHelp("Only children equal to this value.", valueName: "value"))
+    var equalTo: String?
+    @Option(help: ArgumentHelp("With --equal-to: only the child with this key.", valueName: "key"))
+    var equalToKey: String?
+
+    @Option(help: ArgumentHelp("Keep the first n children in range.", valueName: "n"))
+    var limitToFirst: String?
+
+    @Option(help: ArgumentHelp("Keep the last n children in range (listed in ascending order).", valueName: "n"))
+    var limitToLast: String?
+
+    func validate() throws {
+        do {
+            _ = try resolved()
+        } catch {
+            printError("Error: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// The location and the query the flags describe.
+    /// - Throws: `QueryOptionError` naming the flag at fault.
+    func resolved() throws -> (path: Path, query: Query) {
+        let location: Path
+        do {
+            location = try Path(path)
+        } catch {
+            throw QueryOptionError("--path", error.description)
+        }
+        return (location, try query())
+    }
+
+    /// The query the flags describe (the name the first users of this option group called).
+    func makeQuery() throws -> Query { try query() }
 
     /// The query the flags describe.
-    /// - Throws: `QueryError` naming the rule a combination breaks; `PathError` for a bad path.
-    func makeQuery() throws -> Query {
+    /// - Throws: `QueryOptionError` naming the flag at fault.
+    func query() throws -> Query {
         var q = Query()
-        if let orderByChild { q = try q.orderByChild(Path(orderByChild)) }
-        if orderByKey { q = try q.orderByKey() }
-        if orderByValue { q = try q.orderByValue() }
-        if orderByPriority { q = try q.orderByPriority() }
-        if let startAt { q = try q.startAt(flagValue(startAt)) }
-        if let startAfter { q = try q.startAfter(flagValue(startAfter)) }
-        if let endAt { q = try q.endAt(flagValue(endAt)) }
-        if let endBefore { q = try q.endBefore(flagValue(endBefore)) }
-        if let equalTo { q = try q.equalTo(flagValue(equalTo)) }
-        if let limitToFirst { q = try q.limitToFirst(limitToFirst) }
-        if let limitToLast { q = try q.limitToLast(limitToLast) }
+        func apply(_ flag: String, _ step: (Query) throws -> Query) throws { q = try QueryOptions.step(q, flag, step) }
+
+        let orderings = [
+            orderByKey ? "--order-by-key" : nil, orderByValue ? "--order-by-value" : nil,
+            orderByPriority ? "--order-by-priority" : nil, orderByChild != nil ? "--order-by-child" : nil,
+        ].compactMap { $0 }
+        if orderings.count > 1 {
+            throw QueryOptionError(orderings[1], "a query has one ordering, and \(orderings[0]) is given too")
+        }
+        if orderByKey { try apply("--order-by-key") { try $0.orderByKey() } }
+        if orderByValue { try apply("--order-by-value") { try $0.orderByValue() } }
+        if orderByPriority { try apply("--order-by-priority") { try $0.orderByPriority() } }
+        if let orderByChild {
+            let child: Path
+            do {
+                child = try Path(orderByChild)
+            } catch {
+                throw QueryOptionError("--order-by-child", error.description)
+            }
+            try apply("--order-by-child") { try $0.orderByChild(child) }
+        }
+
+        let byKey = orderByKey
+        typealias Bound = (flag: String, value: String?, keyFlag: String, key: String?, set: (Query, JSON, String?) throws -> Query)
+        let bounds: [Bound] = [
+            ("--equal-to", equalTo, "--equal-to-key", equalToKey, { try $0.equalTo($1, key: $2) }),
+            ("--start-at", startAt, "--start-at-key", startAtKey, { try $0.startAt($1, key: $2) }),
+            ("--start-after", startAfter, "--start-after-key", startAfterKey, { try $0.startAfter($1, key: $2) }),
+            ("--end-at", endAt, "--end-at-key", endAtKey, { try $0.endAt($1, key: $2) }),
+            ("--end-before", endBefore, "--end-before-key", endBeforeKey, { try $0.endBefore($1, key: $2) }),
+        ]
+        for b in bounds {
+            guard let text = b.value else {
+                if b.key != nil { throw QueryOptionError(b.keyFlag, "needs \(b.flag)") }
+                continue
+            }
+            let value = try boundValue(text, flag: b.flag, byKey: byKey)
+            if byKey && b.key != nil {
+                throw QueryOptionError(b.keyFlag, "with --order-by-key a bound is a key and takes no key argument")
+            }
+            try apply(b.flag) { try b.set($0, value, b.key) }
+        }
+
+        for (flag, text, set) in [
+            ("--limit-to-first", limitToFirst, { (q: Query, n: Int) in try q.limitToFirst(n) }),
+            ("--limit-to-last", limitToLast, { (q: Query, n: Int) in try q.limitToLast(n) }),
+        ] as [(String, String?, (Query, Int) throws -> Query)] {
+            guard let text else { continue }
+            guard let n = Int(text), n > 0 else {
+                throw QueryOptionError(flag, "must be a positive integer, not '\(text)'")
+            }
+            try apply(flag) { try set($0, n) }
+        }
         return q
+    }
+
+    /// One builder call for `flag`: a rule the query breaks is reported as that flag's problem.
+    private static func step(_ q: Query, _ flag: String, _ body: (Query) throws -> Query) throws -> Query {
+        do {
+            return try body(q)
+        } catch let error as QueryError {
+            throw QueryOptionError(flag, error.rule)
+        }
+    }
+
+    /// A bound as typed: a JSON scalar when it parses as one, else a string; with key order, a key.
+    private func boundValue(_ text: String, flag: String, byKey: Bool) throws -> JSON {
+        guard let parsed = try? JSONDocument(parsing: text).root.json else { return .string(text) }
+        if !parsed.isScalar {
+            throw QueryOptionError(flag, "a bound must be a string, number, boolean or null, not \(parsed.kind == .array ? "an array" : "an object")")
+        }
+        if byKey, parsed.stringValue == nil { return .string(text) }
+        return parsed
     }
 }
 
-/// A flag's value: JSON when it parses as JSON, else the text as a string.
-private func flagValue(_ text: String) -> JSON {
-    (try? JSONDocument(parsing: Array(text.utf8)))?.root.json ?? .string(text)
+/// A query flag that cannot be used as given.
+struct QueryOptionError: Error, CustomStringConvertible {
+    /// The flag at fault, e.g. `--limit-to-first`.
+    let flag: String
+    let problem: String
+
+    init(_ flag: String, _ problem: String) {
+        self.flag = flag
+        self.problem = problem
+    }
+
+    var description: String { "\(flag): \(problem)" }
 }

@@ -20,9 +20,7 @@ struct View: ParsableCommand {
     @Argument(help: "The JSON file to show (it need not exist yet).")
     var file: String
 
-    @Option(help: "The location whose children are the rows (default: the root).")
-    var path: String = "/"
-
+    /// `--path` (the location whose children are the rows) and the query flags.
     @OptionGroup var query: QueryOptions
 
     @Option(help: ArgumentHelp(
@@ -50,13 +48,11 @@ struct View: ParsableCommand {
         try launchViewer(options)
     }
 
-    /// The options, checked: each problem names its flag.
+    /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
+    /// already refused bad query flags, with status 2.)
     private func viewerOptions() throws -> ViewerOptions {
-        let location: Path
-        do { location = try Path(path) } catch { throw ViewerError("--path: \(error)") }
+        let (location, flags) = try query.resolved()
         guard pageSize >= 0 else { throw ViewerError("--page-size must be 0 or more, not \(pageSize)") }
-        let flags: Query
-        do { flags = try query.makeQuery() } catch { throw ViewerError("invalid query: \(error)") }
         var paths: [Path]?
         if let columns {
             paths = []

@@ -154,3 +154,28 @@ func randomQuery(_ rng: inout SplitMix64) -> Query {
         }
     }
 }
+
+/// A collection large enough that a limited window keeps a reserve and a boundary.
+func randomLargeCollection(_ rng: inout SplitMix64) -> Items {
+    let n = rng.int(30..<90)
+    return (0..<n).map { i in ("k\(i)", randomChildValue(&rng)) }
+}
+
+/// A heavier edit: many sort values change, children leave and arrive in bulk.
+func randomBulkEdit(_ c: Items, _ rng: inout SplitMix64, next: inout Int) -> Items {
+    var c = c
+    let changes = rng.int(0..<12)
+    for _ in 0..<changes where !c.isEmpty {
+        let i = rng.int(0..<c.count)
+        c[i].value = rng.chance(0.7) ? ["score": rng.pick(sortValuePool), "name": "x"] : randomChildValue(&rng)
+    }
+    for _ in 0..<rng.int(0..<10) where !c.isEmpty { c.remove(at: rng.int(0..<c.count)) }
+    for _ in 0..<rng.int(0..<(rng.chance(0.2) ? 40 : 6)) {
+        c.insert(("n\(next)", randomChildValue(&rng)), at: rng.int(0..<(c.count + 1)))
+        next += 1
+    }
+    return c
+}
+
+/// Where the generated collections live.
+let itemsPath = try! Path("/items")

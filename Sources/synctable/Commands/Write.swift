@@ -1,0 +1,154 @@
+// `synctable set | update | push | remove`: one atomic, minimal write to a JSON file.
+import ArgumentParser
+import FileStore
+import JSONTree
+import LiveQuery
+
+private let writeDiscussion = """
+    The write is atomic (a temporary file, fsync, rename; the file's permission bits are kept; a \
+    symbolic link's target is written) and minimal: only the bytes of the values that change are \
+    rewritten. When another process changes the file meanwhile, the write is applied again to its \
+    new content. Writing null removes, and an object left empty goes too. Server values work: \
+    {".sv":"timestamp"}, {".sv":{"increment":1}}.
+
+    Exit status: 0 on success; 1 when the file is not valid JSON (FILE:LINE:COLUMN: error: MESSAGE) \
+    or the write cannot be applied to it (a path through a number, …); 2 for an invalid argument \
+    or a file that cannot be read. On any error the file is untouched.
+    """
+
+/// `synctable set FILE PATH JSON`.
+struct SetValue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set", abstract: "Replace the value at a path (null removes it).", discussion: writeDiscussion)
+
+    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "Where: a path such as /users/alice ('/' is the root).") var path: String
+    // Parsed as "all unrecognized" so that a negative number is a value, not an option.
+    @Argument(parsing: .allUnrecognized, help: "The new value, as JSON (quote strings: '\"Bob\"'); '-' reads it from standard input.")
+    var value: [String] = []
+
+    func validate() throws { try validateOneValue(value) }
+
+    func run() throws {
+        let writes = JSONWrite.set(try parsePathArgument(path), try parseJSONArgument(value[0]))
+        try performWrite(file, writes)
+    }
+}
+
+/// `synctable update FILE PATH JSON-OBJECT`.
+struct UpdateValues: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Replace several values below a path in one write.",
+        discussion: "Each key of the object is a path relative to PATH ({\"a/b\": 1, \"c\": null}); "
+            + "other values are kept.\n\n" + writeDiscussion)
+
+    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The base path, such as /users/alice ('/' is the root).") var path: String
+    @Argument(help: "A JSON object of relative paths and their new values; '-' reads it from standard input.")
+    var values: String
+
+    func run() throws {
+        let base = try parsePathArgument(path)
+        guard case .object(let object) = try parseJSONArgument(values) else {
+            throw argumentError("the values must be a JSON object of relative paths and values, such as {\"a/b\": 1}")
+        }
+        let writes: [JSONWrite]
+        do { writes = try JSONWrite.update(base, object) } catch { throw argumentError(error.description) }
+        try performWrite(file, writes)
+    }
+}
+
+/// `synctable push FILE PATH JSON`: prints the new key.
+struct PushValue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Add a value under a path with a new push id as its key, and print the key.",
+        discussion: writeDiscussion)
+
+    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The parent path, such as /messages ('/' is the root).") var path: String
+    @Argument(parsing: .allUnrecognized, help: "The new child's value, as JSON; '-' reads it from standard input.")
+    var value: [String] = []
+
+    func validate() throws { try validateOneValue(value) }
+
+    func run() throws {
+        let parent = try parsePathArgument(path)
+        let content = try parseJSONArgument(value[0])
+        let key = PushIDGenerator().next()
+        try performWrite(file, JSONWrite.set(parent.child(key), content))
+        print(key)
+    }
+}
+
+/// `synctable remove FILE PATH`.
+struct RemoveValue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove the value at a path (and any object left empty).",
+        discussion: writeDiscussion)
+
+    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The path to remove, such as /users/alice.") var path: String
+
+    func run() throws {
+        try performWrite(file, JSONWrite.remove(try parsePathArgument(path)))
+    }
+}
+
+// MARK: - Shared
+
+private func validateOneValue(_ value: [String]) throws {
+    if value.count != 1 {
+        throw argumentError(value.isEmpty ? "give the value as JSON" : "give one JSON value, not \(value.count) (quote it as one argument)")
+    }
+}
+
+/// Prints `message` as an argument error and returns the exit code for it (2).
+private func argumentError(_ message: String) -> ExitCode {
+    printError("error: \(message)")
+    return ExitCode(2)
+}
+
+private func parsePathArgument(_ text: String) throws -> Path {
+    do { return try Path(text) } catch { throw argumentError(error.description) }
+}
+
+/// The JSON value of an argument, or of standard input for "-".
+private func parseJSONArgument(_ text: String) throws -> JSON {
+    let bytes: [UInt8]
+    if text == "-" {
+        do { bytes = try readInput("-") } catch { throw argumentError("standard input: \(error)") }
+    } else {
+        bytes = Array(text.utf8)
+    }
+    do {
+        return try JSONDocument(parsing: bytes).root.json
+    } catch {
+        var message = "the value is not valid JSON (\(error))"
+        // A bare word (Bob) is the usual mistake: JSON strings need quotes.
+        if let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z") {
+            message += "; a string needs quotes: '\"\(text)\"'"
+        }
+        throw argumentError(message)
+    }
+}
+
+/// Writes, reporting failures on standard error in `validate`'s style.
+private func performWrite(_ file: String, _ writes: [JSONWrite]) throws {
+    do {
+        try FileStore.write(writes, toFile: file)
+    } catch {
+        switch error {
+        case .invalidJSON(let e):
+            printError(e.diagnostic(file: file))
+            throw ExitCode(1)
+        case .missing, .unreadable, .notAFile:
+            printError("\(file): error: \(error.message)")
+            throw ExitCode(2)
+        default:
+            printError("\(file): error: \(error.message)")
+            throw ExitCode(1)
+        }
+    }
+}

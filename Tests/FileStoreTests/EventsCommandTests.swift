@@ -1,0 +1,115 @@
+// `synctable events`: the event stream of a real process watching a real file.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import Testing
+
+@Suite struct EventsCommandTests {
+    @Test func streamsTheWindowThenEachRevision() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"items":{"a":{"score":3},"b":{"score":1}}}"#)
+        let events = try ChildProcess([try synctableBinary(), "events", path, "--path", "/items",
+                                       "--order-by-child", "score", "--exit-after-revisions", "3"])
+        #expect(events.readLines(until: isValueLine) == [
+            #"{"event":"child_added","key":"b","prevKey":null,"index":0,"value":{"score":1}}"#,
+            #"{"event":"child_added","key":"a","prevKey":"b","index":1,"value":{"score":3}}"#,
+            #"{"event":"value","count":2}"#,
+        ])
+        // In place, pretty-printed: values come out on one line, as written (number spelling kept).
+        writeInPlace(path, "{\n  \"items\": {\n    \"a\": {\"score\": 0.50},\n    \"b\": {\"score\": 1}\n  }\n}\n")
+        #expect(events.readLines(until: isValueLine) == [
+            #"{"event":"child_moved","key":"a","prevKey":null,"index":0,"fromIndex":1,"value":{"score":0.50}}"#,
+            #"{"event":"child_changed","key":"a","prevKey":null,"index":0,"value":{"score":0.50}}"#,
+            #"{"event":"value","count":2}"#,
+        ])
+        writeByRename(path, #"{"items":{"a":{"score":0.5}}}"#)
+        #expect(events.readLines(until: isValueLine) == [
+            #"{"event":"child_removed","key":"b","index":1,"value":{"score":1}}"#,
+            #"{"event":"value","count":1}"#,
+        ])
+        #expect(events.wait() == 0)
+    }
+
+    @Test func errorsAreReportedAndTheStreamGoesOn() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"a":1}"#)
+        let events = try ChildProcess([try synctableBinary(), "events", path])
+        _ = events.readLines(until: isValueLine)
+        let broken = "{\n\"a\":1,\n}"
+        writeInPlace(path, broken)
+        let expected: JSONParseError
+        do {
+            _ = try JSONDocument(parsing: broken)
+            Issue.record("the fixture should be invalid")
+            return
+        } catch { expected = error }
+        let error = try JSONDocument(parsing: try #require(events.readLine()))
+        #expect(error.root.child("event")?.stringValue == "error")
+        #expect(error.root.child("message")?.stringValue == expected.message)
+        #expect(error.root.child("line")?.doubleValue == 3)
+        #expect(error.root.child("column")?.doubleValue == Double(expected.column))
+        writeInPlace(path, "{\n\"a\":2\n}")
+        let lines = events.readLines(until: isValueLine)
+        #expect(lines.last == #"{"event":"value","count":1}"#)
+        unlink(path)
+        #expect(events.readLine() == #"{"event":"error","message":"file not found","line":null,"column":null}"#)
+        writeByRename(path, #"{"b":true}"#)
+        #expect(events.readLines(until: isValueLine).count == 3)
+        kill(events.pid, SIGTERM)
+        #expect(events.wait() == 0)
+    }
+
+    @Test func interruptExitsCleanly() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("missing.json")
+        let events = try ChildProcess([try synctableBinary(), "events", path])
+        #expect(events.readLine()?.contains("file not found") == true)
+        kill(events.pid, SIGINT)
+        #expect(events.wait() == 0)
+    }
+
+    /// Keys and strings from the file cannot break the one-event-per-line format or smuggle
+    /// terminal controls: DEL, C1 controls, U+2028/U+2029 are escaped; each line is valid JSON.
+    @Test func untrustedTextIsEscaped() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        let nasty = "{\"k\\u001b[31m\\u007f\":\"\\u009b2J\u{7F}\u{85}\u{2028}\u{2029}\",\"q\\\"\\\\\":[\n1,\n2]}"
+        writeInPlace(path, nasty)
+        let events = try ChildProcess([try synctableBinary(), "events", path, "--exit-after-revisions", "1"])
+        let lines = events.readLines(until: isValueLine)
+        #expect(events.wait() == 0)
+        #expect(lines.count == 3)
+        for line in lines {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }, "\(line)")
+            let doc = try JSONDocument(parsing: line)
+            #expect(doc.root.kind == .object)
+        }
+        // The escaped line means the same as the file: same key, same value.
+        let first = try JSONDocument(parsing: lines[0])
+        let file = try JSONDocument(parsing: nasty)
+        let member = try #require(file.root.members.first { _ in true })
+        #expect(first.root.child("key")?.stringValue == member.key.stringValue)
+        #expect(first.root.child("value")?.valueEquals(member.value) == true)
+        #expect(lines[1] == #"{"event":"child_added","key":"q\"\\","prevKey":"k\u001b[31m\u007f","index":1,"value":[1,2]}"#)
+    }
+
+    @Test func badFlagsAreNamed() throws {
+        let binary = try synctableBinary()
+        let zero = try ChildProcess([binary, "events", "x.json", "--exit-after-revisions", "0"])
+        #expect(zero.wait() != 0)
+        #expect(zero.standardError().contains("--exit-after-revisions"))
+        let path = try ChildProcess([binary, "events", "x.json", "--path", "/a~2"])
+        #expect(path.wait() == 2)
+        #expect(path.standardError().contains("--path"))
+        let query = try ChildProcess([binary, "events", "x.json", "--limit-to-first", "2", "--limit-to-last", "3"])
+        #expect(query.wait() == 2)
+        #expect(query.standardError().contains("--limit-to-last"))
+    }
+}
+
+/// The line that ends a revision's events.
+func isValueLine(_ line: String) -> Bool { line.hasPrefix(#"{"event":"value""#) }

@@ -1,0 +1,116 @@
+// `synctable set | update | push | remove` as a user runs them: exit status, messages, and
+// a file left untouched on any error.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import LiveQuery
+import Testing
+
+/// What a run of the binary printed and returned.
+private struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `synctable` with `arguments` (or, when the first is an absolute path, that program),
+/// capturing its output.
+private func synctable(_ arguments: String...) throws -> Run {
+    let folder = ScratchFolder()
+    let out = folder.file("out"), err = folder.file("err")
+    let argv = arguments.first?.hasPrefix("/") == true ? arguments : [try builtSynctable()] + arguments
+    let status = spawnAndWait(["/bin/sh", "-c", #"o=$1; e=$2; shift 2; "$@" >"$o" 2>"$e""#, "sh", out, err] + argv)
+    return Run(status: status, stdout: Disk.text(out), stderr: Disk.text(err))
+}
+
+/// The file's bytes and identity, to tell that it was not even rewritten.
+private func fingerprint(_ path: String) -> String {
+    var st = stat()
+    stat(path, &st)
+    return "\(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec) \(Disk.text(path))"
+}
+
+@Suite struct WriteCommandTests {
+    let folder = ScratchFolder()
+    var file: String { folder.file("data.json") }
+
+    init() { writeInPlace(folder.file("data.json"), "{\n  \"a\": 1,\n  \"list\": {}\n}\n") }
+
+    @Test func setUpdateAndRemove() throws {
+        var run = try synctable("set", file, "/b", #"{"c": [true]}"#)
+        #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty)
+        run = try synctable("update", file, "/", #"{"a": null, "b/c/1": -2.5, "d": "x"}"#)
+        #expect(run.status == 0)
+        #expect(Disk.text(file) == "{\n  \"list\": {},\n  \"b\": {\n    \"c\": [\n      true,\n      -2.5\n    ]\n  },\n  \"d\": \"x\"\n}\n")
+        run = try synctable("remove", file, "/b/c")
+        #expect(run.status == 0)
+        #expect(Disk.text(file) == "{\n  \"list\": {},\n  \"d\": \"x\"\n}\n")
+    }
+
+    @Test func pushPrintsTheNewKey() throws {
+        let run = try synctable("push", file, "/list", #"{"n": 1}"#)
+        #expect(run.status == 0 && run.stderr.isEmpty)
+        let key = run.stdout.trimmingNewline
+        #expect(key.utf8.count == 20 && PushIDGenerator.timestamp(of: key) != nil)
+        #expect(Disk.text(file) == "{\n  \"a\": 1,\n  \"list\": {\n    \"\(key)\": {\n      \"n\": 1\n    }\n  }\n}\n")
+    }
+
+    @Test func serverValuesFromTheCommandLine() throws {
+        for _ in 0..<3 { #expect(try synctable("set", file, "/a", #"{".sv": {"increment": 2}}"#).status == 0) }
+        #expect(try synctable("set", file, "/t", #"{".sv": "timestamp"}"#).status == 0)
+        let doc = try JSONDocument(parsing: try #require(readAll(file)))
+        #expect(doc.root.node(at: try Path("/a"))?.doubleValue == 7)
+        let t = try #require(doc.root.node(at: try Path("/t"))?.doubleValue)
+        #expect(abs(t - Double(PushIDGenerator.systemMilliseconds())) < 60_000)
+    }
+
+    @Test func anInvalidJSONArgumentIsAnArgumentError() throws {
+        let before = fingerprint(file)
+        let run = try synctable("set", file, "/a", "Bob")
+        #expect(run.status == 2)
+        #expect(run.stderr == "error: the value is not valid JSON (line 1, column 1: expected a value, found 'B'); a string needs quotes: '\"Bob\"'\n")
+        #expect(fingerprint(file) == before)
+        #expect(try synctable("update", file, "/", "[1]").status == 2)
+        #expect(try synctable("set", file, "/a~2", "1").status == 2)
+        #expect(try synctable("set", file, "/a", "1", "2").status == 2)
+        #expect(fingerprint(file) == before)
+    }
+
+    @Test func aPathThroughANumberIsAnError() throws {
+        let before = fingerprint(file)
+        let run = try synctable("set", file, "/a/b", "true")
+        #expect(run.status == 1)
+        #expect(run.stderr == "\(file): error: cannot write /a/b: /a is a number, not an object\n")
+        #expect(fingerprint(file) == before)
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root to run as another user"))
+    func aReadOnlyFileIsNotReplaced() throws {
+        // As an unprivileged user, in a folder anyone may write to.
+        chmod(folder.path, 0o777)
+        chmod(file, 0o444)
+        let before = fingerprint(file)
+        let run = try synctable("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", try builtSynctable(), "set", file, "/b", "1")
+        #expect(run.status == 1)
+        #expect(run.stderr == "\(file): error: the file is read-only\n")
+        #expect(fingerprint(file) == before)
+        #expect(Disk.entries(folder.path) == ["data.json"])
+    }
+
+    @Test func anInvalidFileIsReportedLikeValidate() throws {
+        writeInPlace(file, "{\n  \"a\": 1,\n}\n")
+        let before = fingerprint(file)
+        let run = try synctable("set", file, "/b", "1")
+        #expect(run.status == 1)
+        #expect(run.stderr == "\(file):3:1: error: expected a string key, found '}'\n")
+        #expect(fingerprint(file) == before)
+        let missing = try synctable("remove", folder.file("none.json"), "/a")
+        #expect(missing.status == 2 && missing.stderr == "\(folder.file("none.json")): error: no such file\n")
+    }
+}
+
+extension String {
+    fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
+}

@@ -1,0 +1,147 @@
+// The store's write API: its own listeners see a write at once, as one revision, with the
+// events another process's write would give; the file system's later notice adds nothing.
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import FileStore
+import JSONTree
+import LiveQuery
+import Testing
+
+private let players = """
+    {
+      "players": {
+        "a": {"score": 1},
+        "b": {"score": 2}
+      },
+      "title": "Scores"
+    }
+
+    """
+
+/// A store on `file`, with its first revision read.
+private func openStore(_ file: String) throws -> RecordingStore {
+    let recording = try RecordingStore(path: file)
+    recording.run { recording.store.currentRevision != nil }
+    return recording
+}
+
+/// Every event of `ref` from now on, as text.
+private func recordEvents(_ ref: StoreReference) -> EventLog {
+    let log = EventLog()
+    ref.observeChanges { change in
+        log.lines += change.childEvents.map(\.description) + ["value \(change.new.keys.joined(separator: ","))"]
+    }
+    log.lines = []  // the initial window
+    return log
+}
+
+final class EventLog { var lines: [String] = [] }
+
+@Suite struct WriteStoreTests {
+    @Test func listenersSeeTheWriteAsOneRevisionAtOnce() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("scores.json")
+        writeInPlace(file, players)
+        let recording = try openStore(file)
+        let store = recording.store
+        let events = recordEvents(try store.reference(Path("/players")).orderByChild(Path("score")))
+        let before = recording.revisions.count
+
+        let result = try store.update(Path("/players"), [(Path("a/score"), 5), (Path("c"), ["score": 0])])
+
+        // Before any loop turn: one new revision, the file's new bytes, and its events.
+        #expect(recording.revisions.count == before + 1)
+        #expect(store.currentRevision?.document.bytes == readAll(file))
+        #expect(result.changed && result.attempts == 1)
+        #expect(events.lines == [
+            "child_added c prev null @0",
+            "child_moved a prev b @2 from 0",
+            "child_changed a prev b @2 from 0",
+            "value c,b,a",
+        ])
+        // The file system's notice of our write finds the same bytes: no second revision.
+        recording.settle(milliseconds: 400)
+        #expect(recording.revisions.count == before + 1)
+        #expect(events.lines.count == 4)
+        // The write was minimal.
+        #expect(Disk.text(file) == """
+            {
+              "players": {
+                "a": {"score": 5},
+                "b": {"score": 2},
+                "c": {
+                  "score": 0
+                }
+              },
+              "title": "Scores"
+            }
+
+            """)
+    }
+
+    @Test func eventsAreTheSameAsForAnotherProcessesWrite() throws {
+        let folder = ScratchFolder()
+        let ours = folder.file("ours.json"), theirs = folder.file("theirs.json")
+        writeInPlace(ours, players)
+        writeInPlace(theirs, players)
+        let a = try openStore(ours), b = try openStore(theirs)
+        let query = { (s: FileStore) throws -> StoreReference in try s.reference(Path("/players")).orderByChild(Path("score")).limitToFirst(2) }
+        let ourEvents = recordEvents(try query(a.store)), theirEvents = recordEvents(try query(b.store))
+
+        try a.store.set(Path("/players/b"), nil)
+        try a.store.reference(Path("/players")).push(["score": -1])
+        // Another process writes the same states to the other file.
+        for revision in a.revisions.suffix(2) {
+            writeByRename(theirs, String(decoding: revision.document.bytes, as: UTF8.self))
+            b.waitForContent(String(decoding: revision.document.bytes, as: UTF8.self))
+        }
+        #expect(ourEvents.lines.count > 2)
+        #expect(ourEvents.lines == theirEvents.lines)
+    }
+
+    @Test func aWriteAppliesToTheFilesNewestContent() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        writeInPlace(file, #"{"n": 1}"#)
+        let recording = try openStore(file)
+        // Another process changes the file; the store has not seen it yet.
+        writeByRename(file, #"{"n": 10, "theirs": true}"#)
+        try recording.store.set(Path("/n"), [".sv": ["increment": 1]])
+        #expect(Disk.text(file) == #"{"n": 11, "theirs": true}"#)
+        #expect(recording.currentText == #"{"n": 11, "theirs": true}"#)
+        recording.settle(milliseconds: 300)
+        #expect(recording.contents == [#"{"n": 1}"#, #"{"n": 11, "theirs": true}"#])
+    }
+
+    @Test func aFailedWriteChangesNothing() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        writeInPlace(file, #"{"a": 1}"#)
+        let recording = try openStore(file)
+        #expect(throws: WriteError.self) { try recording.store.set(Path("/a/b"), true) }
+        #expect(recording.revisions.count == 1)
+        #expect(Disk.text(file) == #"{"a": 1}"#)
+        // A write that changes nothing makes no revision either.
+        let result = try recording.store.remove(Path("/missing"))
+        #expect(!result.changed && recording.revisions.count == 1)
+    }
+
+    @Test func referencesWriteTheirLocation() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        writeInPlace(file, "{}")
+        let recording = try openStore(file)
+        let store = recording.store
+        let list = store.reference(try Path("/list"))
+        let first = try list.push("one"), second = try list.push("two")
+        try list.child("x").set(["y": 1])
+        #expect(Disk.text(file) == "{\n  \"list\": {\n    \"\(first.path.lastKey!)\": \"one\",\n    \"\(second.path.lastKey!)\": \"two\",\n    \"x\": {\n      \"y\": 1\n    }\n  }\n}")
+        try first.remove()
+        try second.remove()
+        try list.child("x").update([(Path("y"), nil)])
+        #expect(Disk.text(file) == "{}")
+        #expect(store.currentRevision?.document.bytes == Array("{}".utf8))
+        #expect(recording.revisions.count == 1 + 6)
+    }
+}

@@ -1,0 +1,87 @@
+import JSONTree
+import Testing
+@testable import LiveQuery
+
+/// The columns of a child list, for comparing two lists.
+func columns(_ l: ChildList) -> [[Int64]] {
+    l.document.withTapeReader { tape in
+        (0..<l.count).map { o in
+            [Int64(l.nodes[o]), Int64(l.valueIndex(o)), Int64(l.isArray ? l.elementIndex(o) : -1), Int64(l.start(o, tape)), Int64(l.end(o, tape))]
+        }
+    }
+}
+
+@Suite struct ChildListTests {
+    func derive(_ old: ChildList, _ doc: JSONDocument, _ path: Path) -> (list: ChildList, prefix: Int, suffix: Int)? {
+        let (cp, cs) = old.document.withTapeReader { ot in
+            doc.withTapeReader { nt in
+                let cp = commonPrefixLength(ot.bytes, nt.bytes)
+                return (cp, commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp))
+            }
+        }
+        return ChildList.derived(from: old, document: doc, path: path, commonPrefix: cp, commonSuffix: cs)
+    }
+
+    /// A list derived from the previous revision equals the list read in full, and the children
+    /// it reports as unchanged at both ends are.
+    @Test func derivedListsEqualFullReads() {
+        var derivedCount = 0, total = 0
+        forEachSeed(400, base: 31337) { seed, rng in
+            let asArray = rng.chance(0.25)
+            var items = randomCollection(&rng, maxCount: 30)
+            let pretty = rng.chance(0.5)
+            var old = ChildList(document: document(documentText(items, asArray: asArray, pretty: pretty)).0, path: itemsPath)
+            for step in 0..<4 {
+                items = randomEdit(items, &rng, keysAreIndexes: asArray)
+                // Sometimes a duplicate key (the later one wins), or its removal.
+                if !asArray && rng.chance(0.15) && !items.isEmpty {
+                    let dup = items[rng.int(0..<items.count)]
+                    items.insert((dup.key, randomChildValue(&rng)), at: rng.int(0..<(items.count + 1)))
+                }
+                let doc = document(documentText(items, asArray: asArray, pretty: pretty)).0
+                let full = ChildList(document: doc, path: itemsPath)
+                total += 1
+                if let d = derive(old, doc, itemsPath) {
+                    derivedCount += 1
+                    #expect(columns(d.list) == columns(full), "seed \(seed) step \(step)")
+                    #expect(d.list.isArray == full.isArray && d.list.hasShadowed == full.hasShadowed)
+                    let ot = old
+                    old.document.withTapeReader { otape in
+                        doc.withTapeReader { ntape in
+                            for i in 0..<d.prefix {
+                                #expect(ot.sameKey(i, otape, i, of: full, ntape) && ot.sameValue(i, otape, i, of: full, ntape), "seed \(seed) prefix \(i)")
+                            }
+                            for i in 0..<d.suffix {
+                                let o = ot.count - 1 - i, n = full.count - 1 - i
+                                #expect(ot.sameKey(o, otape, n, of: full, ntape) && ot.sameValue(o, otape, n, of: full, ntape), "seed \(seed) suffix \(i)")
+                            }
+                        }
+                    }
+                } else {
+                    #expect(full.hasShadowed || old.hasShadowed || full.count == 0 || old.count == 0 || old.isArray != full.isArray,
+                            "seed \(seed) step \(step): not derived without a reason")
+                }
+                old = full
+            }
+        }
+        // Most revisions are derived (the test would prove nothing otherwise).
+        #expect(derivedCount * 2 > total, "\(derivedCount) of \(total) derived")
+    }
+
+    @Test func duplicateKeysAreDetected() throws {
+        let doc = try JSONDocument(parsing: #"{"items":{"a":1,"b":2,"c":3}}"#)
+        let old = ChildList(document: doc, path: itemsPath)
+        #expect(!old.hasShadowed)
+        // A duplicate of "a" added later: "a" at the front is overridden, so it cannot be copied.
+        let dup = try JSONDocument(parsing: #"{"items":{"a":1,"b":2,"a":4,"c":3}}"#)
+        #expect(derive(old, dup, itemsPath) == nil)
+        #expect(ChildList(document: dup, path: itemsPath).hasShadowed)
+        #expect(columns(ChildList(document: dup, path: itemsPath)).count == 3)
+    }
+
+    @Test func metadataNullsAndEscapedKeys() throws {
+        let doc = try JSONDocument(parsing: #"{"a":null,".priority":1,"\u002ehidden":2,"\u0062":3,"c":4}"#)
+        let l = ChildList(document: doc, path: .root)
+        #expect((0..<l.count).map { l.key($0) } == ["b", "c"])
+    }
+}

@@ -1,0 +1,176 @@
+// `synctable list`, run as a process: formats, query flags, errors and untrusted text.
+import Foundation
+import Testing
+
+@Suite struct ListCommandTests {
+    /// The built `synctable` next to this test bundle.
+    static var binary: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("synctable").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("synctable").path
+    }
+
+    struct Result {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    /// Runs `synctable list` with `arguments`, the file holding `json` first (unless `file` is given).
+    func list(_ json: String?, _ arguments: [String], stdin: String? = nil) throws -> Result {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("list-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("data.json")
+        if let json { try Data(json.utf8).write(to: file) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.currentDirectoryURL = dir
+        p.arguments = ["list"] + (json == nil ? [] : ["data.json"]) + arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+    }
+
+    let players = #"""
+        {"game": {"players": {
+          "ann": {"name": "Ann", "score": 12, "tags": ["a"]},
+          "bob": {"name": "Bob", "score": -5},
+          "cy": {"name": "Cy", "score": 30, ".priority": 1},
+          "dee": 7,
+          "eve": null
+        }}}
+        """#
+
+    @Test func jsonAndJSONLines() throws {
+        let r = try list(players, ["--path", "/game/players", "--order-by-child", "score", "--format", "json"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+            [
+              {"key":"dee","value":7},
+              {"key":"bob","value":{"name":"Bob","score":-5}},
+              {"key":"ann","value":{"name":"Ann","score":12,"tags":["a"]}},
+              {"key":"cy","value":{"name":"Cy","score":30,".priority":1}}
+            ]
+
+            """)
+        let lines = try list(players, ["--path=/game/players", "--order-by-child=score", "--limit-to-last=2", "--format=jsonl"])
+        #expect(lines.out == """
+            {"key":"ann","value":{"name":"Ann","score":12,"tags":["a"]}}
+            {"key":"cy","value":{"name":"Cy","score":30,".priority":1}}
+
+            """)
+    }
+
+    @Test func tableAndTSV() throws {
+        let table = try list(players, ["--path", "/game/players", "--order-by-key", "--format", "table"])
+        #expect(table.out == """
+            key  name  score  tags   .priority  value
+            ---  ----  -----  -----  ---------  -----
+            ann  Ann      12  ["a"]
+            bob  Bob      -5
+            cy   Cy       30                 1
+            dee                                     7
+
+            """)
+        let tsv = try list(players, ["--path", "/game/players", "--order-by-key", "--end-before", "c", "--format", "tsv"])
+        #expect(tsv.out == "key\tname\tscore\ttags\n" + "ann\tAnn\t12\t[\"a\"]\n" + "bob\tBob\t-5\t\n")
+        #expect(try list(#"{"a":{}}"#, ["--path", "/b", "--format", "table"]).out == "(no children)\n")
+    }
+
+    @Test func boundsAndKeys() throws {
+        // A bound that starts with "-" in the --flag=value form; a JSON scalar bound.
+        let r = try list(players, ["--path", "/game/players", "--order-by-child", "score", "--start-at=-5", "--end-at", "12", "--format", "jsonl"])
+        #expect(r.out.split(separator: "\n").map { String($0.prefix(13)) } == [#"{"key":"bob","#, #"{"key":"ann","#])
+        // Without a key, startAfter excludes every child equal to the value; with one, only up to it.
+        let values = #"{"a":1,"b":1,"c":2}"#
+        #expect(try list(values, ["--order-by-value", "--start-after", "1", "--format", "jsonl"]).out == #"{"key":"c","value":2}"# + "\n")
+        #expect(try list(values, ["--order-by-value", "--start-after", "1", "--start-after-key", "a", "--format", "jsonl"]).out
+            == #"{"key":"b","value":1}"# + "\n" + #"{"key":"c","value":2}"# + "\n")
+        #expect(try list(values, ["--order-by-value", "--equal-to", "1", "--equal-to-key", "b", "--format", "jsonl"]).out
+            == #"{"key":"b","value":1}"# + "\n")
+        // With key order a bound is a key: "2" on an array is the key "2", not the number.
+        let array = try list(#"{"l":["x","y","z","w"]}"#, ["--path", "/l", "--order-by-key", "--start-at", "2", "--format", "jsonl"])
+        #expect(array.out == #"{"key":"2","value":"z"}"# + "\n" + #"{"key":"3","value":"w"}"# + "\n")
+        // A string that is not JSON is a string; "5" in quotes is the string 5.
+        let strings = #"{"a":"5","b":5,"c":"abc"}"#
+        #expect(try list(strings, ["--order-by-value", "--equal-to", "abc", "--format", "jsonl"]).out == #"{"key":"c","value":"abc"}"# + "\n")
+        #expect(try list(strings, ["--order-by-value", "--equal-to", #""5""#, "--format", "jsonl"]).out == #"{"key":"a","value":"5"}"# + "\n")
+        #expect(try list(strings, ["--order-by-value", "--equal-to", "5", "--format", "jsonl"]).out == #"{"key":"b","value":5}"# + "\n")
+    }
+
+    @Test func missingPathsAndLeavesAreEmpty() throws {
+        #expect(try list(players, ["--path", "/nope", "--format", "json"]) .out == "[]\n")
+        #expect(try list(players, ["--path", "/game/players/ann/score", "--format", "json"]).out == "[]\n")
+        #expect(try list(players, ["--path", "/game/players/eve", "--format", "jsonl"]).out == "")
+    }
+
+    @Test func badFlagsExitTwoNamingTheFlag() throws {
+        let cases: [([String], String)] = [
+            (["--limit-to-first", "0"], "--limit-to-first"),
+            (["--limit-to-last", "x"], "--limit-to-last"),
+            (["--limit-to-first", "2", "--limit-to-last", "3"], "--limit-to-last"),
+            (["--order-by-key", "--order-by-value"], "--order-by-value"),
+            (["--order-by-child", "a", "--order-by-priority"], "--order-by-child"),
+            (["--order-by-value", "--start-at", #"{"a":1}"#], "--start-at"),
+            (["--order-by-value", "--end-before", "[1]"], "--end-before"),
+            (["--order-by-key", "--start-at", "a", "--start-at-key", "b"], "--start-at-key"),
+            (["--end-at-key", "b"], "--end-at-key"),
+            (["--start-at", "1", "--equal-to", "2"], "--start-at"),
+            (["--start-at", "true"], "--start-at"),
+            (["--path", "/a~2"], "--path"),
+            (["--order-by-child", "x~"], "--order-by-child"),
+            (["--order-by-child", "/"], "--order-by-child"),
+        ]
+        for (arguments, flag) in cases {
+            let r = try list(players, arguments)
+            #expect(r.status == 2, "\(arguments)")
+            #expect(r.err.hasPrefix("Error: \(flag): "), "\(arguments): \(r.err)")
+            #expect(r.out.isEmpty)
+        }
+    }
+
+    @Test func invalidJSONExitsOneLikeValidate() throws {
+        let r = try list("{\"a\": 1,\n  \"b\" 2}", [])
+        #expect(r.status == 1)
+        #expect(r.err == "data.json:2:7: error: expected ':' after object key, found '2'\n")
+        let stdin = try list(nil, ["-"], stdin: "[1,")
+        #expect(stdin.status == 1)
+        #expect(stdin.err.hasPrefix("<stdin>:1:4: error: "))
+        let missing = try list(nil, ["nope.json"])
+        #expect(missing.status == 2)
+        #expect(missing.err.hasPrefix("nope.json: error: "))
+    }
+
+    @Test func standardInput() throws {
+        let r = try list(nil, ["-", "--order-by-value", "--format", "jsonl"], stdin: #"{"x":2,"y":1}"#)
+        #expect(r.out == #"{"key":"y","value":1}"# + "\n" + #"{"key":"x","value":2}"# + "\n")
+    }
+
+    /// Text from the file never reaches the terminal raw: control characters and bidirectional
+    /// overrides become visible escapes in tables; JSON output escapes them.
+    @Test func untrustedTextIsEscaped() throws {
+        let hostile = #"{"k\u001b]0;x\u0007":{"name":"a\u001b[31mred\nline\ttab\u009b\u202eevil","n":1}}"#
+        let table = try list(hostile, ["--format", "table"])
+        let tsv = try list(hostile, ["--format", "tsv"])
+        for out in [table.out, tsv.out] {
+            #expect(!out.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+            #expect(out.contains(#"a\x1b[31mred\nline\ttab\u009b\u202eevil"#))
+            #expect(out.contains(#"k\x1b]0;x\x07"#))
+        }
+        #expect(tsv.out.split(separator: "\n").count == 2)
+        let json = try list(hostile, ["--format", "jsonl"])
+        #expect(json.out.contains(#"\u001b[31mred\nline\ttab"#))
+        #expect(!json.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    }
+}

@@ -1,0 +1,34 @@
+// The query benchmarks run on small inputs and report every figure with its target.
+import Foundation
+import JSONTree
+import Testing
+
+@Suite struct QueryBenchTests {
+    @Test func quickRunReportsQueryFigures() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("query-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: BenchHarnessTests.productsDirectory + "/synctable-bench")
+        p.arguments = ["--root", scratch.path, "--quick", "--only", "query"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        let report = try JSONDocument(parsing: [UInt8](try Data(contentsOf: scratch.appendingPathComponent(".build/bench/report.json"))))
+        let rows = Array(report.root.elements)
+        let names = rows.compactMap { $0[key: "figure"]?.stringValue }
+        #expect(names.contains { $0.hasPrefix("next revision") && $0.contains("limitToFirst(50)") })
+        #expect(names.contains { $0.hasPrefix("next revision") && !$0.contains("limit") })
+        #expect(names.contains { $0.hasPrefix("batch diff") && $0.contains("shuffled") })
+        let diff = try #require(rows.first { $0[key: "figure"]?.stringValue?.contains("10% deleted") == true })
+        #expect(diff[key: "peers"]?[index: 0]?[key: "name"]?.stringValue == "difference(from:)")
+        #expect((diff[key: "ratio"]?.doubleValue ?? 0) > 1)
+        for row in rows {
+            #expect((row[key: "synctable"]?[key: "median"]?.doubleValue ?? 0) > 0, "\(row.json.serializedString())")
+            #expect(row[key: "target"]?.stringValue?.isEmpty == false)
+        }
+    }
+}
