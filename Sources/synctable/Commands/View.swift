@@ -2,6 +2,7 @@
 import ArgumentParser
 import JSONTree
 import LiveQuery
+import SyncedArray
 
 /// `synctable [view] FILE [--path P] [query flags] [--columns a,b,c/d] [--page-size N] [--no-animation]`.
 struct View: ParsableCommand {
@@ -37,6 +38,11 @@ struct View: ParsableCommand {
     @Flag(help: "Show each change at once, without animations.")
     var noAnimation = false
 
+    @Flag(help: ArgumentHelp(
+        "Do not keep the first page between runs (by default it is kept under $XDG_CACHE_HOME/synctable "
+            + "and shown at once while a large file is read)."))
+    var noCache = false
+
     func run() throws {
         let options: ViewerOptions
         do {
@@ -64,7 +70,7 @@ struct View: ParsableCommand {
         }
         return ViewerOptions(
             file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: paths,
-            pageSize: pageSize, animations: !noAnimation)
+            pageSize: pageSize, animations: !noAnimation, cache: noCache ? nil : FirstPageCache.standard())
     }
 }
 

@@ -2,6 +2,7 @@
 // with --columns), each knowing whether it holds numbers.
 import JSONTree
 import LiveQuery
+import SyncedArray
 
 /// What one column shows for a child.
 enum ColumnSpec: Hashable {
@@ -37,7 +38,7 @@ enum ColumnSpec: Hashable {
 
 /// The columns of the table, in order, with the key first.
 ///
-/// Inferred columns are the union of the members of the window's children, most common
+/// Inferred columns are the union of the members of the rows' children, most common
 /// first (ties: the first seen first); a child that is not an object counts towards one
 /// `value` column. While the table is live, members seen for the first time are appended at
 /// the end, so columns never jump while the user reads them; a new location or a reload
@@ -58,16 +59,15 @@ struct ColumnSet {
         isFixed = true
     }
 
-    /// The columns of `window`'s children.
+    /// The columns of the children in `rows`.
     /// - Complexity: O(rows × members).
-    init(inferredFrom window: Window?) {
+    init(inferredFrom rows: [SyncedRow]) {
         specs = [.key]
         numeric = [false]
         isFixed = false
-        guard let window else { return }
         var counts: [ColumnSpec: (count: Int, first: Int)] = [:]
-        for i in 0..<window.count {
-            for spec in ColumnSet.memberSpecs(of: window.value(at: i)) {
+        for row in rows {
+            for spec in ColumnSet.memberSpecs(of: row.value) {
                 let seen = counts[spec] ?? (0, counts.count)
                 counts[spec] = (seen.count + 1, seen.first)
             }
@@ -77,7 +77,7 @@ struct ColumnSet {
         }
         specs += ordered.prefix(ColumnSet.maximumColumns - 1).map(\.key)
         numeric = Array(repeating: false, count: specs.count)
-        recomputeNumeric(window)
+        recomputeNumeric(rows)
     }
 
     /// The specs a child contributes: its members (without `.priority`-style metadata), or `value`.
@@ -91,39 +91,37 @@ struct ColumnSet {
         return specs
     }
 
-    /// Appends columns for members of `window`'s rows at `rows` that no column shows yet
-    /// (not for --columns).
+    /// Appends columns for members of `rows[indexes]` that no column shows yet (not for --columns).
     /// - Returns: whether columns were added.
     @discardableResult
-    mutating func extend(from window: Window, rows: some Sequence<Int>) -> Bool {
+    mutating func extend(from rows: [SyncedRow], at indexes: some Sequence<Int>) -> Bool {
         guard !isFixed else { return false }
         var known = Set(specs)
         var added = false
-        for i in rows {
-            for spec in ColumnSet.memberSpecs(of: window.value(at: i)) {
+        for i in indexes {
+            for spec in ColumnSet.memberSpecs(of: rows[i].value) {
                 guard specs.count < ColumnSet.maximumColumns, known.insert(spec).inserted else { continue }
                 specs.append(spec)
                 numeric.append(false)
                 added = true
             }
         }
-        if added { recomputeNumeric(window) }
+        if added { recomputeNumeric(rows) }
         return added
     }
 
-    /// Decides which columns are numeric from `window`'s rows.
+    /// Decides which columns are numeric from `rows`.
     /// - Complexity: O(rows × columns).
-    mutating func recomputeNumeric(_ window: Window?) {
-        guard let window else { return }
+    mutating func recomputeNumeric(_ rows: [SyncedRow]) {
         numeric = specs.map { spec in
             var sawNumber = false
-            for i in 0..<window.count {
+            for row in rows {
                 if spec == .key {
-                    guard integerKeyValue(window.key(at: i)) != nil else { return false }
+                    guard integerKeyValue(row.key) != nil else { return false }
                     sawNumber = true
                     continue
                 }
-                guard let node = spec.node(in: window.value(at: i)), !node.isNull else { continue }
+                guard let node = spec.node(in: row.value), !node.isNull else { continue }
                 guard node.kind == .number else { return false }
                 sawNumber = true
             }

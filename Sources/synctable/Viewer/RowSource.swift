@@ -1,18 +1,23 @@
-// The table's data source: the window on screen, its columns, and the column cursor.
+// The table's data source: the rows on screen, their columns, and the column cursor.
 import JSONTree
 import LiveQuery
+import SyncedArray
 import TableUI
 
-/// The rows the table shows: one query window, in query order or reversed (limit-to-last
-/// shown highest first), with the columns of a `ColumnSet`.
+/// The rows the table shows: a snapshot of a synced array's rows (query order), shown in that
+/// order or reversed (limit-to-last shown highest first), with the columns of a `ColumnSet`.
 ///
-/// Change `window` first, then tell the table (a batch or a reload), as the table expects.
+/// The snapshot is the table's own: while updates are paused the array moves on and the table
+/// keeps showing this. Change the rows first, then tell the table (a batch or a reload), as the
+/// table expects.
 final class RowSource: TableDataSource {
-    /// The window on screen; nil before the first one (or after moving to another location).
-    private(set) var window: Window?
+    /// The rows on screen in query order; nil before the first ones (or after moving to
+    /// another location).
+    private(set) var rows: [SyncedRow]?
     /// Rows are shown last-first.
     private(set) var reversed = false
-    private(set) var columnSet = ColumnSet(inferredFrom: nil)
+    private var indexOfKey: [JSONKey: Int] = [:]
+    private(set) var columnSet = ColumnSet(inferredFrom: [])
     /// The column the cursor is on (an index into the columns).
     private(set) var cursor = 0
     /// The column the order is by, and whether it is shown descending (marked in its title).
@@ -22,41 +27,35 @@ final class RowSource: TableDataSource {
 
     init(unicode: Bool) { self.unicode = unicode }
 
-    var numberOfRows: Int { window?.count ?? 0 }
+    var numberOfRows: Int { rows?.count ?? 0 }
 
-    /// The window index of table row `row`.
-    func windowIndex(ofRow row: Int) -> Int { reversed ? numberOfRows - 1 - row : row }
+    /// The index in `rows` of table row `row`.
+    func rowIndex(ofTableRow row: Int) -> Int { reversed ? numberOfRows - 1 - row : row }
 
-    /// The table row of window index `index` (the mapping is its own inverse).
-    func row(ofWindowIndex index: Int) -> Int { windowIndex(ofRow: index) }
+    /// The table row of `rows[index]` (the mapping is its own inverse).
+    func tableRow(ofRowIndex index: Int) -> Int { rowIndex(ofTableRow: index) }
 
-    func key(ofRow row: Int) -> String? {
-        guard let window, row >= 0, row < window.count else { return nil }
-        return window.key(at: windowIndex(ofRow: row))
+    /// The row shown on table row `row`.
+    func row(_ row: Int) -> SyncedRow? {
+        guard let rows, row >= 0, row < rows.count else { return nil }
+        return rows[rowIndex(ofTableRow: row)]
     }
 
-    func value(ofRow row: Int) -> JSONNode? {
-        guard let window, row >= 0, row < window.count else { return nil }
-        return window.value(at: windowIndex(ofRow: row))
+    /// The table row of the child with exactly this key (code units), if on screen.
+    /// - Complexity: O(1) expected.
+    func tableRow(ofKey key: String) -> Int? {
+        indexOfKey[JSONKey(key)].map { tableRow(ofRowIndex: $0) }
     }
 
-    /// The row of the child with exactly this key (code units), if on screen.
-    func row(ofKey key: String) -> Int? {
-        window?.index(ofKey: key).map { row(ofWindowIndex: $0) }
-    }
-
-    /// Every row's key as bytes, in table order (identities for a batch between two windows).
-    func keyBytes(of window: Window, reversed: Bool) -> [[UInt8]] {
-        let keys = (0..<window.count).map { i in window.withKeyBytes(at: i) { Array($0) } }
+    /// The rows' keys in table order (identities for a batch between two lists of rows).
+    func tableKeys(_ rows: [SyncedRow], reversed: Bool) -> [JSONKey] {
+        let keys = rows.map(\.jsonKey)
         return reversed ? keys.reversed() : keys
     }
 
     func cells(ofRow row: Int) -> [String] {
-        guard let window, row >= 0, row < window.count else { return [] }
-        let i = windowIndex(ofRow: row)
-        let key = window.key(at: i)
-        let child = window.value(at: i)
-        return columnSet.specs.map { $0.cell(key: key, child: child) }
+        guard let shown = self.row(row) else { return [] }
+        return columnSet.specs.map { $0.cell(key: shown.key, child: shown.value) }
     }
 
     /// The column under the cursor.
@@ -64,10 +63,13 @@ final class RowSource: TableDataSource {
 
     // MARK: Changing what is shown
 
-    /// Shows `window` (nil: nothing).
-    func setWindow(_ window: Window?, reversed: Bool) {
-        self.window = window
+    /// Shows `rows` (nil: nothing yet).
+    /// - Complexity: O(rows) to index the keys.
+    func setRows(_ rows: [SyncedRow]?, reversed: Bool) {
+        self.rows = rows
         self.reversed = reversed
+        indexOfKey.removeAll(keepingCapacity: true)
+        for (i, row) in (rows ?? []).enumerated() { indexOfKey[row.jsonKey] = i }
     }
 
     /// Replaces the columns (a new location, a reload); the cursor goes to `spec` (by default
@@ -79,9 +81,9 @@ final class RowSource: TableDataSource {
         rebuildColumns()
     }
 
-    /// Adds columns for members first seen in rows `rows` (window indexes) of the window.
-    func extendColumns(rows: some Sequence<Int>) {
-        guard let window, columnSet.extend(from: window, rows: rows) else { return }
+    /// Adds columns for members first seen in `rows[indexes]`.
+    func extendColumns(at indexes: some Sequence<Int>) {
+        guard let rows, columnSet.extend(from: rows, at: indexes) else { return }
         rebuildColumns()
     }
 

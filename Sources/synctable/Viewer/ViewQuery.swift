@@ -2,6 +2,7 @@
 // the next page), and said in words for the status bar.
 import JSONTree
 import LiveQuery
+import SyncedArray
 
 /// The viewer's query as the user shaped it.
 ///
@@ -125,7 +126,13 @@ struct ViewQuery: Equatable {
 
     // MARK: The query
 
-    /// The query to run.
+    /// The synced array's paging: pages from the start, or from the end with `fromEnd`.
+    var paging: Paging? {
+        guard case .paged(let size, _) = limit else { return nil }
+        return Paging(pageSize: size, from: fromEnd ? .end : .start)
+    }
+
+    /// The query to run; without a limit when paged (the synced array's paging sets it).
     /// - Throws: `QueryError` (a filter value the order cannot take, such as `true` by priority).
     func makeQuery() throws(QueryError) -> Query {
         var q = Query()
@@ -157,7 +164,7 @@ struct ViewQuery: Equatable {
                 }
             }
         }
-        if let n = limitCount { q = fromEnd ? try q.limitToLast(n) : try q.limitToFirst(n) }
+        if case .fixed(let n) = limit { q = fromEnd ? try q.limitToLast(n) : try q.limitToFirst(n) }
         return q
     }
 

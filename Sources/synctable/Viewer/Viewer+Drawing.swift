@@ -66,7 +66,7 @@ extension Viewer {
             case nil: return "reading \(options.file)…"
             }
         }
-        if rows.window == nil { return "reading…" }
+        if rows.rows == nil { return "reading…" }
         if query.filter != nil { return "no children match the filter (Esc clears it)" }
         return "no children at \(location)"
     }
@@ -90,6 +90,7 @@ extension Viewer {
                 .joined(separator: " · ") + " "
         }
         var badges: [Segment] = []
+        if array?.isShowingCache == true { badges.append(Segment(" CACHED: reading the file… ", badgeStyle)) }
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
         switch storeStatus.problem {
         case .invalidJSON?: badges.append(Segment(" INVALID JSON ", badgeStyle))

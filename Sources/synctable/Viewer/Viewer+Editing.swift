@@ -81,7 +81,7 @@ extension Viewer {
             }
             do {
                 let key = try store.push(location, typedValue(prompt.text))
-                if let row = rows.row(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
+                if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
                 message = Message(text: "added \(location.child(key))", isError: false)
             } catch {
                 message = Message(text: "not added: \(error)", isError: true)

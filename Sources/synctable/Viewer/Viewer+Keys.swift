@@ -170,7 +170,7 @@ extension Viewer {
         trail.append(Breadcrumb(path: location, query: query, columns: rows.columnSet, cursor: rows.cursorSpec, selectedKey: key))
         location = location.child(key)
         query = ViewQuery(flags: Query(), pageSize: options.pageSize)
-        enterLocation(columns: ColumnSet(inferredFrom: nil), cursor: .key, selecting: nil)
+        enterLocation(columns: ColumnSet(inferredFrom: []), cursor: .key, selecting: nil)
     }
 
     /// Backspace: back to where Enter came from, or to the parent location.
@@ -183,7 +183,7 @@ extension Viewer {
             let key = location.lastKey
             location = parent
             query = ViewQuery(flags: Query(), pageSize: options.pageSize)
-            enterLocation(columns: ColumnSet(inferredFrom: nil), cursor: .key, selecting: key)
+            enterLocation(columns: ColumnSet(inferredFrom: []), cursor: .key, selecting: key)
         } else {
             message = Message(text: "already at the root", isError: false)
         }

@@ -5,6 +5,7 @@ import Glibc
 import FileStore
 import JSONTree
 import LiveQuery
+import SyncedArray
 import TableUI
 
 /// What to show, from the command line.
@@ -19,16 +20,19 @@ struct ViewerOptions {
     /// Rows per page (0: no paging), also for locations opened with Enter.
     var pageSize: Int
     var animations = true
+    /// Where the starting location's first page is kept between runs (nil: no cache).
+    var cache: FirstPageCache?
 }
 
-/// The viewer's state and its binding of the store to the table.
+/// The viewer's state and its binding of a synced array to the table.
 ///
-/// One thread (the caller's) owns everything here: the terminal, the table and the store,
-/// whose loop it drives (`run`). The store calls back on this thread from
-/// `processPendingChanges()` or from its own writes; every revision that changes the window
-/// becomes one batch for the table — or, when the query was replaced or updates were paused,
-/// one batch from the window on screen to the new one, so rows animate to their places.
-final class Viewer {
+/// One thread (the caller's) owns everything here: the terminal, the table, the store (whose
+/// loop it drives in `run`) and the synced array of the location shown. The array calls back on
+/// this thread — from `processPendingChanges()`, from a query replacement or a page more, from
+/// the store's own writes — with one `BatchDiff` per update, which becomes one batch for the
+/// table. When the display order flipped, or updates were paused, the batch is computed from
+/// the rows on screen to the array's rows instead, so rows still animate to their places.
+final class Viewer: SyncedArrayBatchDelegate {
     let options: ViewerOptions
     let store: FileStore
     let terminal: Terminal
@@ -39,23 +43,20 @@ final class Viewer {
     /// The location shown, and how it is queried.
     var location: Path
     var query: ViewQuery
-    var reference: StoreReference?
+    /// The rows of `location` under `query`.
+    var array: SyncedArray?
     /// Where Enter came from, for Backspace.
     var trail: [Breadcrumb] = []
 
-    /// The newest window the store delivered (ahead of the screen while paused).
-    var latest: Window?
-    /// The window on screen is the one the store delivered last (its batches apply to it).
+    /// The rows on screen are the array's rows before its next update (its batches apply to them).
     var inSync = false
-    /// The next delivery is the first for a new query: shown even while paused.
-    var awaitingFirst = true
+    /// The next update is the user's own (a new query, a page more): shown even while paused.
+    var applyNextUpdate = false
     /// A key to select when its row appears (after Enter, Backspace, `a`).
     var pendingSelection: String?
     var paused = false
-    /// Window changes held back while paused.
+    /// Updates held back while paused.
     var waiting = 0
-    /// The window size when the last page was asked for (so a short last page is not asked again).
-    var requestedMoreAt: Int?
 
     var storeStatus: StoreStatus
     /// The latest revision's number and wall-clock time.
@@ -108,23 +109,22 @@ final class Viewer {
         store.observeRevisions { [unowned self] revision in
             lastRevision = (revision.number, wallClockTime())
         }
-        subscribe()
+        subscribe(cache: options.cache)
     }
 
     /// Stops listening (the store may outlive the viewer).
     func stop() {
-        reference?.removeAllObservers()
-        reference = nil
+        array?.stopSync()
+        array = nil
     }
 
     // MARK: - The binding
 
-    /// Listens to the current query at the current location (replacing the previous listener).
-    /// The store answers at once with the current window when it has a revision.
-    func subscribe() {
-        reference?.removeAllObservers()
-        reference = nil
-        awaitingFirst = true
+    /// A new synced array for the current location and query (replacing the previous one).
+    /// The store answers at once with the current rows when it has a revision.
+    func subscribe(cache: FirstPageCache? = nil) {
+        array?.stopSync()
+        array = nil
         inSync = false
         rows.setSort(query.sortSpec, descending: query.fromEnd)
         let built: Query
@@ -134,52 +134,74 @@ final class Viewer {
             message = Message(text: "bad query: \(error)", isError: true)
             return
         }
-        let ref = store.reference(location).withQuery(built)
-        reference = ref
-        ref.observeChanges { [unowned self] change in received(change) }
+        let synced = SyncedArray(store.reference(location).withQuery(built), paging: query.paging, cache: cache)
+        synced.batchDelegate = self
+        synced.onCacheWarning = { [unowned self] warning in
+            switch warning {
+            case .missing, .stale, .unavailable: break  // a first run, a changed file: expected
+            default: message = Message(text: warning.description, isError: true)
+            }
+        }
+        array = synced
+        applyNextUpdate = true
+        synced.startSync()
+        applyNextUpdate = false
     }
 
-    /// Replaces the query if it is valid (else says why and keeps the old one).
+    /// Replaces the query if it is valid (else says why and keeps the old one); the rows
+    /// animate to their places as one batch.
     @discardableResult
     func replaceQuery(_ new: ViewQuery) -> Bool {
+        let built: Query
         do {
-            _ = try new.makeQuery()
+            built = try new.makeQuery()
         } catch {
             message = Message(text: "\(error)", isError: true)
             return false
         }
         query = new
-        requestedMoreAt = nil
-        subscribe()
+        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        guard let array else {
+            subscribe()
+            return true
+        }
+        applyNextUpdate = true
+        array.replaceQuery(built, paging: query.paging)
+        applyNextUpdate = false
+        if rows.rows != nil, rows.reversed != query.fromEnd {
+            // Only the display order flipped (the same rows), so the array reported nothing.
+            show(Array(array.rows), incremental: nil)
+            inSync = true
+            waiting = 0
+        }
         return true
     }
 
-    /// A window change from the store.
-    private func received(_ change: WindowChange) {
-        latest = change.new
-        if paused && !awaitingFirst {
+    /// An update of the synced array.
+    func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) {
+        guard array === self.array else { return }
+        if paused && !applyNextUpdate && rows.rows != nil {
             waiting += 1
             inSync = false
             return
         }
-        let incremental = inSync && change.old != nil ? change.batch : nil
-        awaitingFirst = false
-        show(change.new, incremental: incremental)
+        show(Array(array.rows), incremental: inSync ? batch : nil)
         inSync = true
+        waiting = 0
     }
 
-    /// Puts `window` on screen: a reload when nothing was shown (a new location), else one batch
-    /// from the window shown — the store's own batch when it starts from the window shown and the
-    /// display order did not flip, otherwise a batch computed between the two windows by key.
-    func show(_ window: Window, incremental: BatchDiff?) {
+    /// Puts `newRows` on screen: a reload when nothing was shown (a new location), else one
+    /// batch from the rows shown — the array's own batch when it starts from them and the display
+    /// order did not flip, otherwise a batch computed between the two lists by key.
+    func show(_ newRows: [SyncedRow], incremental: BatchDiff?) {
         let reversed = query.fromEnd
-        guard let old = rows.window else {
-            rows.setWindow(window, reversed: reversed)
-            var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: window)
-            columns.recomputeNumeric(window)
+        guard let old = rows.rows else {
+            rows.setRows(newRows, reversed: reversed)
+            var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
+            columns.recomputeNumeric(newRows)
             rows.setColumns(columns)
             table.reloadData()
-            if let key = pendingSelection, let row = rows.row(ofKey: key) {
+            if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
             } else {
@@ -193,37 +215,33 @@ final class Viewer {
             batch = TableBatch(incremental, reversed: reversed)
             touched = incremental.inserts + incremental.reloads.map(\.to)
         } else {
-            batch = tableBatch(from: old, reversed: rows.reversed, to: window, reversed: reversed)
-            let n = window.count
+            batch = keyedBatch(from: old, reversed: rows.reversed, to: newRows, reversed: reversed)
+            let n = newRows.count
             touched = (batch.inserts + batch.reloads.map(\.new)).map { reversed ? n - 1 - $0 : $0 }
         }
-        rows.setWindow(window, reversed: reversed)
-        rows.extendColumns(rows: touched)
+        rows.setRows(newRows, reversed: reversed)
+        rows.extendColumns(at: touched)
         do {
             try table.performBatchUpdates(batch, now: TableClock.now())
         } catch {
             message = Message(text: "table reloaded: \(error)", isError: true)
         }
-        if let key = pendingSelection, let row = rows.row(ofKey: key) {
+        if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
             table.select(row: row)
             pendingSelection = nil
         }
     }
 
-    /// The batch between two windows shown in the given orders, rows matched by key bytes.
+    /// The batch between two lists of rows shown in the given orders, rows matched by key
+    /// (code units); a kept row whose value differs is reloaded.
     /// - Complexity: O(n log n) in the rows of both.
-    private func tableBatch(from old: Window, reversed oldReversed: Bool, to new: Window, reversed newReversed: Bool) -> TableBatch {
-        let oldKeys = rows.keyBytes(of: old, reversed: oldReversed)
-        let newKeys = rows.keyBytes(of: new, reversed: newReversed)
-        var oldValues: [[UInt8]: JSONNode] = [:]
-        for (row, key) in oldKeys.enumerated() {
-            oldValues[key] = old.value(at: oldReversed ? old.count - 1 - row : row)
-        }
-        var newValues: [[UInt8]: JSONNode] = [:]
-        for (row, key) in newKeys.enumerated() {
-            newValues[key] = new.value(at: newReversed ? new.count - 1 - row : row)
-        }
-        return TableBatch(from: oldKeys, to: newKeys) { key in
+    private func keyedBatch(from old: [SyncedRow], reversed oldReversed: Bool, to new: [SyncedRow],
+                            reversed newReversed: Bool) -> TableBatch {
+        var oldValues: [JSONKey: JSONNode] = [:]
+        for row in old { oldValues[row.jsonKey] = row.value }
+        var newValues: [JSONKey: JSONNode] = [:]
+        for row in new { newValues[row.jsonKey] = row.value }
+        return TableBatch(from: rows.tableKeys(old, reversed: oldReversed), to: rows.tableKeys(new, reversed: newReversed)) { key in
             guard let a = oldValues[key], let b = newValues[key] else { return false }
             return !(a.hasSameBytes(as: b) || a.valueEquals(b))
         }
@@ -232,12 +250,10 @@ final class Viewer {
     /// Shows the location `location` afresh (after Enter or Backspace): no rows until the
     /// store answers, then a reload, selecting `key` if it is there.
     func enterLocation(columns: ColumnSet, cursor: ColumnSpec?, selecting key: String?) {
-        rows.setWindow(nil, reversed: query.fromEnd)
+        rows.setRows(nil, reversed: query.fromEnd)
         rows.setColumns(columns, cursorOn: cursor)
         table.reloadData()
-        latest = nil
         waiting = 0
-        requestedMoreAt = nil
         pendingSelection = key
         subscribe()
     }
@@ -246,22 +262,21 @@ final class Viewer {
     func resume() {
         paused = false
         waiting = 0
-        guard !inSync, let latest else { return }
-        show(latest, incremental: nil)
+        guard !inSync, let array else { return }
+        show(Array(array.rows), incremental: nil)
         inSync = true
     }
 
-    /// Asks for the next page when the selection is within a screenful of the end of a full,
-    /// paged window.
+    /// Asks for the next page when the selection is within a screenful of the end of a paged
+    /// array that has more.
     func loadMoreIfNeeded() {
-        guard query.isPaged, let window = rows.window, let limit = query.limitCount, window.count >= limit,
-            let selection = table.state.selection, selection >= window.count - max(1, table.bodyHeight),
-            requestedMoreAt != window.count
+        guard let array, array.hasMore, let selection = table.state.selection,
+            selection >= rows.numberOfRows - max(1, table.bodyHeight)
         else { return }
-        var next = query
-        next.loadMore()
-        let before = window.count
-        if replaceQuery(next) { requestedMoreAt = before }
+        query.loadMore()
+        applyNextUpdate = true
+        array.loadMore()
+        applyNextUpdate = false
     }
 
     // MARK: - Facts for the status bar
@@ -277,10 +292,8 @@ final class Viewer {
 
     /// The selected row's key and value.
     var selectedChild: (key: String, value: JSONNode)? {
-        guard let row = table.state.selection, let key = rows.key(ofRow: row), let value = rows.value(ofRow: row) else {
-            return nil
-        }
-        return (key, value)
+        guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
+        return (shown.key, shown.value)
     }
 }
 

@@ -98,6 +98,9 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
 
 private let spawnLock = Mutex(())
 
+/// The first-page caches of the viewers the tests run (not the user's).
+let cacheFolder = packageRoot + "/.build/synctable-tests/cache"
+
 private let sessionCounter = Atomic<Int>(0)
 
 /// A tmux server on a private socket running one command in a detached 100×30 session; the
@@ -111,7 +114,7 @@ final class TerminalSession {
         let n = sessionCounter.add(1, ordering: .relaxed).newValue
         socket = "synctable-test-\(getpid())-\(n)"
         try tmux(capture: false, ["-f", "/dev/null", "new-session", "-d", "-x", "\(width)", "-y", "\(height)",
-                  "env LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command)", ";", "set-option", "-g", "remain-on-exit", "on",
+                  "env LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CACHE_HOME=\(cacheFolder) \(command)", ";", "set-option", "-g", "remain-on-exit", "on",
                                  ";", "set-option", "-s", "set-clipboard", "on"])
     }
 
