@@ -28,6 +28,7 @@ bench:
 	@scripts/ensure-deps.sh bench
 	$(SWIFT) build -c release --product synctable
 	$(SWIFT) build -c release --product synctable-bench
+	$(SWIFT) build -c release --product tabledemo
 	@mkdir -p .build/bench
 	@if [ -e /usr/include/simdjson.h ]; then \
 	  c++ -O3 -std=c++17 -o .build/bench/simdjson-parse scripts/bench/simdjson-parse.cpp -lsimdjson; \

@@ -10,6 +10,7 @@
 #include <locale.h>
 #include <langinfo.h>
 #include <string.h>
+#include <pty.h>
 #include <ncursesw/curses.h>
 
 static inline WINDOW *cn_stdscr(void) { return stdscr; }
@@ -41,5 +42,12 @@ static inline int cn_wcwidth(wchar_t c) { extern int wcwidth(wchar_t); return wc
 static inline mmask_t cn_button1_pressed(void) { return BUTTON1_PRESSED; }
 static inline mmask_t cn_button1_released(void) { return BUTTON1_RELEASED; }
 static inline mmask_t cn_button1_clicked_only(void) { return BUTTON1_CLICKED; }
+
+/* A pseudo-terminal of a given size, for measuring what ncurses writes (openpty is in
+   glibc's libc since 2.34; Swift cannot call the variadic ioctl that sizes it otherwise). */
+static inline int cn_openpty(int *controller, int *terminal, unsigned short rows, unsigned short columns) {
+    struct winsize size = { rows, columns, 0, 0 };
+    return openpty(controller, terminal, NULL, NULL, &size);
+}
 
 #endif

@@ -45,6 +45,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "store", run: runStoreBenchmarks),
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
+    BenchmarkGroup(name: "table", run: runTableBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

@@ -119,6 +119,20 @@ import Testing
         #expect(table.state.animations.map(\.row).sorted() == [0, 3])
     }
 
+    @Test func largeBatchAnimatesOnlyRowsNearTheScreen() throws {
+        let (rows, table, canvas) = table()
+        let batch = rows.update { r in
+            r.insert(contentsOf: (0..<20_000).map { (id: 10_000 + $0, cells: ["bulk\($0)", "\($0)"]) }, at: 5)
+            for i in stride(from: 0, to: r.count, by: 2) { r[i].cells[1] += "0" }
+        }
+        try table.performBatchUpdates(batch, now: 0)
+        table.render(into: canvas)
+        #expect(table.state.animations.count <= 3 * table.bodyHeight)
+        #expect(canvas.text(line: 6).hasPrefix(" + bulk0"))  // rows 0–4 kept their lines, the new ones open below
+        #expect(canvas.text(line: 5).hasPrefix(" * r4     40↑"))
+        #expect(canvas.violations.isEmpty)
+    }
+
     @Test func animationsOff() throws {
         let rows = TestRows(count: 20)
         let (table, canvas) = makeTable(rows, lines: 10, columns: 24, theme: theme, animations: false)

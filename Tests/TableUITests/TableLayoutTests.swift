@@ -77,6 +77,12 @@ import Testing
         #expect(canvas.violations.isEmpty)
     }
 
+    @Test func noColumnsDrawsBlankLines() {
+        let rows = TestRows(columns: [], rows: [(1, [])])
+        let (_, canvas) = makeTable(rows, lines: 3, columns: 20)
+        #expect(canvas.lines == ["                    ", "▶                   ", "                    "])
+    }
+
     @Test func emptyTableSaysSo() {
         let (table, canvas) = makeTable(TestRows(rows: []), lines: 4, columns: 20)
         #expect(canvas.text(line: 1) == "   no rows          ")

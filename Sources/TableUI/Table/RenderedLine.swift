@@ -24,12 +24,13 @@ struct LineBuilder {
 
     init(width: Int) { self.width = width }
 
-    /// Appends `text` (sanitised; cut to the room left if it is too wide).
-    mutating func append(_ text: String, _ style: CellStyle, ellipsis: Character = "…") {
+    /// Appends `text` (sanitised; cut to the room left if it is too wide). `cells` is its
+    /// display width when the caller knows it.
+    mutating func append(_ text: String, _ style: CellStyle, ellipsis: Character = "…", cells: Int? = nil) {
         let room = width - column
         guard room > 0, !text.isEmpty else { return }
         var text = text
-        var w = displayWidth(text)
+        var w = cells ?? displayWidth(text)
         if w > room {
             text = fit(text, width: room, ellipsis: ellipsis)
             w = room

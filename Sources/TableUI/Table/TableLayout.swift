@@ -48,7 +48,7 @@ struct TableLayout: Hashable {
         self.placements = placements
         moreLeft = firstColumn > 0
         let lastFull = placements.last.map { $0.width == widths[$0.index] } ?? false
-        moreRight = (placements.last?.index ?? (firstColumn - 1)) < widths.count - 1 || !lastFull
+        moreRight = !widths.isEmpty && ((placements.last?.index ?? (firstColumn - 1)) < widths.count - 1 || !lastFull)
     }
 
     /// The largest first column worth scrolling to: the one from which every remaining

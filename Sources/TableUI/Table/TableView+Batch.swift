@@ -45,36 +45,23 @@ extension TableView {
             }
         }
         let oldCells = rowCells
+        let reloadedOld = Set(batch.reloads.map(\.old))
         rowCells = [:]
-        for (r, cells) in oldCells {
-            if let n = mapping.newIndex(ofOld: r), !batch.reloads.contains(where: { $0.old == r }) { rowCells[n] = cells }
+        for (r, cells) in oldCells where !reloadedOld.contains(r) {
+            if let n = mapping.newIndex(ofOld: r) { rowCells[n] = cells }
         }
         rowCount = newCount
         state.clock = now
 
+        // Closing lines for deleted rows that were on screen.
         var closingOfSelection: Int?
         if settings.animationsEnabled {
             for d in batch.deletes.sorted() {
-                guard let cells = oldCells[d] else { continue }  // not on screen: nothing to close
+                guard let cells = oldCells[d] else { continue }
                 let id = newAnimationID()
                 animations.append(RowAnimation(id: id, kind: .delete(cells: cells), row: mapping.closingPosition(ofDeleted: d),
                                                start: now, duration: settings.deleteDuration, wasSelected: d == oldSelection))
                 if d == oldSelection { closingOfSelection = id }
-            }
-            for i in batch.inserts {
-                animations.append(RowAnimation(id: newAnimationID(), kind: .insert, row: i, start: now,
-                                               duration: settings.insertDuration))
-            }
-            for m in batch.moves {
-                animations.removeAll { $0.row == m.to && $0.kind.isMove }
-                animations.append(RowAnimation(id: newAnimationID(), kind: .move(up: mapping.movedUp(from: m.from, to: m.to)),
-                                               row: m.to, start: now, duration: settings.moveDuration))
-            }
-            for r in batch.reloads {
-                let changes = cellChanges(old: oldCells[r.old], new: r.new)
-                animations.removeAll { $0.row == r.new && $0.kind.isReload }
-                animations.append(RowAnimation(id: newAnimationID(), kind: .reload(changes: changes), row: r.new,
-                                               start: now, duration: settings.reloadDuration))
             }
         }
         state.animations = animations
@@ -93,6 +80,35 @@ extension TableView {
         } else {
             clampOffset()
         }
+
+        if settings.animationsEnabled { startAnimations(batch, mapping, oldCells: oldCells, now: now) }
+    }
+
+    /// Inserted, moved and reloaded rows start animating — only those on screen or within
+    /// a screen of it, so a batch of a million rows costs no more than a screenful.
+    private func startAnimations(_ batch: TableBatch, _ mapping: BatchMapping, oldCells: [Int: [String]], now: Double) {
+        let h = bodyHeight
+        guard h > 0 else { return }  // nothing has been drawn yet
+        let near = max(0, state.offset - h)..<(state.offset + 2 * h)
+        var fresh: [RowAnimation] = []
+        for i in batch.inserts where near.contains(i) {
+            fresh.append(RowAnimation(id: newAnimationID(), kind: .insert, row: i, start: now, duration: settings.insertDuration))
+        }
+        var moved = Set<Int>()
+        for m in batch.moves where near.contains(m.to) {
+            moved.insert(m.to)
+            fresh.append(RowAnimation(id: newAnimationID(), kind: .move(up: mapping.movedUp(from: m.from, to: m.to)),
+                                      row: m.to, start: now, duration: settings.moveDuration))
+        }
+        var reloaded = Set<Int>()
+        for r in batch.reloads where near.contains(r.new) {
+            reloaded.insert(r.new)
+            fresh.append(RowAnimation(id: newAnimationID(), kind: .reload(changes: cellChanges(old: oldCells[r.old], new: r.new)),
+                                      row: r.new, start: now, duration: settings.reloadDuration))
+        }
+        // A row moved or reloaded again restarts that animation.
+        state.animations.removeAll { ($0.kind.isMove && moved.contains($0.row)) || ($0.kind.isReload && reloaded.contains($0.row)) }
+        state.animations += fresh
     }
 
     /// How each cell of a reloaded row changed, comparing the cells shown before with the

@@ -25,6 +25,7 @@ import Glibc
 /// ```
 /// Tests draw into a `MemoryCanvas` with a fixed clock.
 public final class TableView {
+    /// Where rows come from; after replacing it, call `reloadData()`.
     public var dataSource: any TableDataSource
     public var settings: TableSettings
     public internal(set) var state = TableState()
@@ -44,6 +45,8 @@ public final class TableView {
     var contentWidths: [Int] = []
     var knownColumns: [TableColumn] = []
     var nextAnimationID = 1
+    /// The latest render only said the canvas is too small (the viewport is the last usable one).
+    var isTooSmall = false
 
     /// A scalar cap per cell: more than any terminal line can show.
     static let cellScalarLimit = 2048
@@ -90,21 +93,23 @@ public final class TableView {
     public func render(into canvas: Canvas, lines: Range<Int>? = nil) {
         let size = canvas.size
         let lines = (lines ?? 0..<size.rows).clamped(to: 0..<max(0, size.rows))
+        // Too small: say so, and leave the state for when the canvas is usable again.
+        guard lines.count >= 2, size.columns >= TableLayout.minimumWidth else {
+            renderTooSmall(canvas, lines: lines, width: size.columns)
+            return
+        }
+        isTooSmall = false
         if viewport == nil || viewport!.lines != lines || viewport!.width != size.columns {
             let selectionLine = anchor()
             viewport = (lines, size.columns)
             shownHeader = nil
-            shownBody = Array(repeating: nil, count: max(0, lines.count - 1))
+            shownBody = Array(repeating: nil, count: lines.count - 1)
             if var selectionLine {
                 selectionLine.line = min(selectionLine.line, max(0, bodyHeight - 1))
                 restore(selectionLine)
             } else {
                 clampOffset()
             }
-        }
-        guard lines.count >= 2, size.columns >= TableLayout.minimumWidth else {
-            renderTooSmall(canvas, lines: lines, width: size.columns)
-            return
         }
 
         let items = (0..<bodyHeight).map { displayItem(at: state.offset + $0) }
@@ -154,7 +159,7 @@ public final class TableView {
     /// The row drawn on canvas line `line` by the latest render (nil for the header, a
     /// closing line, or past the end).
     public func row(atCanvasLine line: Int) -> Int? {
-        guard let viewport, line > viewport.lines.lowerBound, line < viewport.lines.upperBound else { return nil }
+        guard let viewport, !isTooSmall, line > viewport.lines.lowerBound, line < viewport.lines.upperBound else { return nil }
         if case .row(let r)? = displayItem(at: state.offset + line - viewport.lines.lowerBound - 1) { return r }
         return nil
     }
@@ -247,7 +252,7 @@ public final class TableView {
             let text = i < cells.count ? cells[i] : ""
             let cellStyle = change == .same ? base : overlay(base, theme.changedCell)
             b.append(fit(text, width: placement.width, alignRight: columns[i].isNumeric, ellipsis: theme.symbols.ellipsis),
-                     cellStyle)
+                     cellStyle, cells: placement.width)
             switch change {
             case .same: b.append(" ", base)
             case .changed: b.append(theme.symbols.changed, cellStyle)
@@ -268,6 +273,7 @@ public final class TableView {
         }
         shownHeader = nil
         shownBody = Array(repeating: nil, count: shownBody.count)
+        isTooSmall = true
     }
 }
 

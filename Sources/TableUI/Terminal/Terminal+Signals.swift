@@ -42,12 +42,39 @@ private func restoreOnSignal(_ signal: Int32) {
 
 /// Arms the handler: `bytes` (the terminal's own "leave the alternate screen, show the
 /// cursor, reset attributes" strings) go to `fd`, then `shellMode` is set back.
-/// Returns the handlers it replaced, for `disarmEmergencyRestore`.
-func armEmergencyRestore(fd: Int32, bytes: [UInt8], shellMode: termios) -> [(Int32, sighandler_t?)] {
+/// A signal the program ignores (SIGHUP under nohup, SIGINT in a background job) stays
+/// ignored. Returns the handlers it replaced, for `disarmEmergencyRestore`.
+func armEmergencyRestore(fd: Int32, bytes: [UInt8], shellMode: termios) -> [(Int32, __sighandler_t?)] {
     let n = min(bytes.count, emergencyCapacity)
     bytes.withUnsafeBufferPointer { emergencyBytes.update(from: $0.baseAddress!, count: n) }
     emergencyState.pointee = EmergencyRestore(armed: 1, fd: fd, length: n, shellMode: shellMode)
-    return fatalSignals.map { ($0, Glibc.signal($0, restoreOnSignal)) }
+    var replaced: [(Int32, __sighandler_t?)] = []
+    for signal in fatalSignals {
+        let previous = Glibc.signal(signal, restoreOnSignal)
+        if let previous, unsafeBitCast(previous, to: Int.self) == 1 {  // SIG_IGN
+            _ = Glibc.signal(signal, previous)
+        } else {
+            replaced.append((signal, previous))
+        }
+    }
+    return replaced
+}
+
+/// Unblocks `signals` on this thread (a parent may have started us with them blocked,
+/// and then ncurses would never see a resize nor we a SIGTERM); returns the old mask.
+func unblock(_ signals: [Int32]) -> sigset_t {
+    var set = sigset_t()
+    var old = sigset_t()
+    sigemptyset(&set)
+    for s in signals { sigaddset(&set, s) }
+    pthread_sigmask(SIG_UNBLOCK, &set, &old)
+    return old
+}
+
+/// Puts back a signal mask saved by `unblock`.
+func restoreSignalMask(_ mask: sigset_t) {
+    var mask = mask
+    pthread_sigmask(SIG_SETMASK, &mask, nil)
 }
 
 /// Disarms the handler and puts back the handlers `armEmergencyRestore` replaced.

@@ -82,6 +82,7 @@ public final class Terminal {
     private let outFile: UnsafeMutablePointer<FILE>
     private var shellMode: termios
     private var previousHandlers: [(Int32, __sighandler_t?)] = []
+    private var previousMask = sigset_t()
     private var restored = false
 
     // ncurses has one current screen per process, so one Terminal at a time; ncurses is
@@ -155,6 +156,7 @@ public final class Terminal {
             previousHandlers = armEmergencyRestore(fd: options.outputFD, bytes: restoreBytes(mouse: options.mouse),
                                                    shellMode: shellMode)
         }
+        previousMask = unblock([SIGWINCH] + (options.catchSignals ? fatalSignals : []))
     }
 
     deinit { restore() }
@@ -178,6 +180,7 @@ public final class Terminal {
         restored = true
         disarmEmergencyRestore(previousHandlers)
         previousHandlers = []
+        restoreSignalMask(previousMask)
         _ = endwin()
         delscreen(screen)
         fclose(inFile)

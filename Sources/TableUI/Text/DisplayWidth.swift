@@ -10,6 +10,7 @@
 /// The number of terminal cells `text` occupies.
 /// - Complexity: O(n) in the length of `text`.
 public func displayWidth(_ text: some StringProtocol) -> Int {
+    if let n = printableASCIICount(text) { return n }
     var total = 0
     for character in text { total += displayWidth(character) }
     return total
@@ -79,3 +80,15 @@ func isWide(_ v: UInt32) -> Bool {
 }
 
 func isRegionalIndicator(_ s: Unicode.Scalar) -> Bool { (0x1F1E6...0x1F1FF).contains(s.value) }
+
+/// The length of `text` when it is all printable ASCII (one cell per byte), else nil: the
+/// common case, measured without grapheme breaking.
+@inline(__always)
+func printableASCIICount(_ text: some StringProtocol) -> Int? {
+    var n = 0
+    for byte in text.utf8 {
+        guard byte >= 0x20 && byte < 0x7F else { return nil }
+        n += 1
+    }
+    return n
+}

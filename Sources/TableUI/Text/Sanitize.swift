@@ -23,6 +23,7 @@ public func sanitize(_ bytes: some Collection<UInt8>) -> String {
 /// `sanitize(_:)` that reads at most `scalarLimit` scalars of `text` and ends with `…`
 /// when it stopped early, so a huge cell costs no more than what can be shown.
 func sanitize(_ text: some StringProtocol, scalarLimit: Int) -> String {
+    if let n = printableASCIICount(text), n <= scalarLimit { return String(text) }
     var out = String.UnicodeScalarView()
     var read = 0
     var first = true

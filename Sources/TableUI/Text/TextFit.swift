@@ -8,6 +8,15 @@
 /// - Complexity: O(width) — reading stops as soon as the text is known not to fit.
 public func fit(_ text: String, width: Int, alignRight: Bool = false, ellipsis: Character = "…") -> String {
     guard width > 0 else { return "" }
+    if let n = printableASCIICount(text) {
+        if n <= width {
+            let padding = String(repeating: " ", count: width - n)
+            return alignRight ? padding + text : text + padding
+        }
+        var out = String(decoding: text.utf8.prefix(width - 1), as: UTF8.self)
+        out.append(ellipsis)
+        return out
+    }
     var used = 0
     var cutIndex = text.startIndex  // end of the longest prefix that fits in width - 1 cells
     var cutWidth = 0
