@@ -72,4 +72,23 @@ import Testing
             #expect(chosen.count == refLISLength(values.map(Int.init)), "seed \(seed): longest")
         }
     }
+
+    /// Large key arrays go through the partitioned hash join: same matches as a plain lookup by bytes.
+    @Test func largeKeyArraysMatchByBytes() {
+        forEachSeed(6, base: 808) { seed, rng in
+            let pool = ["é", "e\u{301}", "", "a", "😀", "\u{FF61}"]
+            var old = (0..<rng.int(2000..<6000)).map { "k\($0)" } + pool
+            old.shuffle(using: &rng)
+            var new = old.filter { _ in !rng.chance(0.1) } + (0..<300).map { "n\($0)" }
+            new.shuffle(using: &rng)
+            if rng.chance(0.5) { old.append(old[0]) }  // a repeated old key: only its first row matches
+            let matched = matchKeys(old, new)
+            var firstIndex = [[UInt8]: Int]()
+            for (i, k) in old.enumerated() where firstIndex[Array(k.utf8)] == nil { firstIndex[Array(k.utf8)] = i }
+            let expected = new.map { Int32(firstIndex[Array($0.utf8)] ?? -1) }
+            #expect(matched == expected, "seed \(seed)")
+            let b = BatchDiff(from: old, to: new)
+            #expect(b.isConsistent && b.apply(to: old, element: { new[$0] }) == new, "seed \(seed)")
+        }
+    }
 }
