@@ -69,7 +69,7 @@ struct ViewerLiveTests {
         #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
     }
 
-    @Test("Ctrl-C (SIGINT) and SIGTERM end the viewer with the terminal restored")
+    @Test("Ctrl-C (SIGINT), SIGTERM and a crash signal end the viewer with the terminal restored")
     func signalsRestoreTheTerminal() throws {
         let folder = try ScratchFolder(underTmp: true)
         let file = folder.file("scores.json")
@@ -78,19 +78,22 @@ struct ViewerLiveTests {
         let interrupted = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
         try interrupted.waitFor("the table") { $0.line(ofKey: "a") != nil }
         try interrupted.send("C-c")
-        var screen = try interrupted.waitFor("the shell back after SIGINT") { $0.contains("EXITED 130") }
+        let screen = try interrupted.waitFor("the shell back after SIGINT") { $0.contains("EXITED 130") }
         #expect(!screen.contains("[key]"))
+        #expect(try interrupted.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
 
-        let terminated = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
-        try terminated.waitFor("the table") { $0.line(ofKey: "a") != nil }
-        // The pane runs sh, whose one child is synctable.
-        let shell = try terminated.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
-        let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
-        #expect(kill(viewer, SIGTERM) == 0)
-        screen = try terminated.waitFor("the shell back after SIGTERM") { $0.contains("EXITED 143") }
-        #expect(!screen.contains("[key]"))
-        #expect(try terminated.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
+        for (signal, status) in [(SIGTERM, 143), (SIGSEGV, 139)] {
+            let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+            try session.waitFor("the table") { $0.line(ofKey: "a") != nil }
+            // The pane runs sh, whose one child is synctable.
+            let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+            let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+            #expect(kill(viewer, signal) == 0)
+            let screen = try session.waitFor("the shell back after signal \(signal)") { $0.contains("EXITED \(status)") }
+            #expect(!screen.contains("[key]"), "signal \(signal) left the table on screen:\n\(screen.text)")
+            #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
+        }
     }
 
     @Test("a missing file is waited for")

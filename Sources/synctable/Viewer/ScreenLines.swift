@@ -17,7 +17,7 @@ struct ScreenLines {
     private var drawn: [Int: [Segment]] = [:]
     private var width = -1
 
-    /// Forgets everything (after a resize, the help screen, Ctrl-L).
+    /// Forgets everything (after a resize, the help screen, a pane opening or closing).
     mutating func invalidate() { drawn.removeAll() }
 
     /// Draws `segments` on `line` left to right, sanitised and cut to the canvas width, the

@@ -82,12 +82,12 @@ extension Viewer {
         case .delete: askToDelete()
         case .add: startAdd()
         case .help: mode = .help
-        case .redraw: redrawAll()
         case .quit: running = false
         }
     }
 
-    /// Forgets what the screen shows, so the next render draws every line.
+    /// Forgets what the screen shows, so the next render draws every line (after a resize or
+    /// the help screen).
     func redrawAll() {
         screen.invalidate()
         table.invalidate()

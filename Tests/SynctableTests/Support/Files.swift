@@ -70,8 +70,8 @@ func viewerCommand(_ arguments: [String], environment: [String: String] = [:]) t
     let words = (assignments.isEmpty ? [] : ["env"] + assignments) + [try synctableBinary()] + arguments
     let line = words.map(shellQuoted).joined(separator: " ")
     // The shell traps SIGINT (a handler, which synctable does not inherit) so that Ctrl-C
-    // ends only synctable and the shell still says how it ended.
-    return "sh -c " + shellQuoted("trap true INT; " + line + "; echo EXITED $?")
+    // ends only synctable and the shell still says how it ended; a crash leaves no core file.
+    return "sh -c " + shellQuoted("ulimit -c 0; trap true INT; " + line + "; echo EXITED $?")
 }
 
 /// Polls `path` until its JSON satisfies `condition` (up to `seconds`); records an issue with
