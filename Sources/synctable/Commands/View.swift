@@ -13,8 +13,10 @@ struct View: ParsableCommand {
             The table follows the file as other programs save it: new, changed, moved and deleted \
             rows are animated in place. When the file is invalid, the last good table stays and \
             the status bar shows the error's line and column; when it is missing, the viewer \
-            waits for it. Press ? in the viewer for every key. Exit status: 0 after q; 2 when the \
-            file cannot be read, the query or a flag is invalid, or the terminal cannot be used.
+            waits for it. Without a limit flag the rows come a page at a time (--page-size); a \
+            limit-to-last window is shown last first (the highest scores at the top), and r flips \
+            it. Press ? in the viewer for every key. Exit status: 0 after q; 2 when the file \
+            cannot be read, the query or a flag is invalid, or the terminal cannot be used.
             """
     )
 
