@@ -69,8 +69,9 @@ final class PtyCounter {
 }
 
 /// Prints, for a full table of 40 rows on a 100-column xterm-256color terminal: the bytes
-/// of the frame showing one inserted row (and of its fade frames), one changed cell, one
-/// move and one delete, and of the first full paint.
+/// of the frame showing one inserted row (with its bound, a row's width + 100), one changed
+/// cell, one move and one delete, each with the bytes of its later animation frames; and
+/// the bytes of the first full paint.
 func measureBytes(verbose: Bool = CommandLine.arguments.contains("--verbose")) throws {
     let lines = 41
     let width = 100
@@ -114,7 +115,8 @@ func measureBytes(verbose: Bool = CommandLine.arguments.contains("--verbose")) t
         try table.performBatchUpdates(batch, now: clock)
         let first = try frame(name)
         let rest = try animate(name)
-        print("\(name)_bytes=\(first) row_width=\(width) bound=\(width + 100) animation_bytes=\(rest.bytes) frames=\(rest.frames)")
+        let bound = name == "insert" ? " bound=\(width + 100)" : ""
+        print("\(name)_bytes=\(first) row_width=\(width)\(bound) animation_bytes=\(rest.bytes) frames=\(rest.frames)")
     }
 
     let paint = try frame("full paint")

@@ -106,7 +106,7 @@ func runDemo(_ options: DemoOptions) throws(TerminalError) {
         var fds = [pollfd(fd: terminal.inputFD, events: Int16(POLLIN), revents: 0)]
         _ = poll(&fds, 1, Int32((wait * 1000).rounded(.up)))
 
-        while let key = terminal.readKey() {
+        while running, let key = terminal.readKey() {
             message = ""
             if table.handle(key) { continue }
             let selection = table.state.selection ?? 0

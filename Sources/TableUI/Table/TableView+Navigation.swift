@@ -58,15 +58,8 @@ extension TableView {
 
     /// Scrolls the columns left or right, stopping when the last column is in view.
     public func scrollColumns(by delta: Int) {
-        let limit = viewport.map { TableLayout.lastFirstColumn(widths: columnWidthsForScroll($0.width), width: $0.width) }
+        let limit = viewport.map { TableLayout.lastFirstColumn(widths: columnWidths(width: $0.width), width: $0.width) }
             ?? max(0, knownColumns.count - 1)
         state.firstColumn = max(0, min(state.firstColumn + delta, limit))
-    }
-
-    private func columnWidthsForScroll(_ width: Int) -> [Int] {
-        let cap = max(1, width - TableLayout.gutter - 1)
-        return knownColumns.indices.map { i in
-            min(cap, min(knownColumns[i].maxWidth, max(knownColumns[i].minWidth, contentWidths[i])))
-        }
     }
 }

@@ -195,7 +195,8 @@ public final class TableView {
         return TableLayout(widths: columnWidths(width: width), firstColumn: state.firstColumn, width: width)
     }
 
-    private func columnWidths(width: Int) -> [Int] {
+    /// Each known column's width for a canvas `width` cells wide.
+    func columnWidths(width: Int) -> [Int] {
         let cap = max(1, width - TableLayout.gutter - 1)
         return knownColumns.indices.map { i in
             let column = knownColumns[i]
