@@ -22,128 +22,114 @@ extension BatchDiff {
 
 /// For each new key, the index of the old key with the same code units, or -1.
 ///
-/// A hash join. Large inputs are first split by hash into partitions that fit in cache — the
-/// keys' bytes copied along — so matching a million keys costs a few passes over memory rather
-/// than several cache misses per key.
+/// A hash join, worked a block of keys at a time: each step first touches what the block's keys
+/// will read (their strings, their table slots, the old key they probably match), so the cache
+/// misses of a million scattered keys overlap instead of queueing one after another.
 /// - Complexity: O(n + m) expected.
 func matchKeys(_ old: [String], _ new: [String]) -> [Int32] {
-    guard !old.isEmpty && !new.isEmpty else { return [Int32](repeating: -1, count: new.count) }
-    // Partitions of about a thousand keys each.
-    var bits = 0
-    while (old.count >> bits) > 1024 { bits += 1 }
-    let olds = PackedKeys(old).partitioned(bits: bits), news = PackedKeys(new).partitioned(bits: bits)
     var result = [Int32](repeating: -1, count: new.count)
-    result.withUnsafeMutableBufferPointer { result in
-        olds.withPointers { oh, oi, oo, od in
-            news.withPointers { nh, ni, no, nd in
-                func equal(_ a: Int, _ b: Int) -> Bool {
-                    let la = Int(oo[a + 1] - oo[a]), lb = Int(no[b + 1] - no[b])
-                    return oh[a] == nh[b] && la == lb && (la == 0 || bytesEqual(od + Int(oo[a]), nd + Int(no[b]), la))
+    guard !old.isEmpty && !new.isEmpty else { return result }
+    var size = 16
+    while size < old.count * 2 { size <<= 1 }
+    let mask = size - 1
+    // Per slot: the hash's high 32 bits, and the old index + 1 (0: empty).
+    var slots = [UInt64](repeating: 0, count: size)
+    var taken = [Bool](repeating: false, count: old.count)
+    var touched: UInt64 = 0
+    let block = 16
+    var hashes = [UInt64](repeating: 0, count: block), candidates = [Int](repeating: -1, count: block)
+    let high: UInt64 = 0xFFFF_FFFF_0000_0000
+    old.withUnsafeBufferPointer { old in
+        new.withUnsafeBufferPointer { new in
+            slots.withUnsafeMutableBufferPointer { slots in
+                func same(_ a: String, _ b: String) -> Bool {
+                    withKeyBytes(a) { x in withKeyBytes(b) { y in x.count == y.count && (x.isEmpty || bytesEqual(x.baseAddress!, y.baseAddress!, x.count)) } }
                 }
-                for p in 0..<(1 << bits) {
-                    let o = olds.starts[p]..<olds.starts[p + 1], n = news.starts[p]..<news.starts[p + 1]
-                    guard !o.isEmpty && !n.isEmpty else { continue }
-                    var table = OrdinalTable(capacity: o.count)
-                    var taken = [Bool](repeating: false, count: o.count)
-                    for e in o {
-                        // A repeated old key keeps its first row; the others stay unmatched.
-                        _ = table.insert(Int32(e - o.lowerBound), hash: oh[e]) { f in
-                            let a = Int(f) + o.lowerBound
-                            return oh[a] == oh[e] && oo[a + 1] - oo[a] == oo[e + 1] - oo[e]
-                                && bytesEqual(od + Int(oo[a]), od + Int(oo[e]), Int(oo[e + 1] - oo[e]))
+                func firstByte(_ s: String) -> UInt64 { UInt64(s.utf8.withContiguousStorageIfAvailable { $0.first ?? 0 } ?? 0) }
+                // The old keys into the table; a repeated key keeps its first row.
+                var start = 0
+                while start < old.count {
+                    let end = min(start + block, old.count)
+                    for i in start..<end {
+                        hashes[i - start] = withKeyBytes(old[i]) { hashBytes($0) }
+                        touched &+= slots[Int(truncatingIfNeeded: hashes[i - start]) & mask]
+                    }
+                    for i in start..<end {
+                        let h = hashes[i - start], tag = h & high
+                        var s = Int(truncatingIfNeeded: h) & mask
+                        var repeated = false
+                        while slots[s] != 0 {
+                            if slots[s] & high == tag && same(old[Int(slots[s] & 0xFFFF_FFFF) - 1], old[i]) {
+                                repeated = true
+                                break
+                            }
+                            s = (s + 1) & mask
+                        }
+                        if !repeated { slots[s] = tag | UInt64(i + 1) }
+                    }
+                    start = end
+                }
+                // The new keys: touch their strings, then their slots, then their likely old keys.
+                start = 0
+                while start < new.count {
+                    let end = min(start + block, new.count)
+                    for j in start..<end { touched &+= firstByte(new[j]) }
+                    for j in start..<end {
+                        hashes[j - start] = withKeyBytes(new[j]) { hashBytes($0) }
+                        touched &+= slots[Int(truncatingIfNeeded: hashes[j - start]) & mask]
+                    }
+                    for k in 0..<(end - start) {
+                        let tag = hashes[k] & high
+                        var s = Int(truncatingIfNeeded: hashes[k]) & mask
+                        candidates[k] = -1
+                        while slots[s] != 0 {
+                            if slots[s] & high == tag {
+                                candidates[k] = Int(slots[s] & 0xFFFF_FFFF) - 1
+                                touched &+= firstByte(old[candidates[k]])
+                                break
+                            }
+                            s = (s + 1) & mask
                         }
                     }
-                    for e in n {
-                        if let f = table.find(hash: nh[e], isEqual: { equal(Int($0) + o.lowerBound, e) }), !taken[Int(f)] {
-                            taken[Int(f)] = true
-                            result[Int(ni[e])] = oi[Int(f) + o.lowerBound]
+                    for k in 0..<(end - start) where candidates[k] >= 0 {
+                        let j = start + k
+                        var found = same(old[candidates[k]], new[j]) ? candidates[k] : -1
+                        if found < 0 {
+                            // A false match on the tag: keep probing.
+                            let tag = hashes[k] & high
+                            var s = Int(truncatingIfNeeded: hashes[k]) & mask
+                            while slots[s] != 0 {
+                                let i = Int(slots[s] & 0xFFFF_FFFF) - 1
+                                if slots[s] & high == tag && same(old[i], new[j]) {
+                                    found = i
+                                    break
+                                }
+                                s = (s + 1) & mask
+                            }
+                        }
+                        if found >= 0 && !taken[found] {
+                            taken[found] = true
+                            result[j] = Int32(found)
                         }
                     }
+                    start = end
                 }
             }
         }
     }
+    keepLoads(touched)
     return result
 }
 
-/// Keys as one buffer of bytes with their hashes, in order.
-private struct PackedKeys {
-    var bytes: [UInt8] = []
-    var offsets: [Int32]
-    var hashes: [UInt64]
-
-    init(_ keys: [String]) {
-        offsets = [Int32](repeating: 0, count: keys.count + 1)
-        hashes = [UInt64](repeating: 0, count: keys.count)
-        bytes.reserveCapacity(keys.count * 24)
-        for (i, key) in keys.enumerated() {
-            var k = key
-            k.withUTF8 { b in
-                hashes[i] = hashBytes(b)
-                bytes.append(contentsOf: b)
-            }
-            offsets[i + 1] = Int32(truncatingIfNeeded: bytes.count)
-        }
-    }
-
-    /// The keys regrouped by the top `bits` of their hash, bytes included, each keeping its index.
-    func partitioned(bits: Int) -> Partitions {
-        let n = hashes.count, parts = 1 << bits
-        func part(_ h: UInt64) -> Int { bits == 0 ? 0 : Int(h >> UInt64(64 - bits)) }
-        var starts = [Int](repeating: 0, count: parts + 1)
-        var byteStarts = [Int](repeating: 0, count: parts + 1)
-        for i in 0..<n {
-            let p = part(hashes[i])
-            starts[p + 1] += 1
-            byteStarts[p + 1] += Int(offsets[i + 1] - offsets[i])
-        }
-        for p in 0..<parts {
-            starts[p + 1] += starts[p]
-            byteStarts[p + 1] += byteStarts[p]
-        }
-        var out = Partitions(
-            starts: starts, hashes: [UInt64](repeating: 0, count: n), indexes: [Int32](repeating: 0, count: n),
-            offsets: [Int32](repeating: 0, count: n + 1), data: [UInt8](repeating: 0, count: bytes.count + 1))
-        var next = starts, nextByte = byteStarts
-        bytes.withUnsafeBufferPointer { src in
-            out.data.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<n {
-                    let p = part(hashes[i])
-                    let e = next[p], b = nextByte[p]
-                    let from = Int(offsets[i]), count = Int(offsets[i + 1]) - from
-                    out.hashes[e] = hashes[i]
-                    out.indexes[e] = Int32(truncatingIfNeeded: i)
-                    out.offsets[e] = Int32(truncatingIfNeeded: b)
-                    if count > 0 { (dst.baseAddress! + b).update(from: src.baseAddress! + from, count: count) }
-                    next[p] = e + 1
-                    nextByte[p] = b + count
-                }
-            }
-        }
-        // Partitions' bytes are contiguous, so entry e's bytes end where entry e + 1's begin.
-        out.offsets[n] = Int32(truncatingIfNeeded: bytes.count)
-        return out
-    }
+/// Calls `body` with the UTF-8 bytes of `s`, in place when they are contiguous (native strings).
+@inline(__always)
+func withKeyBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let r = s.utf8.withContiguousStorageIfAvailable(body) { return r }
+    return Array(s.utf8).withUnsafeBufferPointer(body)
 }
 
-/// Keys grouped by hash: entries `starts[p]..<starts[p + 1]` are partition p; entry e's bytes
-/// are `data[offsets[e]..<offsets[e + 1]]` (`data` ends with a spare byte, so it is never empty).
-private struct Partitions {
-    var starts: [Int]
-    var hashes: [UInt64]
-    var indexes: [Int32]
-    var offsets: [Int32]
-    var data: [UInt8]
-
-    func withPointers<R>(
-        _ body: (UnsafePointer<UInt64>, UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafePointer<UInt8>) -> R
-    ) -> R {
-        hashes.withUnsafeBufferPointer { h in
-            indexes.withUnsafeBufferPointer { i in
-                offsets.withUnsafeBufferPointer { o in
-                    data.withUnsafeBufferPointer { d in body(h.baseAddress!, i.baseAddress!, o.baseAddress!, d.baseAddress!) }
-                }
-            }
-        }
-    }
+/// Keeps loads whose only purpose is to bring memory into cache: their sum is "used".
+@inline(never)
+func keepLoads(_ sum: UInt64) {
+    if sum == 0x0123_4567_89AB_CDEF { print("", terminator: "") }
 }

@@ -96,7 +96,8 @@ public struct BatchDiff: Sendable, Equatable, CustomStringConvertible {
                 }
                 for i in 0..<oldCount where !kept[i] { deletes.append(i) }
             }
-            if let stays = longestIncreasingSubsequence(map) {
+            if let (stays, length) = longestIncreasingSubsequence(map) {
+                moves.reserveCapacity(newCount - inserts.count - length)
                 for j in 0..<newCount where map[j] >= 0 && !stays[j] { moves.append(Move(from: Int(map[j]), to: j)) }
             }
         }

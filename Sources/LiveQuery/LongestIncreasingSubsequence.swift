@@ -6,10 +6,10 @@
 /// Patience sorting, with the common case first: a value larger than the end of the longest
 /// run so far extends it in O(1), so an almost-sorted sequence (one edit to a large window)
 /// costs O(n) and no search.
-/// - Returns: for each position, whether it belongs to the subsequence; nil when every
-///   non-negative value does (they are already increasing).
+/// - Returns: for each position, whether it belongs to the subsequence, and its length; nil
+///   when every non-negative value does (they are already increasing).
 /// - Complexity: O(n log L) for a subsequence of length L; O(n) when nearly increasing.
-func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> [Bool]? {
+func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> (marks: [Bool], length: Int)? {
     let n = values.count
     var last: Int32 = -1
     var increasing = true
@@ -55,10 +55,10 @@ func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> [Bool
         marks[p] = true
         p = Int(previous[p])
     }
-    return marks
+    return (marks, length)
 }
 
 /// Marks a longest strictly increasing subsequence of `values`.
 func longestIncreasingSubsequence(_ values: [Int32]) -> [Bool] {
-    values.withUnsafeBufferPointer { longestIncreasingSubsequence($0) } ?? values.map { $0 >= 0 }
+    values.withUnsafeBufferPointer { longestIncreasingSubsequence($0)?.marks } ?? values.map { $0 >= 0 }
 }
