@@ -59,6 +59,8 @@ final class Viewer: SyncedArrayBatchDelegate {
     var waiting = 0
 
     var storeStatus: StoreStatus
+    /// The viewer's status and revision observers on the store.
+    var storeObservers: [ObserverHandle] = []
     /// The latest revision's number and wall-clock time.
     var lastRevision: (number: Int, time: String)?
     var childCount: (revision: Int, path: Path, count: Int)?
@@ -105,10 +107,10 @@ final class Viewer: SyncedArrayBatchDelegate {
         settings.animationsEnabled = options.animations
         table = TableView(dataSource: rows, settings: settings)
         if let columns = options.columns { rows.setColumns(ColumnSet(fixed: columns)) }
-        store.observeStatus { [unowned self] status in storeStatus = status }
-        store.observeRevisions { [unowned self] revision in
-            lastRevision = (revision.number, wallClockTime())
-        }
+        storeObservers = [
+            store.observeStatus { [unowned self] status in storeStatus = status },
+            store.observeRevisions { [unowned self] revision in lastRevision = (revision.number, wallClockTime()) },
+        ]
         subscribe(cache: options.cache)
     }
 
@@ -116,6 +118,8 @@ final class Viewer: SyncedArrayBatchDelegate {
     func stop() {
         array?.stopSync()
         array = nil
+        for handle in storeObservers { store.removeObserver(handle) }
+        storeObservers = []
     }
 
     // MARK: - The binding
@@ -294,23 +298,6 @@ final class Viewer: SyncedArrayBatchDelegate {
     var selectedChild: (key: String, value: JSONNode)? {
         guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
         return (shown.key, shown.value)
-    }
-}
-
-extension TableBatch {
-    /// A store batch (window order) as a table batch, with rows shown last-first when `reversed`
-    /// (reversing both sides keeps the moves minimal: an increasing run stays one).
-    init(_ diff: BatchDiff, reversed: Bool) {
-        let o = diff.oldCount
-        let n = diff.newCount
-        func old(_ i: Int) -> Int { reversed ? o - 1 - i : i }
-        func new(_ j: Int) -> Int { reversed ? n - 1 - j : j }
-        self.init(
-            oldCount: o,
-            deletes: diff.deletes.map(old).sorted(),
-            inserts: diff.inserts.map(new).sorted(),
-            moves: diff.moves.map { (from: old($0.from), to: new($0.to)) }.sorted { $0.to < $1.to },
-            reloads: diff.reloads.map { (old: old($0.from), new: new($0.to)) }.sorted { $0.new < $1.new })
     }
 }
 
