@@ -25,6 +25,23 @@ struct DemoTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
     }
 
+    @Test("SIGTERM and SIGHUP end the demo the way q does: the terminal restored, the folder removed")
+    func demoCleansUpOnSignals() throws {
+        for (signal, status) in [(SIGTERM, 143), (SIGHUP, 129)] {
+            let temporary = try ScratchFolder()
+            let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
+            try session.waitFor("the leaderboard") { $0.contains("score↓") }
+            let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+            let demo = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+            #expect(kill(demo, signal) == 0)
+            let screen = try session.waitFor("the shell back after signal \(signal)") { $0.contains("EXITED \(status)") }
+            #expect(!screen.contains("score↓"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty,
+                    "signal \(signal) left the demo's folder behind")
+        }
+    }
+
     /// The demo's leaderboard as the Swift source that builds it into the binary.
     static func demoDataSource(_ fixture: String) -> String {
         var body = ""

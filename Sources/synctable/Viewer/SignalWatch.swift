@@ -9,10 +9,10 @@ import Glibc
 /// Create it first, on the main thread, before any other thread starts (the store's reader,
 /// the demo writer): threads inherit the blocked set, so the signals wait for the loop instead
 /// of killing the process; a small thread takes them with `sigwait(3)` and writes each to the
-/// pipe. SIGWINCH is blocked too, until the loop's thread calls `allowResize()`: ncurses learns
-/// of a resize from its SIGWINCH handler, and the signal must interrupt the loop's poll(2), not
-/// land on another thread. Crash signals are left to `Terminal`, which restores the terminal
-/// and lets them take their default action.
+/// pipe. SIGWINCH is blocked too, until the loop's thread calls `takeOverFromTerminal()`:
+/// ncurses learns of a resize from its SIGWINCH handler, and the signal must interrupt the
+/// loop's poll(2), not land on another thread. Crash signals are left to `Terminal`, which
+/// restores the terminal and lets them take their default action.
 final class SignalWatch {
     /// Readable when a quitting signal arrived.
     let fd: Int32
@@ -49,12 +49,18 @@ final class SignalWatch {
         pthread_detach(thread)
     }
 
-    /// Lets SIGWINCH reach the calling thread (the one that owns the terminal).
-    func allowResize() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGWINCH)
-        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    /// Call on the loop's thread once the terminal is open: lets SIGWINCH reach this thread,
+    /// and blocks the quitting signals again (`Terminal` unblocks them for its own emergency
+    /// restore, which would end the process without the viewer's clean-up).
+    func takeOverFromTerminal() {
+        var resize = sigset_t()
+        sigemptyset(&resize)
+        sigaddset(&resize, SIGWINCH)
+        _ = pthread_sigmask(SIG_UNBLOCK, &resize, nil)
+        var quitting = sigset_t()
+        sigemptyset(&quitting)
+        for s in SignalWatch.signals { sigaddset(&quitting, s) }
+        _ = pthread_sigmask(SIG_BLOCK, &quitting, nil)
     }
 
     /// The signal that arrived, if any (non-blocking).

@@ -10,7 +10,7 @@ extension Viewer {
     /// Runs until `q`, a quitting signal or the terminal going away.
     /// - Returns: the exit status (0, or 128 + the signal).
     func run() -> Int32 {
-        signals.allowResize()
+        signals.takeOverFromTerminal()
         let storeFDs = store.pollDescriptors
         var fds = [pollfd(fd: terminal.inputFD, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
