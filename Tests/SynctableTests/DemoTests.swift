@@ -21,7 +21,7 @@ struct DemoTests {
         #expect(scores.count > 5)
 
         try session.send("q")
-        try session.waitFor("the shell back") { $0.contains("EXITED 0") }
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
     }
 
@@ -35,7 +35,7 @@ struct DemoTests {
             let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
             let demo = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
             #expect(kill(demo, signal) == 0)
-            let screen = try session.waitFor("the shell back after signal \(signal)") { $0.contains("EXITED \(status)") }
+            let screen = try session.waitFor("the shell back after signal \(signal)", history: true) { $0.contains("EXITED \(status)") }
             #expect(!screen.contains("score↓"))
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty,
                     "signal \(signal) left the demo's folder behind")

@@ -64,7 +64,7 @@ struct ViewerLiveTests {
         screen = try session.waitFor("the larger screen") { $0.line(38).contains("many.json") && $0.selectedKey == "k40" }
 
         try session.send("q")
-        screen = try session.waitFor("the shell back") { $0.contains("EXITED 0") }
+        screen = try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
         #expect(!screen.contains("[key]"), "the table is still on screen:\n\(screen.text)")
         #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
     }
@@ -78,7 +78,7 @@ struct ViewerLiveTests {
         let interrupted = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
         try interrupted.waitFor("the table") { $0.line(ofKey: "a") != nil }
         try interrupted.send("C-c")
-        let screen = try interrupted.waitFor("the shell back after SIGINT") { $0.contains("EXITED 130") }
+        let screen = try interrupted.waitFor("the shell back after SIGINT", history: true) { $0.contains("EXITED 130") }
         #expect(!screen.contains("[key]"))
         #expect(try interrupted.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
 
@@ -90,7 +90,7 @@ struct ViewerLiveTests {
             let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
             let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
             #expect(kill(viewer, signal) == 0)
-            let screen = try session.waitFor("the shell back after signal \(signal)") { $0.contains("EXITED \(status)") }
+            let screen = try session.waitFor("the shell back after signal \(signal)", history: true) { $0.contains("EXITED \(status)") }
             #expect(!screen.contains("[key]"), "signal \(signal) left the table on screen:\n\(screen.text)")
             #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
         }

@@ -62,7 +62,7 @@ struct ViewerSafetyTests {
         let file = folder.file("ok.json")
         try save(#"{"a": 1}"#, to: file, style: .inPlace)
         let session = try TerminalSession(try viewerCommand([file], environment: ["TERM": "no-such-terminal-type"]))
-        let screen = try session.waitFor("the refusal") { $0.contains("EXITED 2") }
-        #expect(screen.contains("unknown terminal type 'no-such-terminal-type'"))
+        let screen = try session.waitFor("the refusal", history: true) { $0.contains("EXITED 2") }
+        #expect(screen.lines.joined().contains("unknown terminal type 'no-such-terminal-type'"), "\(screen.text)")
     }
 }

@@ -36,6 +36,18 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
+    // A clean signal state: test threads block most signals, and a child (a tmux server above
+    // all) would inherit that mask — `tmux kill-server` signals the server with SIGTERM.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    var allSignals = sigset_t()
+    sigfillset(&allSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setsigdefault(&attributes, &allSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     if !capture {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
@@ -58,7 +70,7 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
             posix_spawn_file_actions_adddup2(&actions, out[1], 1)
             posix_spawn_file_actions_adddup2(&actions, err[1], 2)
         }
-        return posix_spawn(&pid, path, &actions, nil, argv, env)
+        return posix_spawn(&pid, path, &actions, &attributes, argv, env)
     }
     if capture {
         close(out[1])
@@ -118,7 +130,13 @@ final class TerminalSession {
                                  ";", "set-option", "-s", "set-clipboard", "on"])
     }
 
-    deinit { _ = try? tmux(["kill-server"]) }
+    deinit {
+        let socketPath = (try? tmux(["display-message", "-p", "#{socket_path}"]))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try? tmux(["kill-server"])
+        // The server leaves its socket behind when killed.
+        if let socketPath, socketPath.hasSuffix("/" + socket) { unlink(socketPath) }
+    }
 
     @discardableResult
     func tmux(capture: Bool = true, _ arguments: [String]) throws -> String {
@@ -130,9 +148,11 @@ final class TerminalSession {
                               capture: capture).output
     }
 
-    /// The screen, one string per line.
-    func screen() throws -> [String] {
-        try tmux(["capture-pane", "-p"]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    /// The screen, one string per line; with `history`, the lines scrolled off above it first
+    /// (a shell's output after a full-screen program may scroll, depending on the cursor).
+    func screen(history: Bool = false) throws -> [String] {
+        try tmux(["capture-pane", "-p"] + (history ? ["-S", "-"] : []))
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// Sends keys (tmux names: `Enter`, `BSpace`, `Tab`, `C-c`, or literal text).
@@ -145,15 +165,15 @@ final class TerminalSession {
         try tmux(["resize-window", "-x", "\(width)", "-y", "\(height)"])
     }
 
-    /// Polls the screen until `condition` holds (up to `seconds`); records an issue showing the
-    /// last screen when it never does.
+    /// Polls the screen (with `history`, also what scrolled off) until `condition` holds (up to
+    /// `seconds`); records an issue showing the last screen when it never does.
     @discardableResult
-    func waitFor(_ what: String, seconds: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
-                 _ condition: (Screen) -> Bool) throws -> Screen {
+    func waitFor(_ what: String, seconds: Double = 15, history: Bool = false,
+                 sourceLocation: SourceLocation = #_sourceLocation, _ condition: (Screen) -> Bool) throws -> Screen {
         let deadline = Date().addingTimeInterval(seconds)
         var last = Screen(lines: [])
         repeat {
-            last = Screen(lines: try screen())
+            last = Screen(lines: try screen(history: history))
             if condition(last) { return last }
             usleep(40_000)
         } while Date() < deadline
