@@ -492,27 +492,31 @@ private struct Parser {
         return true
     }
 
-    /// A cheap hash of a key's raw bytes: its length and its first and last 8 bytes
+    /// A cheap hash of a key's decoded bytes: their length and first and last 8 bytes
     /// (keys of one object rarely agree on all three; equality is checked anyway).
+    /// A key with escapes is decoded first, so `"a"` and `"\u0061"` hash alike.
     func keyHash(_ k: Int) -> UInt64 {
         let e = tape[k]
-        let start = Int(e.start), end = Int(e.end)
         if e.payload & Tape.escaped != 0 {
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            for b in decodeString(p, start, end) { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-            return h ^ (h >> 29)
+            return decodeString(p, Int(e.start), Int(e.end)).withUnsafeBufferPointer { contentHash($0) }
         }
-        let len = end - start
-        var first: UInt64 = 0, last: UInt64 = 0
-        if len >= 8 {
-            first = loadWord(start)
-            last = loadWord(end - 8)
-        } else {
-            for j in start..<end { first = first << 8 | UInt64(p[j]) }
-        }
-        let h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(len)
-        return h ^ (h >> 31)
+        return contentHash(UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<Int(e.end - 1)]))
     }
+}
+
+/// Length, first 8 and last 8 bytes of `b`, mixed.
+private func contentHash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    let len = b.count
+    var first: UInt64 = 0, last: UInt64 = 0
+    if len >= 8 {
+        let raw = UnsafeRawPointer(b.baseAddress!)
+        first = raw.loadUnaligned(as: UInt64.self)
+        last = raw.loadUnaligned(fromByteOffset: len - 8, as: UInt64.self)
+    } else {
+        for c in b { first = first << 8 | UInt64(c) }
+    }
+    let h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(len)
+    return h ^ (h >> 31)
 }
 
 /// Decodes the string token at `start..<end` (quotes included) into UTF-8 bytes.

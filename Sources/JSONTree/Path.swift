@@ -12,25 +12,32 @@ public struct Path: Sendable, Hashable, CustomStringConvertible {
     public init(keys: [String]) { self.keys = keys }
 
     /// Parses a path; empty segments are ignored (`/a//b/` is `/a/b`).
+    /// Splits at `/` code units, not characters: a `/` followed by a combining mark
+    /// still separates two keys.
     /// - Throws: `PathError` for an escape other than `~0` or `~1`.
     public init(_ text: String) throws(PathError) {
         var keys = [String]()
-        for segment in text.split(separator: "/", omittingEmptySubsequences: true) {
-            var key = ""
-            var it = segment.unicodeScalars.makeIterator()
-            while let c = it.next() {
-                guard c == "~" else {
-                    key.unicodeScalars.append(c)
+        for segment in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            var key = [UInt8]()
+            var i = segment.startIndex
+            while i < segment.endIndex {
+                let c = segment[i]
+                i = segment.index(after: i)
+                guard c == UInt8(ascii: "~") else {
+                    key.append(c)
                     continue
                 }
-                switch it.next() {
-                case "0": key.append("~")
-                case "1": key.append("/")
-                case let other:
-                    throw PathError(path: text, message: "'~' must be followed by 0 or 1 (found \(other.map { "'\($0)'" } ?? "end of path"))")
+                let next = i < segment.endIndex ? segment[i] : nil
+                switch next {
+                case UInt8(ascii: "0"): key.append(UInt8(ascii: "~"))
+                case UInt8(ascii: "1"): key.append(UInt8(ascii: "/"))
+                default:
+                    let found = next.map { _ in "'" + String(decoding: segment[i...].prefix(4), as: UTF8.self).prefix(1) + "'" } ?? "end of path"
+                    throw PathError(path: text, message: "'~' must be followed by 0 or 1 (found \(found))")
                 }
+                i = segment.index(after: i)
             }
-            keys.append(key)
+            keys.append(String(decoding: key, as: UTF8.self))
         }
         self.keys = keys
     }
@@ -43,7 +50,21 @@ public struct Path: Sendable, Hashable, CustomStringConvertible {
     public func appending(_ other: Path) -> Path { Path(keys: keys + other.keys) }
 
     public var description: String {
-        "/" + keys.map { $0.replacingAll("~", with: "~0").replacingAll("/", with: "~1") }.joined(separator: "/")
+        "/" + keys.map(Path.escape).joined(separator: "/")
+    }
+
+    /// A key with RFC 6901 escapes (`~` → `~0`, `/` → `~1`), by code units.
+    static func escape(_ key: String) -> String {
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
+        var out = [UInt8]()
+        for c in key.utf8 {
+            switch c {
+            case UInt8(ascii: "~"): out += [UInt8(ascii: "~"), UInt8(ascii: "0")]
+            case UInt8(ascii: "/"): out += [UInt8(ascii: "~"), UInt8(ascii: "1")]
+            default: out.append(c)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func == (a: Path, b: Path) -> Bool {
@@ -60,13 +81,4 @@ public struct PathError: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String
     public let message: String
     public var description: String { "invalid path '\(path)': \(message)" }
-}
-
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        guard contains(target) else { return self }
-        var out = ""
-        for c in self { if c == target { out += replacement } else { out.append(c) } }
-        return out
-    }
 }

@@ -32,92 +32,89 @@ func matchKeys(_ old: [String], _ new: [String]) -> [Int32] {
     var size = 16
     while size < old.count * 2 { size <<= 1 }
     let mask = size - 1
-    // Per slot: the hash's high 32 bits, and the old index + 1 (0: empty).
+    // Per slot: the hash's high 32 bits, and in the low 32 the old index + 1 (0: empty) with
+    // the top bit set once a new key has taken that row.
     var slots = [UInt64](repeating: 0, count: size)
-    var taken = [Bool](repeating: false, count: old.count)
-    var touched: UInt64 = 0
-    let block = 16
+    let high: UInt64 = 0xFFFF_FFFF_0000_0000, takenBit: UInt64 = 0x8000_0000, indexBits: UInt64 = 0x7FFF_FFFF
+    let block = 32
     var hashes = [UInt64](repeating: 0, count: block), candidates = [Int](repeating: -1, count: block)
-    let high: UInt64 = 0xFFFF_FFFF_0000_0000
+    var sum: UInt64 = 0
     old.withUnsafeBufferPointer { old in
         new.withUnsafeBufferPointer { new in
             slots.withUnsafeMutableBufferPointer { slots in
-                func same(_ a: String, _ b: String) -> Bool {
-                    withKeyBytes(a) { x in withKeyBytes(b) { y in x.count == y.count && (x.isEmpty || bytesEqual(x.baseAddress!, y.baseAddress!, x.count)) } }
-                }
-                func firstByte(_ s: String) -> UInt64 { UInt64(s.utf8.withContiguousStorageIfAvailable { $0.first ?? 0 } ?? 0) }
-                // The old keys into the table; a repeated key keeps its first row.
-                var start = 0
-                while start < old.count {
-                    let end = min(start + block, old.count)
-                    for i in start..<end {
-                        hashes[i - start] = withKeyBytes(old[i]) { hashBytes($0) }
-                        touched &+= slots[Int(truncatingIfNeeded: hashes[i - start]) & mask]
+                hashes.withUnsafeMutableBufferPointer { hashes in
+                    func same(_ a: String, _ b: String) -> Bool {
+                        withKeyBytes(a) { x in withKeyBytes(b) { y in x.count == y.count && (x.isEmpty || bytesEqual(x.baseAddress!, y.baseAddress!, x.count)) } }
                     }
-                    for i in start..<end {
-                        let h = hashes[i - start], tag = h & high
-                        var s = Int(truncatingIfNeeded: h) & mask
-                        var repeated = false
-                        while slots[s] != 0 {
-                            if slots[s] & high == tag && same(old[Int(slots[s] & 0xFFFF_FFFF) - 1], old[i]) {
-                                repeated = true
-                                break
-                            }
-                            s = (s + 1) & mask
-                        }
-                        if !repeated { slots[s] = tag | UInt64(i + 1) }
-                    }
-                    start = end
-                }
-                // The new keys: touch their strings, then their slots, then their likely old keys.
-                start = 0
-                while start < new.count {
-                    let end = min(start + block, new.count)
-                    for j in start..<end { touched &+= firstByte(new[j]) }
-                    for j in start..<end {
-                        hashes[j - start] = withKeyBytes(new[j]) { hashBytes($0) }
-                        touched &+= slots[Int(truncatingIfNeeded: hashes[j - start]) & mask]
-                    }
-                    for k in 0..<(end - start) {
-                        let tag = hashes[k] & high
-                        var s = Int(truncatingIfNeeded: hashes[k]) & mask
-                        candidates[k] = -1
-                        while slots[s] != 0 {
-                            if slots[s] & high == tag {
-                                candidates[k] = Int(slots[s] & 0xFFFF_FFFF) - 1
-                                touched &+= firstByte(old[candidates[k]])
-                                break
-                            }
-                            s = (s + 1) & mask
-                        }
-                    }
-                    for k in 0..<(end - start) where candidates[k] >= 0 {
-                        let j = start + k
-                        var found = same(old[candidates[k]], new[j]) ? candidates[k] : -1
-                        if found < 0 {
-                            // A false match on the tag: keep probing.
-                            let tag = hashes[k] & high
-                            var s = Int(truncatingIfNeeded: hashes[k]) & mask
+                    func firstByte(_ s: String) -> UInt64 { UInt64(s.utf8.withContiguousStorageIfAvailable { $0.first ?? 0 } ?? 0) }
+                    func slot(_ h: UInt64) -> Int { Int(truncatingIfNeeded: h) & mask }
+                    // Each loop below does one kind of memory access for the whole block, with
+                    // a small body, so the processor keeps many of the block's misses in flight.
+                    var touched: UInt64 = 0
+                    // The old keys into the table; a repeated key keeps its first row.
+                    var start = 0
+                    while start < old.count {
+                        let n = min(block, old.count - start)
+                        for k in 0..<n { hashes[k] = withKeyBytes(old[start + k]) { hashBytes($0) } }
+                        for k in 0..<n { touched &+= slots[slot(hashes[k])] }
+                        for k in 0..<n {
+                            let i = start + k, tag = hashes[k] & high
+                            var s = slot(hashes[k])
+                            var repeated = false
                             while slots[s] != 0 {
-                                let i = Int(slots[s] & 0xFFFF_FFFF) - 1
-                                if slots[s] & high == tag && same(old[i], new[j]) {
-                                    found = i
+                                if slots[s] & high == tag && same(old[Int(slots[s] & indexBits) - 1], old[i]) {
+                                    repeated = true
+                                    break
+                                }
+                                s = (s + 1) & mask
+                            }
+                            if !repeated { slots[s] = tag | UInt64(i + 1) }
+                        }
+                        start += n
+                    }
+                    // The new keys: their strings, their slots, the old key each probably is, then compare.
+                    start = 0
+                    while start < new.count {
+                        let n = min(block, new.count - start)
+                        for k in 0..<n { touched &+= firstByte(new[start + k]) }
+                        for k in 0..<n { hashes[k] = withKeyBytes(new[start + k]) { hashBytes($0) } }
+                        for k in 0..<n { touched &+= slots[slot(hashes[k])] }
+                        for k in 0..<n {
+                            let tag = hashes[k] & high
+                            var s = slot(hashes[k])
+                            candidates[k] = -1
+                            while slots[s] != 0 {
+                                if slots[s] & high == tag {
+                                    candidates[k] = s
                                     break
                                 }
                                 s = (s + 1) & mask
                             }
                         }
-                        if found >= 0 && !taken[found] {
-                            taken[found] = true
-                            result[j] = Int32(found)
+                        for k in 0..<n where candidates[k] >= 0 { touched &+= firstByte(old[Int(slots[candidates[k]] & indexBits) - 1]) }
+                        for k in 0..<n where candidates[k] >= 0 {
+                            let j = start + k, tag = hashes[k] & high
+                            // The first slot with the tag is almost always the key; else keep probing.
+                            var s = candidates[k]
+                            while slots[s] != 0 {
+                                if slots[s] & high == tag && same(old[Int(slots[s] & indexBits) - 1], new[j]) {
+                                    if slots[s] & takenBit == 0 {
+                                        slots[s] |= takenBit
+                                        result[j] = Int32(truncatingIfNeeded: Int(slots[s] & indexBits) - 1)
+                                    }
+                                    break
+                                }
+                                s = (s + 1) & mask
+                            }
                         }
+                        start += n
                     }
-                    start = end
+                    sum = touched
                 }
             }
         }
     }
-    keepLoads(touched)
+    keepLoads(sum)
     return result
 }
 

@@ -21,33 +21,35 @@ func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> (mark
         last = v
     }
     if increasing { return nil }
-    // tails[l]: the position ending the best increasing run of length l + 1 found so far.
+    // tails[l]: the position ending the best increasing run of length l + 1 found so far, and
+    // tailValues[l] its value (searched without going back to `values`).
     let tails = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+    let tailValues = UnsafeMutablePointer<Int32>.allocate(capacity: n)
     let previous = UnsafeMutablePointer<Int32>.allocate(capacity: n)
     defer {
         tails.deallocate()
+        tailValues.deallocate()
         previous.deallocate()
     }
     var length = 0
-    var tailValue: Int32 = -1  // values[tails[length - 1]]
     for i in 0..<n {
         let v = values[i]
         guard v >= 0 else { continue }
-        if length == 0 || tailValue < v {
+        if length == 0 || tailValues[length - 1] < v {
             previous[i] = length > 0 ? tails[length - 1] : -1
             tails[length] = Int32(i)
+            tailValues[length] = v
             length += 1
-            tailValue = v
             continue
         }
         var lo = 0, hi = length - 1
         while lo < hi {
             let mid = (lo + hi) / 2
-            if values[Int(tails[mid])] < v { lo = mid + 1 } else { hi = mid }
+            if tailValues[mid] < v { lo = mid + 1 } else { hi = mid }
         }
         previous[i] = lo > 0 ? tails[lo - 1] : -1
         tails[lo] = Int32(i)
-        if lo == length - 1 { tailValue = v }
+        tailValues[lo] = v
     }
     var marks = [Bool](repeating: false, count: n)
     var p = length > 0 ? Int(tails[length - 1]) : -1

@@ -30,8 +30,15 @@ extension WindowChange {
             let n = new.ordinal(at: j), p = j > 0 ? new.ordinal(at: j - 1) : -1
             let isMoved: Bool
             if i < 0 {
+                if movedAt == j - 1 {
+                    // Added right after a moved child: whether it needs a move too (and which
+                    // is the fewest set of moves) depends on every row.
+                    let (previous, changed) = patch.expanded(newCount: new.count)
+                    self.init(old: old, new: new, oldRowOfNew: previous, changed: changed)
+                    return
+                }
                 added.append(ChildEvent(.childAdded, new.children, n, previous: p, index: j, fromIndex: nil))
-                isMoved = movedAt == j - 1
+                isMoved = false
             } else {
                 isMoved = takeArrival || new.query.sortValueChanged(old.value(at: i), new.value(at: j))
                 changes.append(ChildEvent(.childChanged, new.children, n, previous: p, index: j, fromIndex: i))

@@ -163,19 +163,21 @@ public struct WindowChange: Sendable {
         for i in 0..<r1 where !kept[i] {
             removed.append(ChildEvent(.childRemoved, old.children, old.ordinal(at: i), previous: -1, index: i, fromIndex: nil))
         }
-        // Moved: a kept child that does not stay in place, or a child added right after a moved
-        // child (else replay would leave it beside that child's old place).
+        // Moved: a kept child that does not stay in place, and the fewest others (children
+        // just added, or ones whose sort value did not change) without which replay would not
+        // give the new window.
+        var baseMoved = [Bool](repeating: false, count: r2)
+        for j in 0..<r2 where oldRowOfNew[j] >= 0 { baseMoved[j] = stays == nil ? sortMoved[j] : !stays![j] }
+        let movedRows = fewestMovesForReplay(oldCount: r1, oldRowOfNew: oldRowOfNew, baseMoved: baseMoved)
         new.members.withUnsafeBufferPointer { members in
             oldRowOfNew.withUnsafeBufferPointer { map in
                 changed.withUnsafeBufferPointer { changed in
-                    sortMoved.withUnsafeBufferPointer { sortMoved in
+                    movedRows.withUnsafeBufferPointer { movedRows in
                         let rows = UnsafeBufferPointer(rebasing: members[new.rows])
-                        var previousMoved = false
                         for j in 0..<r2 {
                             let i = Int(map[j])
                             let isChanged = i >= 0 && changed[j]
-                            let isMoved = i < 0 ? previousMoved : (stays == nil ? sortMoved[j] : !stays![j])
-                            previousMoved = isMoved
+                            let isMoved = movedRows[j]
                             guard i < 0 || isChanged || isMoved else { continue }
                             let n = Int(rows[j]), p = j > 0 ? Int(rows[j - 1]) : -1
                             if i < 0 { added.append(ChildEvent(.childAdded, new.children, n, previous: p, index: j, fromIndex: nil)) }
@@ -198,6 +200,92 @@ public struct WindowChange: Sendable {
         self.childEvents = childEvents
         self.batch = batch
     }
+}
+
+/// Which new rows get a child_moved event: those in `baseMoved` (the database's moves), plus
+/// the fewest others so that replaying the events on the old rows gives the new rows exactly.
+///
+/// Replay removes, then places each added child after its `prevKey` (new order), then
+/// re-places each moved child after its `prevKey`. Moves re-place children exactly, so replay
+/// is right if and only if the children that are not moved already stand in new order after
+/// the adds. So: simulate the adds on a linked list, and keep unmoved a longest increasing
+/// subsequence (by new row) of what is left; every other child needs a move.
+/// - Complexity: O(rows), plus O(r log r) when r rows are out of order.
+func fewestMovesForReplay(oldCount: Int, oldRowOfNew: [Int32], baseMoved: [Bool]) -> [Bool] {
+    let n = oldRowOfNew.count
+    // The new rows in replay order after removes and adds: a linked list over new rows.
+    var next = [Int32](repeating: -1, count: n)
+    var head: Int32 = -1
+    var newRowOfOld = [Int32](repeating: -1, count: oldCount)
+    for j in 0..<n where oldRowOfNew[j] >= 0 { newRowOfOld[Int(oldRowOfNew[j])] = Int32(j) }
+    var tail: Int32 = -1
+    for j in newRowOfOld where j >= 0 {
+        if tail < 0 { head = j } else { next[Int(tail)] = j }
+        tail = j
+    }
+    for j in 0..<n where oldRowOfNew[j] < 0 {
+        if j == 0 {
+            next[j] = head
+            head = Int32(j)
+        } else {
+            next[j] = next[j - 1]
+            next[j - 1] = Int32(j)
+        }
+    }
+    var order = [Int32]()
+    order.reserveCapacity(n)
+    var k = head
+    while k >= 0 {
+        order.append(baseMoved[Int(k)] ? -1 : k)
+        k = next[Int(k)]
+    }
+    var moved = baseMoved
+    var last: Int32 = -1
+    guard order.contains(where: { row in
+        guard row >= 0 else { return false }
+        defer { last = row }
+        return row < last
+    }) else { return moved }
+    // Of the longest runs, keep the one with the most kept children: a child whose value
+    // did not change should not be shown moving when a child just added can move instead.
+    let weights = order.map { $0 >= 0 && oldRowOfNew[Int($0)] >= 0 ? n + 2 : n + 1 }
+    let stay = heaviestIncreasingSubsequence(order, weights: weights, valueBound: n)
+    for (position, row) in order.enumerated() where row >= 0 && !stay[position] { moved[Int(row)] = true }
+    return moved
+}
+
+/// Marks a heaviest strictly increasing subsequence of the non-negative values (each below
+/// `valueBound`; negative values are holes).
+/// - Complexity: O(n log valueBound), with a Fenwick tree of best (weight, position) by value.
+func heaviestIncreasingSubsequence(_ values: [Int32], weights: [Int], valueBound: Int) -> [Bool] {
+    let n = values.count
+    var tree = [(weight: Int, position: Int)](repeating: (0, -1), count: valueBound + 1)
+    var previous = [Int](repeating: -1, count: n)
+    var best = (weight: 0, position: -1)
+    for p in 0..<n where values[p] >= 0 {
+        let v = Int(values[p]) + 1
+        var q = (weight: 0, position: -1)
+        var x = v - 1
+        while x > 0 {
+            if tree[x].weight > q.weight { q = tree[x] }
+            x -= x & -x
+        }
+        let here = (weight: q.weight + weights[p], position: p)
+        previous[p] = q.position
+        if here.weight > best.weight { best = here }
+        x = v
+        while x <= valueBound {
+            if here.weight > tree[x].weight { tree[x] = here }
+            x += x & -x
+        }
+    }
+    var chosen = [Bool](repeating: false, count: n)
+    var p = best.position
+    while p >= 0 {
+        chosen[p] = true
+        p = previous[p]
+    }
+    return chosen
 }
 
 /// The kept rows that need no move event: rows whose sort value did not change, as many as

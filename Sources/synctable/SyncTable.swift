@@ -1,7 +1,8 @@
+import ArgumentParser
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ArgumentParser
 
 /// `synctable`: a live table of a JSON file, and headless subcommands for scripts.
 /// `synctable FILE` runs the viewer (`view`, the default subcommand).
@@ -17,21 +18,18 @@ struct SyncTable: ParsableCommand {
         defaultSubcommand: View.self
     )
 
-    /// Runs the command line. A malformed command line (an unknown flag, a missing or
-    /// unparsable value) exits with status 2 like every other bad argument, rather than
-    /// ArgumentParser's 64.
+    /// Runs the command. A usage error (an unknown or malformed flag, a bad value) exits
+    /// with status 2, as every error of ours about the command line does, rather than the
+    /// argument parser's 64; help and version still exit 0.
     static func main() {
-        var command: ParsableCommand
         do {
-            command = try parseAsRoot()
-        } catch {
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            printError(fullMessage(for: error))
-            Glibc.exit(2)
-        }
-        do {
+            var command = try parseAsRoot()
             try command.run()
         } catch {
+            if exitCode(for: error) == .validationFailure {
+                printError(fullMessage(for: error))
+                Glibc.exit(2)
+            }
             exit(withError: error)
         }
     }

@@ -30,17 +30,18 @@ func sampleDocument(seq: Int, count: Int) -> String {
         #expect(r.revisions.count <= stats.parses)
     }
 
-    /// Saves that come faster than a parse takes cost far fewer parses than saves: at most
-    /// one read is in flight and one pending.
+    /// Saves that arrive while the loop is busy cost one read, not one each: at most one
+    /// read is in flight and one pending. (The writer finishes before the loop turns, so the
+    /// figure does not depend on how fast this machine is.)
     @Test func burstOfLargeSavesIsCoalesced() throws {
-        let (r, stats) = try runBurst(style: "rename", children: 5000, saves: 150)
-        #expect(stats.parses < 75, "\(stats)")
+        let (r, stats) = try runBurst(style: "rename", children: 5000, saves: 150, waitForWriter: true)
+        #expect(stats.parses <= 2, "\(stats)")
         #expect(r.revisions.count <= stats.parses)
     }
 
     /// Starts a store on a file, runs a python writer doing `saves` saves, and runs the loop until
     /// the last one is the current revision.
-    private func runBurst(style: String, children: Int, saves: Int) throws -> (RecordingStore, FileStore.Statistics) {
+    private func runBurst(style: String, children: Int, saves: Int, waitForWriter: Bool = false) throws -> (RecordingStore, FileStore.Statistics) {
         let folder = ScratchFolder()
         let path = folder.file("data.json")
         writeInPlace(path, sampleDocument(seq: 0, count: children))
@@ -60,8 +61,9 @@ func sampleDocument(seq: Int, count: Int) -> String {
             """
         let writer = folder.file("writer.py")
         writeInPlace(writer, script)
-        // The writer runs in the background; the loop runs here meanwhile.
-        #expect(shell(#"python3 "$1" "$2" "$3" "$4" "$5" >/dev/null 2>&1 &"#, writer, path, style, String(children), String(saves)) == 0)
+        // The writer runs in the background while the loop runs here, or first, to the end.
+        let background = waitForWriter ? "" : " &"
+        #expect(shell(#"python3 "$1" "$2" "$3" "$4" "$5" >/dev/null 2>&1"# + background, writer, path, style, String(children), String(saves)) == 0)
         r.run(seconds: 60) { r.store.currentRevision?.root.child("seq")?.doubleValue == Double(saves) }
         let stats = r.store.statistics
         print("burst \(style), \(children) children, \(saves) saves: \(stats), \(r.revisions.count) revisions")

@@ -88,6 +88,14 @@ import Testing
         let big = try JSONDocument(parsing: many)
         #expect(big.root.count == 20)
         #expect(big.root[key: "k3"]?.doubleValue == 23)
+        // An escaped spelling is the same key, in small and large objects alike.
+        for size in [3, 9, 40] {
+            let members = (0..<size).map { "\"k\($0)\": \($0)" } + [#""\u006b0": "last""#, #""k\u0031": "again""#]
+            let doc = try JSONDocument(parsing: "{" + members.joined(separator: ",") + "}")
+            #expect(doc.root.count == size, "size \(size)")
+            #expect(doc.root[key: "k0"]?.stringValue == "last", "size \(size)")
+            #expect(doc.root[key: "k1"]?.stringValue == "again", "size \(size)")
+        }
     }
 
     @Test func canonicallyEquivalentKeysAreDistinct() throws {

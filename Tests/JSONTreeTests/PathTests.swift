@@ -12,6 +12,14 @@ import Testing
         #expect(Path.root.description == "/")
     }
 
+    @Test func splitsAtCodeUnitsNotCharacters() throws {
+        // "/" + U+0301 is one Character; it still separates two keys.
+        #expect(try Path("/a/\u{301}b").keys == ["a", "\u{301}b"])
+        let key = "~\u{301}/"
+        #expect(Path(keys: [key]).description == "/~0\u{301}~1")
+        #expect(try Path(Path(keys: [key]).description).keys == [key])
+    }
+
     @Test func rejectsBadEscapes() {
         #expect(throws: PathError.self) { try Path("/a~2") }
         #expect(throws: PathError.self) { try Path("/a~") }
@@ -20,7 +28,8 @@ import Testing
     @Test func roundTripsGeneratedKeys() throws {
         var r = SplitMix64(seed: 3)
         for _ in 0..<500 {
-            let keys = (0..<Int.random(in: 0...4, using: &r)).map { _ in Gen.string(&r, maxLength: 4) }.filter { !$0.isEmpty }
+            let keys = (0..<Int.random(in: 0...4, using: &r)).map { _ in Gen.string(&r, maxLength: 4) + (Bool.random(using: &r) ? "\u{301}" : "") }
+                .filter { !$0.isEmpty }
             let path = Path(keys: keys)
             #expect(try Path(path.description) == path, "\(keys)")
         }

@@ -1,4 +1,5 @@
 // `synctable list`, run as a process: formats, query flags, errors and untrusted text.
+import JSONTree
 import Foundation
 import Testing
 
@@ -169,8 +170,15 @@ import Testing
             #expect(out.contains(#"k\x1b]0;x\x07"#))
         }
         #expect(tsv.out.split(separator: "\n").count == 2)
-        let json = try list(hostile, ["--format", "jsonl"])
-        #expect(json.out.contains(#"\u001b[31mred\nline\ttab"#))
-        #expect(!json.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        for format in ["jsonl", "json"] {
+            let json = try list(hostile + "\n", ["--format", format])
+            #expect(json.out.contains(#"\u001b[31mred\nline\ttab\u009b\u202eevil"#), "\(format)")
+            #expect(!json.out.unicodeScalars.contains { isInvisibleControl($0.value) && $0 != "\n" }, "\(format)")
+            // Still JSON with the same values.
+            let line = json.out.split(separator: "\n").first { $0.contains("name") }!
+            let text = format == "json" ? String(line.drop { $0 == " " }).trimmingCharacters(in: CharacterSet(charactersIn: ",")) : String(line)
+            let row = try JSONDocument(parsing: text)
+            #expect(row.root[key: "value"]?[key: "name"]?.stringValue == "a\u{1b}[31mred\nline\ttab\u{9b}\u{202e}evil")
+        }
     }
 }

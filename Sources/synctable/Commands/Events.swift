@@ -224,25 +224,21 @@ final class EventLineWriter {
         }
     }
 
-    /// Copies the UTF-8 scalar at `i` (valid: the file was parsed strictly), escaping DEL, the
-    /// C1 controls and U+2028/U+2029: line-based readers and terminals treat them as controls.
+    /// Copies the UTF-8 scalar at `i` (valid: the file was parsed strictly), escaping what
+    /// terminals and line-based readers would act on instead of show (`isInvisibleControl`:
+    /// DEL, C1, bidirectional controls, U+2028/U+2029).
     /// - Returns: its length in bytes.
     private func copyScalar<C: RandomAccessCollection>(_ bytes: C, _ i: C.Index) -> Int where C.Element == UInt8, C.Index == Int {
         let b0 = bytes[i]
-        if b0 == 0x7F {
-            unicodeEscape(0x7F)
-            return 1
-        }
-        if b0 == 0xC2, i + 1 < bytes.endIndex, (0x80...0x9F).contains(bytes[i + 1]) {
-            unicodeEscape(UInt32(bytes[i + 1]))
-            return 2
-        }
-        if b0 == 0xE2, i + 2 < bytes.endIndex, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 {
-            unicodeEscape(bytes[i + 2] == 0xA8 ? 0x2028 : 0x2029)
-            return 3
-        }
         let length = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4
-        buffer.append(contentsOf: bytes[i..<min(i + length, bytes.endIndex)])
+        let end = min(i + length, bytes.endIndex)
+        var scalar = UInt32(b0) & (length == 1 ? 0x7F : length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for k in (i + 1)..<max(i + 1, end) { scalar = scalar << 6 | UInt32(bytes[k] & 0x3F) }
+        if isInvisibleControl(scalar) {
+            unicodeEscape(scalar)
+        } else {
+            buffer.append(contentsOf: bytes[i..<end])
+        }
         return length
     }
 

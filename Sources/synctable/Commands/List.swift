@@ -1,7 +1,9 @@
 // `synctable list`: one query result, printed as JSON, JSON lines, TSV or a table.
 import ArgumentParser
+import FileStore
 import JSONTree
 import LiveQuery
+import TableUI
 
 #if canImport(Glibc)
 import Glibc
@@ -36,9 +38,10 @@ struct List: ParsableCommand {
         let (path, query) = try self.query.resolved()
         let bytes: [UInt8]
         do {
-            bytes = try readInput(file)
+            // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
+            bytes = file == "-" ? try readInput(file) : try AtomicFile.read(file).bytes
         } catch {
-            printError("\(file): error: \(error)")
+            printError("\(file): error: \((error as? WriteError)?.message ?? "\(error)")")
             throw ExitCode(2)
         }
         let document: JSONDocument
@@ -68,9 +71,9 @@ private func writeJSON(_ window: Window, to out: inout [UInt8], lines: Bool) {
     for (i, row) in window.enumerated() {
         if !lines { out.append(contentsOf: "  ".utf8) }
         out.append(contentsOf: #"{"key":"#.utf8)
-        writeJSONString(row.key, to: &out)
+        writeJSONString(row.key, to: &out, escaping: .invisibles)
         out.append(contentsOf: #","value":"#.utf8)
-        row.value.json.write(to: &out, style: .compact, depth: 0)
+        row.value.json.write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
         out.append(UInt8(ascii: "}"))
         if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
         out.append(UInt8(ascii: "\n"))
@@ -137,7 +140,7 @@ private func cell(_ node: JSONNode) -> Cell {
 /// are written as escapes (`\\`, `\t`, `\n`, `\x1b`), so a row is one line.
 private func writeTSV(_ table: RowTable, to out: inout [UInt8]) {
     func line(_ cells: [String]) {
-        out.append(contentsOf: cells.map { visible($0, escapingBackslash: true) }.joined(separator: "\t").utf8)
+        out.append(contentsOf: cells.map { sanitize(escapingBackslashes($0)) }.joined(separator: "\t").utf8)
         out.append(UInt8(ascii: "\n"))
     }
     line(table.header)
@@ -152,9 +155,13 @@ private func writeTable(_ table: RowTable, to out: inout [UInt8]) {
         return
     }
     let maxWidth = 40
-    let header = table.header.map { clipped(visible($0, escapingBackslash: false), maxWidth) }
-    let rows = table.rows.map { $0.map { (text: clipped(visible($0.text, escapingBackslash: false), maxWidth), isNumber: $0.isNumber) } }
-    var widths = header.map(displayWidth)
+    func clipped(_ text: String) -> String {
+        let safe = sanitize(text)
+        return displayWidth(safe) > maxWidth ? fit(safe, width: maxWidth) : safe
+    }
+    let header = table.header.map(clipped)
+    let rows = table.rows.map { $0.map { (text: clipped($0.text), isNumber: $0.isNumber) } }
+    var widths = header.map { displayWidth($0) }
     for row in rows {
         for (c, cell) in row.enumerated() { widths[c] = max(widths[c], displayWidth(cell.text)) }
     }
@@ -175,64 +182,12 @@ private func writeTable(_ table: RowTable, to out: inout [UInt8]) {
     for row in rows { line(row.map(\.text)) }
 }
 
-/// `text` with control characters (C0, DEL, C1), bidirectional controls and (when asked)
-/// backslashes written as visible escapes, so nothing from the file reaches the terminal raw.
-private func visible(_ text: String, escapingBackslash: Bool) -> String {
+/// `text` with each `\` doubled, so that the escapes `sanitize` writes stay unambiguous.
+private func escapingBackslashes(_ text: String) -> String {
+    guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
     var out = ""
-    for s in text.unicodeScalars {
-        switch s.value {
-        case 0x5C where escapingBackslash: out += "\\\\"
-        case 0x09: out += "\\t"
-        case 0x0A: out += "\\n"
-        case 0x0D: out += "\\r"
-        case 0x00..<0x20, 0x7F: out += "\\x" + hex(s.value, 2)
-        case 0x80..<0xA0, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: out += "\\u" + hex(s.value, 4)
-        default: out.unicodeScalars.append(s)
-        }
-    }
+    for c in text.unicodeScalars { if c == "\\" { out += "\\\\" } else { out.unicodeScalars.append(c) } }
     return out
-}
-
-private func hex(_ v: UInt32, _ digits: Int) -> String {
-    let h = String(v, radix: 16)
-    return String(repeating: "0", count: max(0, digits - h.count)) + h
-}
-
-/// Columns a string takes on a terminal: wide East Asian characters and emoji take two,
-/// combining marks none.
-private func displayWidth(_ text: String) -> Int {
-    text.unicodeScalars.reduce(0) { $0 + scalarWidth($1) }
-}
-
-private func scalarWidth(_ s: Unicode.Scalar) -> Int {
-    let v = s.value
-    switch s.properties.generalCategory {
-    case .nonspacingMark, .enclosingMark, .format: return 0
-    default: break
-    }
-    if s.properties.isEmojiPresentation { return 2 }
-    switch v {
-    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-        0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
-        0x1F900...0x1F9FF, 0x20000...0x3FFFD:
-        return 2
-    default:
-        return 1
-    }
-}
-
-/// `text` cut to at most `width` columns, ending with "…" when cut.
-private func clipped(_ text: String, _ width: Int) -> String {
-    guard displayWidth(text) > width else { return text }
-    var out = ""
-    var used = 0
-    for s in text.unicodeScalars {
-        let w = scalarWidth(s)
-        if used + w > width - 1 { break }
-        out.unicodeScalars.append(s)
-        used += w
-    }
-    return out + "…"
 }
 
 /// Writes all of `bytes` to standard output.
