@@ -5,12 +5,17 @@ import Glibc
 #endif
 
 /// `synctable`: a live table of a JSON file, and headless subcommands for scripts.
+/// `synctable FILE` runs the viewer (`view`, the default subcommand).
 @main
 struct SyncTable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synctable",
         abstract: "A live table of a JSON file, updated as another process edits it.",
-        subcommands: [Validate.self, List.self, Events.self, SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self]
+        subcommands: [
+            View.self, Demo.self, Validate.self, List.self, Events.self,
+            SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self,
+        ],
+        defaultSubcommand: View.self
     )
 
     /// Runs the command. A usage error (an unknown or malformed flag, a bad value) exits

@@ -20,6 +20,7 @@ enum SaveStyle: CaseIterable {
 final class DemoWriter: Sendable {
     let path: String
     private let stopped = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
 
     init(path: String) { self.path = path }
 
@@ -30,13 +31,26 @@ final class DemoWriter: Sendable {
 
     func stop() { stopped.store(true, ordering: .relaxed) }
 
+    /// Stops, and returns once the writer thread has finished its last save (so its folder
+    /// can be removed).
+    func stopAndWait() {
+        stop()
+        while !finished.load(ordering: .acquiring) { usleep(5_000) }
+    }
+
     private func run() {
+        defer { finished.store(true, ordering: .releasing) }
         var random = SystemRandomNumberGenerator()
         var step = 0
         while !stopped.load(ordering: .relaxed) {
             // Quick bursts now and then, otherwise a calm pace a person can follow.
             let pause = step % 17 < 3 ? 120_000 : UInt32.random(in: 400_000...900_000, using: &random)
-            usleep(UInt32(pause))
+            var slept: UInt32 = 0
+            while slept < pause && !stopped.load(ordering: .relaxed) {
+                usleep(min(20_000, pause - slept))
+                slept += 20_000
+            }
+            if stopped.load(ordering: .relaxed) { break }
             step += 1
             guard let bytes = try? readInput(path), let doc = try? JSONDocument(parsing: bytes),
                 case .object(var root) = doc.root.json, case .object(var players)? = root["players"]

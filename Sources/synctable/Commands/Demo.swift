@@ -1,0 +1,83 @@
+// `synctable demo`: the viewer on a leaderboard that a writer thread keeps editing.
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import JSONTree
+import LiveQuery
+
+/// `synctable demo` (what `make demo` runs).
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The viewer on a live leaderboard that keeps changing (what make demo runs).",
+        discussion: """
+            Copies the demo leaderboard (built into the binary) to a new folder under $TMPDIR \
+            (or /tmp), starts a writer that edits it continuously — score changes that reorder \
+            rows, new players, departures, saves in place and by rename — and shows /players \
+            sorted by score, highest first. Quitting removes the folder.
+            """
+    )
+
+    @Flag(help: "Show each change at once, without animations.")
+    var noAnimation = false
+
+    func run() throws {
+        // Before any thread starts (the writer, the store's reader): see SignalWatch.
+        let signals: SignalWatch
+        let folder: String
+        do {
+            signals = try SignalWatch()
+            folder = try makeDemoFolder()
+        } catch {
+            printError("synctable demo: error: \(error)")
+            throw ExitCode(2)
+        }
+        let file = folder + "/leaderboard.json"
+        let writer = DemoWriter(path: file)
+        defer {
+            writer.stopAndWait()
+            unlink(file)
+            unlink(file + ".demo-tmp")
+            rmdir(folder)
+        }
+        do {
+            try writeFile(file, Array(demoLeaderboard.utf8))
+        } catch {
+            printError("synctable demo: error: \(error)")
+            throw ExitCode(2)
+        }
+        writer.start()
+
+        var query = ViewQuery(flags: try Query().orderByChild(Path("score")), pageSize: 200)
+        query.fromEnd = true
+        let columns = try ["name", "score", "level", "country", "online", "metrics/views"].map { try Path($0) }
+        let options = ViewerOptions(
+            file: file, location: try Path("/players"), query: query, columns: columns, pageSize: 200,
+            animations: !noAnimation)
+        try launchViewer(options, signals: signals)
+    }
+}
+
+/// A new, empty folder for the demo's file.
+private func makeDemoFolder() throws(ViewerError) -> String {
+    let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    var template = Array((base + "/synctable-demo-XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        throw ViewerError("cannot make a folder in \(base): \(String(cString: strerror(errno)))")
+    }
+    return String(cString: made)
+}
+
+/// Writes `bytes` to a new file at `path`.
+private func writeFile(_ path: String, _ bytes: [UInt8]) throws(ViewerError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw ViewerError("cannot create \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var done = 0
+    while done < bytes.count {
+        let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw ViewerError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        done += n
+    }
+}

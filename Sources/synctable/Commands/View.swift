@@ -1,0 +1,96 @@
+// `synctable [view] FILE`: the live table.
+import ArgumentParser
+import JSONTree
+import LiveQuery
+import SyncedArray
+
+/// `synctable [view] FILE [--path P] [query flags] [--columns a,b,c/d] [--page-size N] [--no-animation]`.
+struct View: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Show the children of a location as a live table (the default: synctable FILE).",
+        discussion: """
+            The table follows the file as other programs save it: new, changed, moved and deleted \
+            rows are animated in place. When the file is invalid, the last good table stays and \
+            the status bar shows the error's line and column; when it is missing, the viewer \
+            waits for it. Without a limit flag the rows come a page at a time (--page-size); a \
+            limit-to-last window is shown last first (the highest scores at the top), and r flips \
+            it. Press ? in the viewer for every key. Exit status: 0 after q; 2 when the file \
+            cannot be read, the query or a flag is invalid, or the terminal cannot be used.
+            """
+    )
+
+    @Argument(help: "The JSON file to show (it need not exist yet).")
+    var file: String
+
+    /// `--path` (the location whose children are the rows) and the query flags.
+    @OptionGroup var query: QueryOptions
+
+    @Option(help: ArgumentHelp(
+        "Columns after the key: comma-separated paths inside each child (nested: metrics/views). "
+            + "Default: the children's members, most common first.",
+        valueName: "a,b,c/d"))
+    var columns: String?
+
+    @Option(help: ArgumentHelp(
+        "Rows per page without a limit flag; the next page loads near the end (0: every row at once).",
+        valueName: "N"))
+    var pageSize: Int = 200
+
+    @Flag(help: "Show each change at once, without animations.")
+    var noAnimation = false
+
+    @Flag(help: ArgumentHelp(
+        "Do not keep the first page between runs (by default it is kept under $XDG_CACHE_HOME/synctable "
+            + "and shown at once while a large file is read)."))
+    var noCache = false
+
+    func run() throws {
+        let options: ViewerOptions
+        do {
+            options = try viewerOptions()
+        } catch {
+            printError("synctable: error: \(error)")
+            throw ExitCode(2)
+        }
+        try launchViewer(options)
+    }
+
+    /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
+    /// already refused bad query flags, with status 2.)
+    private func viewerOptions() throws -> ViewerOptions {
+        let (location, flags) = try query.resolved()
+        guard pageSize >= 0 else { throw ViewerError("--page-size must be 0 or more, not \(pageSize)") }
+        var paths: [Path]?
+        if let columns {
+            paths = []
+            for item in columns.split(separator: ",", omittingEmptySubsequences: false) {
+                let text = item.trimmedSpaces
+                guard !text.isEmpty else { throw ViewerError("--columns: an empty column name in '\(columns)'") }
+                do { paths!.append(try Path(text)) } catch { throw ViewerError("--columns: \(error)") }
+            }
+        }
+        return ViewerOptions(
+            file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: paths,
+            pageSize: pageSize, animations: !noAnimation, cache: noCache ? nil : FirstPageCache.standard())
+    }
+}
+
+/// Runs the viewer with `options`, turning its errors into a message and exit status 2.
+func launchViewer(_ options: ViewerOptions, signals: SignalWatch? = nil) throws {
+    let status: Int32
+    do {
+        status = try runViewer(options, signals: signals ?? SignalWatch())
+    } catch {
+        printError("synctable: error: \(error)")
+        throw ExitCode(2)
+    }
+    if status != 0 { throw ExitCode(status) }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces.
+    var trimmedSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}

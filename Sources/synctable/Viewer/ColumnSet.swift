@@ -1,0 +1,131 @@
+// Which columns the table shows: the key, then members of the children (inferred, or given
+// with --columns), each knowing whether it holds numbers.
+import JSONTree
+import LiveQuery
+import SyncedArray
+
+/// What one column shows for a child.
+enum ColumnSpec: Hashable {
+    /// The child's key (always the first column).
+    case key
+    /// The child itself: the one column of a scalar child.
+    case value
+    /// The value at a path inside the child (`score`, `metrics/views`).
+    case member(Path)
+
+    var title: String {
+        switch self {
+        case .key: "key"
+        case .value: "value"
+        case .member(let path): path.keys.joined(separator: "/")
+        }
+    }
+
+    /// The value this column shows for a child (nil: missing, shown empty).
+    func node(in child: JSONNode) -> JSONNode? {
+        switch self {
+        case .key: nil
+        case .value: child
+        case .member(let path): child.node(at: path)
+        }
+    }
+
+    /// The column's cell for a row.
+    func cell(key: String, child: JSONNode) -> String {
+        self == .key ? key : cellText(node(in: child))
+    }
+}
+
+/// The columns of the table, in order, with the key first.
+///
+/// Inferred columns are the union of the members of the rows' children, most common
+/// first (ties: the first seen first); a child that is not an object counts towards one
+/// `value` column. While the table is live, members seen for the first time are appended at
+/// the end, so columns never jump while the user reads them; a new location or a reload
+/// infers them afresh.
+struct ColumnSet {
+    private(set) var specs: [ColumnSpec]
+    /// Per column: every value present is a number (right-aligned, ↑/↓ on change).
+    private(set) var numeric: [Bool]
+    /// Given by --columns: never extended.
+    let isFixed: Bool
+
+    /// More would not fit any terminal; members past this are not shown.
+    static let maximumColumns = 64
+
+    init(fixed members: [Path]) {
+        specs = [.key] + members.map { $0.isRoot ? .value : .member($0) }
+        numeric = Array(repeating: false, count: specs.count)
+        isFixed = true
+    }
+
+    /// The columns of the children in `rows`.
+    /// - Complexity: O(rows × members).
+    init(inferredFrom rows: [SyncedRow]) {
+        specs = [.key]
+        numeric = [false]
+        isFixed = false
+        var counts: [ColumnSpec: (count: Int, first: Int)] = [:]
+        for row in rows {
+            for spec in ColumnSet.memberSpecs(of: row.value) {
+                let seen = counts[spec] ?? (0, counts.count)
+                counts[spec] = (seen.count + 1, seen.first)
+            }
+        }
+        let ordered = counts.sorted { a, b in
+            a.value.count != b.value.count ? a.value.count > b.value.count : a.value.first < b.value.first
+        }
+        specs += ordered.prefix(ColumnSet.maximumColumns - 1).map(\.key)
+        numeric = Array(repeating: false, count: specs.count)
+        recomputeNumeric(rows)
+    }
+
+    /// The specs a child contributes: its members (without `.priority`-style metadata), or `value`.
+    private static func memberSpecs(of child: JSONNode) -> [ColumnSpec] {
+        guard child.kind == .object else { return [.value] }
+        var specs: [ColumnSpec] = []
+        for (key, _) in child.members {
+            guard let name = key.stringValue, !name.hasPrefix(".") else { continue }
+            specs.append(.member(Path(keys: [name])))
+        }
+        return specs
+    }
+
+    /// Appends columns for members of `rows[indexes]` that no column shows yet (not for --columns).
+    /// - Returns: whether columns were added.
+    @discardableResult
+    mutating func extend(from rows: [SyncedRow], at indexes: some Sequence<Int>) -> Bool {
+        guard !isFixed else { return false }
+        var known = Set(specs)
+        var added = false
+        for i in indexes {
+            for spec in ColumnSet.memberSpecs(of: rows[i].value) {
+                guard specs.count < ColumnSet.maximumColumns, known.insert(spec).inserted else { continue }
+                specs.append(spec)
+                numeric.append(false)
+                added = true
+            }
+        }
+        if added { recomputeNumeric(rows) }
+        return added
+    }
+
+    /// Decides which columns are numeric from `rows`.
+    /// - Complexity: O(rows × columns).
+    mutating func recomputeNumeric(_ rows: [SyncedRow]) {
+        numeric = specs.map { spec in
+            var sawNumber = false
+            for row in rows {
+                if spec == .key {
+                    guard integerKeyValue(row.key) != nil else { return false }
+                    sawNumber = true
+                    continue
+                }
+                guard let node = spec.node(in: row.value), !node.isNull else { continue }
+                guard node.kind == .number else { return false }
+                sawNumber = true
+            }
+            return sawNumber
+        }
+    }
+}

@@ -1,0 +1,64 @@
+// Every key of the viewer, in one table: the run loop dispatches from it and the help
+// screen (and the README) lists it.
+import TableUI
+
+/// What a key asks the viewer to do.
+enum ViewerAction: Hashable {
+    case down, up, pageDown, pageUp, first, last
+    case columnLeft, columnRight
+    case open, back
+    case sortByColumn, sortByKey, reverse, filter, clearFilter
+    case pause, showJSON, copyPath
+    case edit, increment, decrement, delete, add
+    case help, quit
+}
+
+/// One line of the help screen: the keys, what they do, and the action they trigger.
+struct KeyBinding {
+    let keys: [Key]
+    /// How the help screen writes the keys.
+    let label: String
+    let action: ViewerAction
+    let help: String
+
+    init(_ label: String, _ keys: [Key], _ action: ViewerAction, _ help: String) {
+        self.label = label
+        self.keys = keys
+        self.action = action
+        self.help = help
+    }
+}
+
+/// The viewer's keys, in the order the help screen shows them.
+let keyBindings: [KeyBinding] = [
+    KeyBinding("j ↓", [.character("j"), .down], .down, "next row"),
+    KeyBinding("k ↑", [.character("k"), .up], .up, "previous row"),
+    KeyBinding("PgDn Space", [.pageDown, .character(" ")], .pageDown, "next screenful"),
+    KeyBinding("PgUp", [.pageUp], .pageUp, "previous screenful"),
+    KeyBinding("g Home", [.character("g"), .home], .first, "first row"),
+    KeyBinding("G End", [.character("G"), .end], .last, "last row (loads the next page when there is one)"),
+    KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (the [column] in the header)"),
+    KeyBinding("→ Tab", [.right, .tab], .columnRight, "column cursor right"),
+    KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
+    KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location"),
+    KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
+    KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
+    KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
+    KeyBinding("/", [.character("/")], .filter, "filter the column under the cursor (sorting by it): a value, or text* for a prefix"),
+    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
+    KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
+    KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below"),
+    KeyBinding("y", [.character("y")], .copyPath, "copy the selected child's path (terminal clipboard, OSC 52)"),
+    KeyBinding("e", [.character("e")], .edit, "edit the selected cell (JSON, or text as a string)"),
+    KeyBinding("+", [.character("+")], .increment, "add 1 to the selected cell (server increment)"),
+    KeyBinding("-", [.character("-")], .decrement, "subtract 1 from the selected cell"),
+    KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
+    KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
+    KeyBinding("?", [.character("?")], .help, "this help"),
+    KeyBinding("q", [.character("q")], .quit, "quit"),
+]
+
+/// The action bound to `key`, if any.
+func viewerAction(for key: Key) -> ViewerAction? {
+    keyBindings.first { $0.keys.contains(key) }?.action
+}

@@ -1,0 +1,66 @@
+// A one-line text prompt at the bottom of the screen (filter, edit, add), and the yes/no question.
+import JSONTree
+import LiveQuery
+import TableUI
+
+/// What a prompt's answer is for.
+enum PromptPurpose {
+    /// `/`: a filter on the column `spec`, ordering by `ordering`.
+    case filter(spec: ColumnSpec, ordering: Query.Ordering)
+    /// `e`: a new value for the cell at `path`.
+    case edit(path: Path)
+    /// `a`: the value of a new child of the location.
+    case add
+}
+
+/// A line being typed: the text, edited at its end.
+struct Prompt {
+    let purpose: PromptPurpose
+    /// Shown before the text (sanitised when drawn, like everything).
+    let label: String
+    var text: String
+
+    enum Outcome { case editing, accepted, cancelled }
+
+    /// Applies a key: characters are typed, Backspace deletes, Enter accepts, Esc cancels.
+    mutating func handle(_ key: Key) -> Outcome {
+        switch key {
+        case .enter: return .accepted
+        case .escape: return .cancelled
+        case .backspace, .delete:
+            if !text.isEmpty { text.removeLast() }
+        case .character(let c):
+            // Ctrl-U clears the line; other control characters are not typed.
+            if c == "\u{15}" {
+                text = ""
+            } else if !(c.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } ?? true) {
+                text.append(c)
+            }
+        default: break
+        }
+        return .editing
+    }
+}
+
+/// A question answered with y or n.
+struct Confirmation {
+    let question: String
+    /// The child to delete when the answer is yes.
+    let path: Path
+}
+
+/// A typed value: JSON when it parses (`42`, `true`, `"x"`, `{"a":1}`), else the text as a string.
+func typedValue(_ text: String) -> JSON {
+    (try? JSONDocument(parsing: Array(text.utf8)))?.root.json ?? .string(text)
+}
+
+/// The text to prefill an edit prompt with: a string as it is (quoted only when it would
+/// otherwise read as another JSON value), anything else as compact JSON, a missing value empty.
+func editableText(_ node: JSONNode?) -> String {
+    guard let node, !node.isNull else { return "" }
+    if node.kind == .string, let s = node.stringValue {
+        if case .string(let read) = typedValue(s), codeUnitsEqual(read, s) { return s }
+        return JSON.string(s).serializedString()
+    }
+    return String(decoding: node.serialized(), as: UTF8.self)
+}

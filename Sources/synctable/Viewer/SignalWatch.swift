@@ -1,0 +1,78 @@
+// SIGINT, SIGTERM and SIGHUP as something the run loop polls, so that they end the viewer
+// the way `q` does: the terminal restored, the demo's folder removed.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Blocks the quitting signals and turns them into bytes on a pipe the run loop polls.
+///
+/// Create it first, on the main thread, before any other thread starts (the store's reader,
+/// the demo writer): threads inherit the blocked set, so the signals wait for the loop instead
+/// of killing the process; a small thread takes them with `sigwait(3)` and writes each to the
+/// pipe. SIGWINCH is blocked too, until the loop's thread calls `takeOverFromTerminal()`:
+/// ncurses learns of a resize from its SIGWINCH handler, and the signal must interrupt the
+/// loop's poll(2), not land on another thread. Crash signals are left to `Terminal`, which
+/// restores the terminal and lets them take their default action.
+final class SignalWatch {
+    /// Readable when a quitting signal arrived.
+    let fd: Int32
+
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    init() throws(ViewerError) {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for s in SignalWatch.signals + [SIGWINCH] { sigaddset(&blocked, s) }
+        guard pthread_sigmask(SIG_BLOCK, &blocked, nil) == 0 else {
+            throw ViewerError("cannot block signals: \(String(cString: strerror(errno)))")
+        }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ViewerError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        fd = ends[0]
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { argument in
+            // Only the pipe's descriptor crosses over, as the pointer's bits.
+            let out = Int32(Int(bitPattern: argument))
+            var set = sigset_t()
+            sigemptyset(&set)
+            for s in SignalWatch.signals { sigaddset(&set, s) }
+            while true {
+                var signal: Int32 = 0
+                guard sigwait(&set, &signal) == 0 else { continue }
+                var byte = UInt8(truncatingIfNeeded: signal)
+                _ = write(out, &byte, 1)
+            }
+        }, UnsafeMutableRawPointer(bitPattern: Int(ends[1])))
+        guard started == 0 else { throw ViewerError("cannot start the signal thread: \(String(cString: strerror(started)))") }
+        pthread_detach(thread)
+    }
+
+    /// Call on the loop's thread once the terminal is open: lets SIGWINCH reach this thread,
+    /// and blocks the quitting signals again (`Terminal` unblocks them for its own emergency
+    /// restore, which would end the process without the viewer's clean-up).
+    func takeOverFromTerminal() {
+        var resize = sigset_t()
+        sigemptyset(&resize)
+        sigaddset(&resize, SIGWINCH)
+        _ = pthread_sigmask(SIG_UNBLOCK, &resize, nil)
+        var quitting = sigset_t()
+        sigemptyset(&quitting)
+        for s in SignalWatch.signals { sigaddset(&quitting, s) }
+        _ = pthread_sigmask(SIG_BLOCK, &quitting, nil)
+    }
+
+    /// The signal that arrived, if any (non-blocking).
+    func take() -> Int32? {
+        var byte: UInt8 = 0
+        guard read(fd, &byte, 1) == 1 else { return nil }
+        return Int32(byte)
+    }
+}
+
+/// A problem that ends the viewer before or while it starts (exit status 2).
+struct ViewerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

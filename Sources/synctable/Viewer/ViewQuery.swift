@@ -1,0 +1,213 @@
+// The query the viewer runs: the flags' query, changed by the keys (sort, reverse, filter,
+// the next page), and said in words for the status bar.
+import JSONTree
+import LiveQuery
+import SyncedArray
+
+/// The viewer's query as the user shaped it.
+///
+/// The limit always takes the rows at the top of the screen: ascending order with
+/// limit-to-first, or — `fromEnd` — limit-to-last with the rows shown in reverse, so the end of
+/// the order (the highest scores, the newest push ids) is at the top and further pages grow
+/// downwards. `r` flips between the two.
+struct ViewQuery: Equatable {
+    /// A filter typed after `/`: on the sort column's value.
+    enum Filter: Equatable {
+        /// `equalTo(value)`; `text` is what was typed (the bound with key order).
+        case equal(JSON, text: String)
+        /// Values starting with the text: `startAt(text).endAt(text + "\u{FFFF}")`.
+        case prefix(String)
+    }
+
+    /// How many rows the window keeps.
+    enum Limit: Equatable {
+        /// Every child in range.
+        case none
+        /// A limit given by a flag.
+        case fixed(Int)
+        /// Pages of `size`; `pages` grows as the user reaches the end.
+        case paged(size: Int, pages: Int)
+    }
+
+    /// nil: the default (priority) order.
+    var ordering: Query.Ordering?
+    /// Bounds given by flags (dropped when the user sorts or filters).
+    var start: Query.Start?
+    var end: Query.End?
+    var isEqualTo = false
+    var filter: Filter?
+    /// Limit-to-last, shown highest first.
+    var fromEnd = false
+    var limit: Limit
+
+    /// The query of the flags, with paging when it has no limit (`pageSize` 0: no paging).
+    init(flags query: Query, pageSize: Int) {
+        ordering = query.explicitOrdering
+        start = query.start
+        end = query.end
+        isEqualTo = query.isEqualTo
+        switch query.limit {
+        case .first(let n)?: limit = .fixed(n)
+        case .last(let n)?:
+            limit = .fixed(n)
+            fromEnd = true
+        case nil: limit = pageSize > 0 ? .paged(size: pageSize, pages: 1) : .none
+        }
+    }
+
+    /// The rows the window keeps; nil when unlimited.
+    var limitCount: Int? {
+        switch limit {
+        case .none: nil
+        case .fixed(let n): n
+        case .paged(let size, let pages): size * pages
+        }
+    }
+
+    var isPaged: Bool {
+        if case .paged = limit { return true }
+        return false
+    }
+
+    /// The column the order is by, as the table names it (nil for the default order).
+    var sortSpec: ColumnSpec? {
+        switch ordering {
+        case .key?: .key
+        case .value?: .value
+        case .child(let path)?: .member(path)
+        case .priority?, nil: nil
+        }
+    }
+
+    // MARK: Changes made by keys
+
+    /// Sorts by `ordering`, dropping bounds and the filter (they were values of the old order),
+    /// back to the first page.
+    mutating func sort(by ordering: Query.Ordering) {
+        self.ordering = ordering
+        dropRange()
+        firstPage()
+    }
+
+    /// Flips limit-to-first ↔ limit-to-last (and the order the rows are shown in).
+    mutating func reverse() {
+        fromEnd.toggle()
+        firstPage()
+    }
+
+    /// Filters the sort column by `filter`, ordering by `ordering` first.
+    mutating func setFilter(_ filter: Filter, ordering: Query.Ordering) {
+        self.ordering = ordering
+        dropRange()
+        self.filter = filter
+        firstPage()
+    }
+
+    mutating func clearFilter() {
+        filter = nil
+        firstPage()
+    }
+
+    /// One more page (no-op unless paged).
+    mutating func loadMore() {
+        if case .paged(let size, let pages) = limit { limit = .paged(size: size, pages: pages + 1) }
+    }
+
+    private mutating func dropRange() {
+        start = nil
+        end = nil
+        isEqualTo = false
+        filter = nil
+    }
+
+    private mutating func firstPage() {
+        if case .paged(let size, _) = limit { limit = .paged(size: size, pages: 1) }
+    }
+
+    // MARK: The query
+
+    /// The synced array's paging: pages from the start, or from the end with `fromEnd`.
+    var paging: Paging? {
+        guard case .paged(let size, _) = limit else { return nil }
+        return Paging(pageSize: size, from: fromEnd ? .end : .start)
+    }
+
+    /// The query to run; without a limit when paged (the synced array's paging sets it).
+    /// - Throws: `QueryError` (a filter value the order cannot take, such as `true` by priority).
+    func makeQuery() throws(QueryError) -> Query {
+        var q = Query()
+        switch ordering {
+        case nil: break
+        case .priority?: q = try q.orderByPriority()
+        case .key?: q = try q.orderByKey()
+        case .value?: q = try q.orderByValue()
+        case .child(let path)?: q = try q.orderByChild(path)
+        }
+        switch filter {
+        case .equal(let value, let text)?:
+            q = try q.equalTo(ordering == .key ? .string(text) : value)
+        case .prefix(let text)?:
+            q = try q.startAt(.string(text)).endAt(.string(text + "\u{FFFF}"))
+        case nil:
+            if isEqualTo, let start {
+                q = try q.equalTo(start.bound.value, key: start.bound.key)
+            } else {
+                switch start {
+                case .at(let b)?: q = try q.startAt(b.value, key: b.key)
+                case .after(let b)?: q = try q.startAfter(b.value, key: b.key)
+                case nil: break
+                }
+                switch end {
+                case .at(let b)?: q = try q.endAt(b.value, key: b.key)
+                case .before(let b)?: q = try q.endBefore(b.value, key: b.key)
+                case nil: break
+                }
+            }
+        }
+        if case .fixed(let n) = limit { q = fromEnd ? try q.limitToLast(n) : try q.limitToFirst(n) }
+        return q
+    }
+
+    // MARK: Words
+
+    /// The query for a person: `by score descending, last 20`, `by name starting with "Ad", first 100`.
+    var words: String {
+        var parts: [String] = []
+        let column = sortSpec?.title ?? "priority"
+        var order: String
+        switch ordering {
+        case nil: order = "default order"
+        case .priority?: order = "by priority"
+        case .key?: order = "by key"
+        case .value?: order = "by value"
+        case .child?: order = "by \(column)"
+        }
+        if fromEnd { order += " descending" }
+        parts.append(order)
+        switch filter {
+        case .equal(_, let text)?: parts.append("\(column) = \(text)")
+        case .prefix(let text)?: parts.append("\(column) starting with \(JSON.string(text).serializedString())")
+        case nil:
+            if isEqualTo, let start {
+                parts.append("\(column) = \(describe(start.bound))")
+            } else {
+                switch start {
+                case .at(let b)?: parts.append("\(column) >= \(describe(b))")
+                case .after(let b)?: parts.append("\(column) > \(describe(b))")
+                case nil: break
+                }
+                switch end {
+                case .at(let b)?: parts.append("\(column) <= \(describe(b))")
+                case .before(let b)?: parts.append("\(column) < \(describe(b))")
+                case nil: break
+                }
+            }
+        }
+        if let n = limitCount { parts.append("\(fromEnd ? "last" : "first") \(n)") }
+        return parts.joined(separator: ", ")
+    }
+
+    private func describe(_ bound: Query.Bound) -> String {
+        bound.value.serializedString() + (bound.key.map { " (key \(JSON.string($0).serializedString()))" } ?? "")
+    }
+}

@@ -1,0 +1,311 @@
+// The viewer: a live table of one location of a JSON file, bound to the store's query.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import LiveQuery
+import SyncedArray
+import TableUI
+
+/// What to show, from the command line.
+struct ViewerOptions {
+    /// The file, as given (shown in the status bar).
+    var file: String
+    /// The location whose children are the rows.
+    var location: Path
+    var query: ViewQuery
+    /// --columns, for the starting location; nil: inferred.
+    var columns: [Path]?
+    /// Rows per page (0: no paging), also for locations opened with Enter.
+    var pageSize: Int
+    var animations = true
+    /// Where the starting location's first page is kept between runs (nil: no cache).
+    var cache: FirstPageCache?
+}
+
+/// The viewer's state and its binding of a synced array to the table.
+///
+/// One thread (the caller's) owns everything here: the terminal, the table, the store (whose
+/// loop it drives in `run`) and the synced array of the location shown. The array calls back on
+/// this thread — from `processPendingChanges()`, from a query replacement or a page more, from
+/// the store's own writes — with one `BatchDiff` per update, which becomes one batch for the
+/// table. When the display order flipped, or updates were paused, the batch is computed from
+/// the rows on screen to the array's rows instead, so rows still animate to their places.
+final class Viewer: SyncedArrayBatchDelegate {
+    let options: ViewerOptions
+    let store: FileStore
+    let terminal: Terminal
+    let signals: SignalWatch
+    let table: TableView
+    let rows: RowSource
+
+    /// The location shown, and how it is queried.
+    var location: Path
+    var query: ViewQuery
+    /// The rows of `location` under `query`.
+    var array: SyncedArray?
+    /// Where Enter came from, for Backspace.
+    var trail: [Breadcrumb] = []
+
+    /// The rows on screen are the array's rows before its next update (its batches apply to them).
+    var inSync = false
+    /// The next update is the user's own (a new query, a page more): shown even while paused.
+    var applyNextUpdate = false
+    /// A key to select when its row appears (after Enter, Backspace, `a`).
+    var pendingSelection: String?
+    var paused = false
+    /// Updates held back while paused.
+    var waiting = 0
+
+    var storeStatus: StoreStatus
+    /// The viewer's status and revision observers on the store.
+    var storeObservers: [ObserverHandle] = []
+    /// The latest revision's number and wall-clock time.
+    var lastRevision: (number: Int, time: String)?
+    var childCount: (revision: Int, path: Path, count: Int)?
+
+    var mode: Mode = .table
+    var paneOpen = false
+    var message: Message?
+    var running = true
+    var exitStatus: Int32 = 0
+    var screen = ScreenLines()
+    var lastLayout: Layout?
+
+    enum Mode {
+        case table
+        case help
+        case prompt(Prompt)
+        case confirm(Confirmation)
+    }
+
+    struct Message {
+        var text: String
+        var isError: Bool
+    }
+
+    /// A location left with Enter.
+    struct Breadcrumb {
+        var path: Path
+        var query: ViewQuery
+        var columns: ColumnSet
+        var cursor: ColumnSpec
+        var selectedKey: String
+    }
+
+    init(options: ViewerOptions, store: FileStore, terminal: Terminal, signals: SignalWatch) {
+        self.options = options
+        self.store = store
+        self.terminal = terminal
+        self.signals = signals
+        location = options.location
+        query = options.query
+        storeStatus = store.status
+        rows = RowSource(unicode: terminal.isUTF8)
+        var settings = TableSettings(theme: terminal.theme)
+        settings.animationsEnabled = options.animations
+        table = TableView(dataSource: rows, settings: settings)
+        if let columns = options.columns { rows.setColumns(ColumnSet(fixed: columns)) }
+        storeObservers = [
+            store.observeStatus { [unowned self] status in storeStatus = status },
+            store.observeRevisions { [unowned self] revision in lastRevision = (revision.number, wallClockTime()) },
+        ]
+        subscribe(cache: options.cache)
+    }
+
+    /// Stops listening (the store may outlive the viewer).
+    func stop() {
+        array?.stopSync()
+        array = nil
+        for handle in storeObservers { store.removeObserver(handle) }
+        storeObservers = []
+    }
+
+    // MARK: - The binding
+
+    /// A new synced array for the current location and query (replacing the previous one).
+    /// The store answers at once with the current rows when it has a revision.
+    func subscribe(cache: FirstPageCache? = nil) {
+        array?.stopSync()
+        array = nil
+        inSync = false
+        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        let built: Query
+        do {
+            built = try query.makeQuery()
+        } catch {
+            message = Message(text: "bad query: \(error)", isError: true)
+            return
+        }
+        let synced = SyncedArray(store.reference(location).withQuery(built), paging: query.paging, cache: cache)
+        synced.batchDelegate = self
+        synced.onCacheWarning = { [unowned self] warning in
+            switch warning {
+            case .missing, .stale, .unavailable: break  // a first run, a changed file: expected
+            default: message = Message(text: warning.description, isError: true)
+            }
+        }
+        array = synced
+        applyNextUpdate = true
+        synced.startSync()
+        applyNextUpdate = false
+    }
+
+    /// Replaces the query if it is valid (else says why and keeps the old one); the rows
+    /// animate to their places as one batch.
+    @discardableResult
+    func replaceQuery(_ new: ViewQuery) -> Bool {
+        let built: Query
+        do {
+            built = try new.makeQuery()
+        } catch {
+            message = Message(text: "\(error)", isError: true)
+            return false
+        }
+        query = new
+        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        guard let array else {
+            subscribe()
+            return true
+        }
+        applyNextUpdate = true
+        array.replaceQuery(built, paging: query.paging)
+        applyNextUpdate = false
+        if rows.rows != nil, rows.reversed != query.fromEnd {
+            // Only the display order flipped (the same rows), so the array reported nothing.
+            show(Array(array.rows), incremental: nil)
+            inSync = true
+            waiting = 0
+        }
+        return true
+    }
+
+    /// An update of the synced array.
+    func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) {
+        guard array === self.array else { return }
+        if paused && !applyNextUpdate && rows.rows != nil {
+            waiting += 1
+            inSync = false
+            return
+        }
+        show(Array(array.rows), incremental: inSync ? batch : nil)
+        inSync = true
+        waiting = 0
+    }
+
+    /// Puts `newRows` on screen: a reload when nothing was shown (a new location), else one
+    /// batch from the rows shown — the array's own batch when it starts from them and the display
+    /// order did not flip, otherwise a batch computed between the two lists by key.
+    func show(_ newRows: [SyncedRow], incremental: BatchDiff?) {
+        let reversed = query.fromEnd
+        guard let old = rows.rows else {
+            rows.setRows(newRows, reversed: reversed)
+            var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
+            columns.recomputeNumeric(newRows)
+            rows.setColumns(columns)
+            table.reloadData()
+            if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
+                table.select(row: row)
+                pendingSelection = nil
+            } else {
+                table.selectFirst()
+            }
+            return
+        }
+        let batch: TableBatch
+        let touched: [Int]
+        if let incremental, rows.reversed == reversed {
+            batch = TableBatch(incremental, reversed: reversed)
+            touched = incremental.inserts + incremental.reloads.map(\.to)
+        } else {
+            batch = keyedBatch(from: old, reversed: rows.reversed, to: newRows, reversed: reversed)
+            let n = newRows.count
+            touched = (batch.inserts + batch.reloads.map(\.new)).map { reversed ? n - 1 - $0 : $0 }
+        }
+        rows.setRows(newRows, reversed: reversed)
+        rows.extendColumns(at: touched)
+        do {
+            try table.performBatchUpdates(batch, now: TableClock.now())
+        } catch {
+            message = Message(text: "table reloaded: \(error)", isError: true)
+        }
+        if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
+            table.select(row: row)
+            pendingSelection = nil
+        }
+    }
+
+    /// The batch between two lists of rows shown in the given orders, rows matched by key
+    /// (code units); a kept row whose value differs is reloaded.
+    /// - Complexity: O(n log n) in the rows of both.
+    private func keyedBatch(from old: [SyncedRow], reversed oldReversed: Bool, to new: [SyncedRow],
+                            reversed newReversed: Bool) -> TableBatch {
+        var oldValues: [JSONKey: JSONNode] = [:]
+        for row in old { oldValues[row.jsonKey] = row.value }
+        var newValues: [JSONKey: JSONNode] = [:]
+        for row in new { newValues[row.jsonKey] = row.value }
+        return TableBatch(from: rows.tableKeys(old, reversed: oldReversed), to: rows.tableKeys(new, reversed: newReversed)) { key in
+            guard let a = oldValues[key], let b = newValues[key] else { return false }
+            return !(a.hasSameBytes(as: b) || a.valueEquals(b))
+        }
+    }
+
+    /// Shows the location `location` afresh (after Enter or Backspace): no rows until the
+    /// store answers, then a reload, selecting `key` if it is there.
+    func enterLocation(columns: ColumnSet, cursor: ColumnSpec?, selecting key: String?) {
+        rows.setRows(nil, reversed: query.fromEnd)
+        rows.setColumns(columns, cursorOn: cursor)
+        table.reloadData()
+        waiting = 0
+        pendingSelection = key
+        subscribe()
+    }
+
+    /// Applies what waited while paused, as one batch.
+    func resume() {
+        paused = false
+        waiting = 0
+        guard !inSync, let array else { return }
+        show(Array(array.rows), incremental: nil)
+        inSync = true
+    }
+
+    /// Asks for the next page when the selection is within a screenful of the end of a paged
+    /// array that has more.
+    func loadMoreIfNeeded() {
+        guard let array, array.hasMore, let selection = table.state.selection,
+            selection >= rows.numberOfRows - max(1, table.bodyHeight)
+        else { return }
+        query.loadMore()
+        applyNextUpdate = true
+        array.loadMore()
+        applyNextUpdate = false
+    }
+
+    // MARK: - Facts for the status bar
+
+    /// The number of children at the location in the current revision (cached per revision).
+    var currentChildCount: Int? {
+        guard let revision = store.currentRevision else { return nil }
+        if let c = childCount, c.revision == revision.number, c.path == location { return c.count }
+        let n = revision.root.node(at: location).map { node in node.isContainer ? node.count : 0 } ?? 0
+        childCount = (revision.number, location, n)
+        return n
+    }
+
+    /// The selected row's key and value.
+    var selectedChild: (key: String, value: JSONNode)? {
+        guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
+        return (shown.key, shown.value)
+    }
+}
+
+/// The local time of day, `HH:MM:SS`.
+func wallClockTime() -> String {
+    var now = time(nil)
+    var parts = tm()
+    localtime_r(&now, &parts)
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+}

@@ -1,0 +1,84 @@
+// `synctable demo`: the built-in leaderboard, a live table of it, and a clean exit.
+import Foundation
+import Testing
+
+@Suite("synctable demo")
+struct DemoTests {
+    @Test("the demo shows the leaderboard by score, highest first, changing live; q removes its folder")
+    func demoRunsAndCleansUp() throws {
+        let temporary = try ScratchFolder()
+        let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
+        var screen = try session.waitFor("the leaderboard") { $0.contains("score↓") && $0.contains("/players") }
+        #expect(screen.contains("by score descending"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1)
+        // The writer edits the copy: later revisions arrive.
+        screen = try session.waitFor("a later revision") { $0.text.range(of: #"rev ([3-9]|\d\d+) at"#, options: .regularExpression) != nil }
+        // Scores are shown highest first.
+        let scores = screen.lines.compactMap { line -> Int? in
+            guard line.dropFirst(3).hasPrefix("-") else { return nil }
+            return line.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "↑↓*"))) }.first
+        }
+        #expect(scores.count > 5)
+
+        try session.send("q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+    }
+
+    @Test("SIGTERM and SIGHUP end the demo the way q does: the terminal restored, the folder removed")
+    func demoCleansUpOnSignals() throws {
+        for (signal, status) in [(SIGTERM, 143), (SIGHUP, 129)] {
+            let temporary = try ScratchFolder()
+            let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
+            try session.waitFor("the leaderboard") { $0.contains("score↓") }
+            let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+            let demo = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+            #expect(kill(demo, signal) == 0)
+            let screen = try session.waitFor("the shell back after signal \(signal)", history: true) { $0.contains("EXITED \(status)") }
+            #expect(!screen.contains("score↓"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty,
+                    "signal \(signal) left the demo's folder behind")
+        }
+    }
+
+    /// The demo's leaderboard as the Swift source that builds it into the binary.
+    static func demoDataSource(_ fixture: String) -> String {
+        var body = ""
+        for scalar in fixture.unicodeScalars {
+            switch scalar {
+            case "\n": body += "\n"
+            case "\\": body += "\\\\"
+            case "\"": body += "\\\""
+            case "\t": body += "\\t"
+            case "\r": body += "\\r"
+            case " "..."~": body.unicodeScalars.append(scalar)
+            default: body += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return """
+            // The demo's leaderboard, built into the binary so that `synctable demo` works from any folder.
+            // Generated from Fixtures/demo/leaderboard.json (ASCII only: other characters as \\u{...});
+            // DemoDataTests keeps the two equal, and rewrites this file with SYNCTABLE_UPDATE_DEMO_DATA=1.
+
+            /// The text of Fixtures/demo/leaderboard.json.
+            let demoLeaderboard = \"\"\"
+
+            """ + body + "\n\"\"\"\n"
+    }
+
+    @Test("the demo data built into the binary is the fixture")
+    func demoDataMatchesTheFixture() throws {
+        let fixture = try String(contentsOfFile: packageRoot + "/Fixtures/demo/leaderboard.json", encoding: .utf8)
+        let sourcePath = packageRoot + "/Sources/synctable/Demo/DemoData.swift"
+        let expected = DemoTests.demoDataSource(fixture)
+        if ProcessInfo.processInfo.environment["SYNCTABLE_UPDATE_DEMO_DATA"] == "1" {
+            try expected.write(toFile: sourcePath, atomically: true, encoding: .utf8)
+        }
+        let source = try String(contentsOfFile: sourcePath, encoding: .utf8)
+        #expect(source == expected, """
+            Sources/synctable/Demo/DemoData.swift is not Fixtures/demo/leaderboard.json: run
+            SYNCTABLE_UPDATE_DEMO_DATA=1 swift test --skip-build --filter demoDataMatchesTheFixture, then rebuild
+            """)
+    }
+}
