@@ -447,26 +447,50 @@ private struct Parser {
             }
             return
         }
+        // Large objects are often written in key order (push ids, sorted dumps): strictly
+        // increasing keys are all distinct, and checking that reads the keys in file order.
+        if keysStrictlyIncrease() { return }
         var size = 16
         while size < count * 2 { size <<= 1 }
         if slots.count < size {
             slots = [UInt64](repeating: 0, count: size)
             generation = 0
         }
-        generation += 1
-        let stamp = generation << 32
+        // A slot holds the generation (16 bits), 16 more bits of the hash, and the key's tape
+        // index: keys are compared only when their hashes agree.
+        generation = generation & 0xFFFF == 0xFFFF ? 1 : generation + 1
+        if generation == 1 { for s in 0..<slots.count { slots[s] = 0 } }
         for key in keys {
-            var slot = Int(truncatingIfNeeded: keyHash(key)) & (size - 1)
-            while slots[slot] >> 32 == generation {
+            let hash = keyHash(key)
+            let tag = generation << 48 | (hash >> 48) << 32
+            var slot = Int(truncatingIfNeeded: hash) & (size - 1)
+            while slots[slot] >> 48 == generation {
                 let other = Int(slots[slot] & 0xFFFF_FFFF)
-                if keysEqual(other, key) {
+                if slots[slot] & 0xFFFF_0000_0000 == tag & 0xFFFF_0000_0000 && keysEqual(other, key) {
                     tape[other].payload |= Tape.shadowed
                     break
                 }
                 slot = (slot + 1) & (size - 1)
             }
-            slots[slot] = stamp | UInt64(key)
+            slots[slot] = tag | UInt64(key)
         }
+    }
+
+    /// Whether the keys in `keys` have no escapes and strictly increasing bytes.
+    func keysStrictlyIncrease() -> Bool {
+        var previous = tape[keys[0]]
+        guard previous.payload & Tape.escaped == 0 else { return false }
+        for x in 1..<keys.count {
+            let e = tape[keys[x]]
+            guard e.payload & Tape.escaped == 0 else { return false }
+            let a = UnsafeBufferPointer(rebasing: p[Int(previous.start + 1)..<Int(previous.end - 1)])
+            let b = UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<Int(e.end - 1)])
+            let common = min(a.count, b.count)
+            let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+            guard order < 0 || (order == 0 && a.count < b.count) else { return false }
+            previous = e
+        }
+        return true
     }
 
     func nextIndex(_ k: Int) -> Int {
