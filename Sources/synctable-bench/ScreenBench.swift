@@ -28,15 +28,21 @@ func runFirstScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
     }
     guard let firstKey = listKeys.first else { return }
 
-    // The viewer, until the first row's key is on the terminal.
-    var viewerTimes = [Double](), peaks = [Double]()
-    for _ in 0..<runs {
-        let start = now()
-        guard let viewer = try? PtyProcess(synctablePath(options), [file] + query, rows: 40, columns: 160) else { break }
-        if let seen = viewer.waitFor(Array(firstKey.utf8), timeout: 30) { viewerTimes.append(seen - start) }
-        if let peak = viewer.peakResidentBytes() { peaks.append(Double(peak)) }
-        viewer.stop()
+    // The viewer, until the first row's key is on the terminal: from the file itself
+    // (--no-cache), and as a user sees it from the second run on (the first-page cache).
+    func viewerRuns(_ extra: [String]) -> (times: [Double], peaks: [Double]) {
+        var times = [Double](), peaks = [Double]()
+        for _ in 0..<runs {
+            let start = now()
+            guard let viewer = try? PtyProcess(synctablePath(options), [file] + query + extra, rows: 40, columns: 160) else { break }
+            if let seen = viewer.waitFor(Array(firstKey.utf8), timeout: 30) { times.append(seen - start) }
+            if extra.contains("--no-cache"), let peak = viewer.peakResidentBytes() { peaks.append(Double(peak)) }
+            viewer.stop()
+        }
+        return (times, peaks)
     }
+    let (viewerTimes, peaks) = viewerRuns(["--no-cache"])
+    let (cachedTimes, _) = viewerRuns([])
 
     // jq: the same 50 rows (stable sort by score keeps file order, which is key order here, on ties).
     var jqTimes = [Double]()
@@ -58,13 +64,14 @@ func runFirstScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
                 (name: "jq", stats: jqStats, note: jqNote)],
         target: "≤ 1 s and ≥ 20× faster than jq",
         met: viewerTimes.isEmpty ? false : viewer.median <= 1 && (ratio ?? 0) >= 20, ratio: ratio,
-        note: viewerTimes.isEmpty ? "the viewer never showed the first row" : ""))
+        note: viewerTimes.isEmpty ? "the viewer never showed the first row"
+            : "viewer without its cache; with the first-page cache (later runs) \(Report.format(cachedTimes.isEmpty ? nil : Stats(cachedTimes), "s"))"))
     if !peaks.isEmpty {
         let ratio = Stats(peaks.map { $0 / size })
         report.add(Figure(
             name: "viewer peak memory, \(Int(size / 1e6)) MB file", unit: "× file size", synctable: ratio,
             target: "≤ 3× file size", met: ratio.median <= 3,
-            note: "peak \(Report.fmt(Stats(peaks).median / 1e6)) MB"))
+            note: "peak \(Report.fmt(Stats(peaks).median / 1e6)) MB, at the first screen read from the file"))
     }
 }
 
