@@ -40,11 +40,13 @@ let package = Package(
             name: "synctable-bench",
             dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI"]
         ),
-        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree"]),
-        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree"]),
+        // A seeded random generator shared by the property tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "TestSupport"]),
+        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree"]),
-        .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree"]),
-        .testTarget(name: "TableUITests", dependencies: ["TableUI"]),
+        .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Testing
 @testable import JSONTree
+import TestSupport
 
 // Random documents in random styles, random writes: the edited document parses, equals what
 // an independent model of the write rules gives, and every byte outside the edited values

@@ -1,5 +1,6 @@
 // Helpers for the editing tests: writes from path strings.
 import JSONTree
+import TestSupport
 
 /// The path `text` (a test's literal, known to be valid).
 func path(_ text: String) -> Path {

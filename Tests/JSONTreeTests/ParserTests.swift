@@ -1,5 +1,6 @@
 import JSONTree
 import Testing
+import TestSupport
 
 @Suite struct ParserTests {
     func error(_ text: String) -> JSONParseError? {

@@ -1,5 +1,6 @@
 import JSONTree
 import Testing
+import TestSupport
 
 @Suite struct SerializerTests {
     @Test func roundTripsGeneratedTrees() throws {

@@ -1,6 +1,7 @@
 import JSONTree
 import Testing
 @testable import LiveQuery
+import TestSupport
 
 @Suite struct BatchDiffTests {
     func check(_ old: [String], _ new: [String], changed: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) -> BatchDiff {

@@ -1,6 +1,7 @@
 import JSONTree
 import Testing
 @testable import LiveQuery
+import TestSupport
 
 /// The columns of a child list, for comparing two lists.
 func columns(_ l: ChildList) -> [[Int64]] {

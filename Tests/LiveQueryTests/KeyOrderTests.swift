@@ -1,6 +1,7 @@
 import JSONTree
 import Testing
 @testable import LiveQuery
+import TestSupport
 
 @Suite struct KeyOrderTests {
     @Test func integerKeys() {

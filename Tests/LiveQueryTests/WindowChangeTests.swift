@@ -1,6 +1,7 @@
 import JSONTree
 import Testing
 @testable import LiveQuery
+import TestSupport
 
 /// Checks every rule for one change between two windows of the same query; returns problems.
 func problems(_ change: WindowChange, old: [RefChild], new: [RefChild], query: Query) -> [String] {

@@ -1,6 +1,7 @@
 import JSONTree
 import Testing
 @testable import LiveQuery
+import TestSupport
 
 @Suite struct WindowTests {
     func window(_ json: String, _ path: String = "/", _ query: Query = Query()) throws -> Window {

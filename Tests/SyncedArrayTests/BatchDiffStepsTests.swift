@@ -3,6 +3,7 @@ import JSONTree
 import LiveQuery
 import Testing
 @testable import SyncedArray
+import TestSupport
 
 @Suite struct BatchDiffStepsTests {
     /// Replays steps on `old`, the way a per-event delegate would.

@@ -6,6 +6,7 @@ import JSONTree
 import LiveQuery
 import Testing
 @testable import SyncedArray
+import TestSupport
 
 /// A query and paging the random test binds arrays to.
 struct Binding {

@@ -1,5 +1,6 @@
 import Testing
 @testable import TableUI
+import TestSupport
 
 @Suite struct SanitizeTests {
     @Test func namedC0Escapes() {

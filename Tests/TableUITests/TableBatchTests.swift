@@ -1,5 +1,6 @@
 import Testing
 @testable import TableUI
+import TestSupport
 
 @Suite struct TableBatchTests {
     /// The list-view reading of a batch: drop deleted and moved-away items, then place

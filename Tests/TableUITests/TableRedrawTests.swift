@@ -1,5 +1,6 @@
 import Testing
 @testable import TableUI
+import TestSupport
 
 /// Only changed lines are drawn; shifted lines move with line shifts; and whatever the
 /// history, the canvas shows what a fresh render of the same state shows.

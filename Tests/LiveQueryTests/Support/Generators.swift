@@ -1,6 +1,7 @@
 // Random collections, edits and queries for the property tests.
 import JSONTree
 @testable import LiveQuery
+import TestSupport
 
 /// Keys that exercise the order: integer keys and near misses, code-unit order beyond the BMP,
 /// canonically equivalent spellings, escapes.

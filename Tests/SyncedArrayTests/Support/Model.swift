@@ -2,6 +2,7 @@
 import JSONTree
 import LiveQuery
 @testable import SyncedArray
+import TestSupport
 
 /// The children under `/items`, in file order, plus a counter that makes every write differ.
 struct Model {
