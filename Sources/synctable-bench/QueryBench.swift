@@ -5,7 +5,7 @@ import LiveQuery
 func runQueryBenchmarks(_ report: Report, _ options: BenchOptions) {
     let big = options.quick ? 10_000 : 1_000_000
     let runs = options.quick ? 3 : 9
-    var rng = QueryBenchRandom(seed: 7)
+    var rng = SeededRandom(seed: 7)
 
     // A collection of `big` children keyed by push ids: {"items":{"-N…":{"name":"item 1","score":734},…}}.
     let ids = PushIDGenerator(clock: { 1_700_000_000_000 }, random: { UInt64.random(in: .min ... .max) })
@@ -111,18 +111,4 @@ private func collectionText(_ keys: [String], _ scores: [Int]) -> CollectionText
     }
     out.append(contentsOf: "\n}}\n".utf8)
     return CollectionText(bytes: out, scoreOffsets: offsets)
-}
-
-/// A seeded generator, so runs are comparable.
-private struct QueryBenchRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
