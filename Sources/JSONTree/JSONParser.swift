@@ -431,21 +431,31 @@ private struct Parser {
     /// Marks all but the last of each set of equal keys in the object at `object` as shadowed.
     /// - Complexity: O(members) expected.
     mutating func markDuplicateKeys(object: Int, count: Int) {
-        keys.removeAll(keepingCapacity: true)
-        var k = object + 1
         let end = tape.count
-        while k < end {
-            keys.append(k)
-            k = nextIndex(k + 1)
-        }
         if count <= 8 {
-            for a in 0..<keys.count {
-                for b in (a + 1)..<keys.count where keysEqual(keys[a], keys[b]) {
-                    tape[keys[a]].payload |= Tape.shadowed
-                    break
+            // Small objects (most of them): compare each pair, keys listed on the stack.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { keys in
+                var n = 0
+                var k = object + 1
+                while k < end {
+                    keys[n] = k
+                    n += 1
+                    k = nextIndex(k + 1)
+                }
+                for a in 0..<n {
+                    for b in (a + 1)..<n where keysEqual(keys[a], keys[b]) {
+                        tape[keys[a]].payload |= Tape.shadowed
+                        break
+                    }
                 }
             }
             return
+        }
+        keys.removeAll(keepingCapacity: true)
+        var k = object + 1
+        while k < end {
+            keys.append(k)
+            k = nextIndex(k + 1)
         }
         // Large objects are often written in key order (push ids, sorted dumps): strictly
         // increasing keys are all distinct, and checking that reads the keys in file order.
