@@ -44,10 +44,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
-        .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree"]),
+        .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
-        .testTarget(name: "SynctableTests", dependencies: ["JSONTree"]),
+        .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,6 +6,7 @@ import FileStore
 import JSONTree
 import Synchronization
 import Testing
+import TestSupport
 
 /// The package root, found from this file's path.
 let packageRoot: String = {
@@ -194,18 +195,4 @@ final class ChildProcess {
 }
 
 /// The debug `synctable` built beside the test bundle.
-func synctableBinary() throws -> String {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    try #require(n > 0)
-    var exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    // …/debug/SyncTablePackageTests.xctest, or a binary inside a bundle folder.
-    while let slash = exe.lastIndex(of: "/") {
-        exe = String(exe[..<slash])
-        let candidate = exe + "/synctable"
-        if access(candidate, X_OK) == 0 { return candidate }
-        if exe.hasSuffix("/.build") || exe.isEmpty { break }
-    }
-    Issue.record("the synctable binary was not found beside the test bundle; run swift build first")
-    throw CancellationError()
-}
+func synctableBinary() throws -> String { try builtProduct("synctable") }

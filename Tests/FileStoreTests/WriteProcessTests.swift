@@ -6,21 +6,10 @@ import Glibc
 import FileStore
 import JSONTree
 import Testing
+import TestSupport
 
 /// The debug `synctable` built beside the test bundle.
-func builtSynctable() throws -> String {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    try #require(n > 0)
-    var folder = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    while let slash = folder.lastIndex(of: "/") {
-        folder = String(folder[..<slash])
-        if access(folder + "/synctable", X_OK) == 0 { return folder + "/synctable" }
-        if folder.hasSuffix("/.build") || folder.isEmpty { break }
-    }
-    Issue.record("the synctable binary was not found beside the test bundle; run `swift build` first")
-    throw CancellationError()
-}
+func builtSynctable() throws -> String { try builtProduct("synctable") }
 
 /// Starts `argv` (argv[0] a path) without waiting.
 func startProcess(_ argv: [String]) throws -> pid_t {

@@ -2,39 +2,19 @@
 import Foundation
 import JSONTree
 import Testing
+import TestSupport
 
 @Suite struct BenchHarnessTests {
     /// The directory holding the built products (next to this test bundle).
     static var productsDirectory: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("synctable-bench").path) {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.path
+        URL(fileURLWithPath: (try? builtProduct("synctable-bench")) ?? "synctable-bench").deletingLastPathComponent().path
     }
 
     static var repositoryRoot: String { #filePath.components(separatedBy: "/Tests/").first! }
 
     @Test func quickRunReportsParseAndMemoryFigures() throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let (scratch, report) = try runQuickBench(groups: ["parse", "memory"])
         defer { try? FileManager.default.removeItem(at: scratch) }
-        // The runner reads Fixtures/bench from its root; give it one whose .build is scratch.
-        let fixtures = scratch.appendingPathComponent("Fixtures")
-        try FileManager.default.createSymbolicLink(atPath: fixtures.path, withDestinationPath: Self.repositoryRoot + "/Fixtures")
-
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.productsDirectory + "/synctable-bench")
-        p.arguments = ["--root", scratch.path, "--quick", "--only", "parse", "--only", "memory"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
-
-        let report = try JSONDocument(parsing: [UInt8](try Data(contentsOf: scratch.appendingPathComponent(".build/bench/report.json"))))
         let rows = Array(report.root.elements)
         let names = rows.compactMap { $0[key: "figure"]?.stringValue }
         #expect(names.contains("parse twitter.json"))
@@ -56,4 +36,24 @@ import Testing
         #expect(first.key.stringValue?.utf8.count == 20)
         #expect(first.value.node(at: try Path("/metrics/views"))?.kind == .number)
     }
+}
+
+/// Runs `synctable-bench --quick` for `groups` in a scratch root (Fixtures linked in) and
+/// returns that root (the caller removes it) and the report it wrote.
+func runQuickBench(groups: [String]) throws -> (URL, JSONDocument) {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+        atPath: scratch.appendingPathComponent("Fixtures").path, withDestinationPath: BenchHarnessTests.repositoryRoot + "/Fixtures")
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: BenchHarnessTests.productsDirectory + "/synctable-bench")
+    p.arguments = ["--root", scratch.path, "--quick"] + groups.flatMap { ["--only", $0] }
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 0, "\(text)")
+    let report = try JSONDocument(parsing: [UInt8](try Data(contentsOf: scratch.appendingPathComponent(".build/bench/report.json"))))
+    return (scratch, report)
 }

@@ -2,17 +2,11 @@
 import JSONTree
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ListCommandTests {
     /// The built `synctable` next to this test bundle.
-    static var binary: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("synctable").path) {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("synctable").path
-    }
+    static var binary: String { (try? builtProduct("synctable")) ?? "synctable" }
 
     struct Result {
         var status: Int32

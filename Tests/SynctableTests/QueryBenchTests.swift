@@ -5,19 +5,8 @@ import Testing
 
 @Suite struct QueryBenchTests {
     @Test func quickRunReportsQueryFigures() throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("query-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let (scratch, report) = try runQuickBench(groups: ["query"])
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: BenchHarnessTests.productsDirectory + "/synctable-bench")
-        p.arguments = ["--root", scratch.path, "--quick", "--only", "query"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
-        let report = try JSONDocument(parsing: [UInt8](try Data(contentsOf: scratch.appendingPathComponent(".build/bench/report.json"))))
         let rows = Array(report.root.elements)
         let names = rows.compactMap { $0[key: "figure"]?.stringValue }
         #expect(names.contains { $0.hasPrefix("next revision") && $0.contains("limitToFirst(50)") })

@@ -3,18 +3,10 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
-/// The built `synctable`, next to the running test executable (`swift build --build-tests`
-/// builds both into the same folder).
-func synctableBinary() throws -> String {
-    let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    let path = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("synctable").path
-    guard FileManager.default.isExecutableFile(atPath: path) else {
-        Issue.record("synctable is not built at \(path); run `swift build --build-tests` first")
-        throw CancellationError()
-    }
-    return path
-}
+/// The built `synctable`.
+func synctableBinary() throws -> String { try builtProduct("synctable") }
 
 /// What a finished program printed and returned.
 struct ProgramResult {
