@@ -23,7 +23,8 @@ struct SaveStyle: CustomTestStringConvertible, Sendable {
         SaveStyle(name: "sed -i", command: #"sed -i 's/1/2/' "$1""#, replacesInode: true),
         SaveStyle(name: "jq to a temporary file, then mv", command: #"jq -c '.n = 2' "$1" > "$1.jq" && mv "$1.jq" "$1""#, replacesInode: true),
         SaveStyle(name: "python os.replace (atomic write)", command: #"python3 -c 'import json,os,sys; f=open(sys.argv[1]+".x","w"); json.dump({"n":2},f); f.close(); os.replace(sys.argv[1]+".x", sys.argv[1])' "$1""#, replacesInode: true),
-        SaveStyle(name: "vim default save (rename away, create)", command: #"vim -u NONE -N -es -c 's/1/2/' -c 'wq' "$1""#, replacesInode: true),
+        // vim's save outside /tmp; `backupskip=` keeps it so wherever the repository is cloned.
+        SaveStyle(name: "vim default save (rename away, create)", command: #"vim -u NONE -N -es -c 'set backupskip= backupcopy=no' -c 's/1/2/' -c 'wq' "$1""#, replacesInode: true),
         SaveStyle(name: "delete and re-create", command: #"rm "$1" && printf '{"n":2}' > "$1""#, replacesInode: nil),
     ]
 }
