@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI; synctable uses all.
+// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI; synctable uses all.
 let package = Package(
     name: "SyncTable",
     platforms: [.macOS(.v13)],
@@ -18,7 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "JSONTree", linkerSettings: [.linkedLibrary("m")]),
+        // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
+        .target(name: "CJSONScan"),
+        .target(name: "JSONTree", dependencies: ["CJSONScan"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
@@ -42,7 +44,7 @@ let package = Package(
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "TestSupport"]),
+        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),

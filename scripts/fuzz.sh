@@ -9,8 +9,14 @@ out=.build-fuzz
 mkdir -p "$out/corpus" "$out/artifacts"
 cp Fixtures/JSONTestSuite/test_parsing/*.json "$out/corpus/"
 cp Fixtures/fuzz/* "$out/corpus/" 2>/dev/null || true
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JSONTreeFuzz \
-  Sources/JSONTree/*.swift Fuzz/ParserFuzz.swift -o "$out/parser-fuzz"
+# The parser's C kernels, instrumented too, and a module map so the Swift sources import them.
+mkdir -p "$out/CJSONScan"
+clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CJSONScan/include \
+  -c Sources/CJSONScan/Survey.c -o "$out/CJSONScan/Survey.o"
+printf 'module CJSONScan {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CJSONScan/include/CJSONScan.h" \
+  > "$out/CJSONScan/module.modulemap"
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JSONTreeFuzz -I "$out/CJSONScan" \
+  Sources/JSONTree/*.swift Fuzz/ParserFuzz.swift "$out/CJSONScan/Survey.o" -o "$out/parser-fuzz"
 echo "fuzzing the parser for ${seconds}s..."
 "$out/parser-fuzz" -max_total_time="$seconds" -timeout=10 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$out/artifacts/" "$out/corpus" 2>&1 | tee "$out/last-run.log" | grep -E "^#[0-9]+.*(NEW|pulse|DONE)|ERROR|stat::|SUMMARY" | tail -40

@@ -1,5 +1,6 @@
 // The strict RFC 8259 parser: bytes in, tape out. Iterative (no recursion), so deep
 // nesting is a depth error, never a stack overflow.
+import CJSONScan
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,13 +12,14 @@ import Darwin
 public let maximumJSONDepth = 1024
 
 enum JSONParser {
-    static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> TapeStorage {
+    /// - Parameter portable: take the path of CPUs without AVX2 (for tests on those that have it).
+    static func parse(_ bytes: [UInt8], portable: Bool = false) throws(JSONParseError) -> TapeStorage {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
         do {
             return try bytes.withUnsafeBufferPointer { buf in
-                var parser = Parser(buf)
+                var parser = Parser(buf, portable: portable)
                 defer { parser.deallocateScratch() }
                 do {
                     try parser.run()
@@ -71,6 +73,9 @@ struct TapeBuilder {
     }
 
     func finish() -> TapeStorage {
+        // The capacity is an upper bound that is usually close; give back a large excess only
+        // (a realloc that moves would cost a copy, and a kept size lets malloc reuse the block).
+        guard count < capacity - capacity / 4 else { return TapeStorage(base: base, count: count) }
         let size = max(1, count) * MemoryLayout<TapeEntry>.stride
         let shrunk = realloc(base, size)!.assumingMemoryBound(to: TapeEntry.self)
         return TapeStorage(base: shrunk, count: count)
@@ -81,9 +86,18 @@ struct TapeBuilder {
 
 /// An open container while parsing.
 private struct OpenContainer {
+    /// Its tape index.
     var index: Int
-    var count: Int
+    /// For an object, where its keys start on the key stack.
+    var firstKey: Int
     var isObject: Bool
+}
+
+/// A key of an open object: its tape index and a hash of its decoded bytes, kept until
+/// the object closes and its keys are checked for duplicates.
+private struct OpenKey {
+    var index: Int
+    var hash: UInt64
 }
 
 private struct Parser {
@@ -94,20 +108,38 @@ private struct Parser {
     /// Open containers, at most `maximumJSONDepth` deep.
     let stack: UnsafeMutablePointer<OpenContainer>
     var depth = 0
-    /// Scratch space for finding duplicate keys: key tape indexes of one object, and
-    /// hash slots stamped with a generation so they never need clearing.
-    var keys: [Int] = []
-    var slots: [UInt64] = []
+    /// The keys of all open objects, innermost last.
+    var keys: UnsafeMutablePointer<OpenKey>
+    var keyCount = 0
+    var keyCapacity = 64
+    /// Hash slots for finding duplicates in large objects, stamped with a generation so
+    /// they never need clearing.
+    var slots = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
     var generation: UInt64 = 0
+    /// Whether the whole input was found to be valid UTF-8 up front (SIMD), so strings need
+    /// no per-character check. When it is not, or the CPU has no fast check, strings are
+    /// validated as they are scanned, which also locates the error.
+    let utf8Checked: Bool
 
-    init(_ p: UnsafeBufferPointer<UInt8>) {
+    init(_ p: UnsafeBufferPointer<UInt8>, portable: Bool) {
         self.p = p
         self.n = p.count
-        tape = TapeBuilder(capacity: max(64, p.count / 8))
+        let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
+            : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : jsonscan_survey(p.baseAddress!, p.count)
+        utf8Checked = survey.utf8 == 1
+        // Every node but the first follows a separator, so this is enough unless separators
+        // hide in strings; then the tape still grows as needed, from a size proportional
+        // to the input (never a multiple of it).
+        tape = TapeBuilder(capacity: max(16, min(survey.separators + 1, p.count / 8)))
         stack = .allocate(capacity: maximumJSONDepth + 1)
+        keys = .allocate(capacity: keyCapacity)
     }
 
-    func deallocateScratch() { stack.deallocate() }
+    func deallocateScratch() {
+        stack.deallocate()
+        keys.deallocate()
+        slots.deallocate()
+    }
 
     @inline(never)
     func fail(_ message: String, _ at: Int) -> JSONParseError {
@@ -145,7 +177,6 @@ private struct Parser {
             if c == comma {
                 i += 1
                 skipWhitespace()
-                stack[depth - 1].count += 1
                 if top.isObject { try parseKeyAndColon() }
                 needValue = true
             } else if top.isObject ? c == closeBrace : c == closeBracket {
@@ -177,7 +208,7 @@ private struct Parser {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
             }
             let isObject = c == openBrace
-            stack[depth] = OpenContainer(index: tape.count, count: 0, isObject: isObject)
+            stack[depth] = OpenContainer(index: tape.count, firstKey: keyCount, isObject: isObject)
             depth += 1
             tape.append(TapeEntry(start: UInt32(i), end: 0, payload: 0))
             i += 1
@@ -187,7 +218,6 @@ private struct Parser {
                 closeContainer()
                 return false
             }
-            stack[depth - 1].count = 1
             if isObject { try parseKeyAndColon() }
             return true
         case UInt8(ascii: "t"): try literal("true")
@@ -210,6 +240,7 @@ private struct Parser {
         }
         let start = i
         let escaped = try scanString()
+        pushKey(OpenKey(index: tape.count, hash: escaped ? escapedKeyHash(start, i) : keyHash(start, i)))
         tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
         skipWhitespace()
         guard i < n, p[i] == colon else { throw fail("expected ':' after object key, found \(describe(i))", i) }
@@ -217,10 +248,24 @@ private struct Parser {
         skipWhitespace()
     }
 
+    @inline(__always)
+    mutating func pushKey(_ key: OpenKey) {
+        if keyCount == keyCapacity {
+            keyCapacity *= 2
+            keys = UnsafeMutablePointer(
+                realloc(keys, keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self))
+        }
+        keys[keyCount] = key
+        keyCount += 1
+    }
+
     mutating func closeContainer() {
         depth -= 1
         let top = stack[depth]
-        if top.isObject && top.count > 1 { markDuplicateKeys(object: top.index, count: top.count) }
+        if top.isObject {
+            if keyCount - top.firstKey > 1 { markDuplicateKeys(top.firstKey) }
+            keyCount = top.firstKey
+        }
         tape[top.index].end = UInt32(i)
         tape[top.index].payload = UInt32(tape.count)
     }
@@ -252,27 +297,14 @@ private struct Parser {
     }
 
     mutating func skipWhitespaceRun() {
-        while i < n {
-            let c = p[i]
-            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
-                i += 1
-                // Indentation comes in runs of spaces: skip 8 at a time.
-                while i + 8 <= n && loadWord(i) == 0x2020_2020_2020_2020 { i += 8 }
-            } else {
-                return
-            }
-        }
-    }
-
-    @inline(__always)
-    func loadWord(_ at: Int) -> UInt64 {
-        UnsafeRawPointer(p.baseAddress! + at).loadUnaligned(as: UInt64.self)
+        guard i < n else { return }
+        i = jsonscan_skip_whitespace(p.baseAddress!, i, n)
     }
 
     /// Scans a string whose opening quote is at `i`; leaves `i` after the closing quote.
     /// Validates escapes (including surrogate pairs) and UTF-8.
     /// - Returns: whether the string contains escapes.
-    /// - Complexity: O(length); 8 plain ASCII bytes per step.
+    /// - Complexity: O(length); 16 plain bytes per step.
     @inline(__always)
     mutating func scanString() throws(JSONParseError) -> Bool {
         let base = p.baseAddress!
@@ -280,15 +312,8 @@ private struct Parser {
         var j = i + 1
         var escaped = false
         while true {
-            // Fast path: 8 plain ASCII bytes at a time (no quote, backslash, control or non-ASCII byte).
-            while j + 8 <= n {
-                let v = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
-                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-                let q = v ^ (ones &* UInt64(quote)), b = v ^ (ones &* UInt64(backslash))
-                let special = ((q &- ones) & ~q) | ((b &- ones) & ~b) | (v &- ones &* 0x20) | v
-                if special & highs != 0 { break }
-                j += 8
-            }
+            // 16 bytes a step to the next byte that needs a look.
+            j = jsonscan_string_stop(base, j, n, utf8Checked ? 0 : 1)
             guard j < n else { throw fail("unterminated string (opened at byte \(open))", n) }
             let c = base[j]
             if c == quote {
@@ -299,10 +324,8 @@ private struct Parser {
                 j = try scanEscape(at: j)
             } else if c < 0x20 {
                 throw fail("control character U+00\(hex2(c)) must be escaped in a string", j)
-            } else if c < 0x80 {
-                j += 1
             } else {
-                // Text in other scripts comes in runs of multi-byte characters.
+                // Not validated yet: text in other scripts comes in runs of multi-byte characters.
                 repeat { j = try scanUTF8(at: j) } while j < n && base[j] >= 0x80
             }
         }
@@ -428,70 +451,58 @@ private struct Parser {
 
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
-    /// Marks all but the last of each set of equal keys in the object at `object` as shadowed.
-    /// - Complexity: O(members) expected.
-    mutating func markDuplicateKeys(object: Int, count: Int) {
-        let end = tape.count
-        if count <= 8 {
-            // Small objects (most of them): compare each pair, keys listed on the stack.
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { keys in
-                var n = 0
-                var k = object + 1
-                while k < end {
-                    keys[n] = k
-                    n += 1
-                    k = nextIndex(k + 1)
-                }
-                for a in 0..<n {
-                    for b in (a + 1)..<n where keysEqual(keys[a], keys[b]) {
-                        tape[keys[a]].payload |= Tape.shadowed
-                        break
-                    }
+    /// Marks all but the last of each set of equal keys among `keys[first..<keyCount]` (the
+    /// keys of the object being closed) as shadowed.
+    /// - Complexity: O(keys) expected.
+    mutating func markDuplicateKeys(_ first: Int) {
+        let count = keyCount - first
+        if count <= 16 {
+            // Small objects (most of them): compare the hashes of each pair.
+            for a in first..<keyCount {
+                let hash = keys[a].hash
+                for b in (a + 1)..<keyCount where keys[b].hash == hash && keysEqual(keys[a].index, keys[b].index) {
+                    tape[keys[a].index].payload |= Tape.shadowed
+                    break
                 }
             }
             return
         }
-        keys.removeAll(keepingCapacity: true)
-        var k = object + 1
-        while k < end {
-            keys.append(k)
-            k = nextIndex(k + 1)
-        }
         // Large objects are often written in key order (push ids, sorted dumps): strictly
         // increasing keys are all distinct, and checking that reads the keys in file order.
-        if keysStrictlyIncrease() { return }
+        if keysStrictlyIncrease(first) { return }
         var size = 16
         while size < count * 2 { size <<= 1 }
         if slots.count < size {
-            slots = [UInt64](repeating: 0, count: size)
+            slots.deallocate()
+            slots = .allocate(capacity: size)
             generation = 0
         }
         // A slot holds the generation (16 bits), 16 more bits of the hash, and the key's tape
         // index: keys are compared only when their hashes agree.
         generation = generation & 0xFFFF == 0xFFFF ? 1 : generation + 1
         if generation == 1 { for s in 0..<slots.count { slots[s] = 0 } }
-        for key in keys {
-            let hash = keyHash(key)
-            let tag = generation << 48 | (hash >> 48) << 32
-            var slot = Int(truncatingIfNeeded: hash) & (size - 1)
+        for k in first..<keyCount {
+            let key = keys[k]
+            let tag = generation << 48 | (key.hash >> 48) << 32
+            var slot = Int(truncatingIfNeeded: key.hash) & (size - 1)
             while slots[slot] >> 48 == generation {
                 let other = Int(slots[slot] & 0xFFFF_FFFF)
-                if slots[slot] & 0xFFFF_0000_0000 == tag & 0xFFFF_0000_0000 && keysEqual(other, key) {
+                if slots[slot] & 0xFFFF_0000_0000 == tag & 0xFFFF_0000_0000 && keysEqual(other, key.index) {
                     tape[other].payload |= Tape.shadowed
                     break
                 }
                 slot = (slot + 1) & (size - 1)
             }
-            slots[slot] = tag | UInt64(key)
+            slots[slot] = tag | UInt64(key.index)
         }
     }
 
-    /// Whether the keys in `keys` have no escapes and strictly increasing bytes.
-    func keysStrictlyIncrease() -> Bool {
-        var previous = tape[keys[0]]
+    /// Whether the keys `keys[first..<keyCount]` have no escapes and strictly increasing bytes.
+    func keysStrictlyIncrease(_ first: Int) -> Bool {
+        var previous = tape[keys[first].index]
         guard previous.payload & Tape.escaped == 0 else { return false }
-        for x in 1..<keys.count {
-            let e = tape[keys[x]]
+        for x in (first + 1)..<keyCount {
+            let e = tape[keys[x].index]
             guard e.payload & Tape.escaped == 0 else { return false }
             let a = UnsafeBufferPointer(rebasing: p[Int(previous.start + 1)..<Int(previous.end - 1)])
             let b = UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<Int(e.end - 1)])
@@ -503,51 +514,44 @@ private struct Parser {
         return true
     }
 
-    func nextIndex(_ k: Int) -> Int {
-        let c = p[Int(tape[k].start)]
-        return c == openBrace || c == openBracket ? Int(tape[k].payload) : k + 1
-    }
-
     func keysEqual(_ a: Int, _ b: Int) -> Bool {
         let ea = tape[a], eb = tape[b]
         if ea.payload & Tape.escaped == 0 && eb.payload & Tape.escaped == 0 {
             let la = Int(ea.end - ea.start), lb = Int(eb.end - eb.start)
-            return la == lb && memEqual(Int(ea.start), Int(eb.start), la)
+            return la == lb && memcmp(p.baseAddress! + Int(ea.start), p.baseAddress! + Int(eb.start), la) == 0
         }
         return decodeString(p, Int(ea.start), Int(ea.end)) == decodeString(p, Int(eb.start), Int(eb.end))
     }
 
-    func memEqual(_ a: Int, _ b: Int, _ len: Int) -> Bool {
-        var k = 0
-        while k < len {
-            if p[a + k] != p[b + k] { return false }
-            k += 1
-        }
-        return true
+    /// The hash of the key token at `start..<end` (quotes included) without escapes.
+    @inline(__always)
+    func keyHash(_ start: Int, _ end: Int) -> UInt64 {
+        contentHash(UnsafeBufferPointer(start: p.baseAddress! + start + 1, count: end - start - 2),
+                    canOverread: start + 9 <= n)
     }
 
-    /// A cheap hash of a key's decoded bytes: their length and first and last 8 bytes
-    /// (keys of one object rarely agree on all three; equality is checked anyway).
-    /// A key with escapes is decoded first, so `"a"` and `"\u0061"` hash alike.
-    func keyHash(_ k: Int) -> UInt64 {
-        let e = tape[k]
-        if e.payload & Tape.escaped != 0 {
-            return decodeString(p, Int(e.start), Int(e.end)).withUnsafeBufferPointer { contentHash($0) }
-        }
-        return contentHash(UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<Int(e.end - 1)]))
+    /// A key with escapes is hashed decoded, so `"a"` and `"\u0061"` hash alike.
+    func escapedKeyHash(_ start: Int, _ end: Int) -> UInt64 {
+        decodeString(p, start, end).withUnsafeBufferPointer { contentHash($0) }
     }
 }
 
 /// Length, first 8 and last 8 bytes of `b`, mixed.
-private func contentHash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
+/// - Parameter canOverread: whether 8 bytes from `b`'s start are readable even when `b`
+///   is shorter (bytes past its end are masked off, so the hash is the same).
+@inline(__always)
+private func contentHash(_ b: UnsafeBufferPointer<UInt8>, canOverread: Bool = false) -> UInt64 {
     let len = b.count
     var first: UInt64 = 0, last: UInt64 = 0
     if len >= 8 {
         let raw = UnsafeRawPointer(b.baseAddress!)
         first = raw.loadUnaligned(as: UInt64.self)
         last = raw.loadUnaligned(fromByteOffset: len - 8, as: UInt64.self)
+    } else if canOverread {
+        // Little-endian: the key's bytes are the low ones.
+        first = UnsafeRawPointer(b.baseAddress!).loadUnaligned(as: UInt64.self) & (1 << (8 * UInt64(len)) &- 1)
     } else {
-        for c in b { first = first << 8 | UInt64(c) }
+        for k in 0..<len { first |= UInt64(b[k]) << (8 * UInt64(k)) }
     }
     let h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(len)
     return h ^ (h >> 31)
