@@ -274,12 +274,15 @@ private struct Parser {
     mutating func literal(_ word: StaticString) throws(JSONParseError) {
         let len = word.utf8CodeUnitCount
         let w = word.utf8Start
-        var k = 0
-        while k < len {
-            guard i + k < n, p[i + k] == w[k] else {
-                throw fail(i + k < n ? "invalid literal, expected '\(word)'" : "unexpected end of input in '\(word)'", i + k)
-            }
-            k += 1
+        // Compare the first four letters at once; "false" has one more.
+        let matches = i + len <= n
+            && UnsafeRawPointer(p.baseAddress! + i).loadUnaligned(as: UInt32.self)
+                == UnsafeRawPointer(w).loadUnaligned(as: UInt32.self)
+            && (len == 4 || p[i + 4] == w[4])
+        if !matches {
+            var k = 0
+            while i + k < n && p[i + k] == w[k] { k += 1 }
+            throw fail(i + k < n ? "invalid literal, expected '\(word)'" : "unexpected end of input in '\(word)'", i + k)
         }
         tape.append(TapeEntry(start: UInt32(i), end: UInt32(i + len), payload: 0))
         i += len

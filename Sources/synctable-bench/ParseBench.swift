@@ -10,22 +10,21 @@ func runParseBenchmarks(_ report: Report, _ options: BenchOptions) {
             continue
         }
         let bytes = [UInt8](data)
-        let runs = options.quick ? 3 : 25
+        let rounds = options.quick ? 3 : 15
         let mb = Double(bytes.count) / 1e6
-        // Interleaved, so load from other processes falls on both alike.
+        // Each sample is 20 ms of back-to-back parses, ours and Foundation's alternating,
+        // so load from other processes falls on both alike.
         var oursSamples = [Double](), theirSamples = [Double]()
         _ = try! JSONDocument(parsing: bytes)
         _ = try! JSONSerialization.jsonObject(with: data)
-        for round in 0..<runs {
-            oursSamples.append(timeRuns(1, warmup: 0) { _ = try! JSONDocument(parsing: bytes) }.median)
-            if round % 3 == 0 {
-                theirSamples.append(timeRuns(1, warmup: 0) { _ = try! JSONSerialization.jsonObject(with: data) }.median)
-            }
+        for _ in 0..<rounds {
+            oursSamples.append(timePerRun(atLeast: 0.02) { _ = try! JSONDocument(parsing: bytes) })
+            theirSamples.append(timePerRun(atLeast: 0.02) { _ = try! JSONSerialization.jsonObject(with: data) })
         }
         let ours = Stats(oursSamples), foundation = Stats(theirSamples)
         let oursMBs = throughput(ours, mb)
         let theirsMBs = throughput(foundation, mb)
-        let simdjson = simdjsonSeconds(path, runs: runs, options).map { throughput($0, mb) }
+        let simdjson = simdjsonSeconds(path, runs: rounds, options).map { throughput($0, mb) }
         let ratio = oursMBs.median / theirsMBs.median
         report.add(Figure(
             name: "parse \(name).json", unit: "MB/s", synctable: oursMBs,

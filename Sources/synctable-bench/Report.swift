@@ -53,6 +53,21 @@ func timeRuns(_ runs: Int, warmup: Int = 1, _ body: () throws -> Void) rethrows 
     return Stats(samples)
 }
 
+/// Seconds per run of `body`, run back to back for at least `minimum` seconds: one sample
+/// of something too quick to time alone (a timer read, or a preemption, would be much
+/// of one run).
+func timePerRun(atLeast minimum: Double, _ body: () throws -> Void) rethrows -> Double {
+    var runs = 0
+    let t = now()
+    var elapsed = 0.0
+    repeat {
+        try body()
+        runs += 1
+        elapsed = now() - t
+    } while elapsed < minimum
+    return elapsed / Double(runs)
+}
+
 /// Peak resident memory of this process so far, in bytes (VmHWM).
 func peakResidentBytes() -> Int {
     guard let f = fopen("/proc/self/status", "r") else { return 0 }
