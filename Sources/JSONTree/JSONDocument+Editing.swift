@@ -222,15 +222,21 @@ struct DocumentEditor {
     private func occurrences(of keys: [String], in raw: [RawMember]) -> [[Int]] {
         var result = [[Int]](repeating: [], count: keys.count)
         var wanted = [UInt64: [Int]](minimumCapacity: keys.count)
+        // A bit per hash value's low 16 bits: most members are ruled out without a lookup.
+        var filter = [UInt64](repeating: 0, count: 1024)
         for (i, key) in keys.enumerated() {
             var k = key
-            k.withUTF8 { wanted[keyHash($0), default: []].append(i) }
+            let hash = k.withUTF8 { contentHash($0) }
+            wanted[hash, default: []].append(i)
+            filter[Int(hash >> 6) & 1023] |= 1 << (hash & 63)
         }
         let tape = document.tape
         document.bytes.withUnsafeBufferPointer { bytes in
             for (m, member) in raw.enumerated() {
                 withKeyBytes(member, tape, bytes) { memberKey in
-                    guard let candidates = wanted[keyHash(memberKey)] else { return }
+                    let hash = contentHash(memberKey)
+                    guard filter[Int(hash >> 6) & 1023] & (1 << (hash & 63)) != 0,
+                        let candidates = wanted[hash] else { return }
                     for i in candidates {
                         var k = keys[i]
                         let same = k.withUTF8 {
@@ -414,12 +420,4 @@ extension EditTree {
         for (key, tree) in list where tree.writesSomething { return tree.firstWrite(below: path.child(key)) }
         return path
     }
-}
-
-/// FNV-1a of a key's bytes, to find the members an edit names in one pass.
-@inline(__always)
-private func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-    return h
 }

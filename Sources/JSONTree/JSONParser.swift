@@ -539,11 +539,12 @@ private struct Parser {
     }
 }
 
-/// Length, first 8 and last 8 bytes of `b`, mixed.
+/// Length, first 8 and last 8 bytes of `b`, mixed: the hash the parser and the editor find
+/// keys by (equality is checked anyway).
 /// - Parameter canOverread: whether 8 bytes from `b`'s start are readable even when `b`
 ///   is shorter (bytes past its end are masked off, so the hash is the same).
 @inline(__always)
-private func contentHash(_ b: UnsafeBufferPointer<UInt8>, canOverread: Bool = false) -> UInt64 {
+func contentHash(_ b: UnsafeBufferPointer<UInt8>, canOverread: Bool = false) -> UInt64 {
     let len = b.count
     var first: UInt64 = 0, last: UInt64 = 0
     if len >= 8 {
