@@ -89,7 +89,12 @@ final class ReadWorker: Sendable {
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             let document: JSONDocument
             do {
-                document = try JSONDocument(parsing: bytes)
+                // An edit to one child re-parses that child only.
+                if let current = request.current {
+                    document = try current.reparsing(bytes)
+                } else {
+                    document = try JSONDocument(parsing: bytes)
+                }
             } catch {
                 return .invalid(error)
             }

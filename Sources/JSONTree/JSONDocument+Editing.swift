@@ -50,7 +50,7 @@ extension JSONDocument {
         }
         let edited = try Splice.apply(splices, to: bytes)
         do {
-            return try JSONDocument(parsing: edited)
+            return try reparsing(edited)
         } catch {
             throw JSONEditError(.internalError("the edited document does not parse: \(error)"))
         }

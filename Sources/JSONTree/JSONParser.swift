@@ -17,23 +17,24 @@ enum JSONParser {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
-        do {
-            return try bytes.withUnsafeBufferPointer { buf in
-                var parser = Parser(buf, portable: portable)
-                defer { parser.deallocateScratch() }
-                do {
-                    try parser.run()
-                } catch {
-                    parser.tape.discard()
-                    throw error
-                }
-                return parser.tape.finish()
-            }
-        } catch let e as JSONParseError {
-            throw e
-        } catch {
-            fatalError("unreachable: \(error)")
+        return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+            try parse(buf, depthLimit: maximumJSONDepth, portable: portable)
         }
+    }
+
+    /// Parses `buf` (at most 4 GiB), nested at most `depthLimit` deep; positions are relative to it.
+    static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false)
+        throws(JSONParseError) -> TapeStorage
+    {
+        var parser = Parser(buf, depthLimit: depthLimit, portable: portable)
+        defer { parser.deallocateScratch() }
+        do {
+            try parser.run()
+        } catch {
+            parser.tape.discard()
+            throw error
+        }
+        return parser.tape.finish()
     }
 }
 
@@ -105,9 +106,10 @@ private struct Parser {
     let n: Int
     var i = 0
     var tape: TapeBuilder
-    /// Open containers, at most `maximumJSONDepth` deep.
+    /// Open containers, at most `depthLimit` deep.
     let stack: UnsafeMutablePointer<OpenContainer>
     var depth = 0
+    let depthLimit: Int
     /// The keys of all open objects, innermost last.
     var keys: UnsafeMutablePointer<OpenKey>
     var keyCount = 0
@@ -121,9 +123,10 @@ private struct Parser {
     /// validated as they are scanned, which also locates the error.
     let utf8Checked: Bool
 
-    init(_ p: UnsafeBufferPointer<UInt8>, portable: Bool) {
+    init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool) {
         self.p = p
         self.n = p.count
+        self.depthLimit = depthLimit
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
             : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : jsonscan_survey(p.baseAddress!, p.count)
         utf8Checked = survey.utf8 == 1
@@ -131,7 +134,7 @@ private struct Parser {
         // hide in strings; then the tape still grows as needed, from a size proportional
         // to the input (never a multiple of it).
         tape = TapeBuilder(capacity: max(16, min(survey.separators + 1, p.count / 8)))
-        stack = .allocate(capacity: maximumJSONDepth + 1)
+        stack = .allocate(capacity: depthLimit + 1)
         keys = .allocate(capacity: keyCapacity)
     }
 
@@ -204,7 +207,7 @@ private struct Parser {
             tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
             return false
         case openBrace, openBracket:
-            guard depth < maximumJSONDepth else {
+            guard depth < depthLimit else {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
             }
             let isObject = c == openBrace
