@@ -14,6 +14,8 @@
 #include <ncursesw/curses.h>
 
 static inline WINDOW *cn_stdscr(void) { return stdscr; }
+/* The next refresh clears the physical screen and draws everything again. */
+static inline int cn_clear_on_next_refresh(void) { return clearok(curscr, TRUE); }
 static inline int cn_lines(void) { return LINES; }
 static inline int cn_cols(void) { return COLS; }
 static inline int cn_colors(void) { return COLORS; }

@@ -131,4 +131,25 @@ struct ViewerKeysTests {
         // tmux (set-clipboard on) keeps what OSC 52 set as its newest paste buffer.
         #expect(try session.tmux(["show-buffer"]) == "/players/b")
     }
+
+    @Test("Ctrl-L clears what another program wrote over the screen and draws the table again")
+    func ctrlLRepaints() throws {
+        let folder = try ScratchFolder()
+        let file = folder.file("players.json")
+        try save(ViewerKeysTests.players, to: file, style: .inPlace)
+        let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+        try session.waitFor("key order") { $0.hasRows(inOrder: ["a", "b", "c", "d"]) }
+
+        // Another program writes straight to the terminal, behind ncurses' back.
+        let tty = try session.tmux(["display-message", "-p", "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let scribble = try #require(FileHandle(forWritingAtPath: tty))
+        scribble.write(Data("\u{1B}[3;1HSCRIBBLED-OVER\u{1B}[5;10HSCRIBBLED-OVER".utf8))
+        try scribble.close()
+        try session.waitFor("the scribbles") { $0.contains("SCRIBBLED-OVER") }
+
+        try session.send("C-l")
+        let screen = try session.waitFor("the table, clean") { !$0.contains("SCRIBBLED-OVER") }
+        #expect(screen.hasRows(inOrder: ["a", "b", "c", "d"]))
+        #expect(screen.contains("Zed") && screen.contains("Ann"))
+    }
 }

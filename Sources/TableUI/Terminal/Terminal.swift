@@ -173,6 +173,13 @@ public final class Terminal {
         }
     }
 
+    /// Makes the next flush clear the screen and draw every cell again: for Ctrl-L, after
+    /// another program wrote over the screen behind ncurses' back.
+    public func repaintFully() {
+        guard !restored else { return }
+        _ = cn_clear_on_next_refresh()
+    }
+
     /// Puts the terminal back as it was (ends ncurses, shows the cursor, leaves the
     /// alternate screen, restores the tty modes). Safe to call more than once.
     public func restore() {

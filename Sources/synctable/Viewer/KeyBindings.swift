@@ -10,7 +10,7 @@ enum ViewerAction: Hashable {
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case pause, showJSON, copyPath
     case edit, increment, decrement, delete, add
-    case help, quit
+    case help, repaint, quit
 }
 
 /// One line of the help screen: the keys, what they do, and the action they trigger.
@@ -55,6 +55,7 @@ let keyBindings: [KeyBinding] = [
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
     KeyBinding("?", [.character("?")], .help, "this help"),
+    KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit"),
 ]
 

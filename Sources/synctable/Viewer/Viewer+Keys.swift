@@ -82,6 +82,9 @@ extension Viewer {
         case .delete: askToDelete()
         case .add: startAdd()
         case .help: mode = .help
+        case .repaint:
+            terminal.repaintFully()
+            redrawAll()
         case .quit: running = false
         }
     }
