@@ -3,13 +3,20 @@ import JSONTree
 import LiveQuery
 
 extension FileStore {
-    /// Adds a query observer and gives it the current window as a change from nothing.
+    /// Adds a query observer and gives it the current window as a change from nothing: at once,
+    /// or — over more than `inlineEvaluationLimit` children — once the worker has evaluated it.
     func register(_ callback: QueryObserver.Callback, path: Path, query: Query, owner: UInt64) -> ObserverHandle {
         let handle = observers.newHandle()
         let index = observers.groupIndex(path: path, query: query)
         observers.groups[index].observers.append(QueryObserver(handle: handle, owner: owner, callback: callback))
         var window = observers.groups[index].window
         if window == nil, let currentRevision {
+            if observers.groups[index].evaluating { return handle }
+            if hasMoreChildren(than: options.inlineEvaluationLimit, at: path, in: currentRevision.document) {
+                observers.groups[index].evaluating = true
+                worker.evaluate(group: observers.groups[index].id, query: query, path: path, revision: currentRevision)
+                return handle
+            }
             window = Window(query: query, path: path, document: currentRevision.document)
             observers.groups[index].window = window
             observers.groups[index].version += 1
@@ -19,6 +26,36 @@ extension FileStore {
             deliver(WindowChange.initial(window), to: [observer])
         }
         return handle
+    }
+
+    /// Delivers a first window the worker evaluated, unless the group is gone or a newer
+    /// revision has given it a window already (or is about to).
+    func deliverFirstWindow(_ evaluated: EvaluatedWindow) {
+        guard let i = observers.groupIndex(id: evaluated.group) else { return }
+        observers.groups[i].evaluating = false
+        guard observers.groups[i].window == nil, let currentRevision else { return }
+        guard evaluated.revision == currentRevision.number else {
+            // A newer revision without the group's window: evaluate again, for it.
+            observers.groups[i].evaluating = true
+            worker.evaluate(group: evaluated.group, query: observers.groups[i].query, path: observers.groups[i].path,
+                            revision: currentRevision)
+            return
+        }
+        observers.groups[i].window = evaluated.window
+        observers.groups[i].version += 1
+        deliver(WindowChange.initial(evaluated.window), to: observers.groups[i].observers)
+    }
+
+    /// Whether the node at `path` has more than `limit` children (counting stops there).
+    private func hasMoreChildren(than limit: Int, at path: Path, in document: JSONDocument) -> Bool {
+        guard let node = document.root.node(at: path) else { return false }
+        var count = 0
+        switch node.kind {
+        case .object: for _ in node.members { count += 1; if count > limit { return true } }
+        case .array: for _ in node.elements { count += 1; if count > limit { return true } }
+        default: break
+        }
+        return false
     }
 
     /// The groups' queries and windows, for the worker to compute their next changes.

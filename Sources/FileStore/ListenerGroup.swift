@@ -13,6 +13,8 @@ struct ListenerGroup {
     /// older window is recognised and not applied.
     var version = 0
     var observers: [QueryObserver] = []
+    /// Its first window is being evaluated on the worker thread.
+    var evaluating = false
 
     /// What the read worker needs to compute this group's next change off the loop thread.
     var snapshot: ListenerSnapshot {

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Dispatch
 import JSONTree
+import LiveQuery
 import Synchronization
 
 /// One read the loop asks for.
@@ -41,6 +42,13 @@ struct ReadResult: Sendable {
     let outcome: ReadOutcome
 }
 
+/// A group's first window, evaluated on the worker for a revision.
+struct EvaluatedWindow: Sendable {
+    let group: Int
+    let revision: Int
+    let window: Window
+}
+
 /// Runs reads on its own serial queue and signals `wake` when one finishes.
 ///
 /// The loop keeps at most one request in flight, so a burst of changes costs at most one
@@ -49,6 +57,7 @@ final class ReadWorker: Sendable {
     private let queue = DispatchQueue(label: "FileStore.read", qos: .userInitiated)
     private let reader = SnapshotReader()
     private let finished = Mutex<[ReadResult]>([])
+    private let evaluated = Mutex<[EvaluatedWindow]>([])
     /// Requests with a generation up to this one stop at their next checkpoint: before the
     /// parse, and between the parse and the window evaluation.
     private let supersededUpTo = Atomic<UInt64>(0)
@@ -75,6 +84,23 @@ final class ReadWorker: Sendable {
         finished.withLock { results in
             defer { results.removeAll() }
             return results
+        }
+    }
+
+    /// Evaluates `query` at `path` of `revision` after the work already queued (reads are
+    /// not held up for long: one evaluation at a time).
+    func evaluate(group: Int, query: Query, path: Path, revision: Revision) {
+        queue.async { [self] in
+            let window = Window(query: query, path: path, document: revision.document)
+            evaluated.withLock { $0.append(EvaluatedWindow(group: group, revision: revision.number, window: window)) }
+            wake.signal()
+        }
+    }
+
+    func takeEvaluatedWindows() -> [EvaluatedWindow] {
+        evaluated.withLock { windows in
+            defer { windows.removeAll() }
+            return windows
         }
     }
 

@@ -128,6 +128,32 @@ struct ReplayedRows {
         #expect(batches.count == 4)
     }
 
+    @Test func aWindowOverManyChildrenIsEvaluatedOnTheWorkerAndDeliveredOnce() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"a":3,"b":1,"c":2,"d":0}"#)
+        // Over more than 3 children the first window comes from the worker.
+        let store = try FileStore(path: path, options: FileStore.Options(inlineEvaluationLimit: 3))
+        try store.waitForRevision(1, timeoutMilliseconds: 5000)
+        var first = [[String]](), second = [[String]]()
+        let query = try store.reference().orderByValue()
+        query.observeChanges { first.append($0.new.keys) }
+        query.observeChanges { second.append($0.new.keys) }
+        #expect(first.isEmpty && second.isEmpty)  // not yet: the loop thread did not evaluate it
+        try store.run(timeoutMilliseconds: 5000) { !first.isEmpty && !second.isEmpty }
+        #expect(first == [["d", "b", "c", "a"]] && second == first)
+        // Later revisions go on as usual; the window is not evaluated again.
+        writeByRename(path, #"{"a":-1,"b":1,"c":2,"d":0}"#)
+        try store.waitForRevision(2, timeoutMilliseconds: 5000)
+        #expect(first == [["d", "b", "c", "a"], ["a", "d", "b", "c"]] && second == first)
+        // The limit counts the location's children, not the window's rows.
+        var small = [[String]]()
+        try store.reference().orderByValue().limitToFirst(2).observeChanges { small.append($0.new.keys) }
+        #expect(small.isEmpty)
+        try store.run(timeoutMilliseconds: 5000) { !small.isEmpty }
+        #expect(small == [["a", "d"]])
+    }
+
     @Test func removeAllObserversRemovesOnlyTheReferencesOwn() throws {
         let folder = ScratchFolder()
         let path = folder.file("data.json")

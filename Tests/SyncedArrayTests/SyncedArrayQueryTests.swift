@@ -49,6 +49,30 @@ private func replace(
 }
 
 @Suite struct SyncedArrayQueryTests {
+    @Test func overManyChildrenANewQueryIsEvaluatedOffTheLoopThreadAndArrivesAsOneBatch() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("players.json")
+        writeByRename(file, players)
+        let store = try FileStore(path: file, options: FileStore.Options(inlineEvaluationLimit: 5))
+        store.wait(forRevision: 1)
+        let array = SyncedArray(try store.reference(path("/players")).orderByChild(score))
+        let recorder = Recorder(array)
+        array.startSync()
+        let byScore = ["p9", "p3", "p1", "p5", "p8", "p0", "p6", "p4", "p7", "p2"]
+        try store.run(timeoutMilliseconds: 10_000) { array.keys == byScore }
+        _ = recorder.take()
+
+        array.replaceQuery(try Query().orderByChild(name))
+        #expect(array.keys == byScore)  // the rows stay until the new window is ready
+        try store.run(timeoutMilliseconds: 10_000) { array.keys != byScore }
+        #expect(array.keys == ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p0"])
+        let got = recorder.take()
+        #expect(got.problems.isEmpty, "\(got.problems)")
+        #expect(got.updates == 1 && got.batches.count == 1)
+        #expect(got.batches.first?.moves.count == fewestMoves(old: byScore, new: array.keys))
+        #expect(throws: Never.self) { try array.checkInvariants() }
+    }
+
     @Test func sortingByAnotherChildMovesRowsInOneBatch() throws {
         let folder = ScratchFolder()
         let (store, _) = try playerStore(folder)
