@@ -72,6 +72,10 @@ extension FileStore {
             let change: WindowChange
             if let ready = precomputed.first(where: { $0.group == id && $0.version == group.version }) {
                 change = ready.change
+            } else if group.window == nil && group.evaluating {
+                // Its first window is being evaluated on the worker, and is evaluated again for
+                // this revision when it arrives: no full evaluation on the loop thread.
+                continue
             } else {
                 change = group.snapshot.change(to: revision.document)
             }
