@@ -71,6 +71,10 @@ public final class SyncedArray {
     public internal(set) var isShowingCache = false
     /// Whether the array is observing its store.
     public var isSyncing: Bool { observation != nil }
+    /// Whether the store has a revision but the current query's rows have not arrived yet:
+    /// after `replaceQuery` or `loadMore` over a large location, while the store's worker
+    /// evaluates the new window. The rows meanwhile are the previous query's.
+    public var isAwaitingRows: Bool { observation != nil && awaitingFirstChange && store.currentRevision != nil }
     /// The last window of the observed query applied (nil before data, or while showing the cache).
     public internal(set) var window: Window?
     /// The most recent cache problem, if any.

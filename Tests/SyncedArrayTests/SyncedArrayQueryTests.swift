@@ -62,10 +62,11 @@ private func replace(
         try store.run(timeoutMilliseconds: 10_000) { array.keys == byScore }
         _ = recorder.take()
 
+        #expect(!array.isAwaitingRows)
         array.replaceQuery(try Query().orderByChild(name))
-        #expect(array.keys == byScore)  // the rows stay until the new window is ready
+        #expect(array.keys == byScore && array.isAwaitingRows)  // the rows stay until the new window is ready
         try store.run(timeoutMilliseconds: 10_000) { array.keys != byScore }
-        #expect(array.keys == ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p0"])
+        #expect(array.keys == ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p0"] && !array.isAwaitingRows)
         let got = recorder.take()
         #expect(got.problems.isEmpty, "\(got.problems)")
         #expect(got.updates == 1 && got.batches.count == 1)
