@@ -88,7 +88,8 @@ extension JSONDocument {
         let oldNext = Int(tape[index].payload)
         let countDelta = region.count - (oldNext - index)
         let count = tape.count + countDelta
-        let out = malloc(max(1, count) * MemoryLayout<TapeEntry>.stride)!.assumingMemoryBound(to: TapeEntry.self)
+        let memory = TapeMemory(capacity: count)
+        let out = memory.base
         out.update(from: tape.base, count: index)
         for a in ancestors {
             out[a].end = UInt32(Int(out[a].end) + byteDelta)
@@ -114,7 +115,7 @@ extension JSONDocument {
                 out[k + countDelta] = e
             }
         }
-        return TapeStorage(base: out, count: count)
+        return TapeStorage(memory: memory, count: count)
     }
 }
 

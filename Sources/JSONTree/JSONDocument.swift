@@ -31,13 +31,15 @@ enum Tape {
 final class TapeStorage: @unchecked Sendable {
     @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
     @usableFromInline let count: Int
+    private let memory: TapeMemory
 
-    init(base: UnsafeMutablePointer<TapeEntry>, count: Int) {
-        self.base = base
+    init(memory: TapeMemory, count: Int) {
+        self.memory = memory
+        self.base = memory.base
         self.count = count
     }
 
-    deinit { free(base) }
+    deinit { memory.release() }
 
     @inlinable subscript(i: Int) -> TapeEntry { base[i] }
 }

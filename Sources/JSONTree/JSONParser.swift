@@ -46,16 +46,17 @@ private let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
 private let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
 private let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
 
-/// The tape while it is written: malloc'd so it grows with realloc (for large tapes
-/// glibc remaps pages instead of copying) and passes to the document without a copy.
+/// The tape while it is written, in memory that passes to the document without a copy.
 struct TapeBuilder {
+    var memory: TapeMemory
     var base: UnsafeMutablePointer<TapeEntry>
     var count = 0
     var capacity: Int
 
     init(capacity: Int) {
-        self.capacity = capacity
-        base = malloc(capacity * MemoryLayout<TapeEntry>.stride)!.assumingMemoryBound(to: TapeEntry.self)
+        memory = TapeMemory(capacity: capacity)
+        base = memory.base
+        self.capacity = memory.capacity
     }
 
     @inline(__always)
@@ -66,8 +67,9 @@ struct TapeBuilder {
     }
 
     mutating func grow() {
-        capacity *= 2
-        base = realloc(base, capacity * MemoryLayout<TapeEntry>.stride)!.assumingMemoryBound(to: TapeEntry.self)
+        memory.resize(to: capacity * 2)
+        base = memory.base
+        capacity = memory.capacity
     }
 
     @inline(__always)
@@ -76,16 +78,14 @@ struct TapeBuilder {
         nonmutating set { base[i] = newValue }
     }
 
-    func finish() -> TapeStorage {
+    mutating func finish() -> TapeStorage {
         // The capacity is an upper bound that is usually close; give back a large excess only
-        // (a realloc that moves would cost a copy, and a kept size lets malloc reuse the block).
-        guard count < capacity - capacity / 4 else { return TapeStorage(base: base, count: count) }
-        let size = max(1, count) * MemoryLayout<TapeEntry>.stride
-        let shrunk = realloc(base, size)!.assumingMemoryBound(to: TapeEntry.self)
-        return TapeStorage(base: shrunk, count: count)
+        // (a resize that moves would cost a copy, and a kept size lets malloc reuse the block).
+        if count < capacity - capacity / 4 { memory.resize(to: count) }
+        return TapeStorage(memory: memory, count: count)
     }
 
-    func discard() { free(base) }
+    func discard() { memory.release() }
 }
 
 /// An open container while parsing.

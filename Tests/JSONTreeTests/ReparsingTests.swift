@@ -77,6 +77,24 @@ import TestSupport
         #expect(again.root[key: "items"]?[key: "c1999"]?[key: "score"]?.doubleValue == 1999)
     }
 
+    @Test func largeTapesInMappedMemoryGrowShrinkAndReparse() throws {
+        // 1,000,000 strings in 7 MB: the first tape estimate (a node per 8 bytes) is over the
+        // mapping threshold and too small, so the tape grows, then gives back its excess.
+        let strings = Array(repeating: #""abcd""#, count: 1_000_000).joined(separator: ",")
+        let old = Array((#"{"big": ["# + strings + #"], "small": {"a": [1, 2]}}"#).utf8)
+        let doc = try JSONDocument(parsing: old)
+        #expect(doc.nodeCount == 1_000_009)
+        #expect(doc.root[key: "big"]?[index: 999_999]?.stringValue == "abcd")
+        // An edit in the small object re-parses it alone and copies the big tape around it.
+        var new = old
+        new.replaceSubrange((new.count - 2)..<(new.count - 2), with: Array(#", "b": "x""#.utf8))
+        let again = try #require(doc.reparsedInPlace(new))
+        #expect(again.root[key: "small"]?[key: "b"]?.stringValue == "x")
+        #expect(Self.outcome { () throws(JSONParseError) in again } == Self.outcome { () throws(JSONParseError) in
+            try JSONDocument(parsing: new)
+        })
+    }
+
     @Test func nestingLimitHoldsForTheContainerReparsed() throws {
         // The edit is 1,000 levels down; nesting 30 more passes the limit only counted from the root.
         let depth = 1_000
