@@ -108,7 +108,7 @@ static jsonscan_survey_t survey_avx2(const uint8_t *bytes, size_t count) {
     // The tail, padded with zeros (ASCII): a sequence cut off by the end then shows as a
     // lead byte followed by ASCII. When there is no tail, an all-zero block checks the end.
     uint8_t tail[32] = {0};
-    memcpy(tail, bytes + i, count - i);
+    if (i < count) memcpy(tail, bytes + i, count - i);
     __m256i input = _mm256_loadu_si256((const __m256i *)tail);
     separators += count_separators(input);
     errors = _mm256_or_si256(errors, block_errors(input, prior));

@@ -58,6 +58,12 @@ extension FileStore {
         return false
     }
 
+    /// Tells the worker which first-window evaluations are still wanted: after observers are
+    /// removed (a group may be gone) or groups got their window from a revision.
+    func dropUnwantedEvaluations() {
+        worker.keepEvaluations(for: Set(observers.groups.filter(\.evaluating).map(\.id)))
+    }
+
     /// The groups' queries and windows, for the worker to compute their next changes.
     var listenerSnapshots: [ListenerSnapshot] { observers.groups.map(\.snapshot) }
 
@@ -81,6 +87,11 @@ extension FileStore {
             }
             observers.groups[i].window = change.new
             observers.groups[i].version += 1
+            if observers.groups[i].evaluating {
+                // The revision brought its first window: the evaluation under way is not needed.
+                observers.groups[i].evaluating = false
+                dropUnwantedEvaluations()
+            }
             if change.isEmpty { continue }
             deliver(change, to: group.observers)
         }

@@ -92,6 +92,7 @@ extension FileStore {
     /// Removes one observer registered with this store (of any kind).
     public func removeObserver(_ handle: ObserverHandle) {
         observers.remove(handle)
+        dropUnwantedEvaluations()
     }
 
     func deliver(_ revision: Revision) {

@@ -58,6 +58,8 @@ final class ReadWorker: Sendable {
     private let reader = SnapshotReader()
     private let finished = Mutex<[ReadResult]>([])
     private let evaluated = Mutex<[EvaluatedWindow]>([])
+    /// Groups whose queued evaluation is still wanted; one no longer here is skipped.
+    private let wantedEvaluations = Mutex<Set<Int>>([])
     /// Requests with a generation up to this one stop at their next checkpoint: before the
     /// parse, and between the parse and the window evaluation.
     private let supersededUpTo = Atomic<UInt64>(0)
@@ -87,14 +89,22 @@ final class ReadWorker: Sendable {
         }
     }
 
-    /// Evaluates `query` at `path` of `revision` after the work already queued (reads are
-    /// not held up for long: one evaluation at a time).
+    /// Evaluates `query` at `path` of `revision` after the work already queued, unless
+    /// `keepEvaluations` drops the group first (reads then do not wait for it).
     func evaluate(group: Int, query: Query, path: Path, revision: Revision) {
+        wantedEvaluations.withLock { _ = $0.insert(group) }
         queue.async { [self] in
+            guard wantedEvaluations.withLock({ $0.contains(group) }) else { return }
             let window = Window(query: query, path: path, document: revision.document)
+            wantedEvaluations.withLock { _ = $0.remove(group) }
             evaluated.withLock { $0.append(EvaluatedWindow(group: group, revision: revision.number, window: window)) }
             wake.signal()
         }
+    }
+
+    /// Drops the queued evaluations of groups other than `groups` (removed, or given a window).
+    func keepEvaluations(for groups: Set<Int>) {
+        wantedEvaluations.withLock { $0.formIntersection(groups) }
     }
 
     func takeEvaluatedWindows() -> [EvaluatedWindow] {

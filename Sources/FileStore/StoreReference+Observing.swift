@@ -23,12 +23,14 @@ extension StoreReference {
     /// Removes `handle` if this reference registered it; returns whether it did.
     @discardableResult
     public func removeObserver(_ handle: ObserverHandle) -> Bool {
-        store.observers.remove(handle, owner: owner)
+        defer { store.dropUnwantedEvaluations() }
+        return store.observers.remove(handle, owner: owner)
     }
 
     /// Removes every observer registered through this reference (or a copy of it), and no other.
     public func removeAllObservers() {
         store.observers.removeAll(owner: owner)
+        store.dropUnwantedEvaluations()
     }
 
     private func register(_ callback: QueryObserver.Callback) -> ObserverHandle {

@@ -79,8 +79,8 @@ struct TapeBuilder {
     }
 
     mutating func finish() -> TapeStorage {
-        // The capacity is an upper bound that is usually close; give back a large excess only
-        // (a resize that moves would cost a copy, and a kept size lets malloc reuse the block).
+        // The capacity came from the separator count, usually close to what was used; give back
+        // a large excess only (a resize that moves costs a copy; a kept size lets malloc reuse it).
         if count < capacity - capacity / 4 { memory.resize(to: count) }
         return TapeStorage(memory: memory, count: count)
     }
@@ -138,12 +138,12 @@ private struct Parser {
         // to the input (never a multiple of it).
         tape = TapeBuilder(capacity: max(16, min(survey.separators + 1, p.count / 8)))
         stack = .allocate(capacity: depthLimit + 1)
-        keys = .allocate(capacity: keyCapacity)
+        keys = malloc(keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self)
     }
 
     func deallocateScratch() {
         stack.deallocate()
-        keys.deallocate()
+        free(keys)
         slots.deallocate()
     }
 

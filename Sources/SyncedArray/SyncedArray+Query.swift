@@ -17,10 +17,11 @@ extension SyncedArray {
 
     /// Shows one more page (a paged array with more rows); the new rows arrive as one batch —
     /// after the rows shown when paging from the start, before them when from the end.
-    /// - Returns: whether a page was asked for (false without paging, or when no more exist).
+    /// - Returns: whether a page was asked for (false without paging, when no more exist, or
+    ///   while the rows last asked for are still being evaluated: see `isAwaitingRows`).
     @discardableResult
     public func loadMore() -> Bool {
-        guard paging != nil, hasMore else { return false }
+        guard paging != nil, hasMore, !isAwaitingRows else { return false }
         replace(query, paging: paging, pages: pages + 1)
         return true
     }

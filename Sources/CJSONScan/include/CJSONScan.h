@@ -22,7 +22,7 @@ typedef struct {
 } jsonscan_survey_t;
 
 /// Surveys `bytes[0..<count]`: UTF-8 validity and the separator count, with AVX2 where
-/// the CPU has it.
+/// the CPU has it. `bytes` may be NULL only when `count` is 0.
 jsonscan_survey_t jsonscan_survey(const uint8_t *bytes, size_t count);
 
 /// The survey without SIMD, as other CPUs get it: separators only (`utf8` is -1).

@@ -51,6 +51,7 @@ final class Viewer: SyncedArrayBatchDelegate {
     /// The rows on screen are the array's rows before its next update (its batches apply to them).
     var inSync = false
     /// The next update is the user's own (a new query, a page more): shown even while paused.
+    /// Over a large location it arrives later, from the store's worker (see `ownUpdateRequested`).
     var applyNextUpdate = false
     /// A key to select when its row appears (after Enter, Backspace, `a`).
     var pendingSelection: String?
@@ -147,9 +148,16 @@ final class Viewer: SyncedArrayBatchDelegate {
             }
         }
         array = synced
+        ownUpdateRequested(synced) { synced.startSync() }
+    }
+
+    /// Runs `request` (a new query, a page more) so that the update it causes is shown even
+    /// while paused: during the call, or — when the rows are evaluated on the store's worker —
+    /// when they arrive.
+    func ownUpdateRequested(_ array: SyncedArray, _ request: () -> Void) {
         applyNextUpdate = true
-        synced.startSync()
-        applyNextUpdate = false
+        request()
+        applyNextUpdate = array.isAwaitingRows
     }
 
     /// Replaces the query if it is valid (else says why and keeps the old one); the rows
@@ -169,10 +177,8 @@ final class Viewer: SyncedArrayBatchDelegate {
             subscribe()
             return true
         }
-        applyNextUpdate = true
-        array.replaceQuery(built, paging: query.paging)
-        applyNextUpdate = false
-        if rows.rows != nil, rows.reversed != query.fromEnd {
+        ownUpdateRequested(array) { array.replaceQuery(built, paging: query.paging) }
+        if rows.rows != nil, rows.reversed != query.fromEnd, !array.isAwaitingRows {
             // Only the display order flipped (the same rows), so the array reported nothing.
             show(Array(array.rows), incremental: nil)
             inSync = true
@@ -192,6 +198,7 @@ final class Viewer: SyncedArrayBatchDelegate {
         show(Array(array.rows), incremental: inSync ? batch : nil)
         inSync = true
         waiting = 0
+        applyNextUpdate = false
     }
 
     /// Puts `newRows` on screen: a reload when nothing was shown (a new location), else one
@@ -274,13 +281,12 @@ final class Viewer: SyncedArrayBatchDelegate {
     /// Asks for the next page when the selection is within a screenful of the end of a paged
     /// array that has more.
     func loadMoreIfNeeded() {
-        guard let array, array.hasMore, let selection = table.state.selection,
+        // Not while a page (or query) asked for is still being evaluated: its rows are not here yet.
+        guard let array, array.hasMore, !array.isAwaitingRows, let selection = table.state.selection,
             selection >= rows.numberOfRows - max(1, table.bodyHeight)
         else { return }
         query.loadMore()
-        applyNextUpdate = true
-        array.loadMore()
-        applyNextUpdate = false
+        ownUpdateRequested(array) { array.loadMore() }
     }
 
     // MARK: - Facts for the status bar
