@@ -128,7 +128,9 @@ func runDemo(_ options: DemoOptions) throws(TerminalError) {
             case .character("a"):
                 table.finishAnimations()
                 table.settings.animationsEnabled.toggle()
-            case .character("\u{0C}"): table.invalidate()  // Ctrl-L
+            case .character("\u{0C}"):  // Ctrl-L: clear the screen and draw it all again
+                terminal.repaintFully()
+                table.invalidate()
             default: break
             }
         }
