@@ -12,7 +12,8 @@ struct ReadRequest: Sendable {
     /// Increases with every request; a later request reads a later state of the file.
     let generation: UInt64
     let path: String
-    /// The current revision's document: a read of the same bytes needs no parse.
+    /// The current revision's document: the next state is re-parsed from it (only the
+    /// container an edit touched), and the same bytes need no parse at all.
     let current: JSONDocument?
     /// Whether no writer was known to be busy when the read began: a problem it finds is
     /// reported at once rather than after the settle delay.
@@ -121,7 +122,6 @@ final class ReadWorker: Sendable {
         case .unreadable(let why): return .unreadable(why)
         case .unstable: return .unstable
         case .bytes(let bytes, let identity):
-            if let current = request.current, sameBytes(current.bytes, bytes) { return .unchanged(identity) }
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             let document: JSONDocument
             do {
@@ -134,6 +134,8 @@ final class ReadWorker: Sendable {
             } catch {
                 return .invalid(error)
             }
+            // Re-parsing the same bytes gives the same document back (found by its byte comparison).
+            if document === request.current { return .unchanged(identity) }
             // The parse cannot be interrupted, but what follows it can be skipped.
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             // Window evaluation can cost as much as the parse on large files: it is done here
@@ -143,13 +145,5 @@ final class ReadWorker: Sendable {
             }
             return .parsed(document, identity, changes)
         }
-    }
-}
-
-/// - Complexity: O(n), one `memcmp`.
-func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    return a.withUnsafeBytes { pa in
-        b.withUnsafeBytes { pb in a.isEmpty || memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 }
     }
 }

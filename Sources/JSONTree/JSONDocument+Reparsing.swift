@@ -11,7 +11,7 @@ extension JSONDocument {
     /// document's only inside one container (an edit to one child of a large collection),
     /// only that container is parsed and the rest of the tape is copied with its offsets
     /// shifted; otherwise all of `bytes` is parsed. Either way the result, or the error, is
-    /// exactly what `JSONDocument(parsing: bytes)` gives.
+    /// exactly what `JSONDocument(parsing: bytes)` gives; the same bytes give this document back.
     /// - Complexity: O(n) to compare the bytes and copy the tape, O(k) to parse the k bytes
     ///   of the container edited, instead of O(n) parsing.
     public func reparsing(_ bytes: [UInt8]) throws(JSONParseError) -> JSONDocument {
