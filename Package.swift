@@ -2,16 +2,19 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI; synctable uses all.
+// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI;
+// ViewerCore (SyncedArray + TableUI); synctable uses all.
+//
+// Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
     name: "SyncTable",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "JSONTree", targets: ["JSONTree"]),
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "TableUI", targets: ["TableUI"]),
+        .library(name: "ViewerCore", targets: ["ViewerCore"]),
         .executable(name: "synctable", targets: ["synctable"]),
     ],
     dependencies: [
@@ -28,10 +31,12 @@ let package = Package(
         // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
+        // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI",
+                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,6 +54,10 @@ let package = Package(
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
+        .testTarget(
+            name: "ViewerCoreTests",
+            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
+        ),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,12 +5,12 @@ import Glibc
 
 /// The OSC 52 sequence that sets the clipboard to `text`: `ESC ] 52 ; c ; BASE64 BEL`. The
 /// text is base64-encoded, so whatever it holds cannot act on the terminal.
-func clipboardSequence(_ text: String) -> [UInt8] {
+public func clipboardSequence(_ text: String) -> [UInt8] {
     Array("\u{1B}]52;c;".utf8) + base64(Array(text.utf8)) + [0x07]
 }
 
 /// Writes the OSC 52 sequence for `text` to `fd` (the terminal).
-func copyToClipboard(_ text: String, fd: Int32) {
+public func copyToClipboard(_ text: String, fd: Int32) {
     let bytes = clipboardSequence(text)
     bytes.withUnsafeBytes { p in
         var done = 0

@@ -10,9 +10,9 @@ import SyncedArray
 /// limit-to-first, or — `fromEnd` — limit-to-last with the rows shown in reverse, so the end of
 /// the order (the highest scores, the newest push ids) is at the top and further pages grow
 /// downwards. `r` flips between the two.
-struct ViewQuery: Equatable {
+public struct ViewQuery: Equatable {
     /// A filter typed after `/`: on the sort column's value.
-    enum Filter: Equatable {
+    public enum Filter: Equatable {
         /// `equalTo(value)`; `text` is what was typed (the bound with key order).
         case equal(JSON, text: String)
         /// Values starting with the text: `startAt(text).endAt(text + "\u{FFFF}")`.
@@ -20,7 +20,7 @@ struct ViewQuery: Equatable {
     }
 
     /// How many rows the window keeps.
-    enum Limit: Equatable {
+    public enum Limit: Equatable {
         /// Every child in range.
         case none
         /// A limit given by a flag.
@@ -30,18 +30,18 @@ struct ViewQuery: Equatable {
     }
 
     /// nil: the default (priority) order.
-    var ordering: Query.Ordering?
+    public var ordering: Query.Ordering?
     /// Bounds given by flags (dropped when the user sorts or filters).
-    var start: Query.Start?
-    var end: Query.End?
-    var isEqualTo = false
-    var filter: Filter?
+    public var start: Query.Start?
+    public var end: Query.End?
+    public var isEqualTo = false
+    public var filter: Filter?
     /// Limit-to-last, shown highest first.
-    var fromEnd = false
-    var limit: Limit
+    public var fromEnd = false
+    public var limit: Limit
 
     /// The query of the flags, with paging when it has no limit (`pageSize` 0: no paging).
-    init(flags query: Query, pageSize: Int) {
+    public init(flags query: Query, pageSize: Int) {
         ordering = query.explicitOrdering
         start = query.start
         end = query.end

@@ -21,8 +21,7 @@ extension Viewer {
     }
 
     /// Draws what changed and flushes.
-    func render() {
-        let canvas = terminal.canvas
+    public func render() {
         let size = canvas.size
         guard let layout = layout(size) else {
             // Too small for the bars: the table alone (it says when it is too small).
@@ -49,7 +48,7 @@ extension Viewer {
         canvas.flush()
     }
 
-    private var colors: Bool { terminal.colorSupport != .none }
+    private var colors: Bool { environment.colors != .none }
     private var statusStyle: CellStyle { CellStyle(.reverse) }
     private var badgeStyle: CellStyle { colors ? CellStyle(.bold, foreground: 15, background: 1) : CellStyle([.bold]) }
     private var errorStyle: CellStyle { colors ? CellStyle(.bold, foreground: 1) : CellStyle([.bold, .underline]) }
@@ -134,7 +133,6 @@ extension Viewer {
 
     /// The selected child as pretty JSON, as much as fits, under a title line.
     private func drawPane(_ lines: Range<Int>) {
-        let canvas = terminal.canvas
         let width = canvas.size.columns
         guard let (key, value) = selectedChild else {
             screen.draw([Segment("── no row selected ", noteStyle)], line: lines.lowerBound, on: canvas)
@@ -158,7 +156,6 @@ extension Viewer {
     // MARK: The help screen
 
     private func drawHelp(_ size: CanvasSize) {
-        let canvas = terminal.canvas
         var lines: [[Segment]] = [
             [Segment(" synctable — keys", labelStyle), Segment("   (any key closes this)", noteStyle)],
             [],

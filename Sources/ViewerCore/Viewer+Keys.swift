@@ -5,7 +5,7 @@ import TableUI
 
 extension Viewer {
     /// Handles one key: the help screen, prompt or question first, then the bindings.
-    func handle(_ key: Key) {
+    public func handle(_ key: Key) {
         if key == .resize {
             redrawAll()
             return
@@ -83,9 +83,9 @@ extension Viewer {
         case .add: startAdd()
         case .help: mode = .help
         case .repaint:
-            terminal.repaintFully()
+            environment.perform(.repaintFully)
             redrawAll()
-        case .quit: running = false
+        case .quit: isRunning = false
         }
     }
 
@@ -106,7 +106,7 @@ extension Viewer {
             table.scrollColumns(by: rows.cursor - first)
             return
         }
-        let width = terminal.canvas.size.columns
+        let width = canvas.size.columns
         while table.state.firstColumn < rows.cursor, !cursorColumnFits(width: width) {
             let before = table.state.firstColumn
             table.scrollColumns(by: 1)
@@ -195,7 +195,7 @@ extension Viewer {
     private func copySelectedPath() {
         guard let (key, _) = selectedChild else { return }
         let path = location.child(key).description
-        copyToClipboard(path, fd: 1)
+        environment.perform(.copyToClipboard(path))
         message = Message(text: "copied \(path)", isError: false)
     }
 }

@@ -1,43 +1,55 @@
 // The viewer: a live table of one location of a JSON file, bound to the store's query.
-#if canImport(Glibc)
-import Glibc
-#endif
 import FileStore
 import JSONTree
 import LiveQuery
 import SyncedArray
 import TableUI
 
-/// What to show, from the command line.
-struct ViewerOptions {
+/// What to show (from the command line, or a program's own choice).
+public struct ViewerOptions {
     /// The file, as given (shown in the status bar).
-    var file: String
+    public var file: String
     /// The location whose children are the rows.
-    var location: Path
-    var query: ViewQuery
-    /// --columns, for the starting location; nil: inferred.
-    var columns: [Path]?
+    public var location: Path
+    public var query: ViewQuery
+    /// The columns after the key, for the starting location; nil: inferred.
+    public var columns: [Path]?
     /// Rows per page (0: no paging), also for locations opened with Enter.
-    var pageSize: Int
-    var animations = true
+    public var pageSize: Int
+    public var animations: Bool
     /// Where the starting location's first page is kept between runs (nil: no cache).
-    var cache: FirstPageCache?
+    public var cache: FirstPageCache?
+
+    public init(file: String, location: Path = .root, query: ViewQuery? = nil, columns: [Path]? = nil,
+                pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil) {
+        self.file = file
+        self.location = location
+        self.query = query ?? ViewQuery(flags: Query(), pageSize: pageSize)
+        self.columns = columns
+        self.pageSize = pageSize
+        self.animations = animations
+        self.cache = cache
+    }
 }
 
 /// The viewer's state and its binding of a synced array to the table.
 ///
-/// One thread (the caller's) owns everything here: the terminal, the table, the store (whose
-/// loop it drives in `run`) and the synced array of the location shown. The array calls back on
+/// It draws into any `Canvas` and is driven from outside: `handle(_:)` for each key, `tick()`
+/// when the clock moves (animation frames, the next page), and the store's loop for revisions.
+/// The program's run loop, or a test, owns the thread.
+///
+/// One thread (the caller's) owns everything here: the canvas, the table, the store (whose
+/// loop the caller drives) and the synced array of the location shown. The array calls back on
 /// this thread — from `processPendingChanges()`, from a query replacement or a page more, from
 /// the store's own writes — with one `BatchDiff` per update, which becomes one batch for the
 /// table. When the display order flipped, or updates were paused, the batch is computed from
 /// the rows on screen to the array's rows instead, so rows still animate to their places.
-final class Viewer: SyncedArrayBatchDelegate {
+public final class Viewer: SyncedArrayBatchDelegate {
     let options: ViewerOptions
     let store: FileStore
-    let terminal: Terminal
-    let signals: SignalWatch
-    let table: TableView
+    let canvas: Canvas
+    let environment: ViewerEnvironment
+    public let table: TableView
     let rows: RowSource
 
     /// The location shown, and how it is queried.
@@ -69,8 +81,8 @@ final class Viewer: SyncedArrayBatchDelegate {
     var mode: Mode = .table
     var paneOpen = false
     var message: Message?
-    var running = true
-    var exitStatus: Int32 = 0
+    /// False once the user quit (`q`).
+    public internal(set) var isRunning = true
     var screen = ScreenLines()
     var lastLayout: Layout?
 
@@ -95,28 +107,42 @@ final class Viewer: SyncedArrayBatchDelegate {
         var selectedKey: String
     }
 
-    init(options: ViewerOptions, store: FileStore, terminal: Terminal, signals: SignalWatch) {
+    /// A viewer of `store` drawing into `canvas`; it subscribes at once (the store answers with
+    /// its current rows when it has a revision).
+    public init(options: ViewerOptions, store: FileStore, canvas: Canvas, environment: ViewerEnvironment = ViewerEnvironment()) {
         self.options = options
         self.store = store
-        self.terminal = terminal
-        self.signals = signals
+        self.canvas = canvas
+        self.environment = environment
         location = options.location
         query = options.query
         storeStatus = store.status
-        rows = RowSource(unicode: terminal.isUTF8)
-        var settings = TableSettings(theme: terminal.theme)
+        rows = RowSource(unicode: environment.unicode)
+        var settings = TableSettings(theme: environment.theme)
         settings.animationsEnabled = options.animations
         table = TableView(dataSource: rows, settings: settings)
         if let columns = options.columns { rows.setColumns(ColumnSet(fixed: columns)) }
         storeObservers = [
             store.observeStatus { [unowned self] status in storeStatus = status },
-            store.observeRevisions { [unowned self] revision in lastRevision = (revision.number, wallClockTime()) },
+            store.observeRevisions { [unowned self] revision in
+                lastRevision = (revision.number, self.environment.clock.timeOfDay())
+            },
         ]
         subscribe(cache: options.cache)
     }
 
+    /// The next moment an animation frame is due (the caller's wait ends then); nil: none.
+    public var nextDeadline: Double? { table.nextDeadline }
+
+    /// The clock moved: animations advance, and the next page loads when the selection is near
+    /// the end of the rows.
+    public func tick() {
+        table.tick(now: environment.clock.now())
+        loadMoreIfNeeded()
+    }
+
     /// Stops listening (the store may outlive the viewer).
-    func stop() {
+    public func stop() {
         array?.stopSync()
         array = nil
         for handle in storeObservers { store.removeObserver(handle) }
@@ -188,7 +214,7 @@ final class Viewer: SyncedArrayBatchDelegate {
     }
 
     /// An update of the synced array.
-    func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) {
+    public func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) {
         guard array === self.array else { return }
         if paused && !applyNextUpdate && rows.rows != nil {
             waiting += 1
@@ -233,7 +259,7 @@ final class Viewer: SyncedArrayBatchDelegate {
         rows.setRows(newRows, reversed: reversed)
         rows.extendColumns(at: touched)
         do {
-            try table.performBatchUpdates(batch, now: TableClock.now())
+            try table.performBatchUpdates(batch, now: environment.clock.now())
         } catch {
             message = Message(text: "table reloaded: \(error)", isError: true)
         }
@@ -305,13 +331,4 @@ final class Viewer: SyncedArrayBatchDelegate {
         guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
         return (shown.key, shown.value)
     }
-}
-
-/// The local time of day, `HH:MM:SS`.
-func wallClockTime() -> String {
-    var now = time(nil)
-    var parts = tm()
-    localtime_r(&now, &parts)
-    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
 }

@@ -5,6 +5,7 @@ import Glibc
 import ArgumentParser
 import JSONTree
 import LiveQuery
+import ViewerCore
 
 /// `synctable demo` (what `make demo` runs).
 struct Demo: ParsableCommand {

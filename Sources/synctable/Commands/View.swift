@@ -3,6 +3,7 @@ import ArgumentParser
 import JSONTree
 import LiveQuery
 import SyncedArray
+import ViewerCore
 
 /// `synctable [view] FILE [--path P] [query flags] [--columns a,b,c/d] [--page-size N] [--no-animation]`.
 struct View: ParsableCommand {

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import FileStore
 import TableUI
+import ViewerCore
 
 /// Opens the store and the terminal, runs the viewer, and restores the terminal.
 /// - Parameter signals: made by the caller before any thread started (see `SignalWatch`).
@@ -24,8 +25,14 @@ func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(ViewerErro
     } catch {
         throw ViewerError("cannot use the terminal: \(error)")
     }
-    let viewer = Viewer(options: options, store: store, terminal: terminal, signals: signals)
-    let status = viewer.run()
+    let environment = ViewerEnvironment(unicode: terminal.isUTF8, colors: terminal.colorSupport) { effect in
+        switch effect {
+        case .copyToClipboard(let text): copyToClipboard(text, fd: 1)
+        case .repaintFully: terminal.repaintFully()
+        }
+    }
+    let viewer = Viewer(options: options, store: store, canvas: terminal.canvas, environment: environment)
+    let status = runLoop(viewer, store: store, terminal: terminal, signals: signals)
     terminal.restore()
     return status
 }

@@ -1,0 +1,126 @@
+// A viewer in-process: a real file and store, a MemoryCanvas, a clock the test moves, and the
+// screen read back as text.
+import FileStore
+import JSONTree
+import TableUI
+import Testing
+import TestSupport
+import ViewerCore
+
+/// One viewer on one file. Keys, revisions and ticks go in; the screen comes out as text.
+final class ViewerHarness {
+    let folder: ScratchFolder
+    let file: String
+    let store: FileStore
+    let canvas: MemoryCanvas
+    var viewer: Viewer!
+    /// The monotonic clock the viewer reads (seconds).
+    var now = 1_000.0
+    /// The effects the viewer asked for, in order.
+    var effects: [ViewerEffect] = []
+
+    /// - Parameters:
+    ///   - json: the file's content (nil: no file yet).
+    ///   - configure: adjusts the options (query, columns, page size) before the viewer starts.
+    init(_ json: String?, rows: Int = 24, columns: Int = 80, path: String = "/", unicode: Bool = true,
+         configure: (inout ViewerOptions) -> Void = { _ in }) throws {
+        folder = ScratchFolder("viewercore")
+        file = folder.file("data.json")
+        if let json { writeFileInPlace(file, Array(json.utf8)) }
+        store = try FileStore(path: file)
+        if json != nil { _ = try store.waitForRevision(1, timeoutMilliseconds: 10_000) }
+        canvas = MemoryCanvas(rows: rows, columns: columns)
+        var options = ViewerOptions(file: file, location: try Path(path), animations: false)
+        configure(&options)
+        let environment = ViewerEnvironment(
+            unicode: unicode, colors: .none,
+            clock: ViewerClock(now: { [unowned self] in now }, timeOfDay: { "12:00:00" }),
+            perform: { [unowned self] effect in effects.append(effect) })
+        viewer = Viewer(options: options, store: store, canvas: canvas, environment: environment)
+        // A large first window is evaluated off the loop thread: wait for its rows.
+        try waitUntil { !$0.contains("reading") }
+    }
+
+    deinit { viewer?.stop() }
+
+    /// The screen after a render, one string per line (trailing spaces kept).
+    var lines: [String] {
+        viewer.render()
+        return canvas.lines
+    }
+
+    /// The whole screen as text, lines joined with newlines.
+    var screen: String { lines.joined(separator: "\n") }
+
+    /// Sends keys, each followed by a tick, as the run loop does.
+    func send(_ keys: Key...) {
+        for key in keys {
+            viewer.handle(key)
+            viewer.tick()
+        }
+    }
+
+    /// Types `text` one character at a time.
+    func type(_ text: String) {
+        for c in text { send(.character(c)) }
+    }
+
+    /// Moves the clock on and ticks.
+    func advance(_ seconds: Double) {
+        now += seconds
+        viewer.tick()
+    }
+
+    /// Saves `json` to the file and runs the store's loop until the revision after the
+    /// current one has been applied.
+    func save(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let next = (store.currentRevision?.number ?? 0) + 1
+        writeFileByRename(file, Array(json.utf8))
+        _ = try store.waitForRevision(next, timeoutMilliseconds: 10_000)
+        viewer.tick()
+    }
+
+    /// Runs the store's loop until the screen satisfies `condition` (rows evaluated off the
+    /// loop thread arrive through it); fails after 10 s.
+    @discardableResult
+    func waitUntil(_ what: String = "the screen", sourceLocation: SourceLocation = #_sourceLocation,
+                   _ condition: (String) -> Bool) throws -> String {
+        var deadline = 0
+        while true {
+            let text = screen
+            if condition(text) { return text }
+            guard deadline < 1000 else {
+                Issue.record("\(what) never came; the screen:\n\(text)", sourceLocation: sourceLocation)
+                throw HarnessTimeout()
+            }
+            store.waitAndProcessChanges(timeoutMilliseconds: 10)
+            viewer.tick()
+            deadline += 1
+        }
+    }
+
+    /// The table line (0-based canvas line) whose key column shows `key`.
+    func line(ofKey key: String) -> Int? {
+        lines.firstIndex { line in line.dropFirst(3).split(separator: " ", maxSplits: 1).first.map(String.init) == key }
+    }
+
+    /// The key on the selected line (the line marked with the selection glyph).
+    var selectedKey: String? {
+        guard let line = lines.first(where: { $0.hasPrefix("▶") || $0.hasPrefix(">") }) else { return nil }
+        return line.dropFirst(3).split(separator: " ", maxSplits: 1).first.map(String.init)
+    }
+}
+
+struct HarnessTimeout: Error {}
+
+/// `{"items": {"k0000": {"n": 0, "name": "item 0"}, …}}` with `count` children.
+func itemsJSON(_ count: Int, digits: Int = 4) -> String {
+    var parts: [String] = []
+    parts.reserveCapacity(count)
+    for i in 0..<count {
+        let number = String(i)
+        let key = "k" + String(repeating: "0", count: max(0, digits - number.count)) + number
+        parts.append("\"\(key)\": {\"n\": \(i), \"name\": \"item \(i)\"}")
+    }
+    return "{\"items\": {" + parts.joined(separator: ", ") + "}}"
+}
