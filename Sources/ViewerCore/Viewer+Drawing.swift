@@ -83,7 +83,10 @@ extension Viewer {
         {
             count += " of \(total)"
         }
-        let revision = lastRevision.map { "rev \($0.number) at \($0.time)" }
+        var revision = lastRevision.map { "rev \($0.number) at \($0.time)" }
+        if paused, let shown = shownRevision, let latest = lastRevision, shown != latest.number {
+            revision = "rev \(shown) shown, rev \(latest.number) waiting"
+        }
         func compose(_ file: String) -> String {
             " " + ([file + " " + location.description, query.words, count] + (revision.map { [$0] } ?? []))
                 .joined(separator: " · ") + " "

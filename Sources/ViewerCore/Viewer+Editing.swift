@@ -51,12 +51,25 @@ extension Viewer {
     /// `a`: a prompt for a new child's value, prefilled with an object of the table's columns.
     func startAdd() {
         var members: [(key: String, value: JSON)] = []
-        for (i, spec) in rows.columnSet.specs.enumerated() {
+        for spec in rows.columnSet.specs {
             guard case .member(let path) = spec, path.keys.count == 1 else { continue }
-            members.append((path.keys[0], rows.columnSet.numeric[i] ? 0 : ""))
+            members.append((path.keys[0], emptyValue(like: spec)))
         }
         let template = members.isEmpty ? "" : JSON.object(JSONObject(members)).serializedString()
         mode = .prompt(Prompt(purpose: .add, label: "new child of \(location) = ", text: template))
+    }
+
+    /// An empty value of the kind the rows hold in column `spec` (the first row that has one):
+    /// `0`, `false`, `{}`, `[]`, or `""`.
+    private func emptyValue(like spec: ColumnSpec) -> JSON {
+        let node = (rows.rows ?? []).lazy.compactMap { spec.node(in: $0.value) }.first { !$0.isNull }
+        switch node?.kind {
+        case .number?: return 0
+        case .bool?: return false
+        case .object?: return .object(JSONObject())
+        case .array?: return .array([])
+        default: return ""
+        }
     }
 
     /// An accepted prompt.

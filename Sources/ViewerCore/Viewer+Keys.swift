@@ -148,16 +148,17 @@ extension Viewer {
     /// (a filter is a range of the order: equalTo, or startAt/endAt for a prefix).
     private func startFilter() {
         let spec = rows.cursorSpec
-        var text = ""
+        // The prompt starts empty (typing replaces the filter); the one in force is named.
+        var now = ""
         if spec == query.sortSpec {
             switch query.filter {
-            case .equal(_, let typed)?: text = typed
-            case .prefix(let prefix)?: text = prefix + "*"
+            case .equal(_, let typed)?: now = " (now \(typed))"
+            case .prefix(let prefix)?: now = " (now \(prefix)*)"
             case nil: break
             }
         }
         mode = .prompt(Prompt(purpose: .filter(spec: spec, ordering: ordering(for: spec)),
-                              label: "filter \(spec.title) = (a value, or text* for a prefix; empty clears): ", text: text))
+                              label: "filter \(spec.title)\(now) = (a value, or text* for a prefix; empty clears): ", text: ""))
     }
 
     // MARK: Moving between locations

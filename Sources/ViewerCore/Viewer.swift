@@ -76,6 +76,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var storeObservers: [ObserverHandle] = []
     /// The latest revision's number and wall-clock time.
     var lastRevision: (number: Int, time: String)?
+    /// The revision whose rows the table shows (behind `lastRevision` while paused).
+    var shownRevision: Int?
     var childCount: (revision: Int, path: Path, count: Int)?
 
     var mode: Mode = .table
@@ -231,6 +233,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// batch from the rows shown — the array's own batch when it starts from them and the display
     /// order did not flip, otherwise a batch computed between the two lists by key.
     func show(_ newRows: [SyncedRow], incremental: BatchDiff?) {
+        shownRevision = store.currentRevision?.number
         let reversed = query.fromEnd
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
@@ -238,6 +241,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             columns.recomputeNumeric(newRows)
             rows.setColumns(columns)
             table.reloadData()
+            warnOfUnknownColumns(newRows)
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
@@ -267,6 +271,18 @@ public final class Viewer: SyncedArrayBatchDelegate {
             table.select(row: row)
             pendingSelection = nil
         }
+    }
+
+    /// Says which columns given by name no shown child has (a typo in `--columns` shows as an
+    /// empty column, so it is named in the message line).
+    private func warnOfUnknownColumns(_ shown: [SyncedRow]) {
+        guard rows.columnSet.isFixed, !shown.isEmpty else { return }
+        let unknown = rows.columnSet.specs.filter { spec in
+            spec != .key && !shown.contains { spec.node(in: $0.value) != nil }
+        }
+        guard !unknown.isEmpty else { return }
+        let names = unknown.map { JSON.string($0.title).serializedString() }.joined(separator: ", ")
+        message = Message(text: "no child here has \(names) (--columns)", isError: true)
     }
 
     /// The batch between two lists of rows shown in the given orders, rows matched by key
@@ -321,7 +337,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var currentChildCount: Int? {
         guard let revision = store.currentRevision else { return nil }
         if let c = childCount, c.revision == revision.number, c.path == location { return c.count }
-        let n = revision.root.node(at: location).map { node in node.isContainer ? node.count : 0 } ?? 0
+        let n = revision.root.node(at: location).map(childCount(of:)) ?? 0
         childCount = (revision.number, location, n)
         return n
     }
@@ -330,5 +346,19 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var selectedChild: (key: String, value: JSONNode)? {
         guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
         return (shown.key, shown.value)
+    }
+}
+
+/// The children of a location as the database counts them: members and elements that are not
+/// null, without metadata members (`.priority`).
+/// - Complexity: O(members or elements).
+func childCount(of node: JSONNode) -> Int {
+    switch node.kind {
+    case .object:
+        node.members.reduce(0) { n, member in
+            n + (member.value.isNull || member.key.stringValue?.hasPrefix(".") != false ? 0 : 1)
+        }
+    case .array: node.elements.reduce(0) { n, element in n + (element.isNull ? 0 : 1) }
+    default: 0
     }
 }

@@ -11,6 +11,7 @@ struct SyncTable: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synctable",
         abstract: "A live table of a JSON file, updated as another process edits it.",
+        version: "0.1.0",
         subcommands: [
             View.self, Demo.self, Validate.self, List.self, Events.self,
             SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self,

@@ -56,13 +56,15 @@ struct ViewerSafetyTests {
         }
     }
 
-    @Test("an unknown terminal type is refused inside a real terminal, with status 2")
-    func unknownTerminalType() throws {
+    @Test("an unknown terminal type, or one that cannot move the cursor, is refused inside a real terminal, with status 2",
+          arguments: [("no-such-terminal-type", "unknown terminal type 'no-such-terminal-type'"),
+                      ("dumb", "terminal type 'dumb' cannot move the cursor")])
+    func unusableTerminalType(term: String, message: String) throws {
         let folder = try ScratchFolder()
         let file = folder.file("ok.json")
         try save(#"{"a": 1}"#, to: file, style: .inPlace)
-        let session = try TerminalSession(try viewerCommand([file], environment: ["TERM": "no-such-terminal-type"]))
+        let session = try TerminalSession(try viewerCommand([file], environment: ["TERM": term]))
         let screen = try session.waitFor("the refusal", history: true) { $0.contains("EXITED 2") }
-        #expect(screen.lines.joined().contains("unknown terminal type 'no-such-terminal-type'"), "\(screen.text)")
+        #expect(screen.lines.joined().contains(message), "\(screen.text)")
     }
 }

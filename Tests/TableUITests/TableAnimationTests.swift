@@ -60,7 +60,10 @@ import Testing
         #expect(canvas.style(line: 3, column: 3) == theme.flash)
         #expect(canvas.style(line: 3, column: 13) == overlay(theme.flash, theme.changedCell))
         #expect(canvas.text(line: 5).hasPrefix(" * r4        1↓"))
-        #expect(canvas.text(line: 6).hasPrefix(" * renamed*  5 "))
+        // A changed text is marked by its style alone: a `*` after it would read as part of it.
+        #expect(canvas.text(line: 6).hasPrefix(" * renamed   5 "))
+        #expect(canvas.style(line: 6, column: 3) == overlay(theme.flash, theme.changedCell))
+        #expect(canvas.style(line: 6, column: 10) == theme.flash)
         // Second half: the row is back to normal, the changed cells stay marked.
         table.tick(now: TableSettings().reloadDuration / 2)
         table.render(into: canvas)

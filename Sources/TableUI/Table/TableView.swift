@@ -256,7 +256,9 @@ public final class TableView {
                      cellStyle, cells: placement.width)
             switch change {
             case .same: b.append(" ", base)
-            case .changed: b.append(theme.symbols.changed, cellStyle)
+            // A changed text gets no mark after it (it would read as part of the value): its
+            // style and the row's gutter mark say it changed. Numbers show their direction.
+            case .changed: b.append(" ", base)
             case .increased: b.append(theme.symbols.up, cellStyle)
             case .decreased: b.append(theme.symbols.down, cellStyle)
             }

@@ -115,6 +115,14 @@ public final class Terminal {
             throw TerminalError("unknown terminal type '\(term)' (no terminfo entry; try TERM=xterm-256color)")
         }
         _ = set_term(screen)
+        // A terminal that cannot address the cursor (TERM=dumb, a printer) would show garbage.
+        guard let cup = tigetstr("cup"), UInt(bitPattern: cup) != UInt.max else {
+            _ = endwin()
+            delscreen(screen)
+            fclose(inFile)
+            fclose(outFile)
+            throw TerminalError("terminal type '\(term)' cannot move the cursor, so it cannot show a table (try TERM=xterm-256color)")
+        }
         self.screen = screen
         self.inFile = inFile
         self.outFile = outFile

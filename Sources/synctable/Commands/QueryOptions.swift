@@ -21,7 +21,7 @@ import LiveQuery
 /// }
 /// ```
 struct QueryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The location whose children are queried, e.g. /users (default: the root).", valueName: "path"))
+    @Option(help: ArgumentHelp("The location whose children are queried, e.g. /users.", valueName: "path"))
     var path: String = "/"
 
     @Flag(help: "Order children by key.")

@@ -1,0 +1,68 @@
+// The viewer defects a new user hit (issue 14), each driven in-process.
+import FileStore
+import JSONTree
+import LiveQuery
+import TableUI
+import Testing
+import ViewerCore
+
+@Suite("Viewer defects")
+struct ViewerDefectTests {
+    @Test("N rows of M counts children: null members of the location are not children")
+    func nullsAreNotChildren() throws {
+        let json = #"{"items": {"a": 1, "b": null, "c": 3, "d": null, "e": 5, "f": 6, "g": 7, "h": 8, ".priority": 1}}"#
+        let h = try ViewerHarness(json, rows: 5, path: "/items") { options in
+            options.pageSize = 3
+            options.query = ViewQuery(flags: Query(), pageSize: 3)
+        }
+        let screen = try h.waitUntil("the first page") { $0.contains("3 rows of ") }
+        #expect(screen.contains("3 rows of 6"), "\(screen)")
+    }
+
+    @Test("/ starts with an empty line (typing replaces the filter) and names the filter in force")
+    func filterPromptStartsEmpty() throws {
+        let json = #"{"p": {"a": {"name": "libssl"}, "b": {"name": "bash"}, "c": {"name": "libss2"}}}"#
+        let h = try ViewerHarness(json, path: "/p")
+        h.send(.tab, .character("/"))
+        h.type("libss*")
+        h.send(.enter)
+        try h.waitUntil("the prefix filter") { _ in h.line(ofKey: "b") == nil && h.line(ofKey: "a") != nil }
+        h.send(.character("/"))
+        let prompt = h.lines[23]
+        #expect(prompt.contains("(now libss*)"))
+        #expect(!prompt.contains("= (a value, or text* for a prefix; empty clears): libss"), "prefilled: \(prompt)")
+        h.type("bash")
+        h.send(.enter)
+        try h.waitUntil("only bash") { _ in h.line(ofKey: "b") != nil && h.line(ofKey: "a") == nil && h.line(ofKey: "c") == nil }
+    }
+
+    @Test("paused, the status bar shows the revision on screen and the one waiting")
+    func pausedRevisions() throws {
+        let h = try ViewerHarness(#"{"p": {"a": 1}}"#, columns: 140, path: "/p")
+        try h.waitUntil("rev 1") { $0.contains("rev 1 at 12:00:00") }
+        h.send(.character("p"))
+        try h.save(#"{"p": {"a": 2}}"#)
+        try h.save(#"{"p": {"a": 3}}"#)
+        try h.waitUntil("both revisions") { $0.contains("rev 1 shown, rev 3 waiting") }
+        #expect(h.lines[1].contains(" 1 "))
+        h.send(.character("p"))
+        try h.waitUntil("rev 3 shown") { $0.contains("rev 3 at") && !$0.contains("waiting") }
+    }
+
+    @Test("a's template gives each column an empty value of the kind the rows hold")
+    func addTemplateKinds() throws {
+        let json = #"{"p": {"a": {"name": "x", "n": 1, "ok": true, "tags": ["t"], "meta": {"k": 1}}}}"#
+        let h = try ViewerHarness(json, columns: 160, path: "/p")
+        h.send(.character("a"))
+        let prompt = h.lines[23]
+        #expect(prompt.contains(#"{"name":"","n":0,"ok":false,"tags":[],"meta":{}}"#), "\(prompt)")
+    }
+
+    @Test("a column given by name that no child has is named in the message line")
+    func unknownColumnIsWarned() throws {
+        let json = #"{"p": {"a": {"name": "x", "score": 1}}}"#
+        let h = try ViewerHarness(json, path: "/p") { $0.columns = [try! Path("name"), try! Path("scroe")] }
+        let screen = try h.waitUntil("the warning") { $0.contains("no child here has \"scroe\" (--columns)") }
+        #expect(!screen.contains("\"name\" (--columns)"))
+    }
+}
