@@ -37,7 +37,7 @@ let keyBindings: [KeyBinding] = [
     KeyBinding("PgUp", [.pageUp], .pageUp, "previous screenful"),
     KeyBinding("g Home", [.character("g"), .home], .first, "first row"),
     KeyBinding("G End", [.character("G"), .end], .last, "last row (loads the next page when there is one)"),
-    KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (the [column] in the header)"),
+    KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (its title is highlighted)"),
     KeyBinding("→ Tab", [.right, .tab], .columnRight, "column cursor right"),
     KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
     KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location"),

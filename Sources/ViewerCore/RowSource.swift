@@ -1,4 +1,4 @@
-// The table's data source: the rows on screen, their columns, and the column cursor.
+// The table's data source: the rows on screen and their columns.
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -18,8 +18,6 @@ final class RowSource: TableDataSource {
     private(set) var reversed = false
     private var indexOfKey: [JSONKey: Int] = [:]
     private(set) var columnSet = ColumnSet(inferredFrom: [])
-    /// The column the cursor is on (an index into the columns).
-    private(set) var cursor = 0
     /// The column the order is by, and whether it is shown descending (marked in its title).
     private(set) var sort: (spec: ColumnSpec?, descending: Bool) = (nil, false)
     private(set) var columns: [TableColumn] = [TableColumn("key")]
@@ -58,9 +56,6 @@ final class RowSource: TableDataSource {
         return columnSet.specs.map { $0.cell(key: shown.key, child: shown.value) }
     }
 
-    /// The column under the cursor.
-    var cursorSpec: ColumnSpec { columnSet.specs[cursor] }
-
     // MARK: Changing what is shown
 
     /// Shows `rows` (nil: nothing yet).
@@ -72,12 +67,9 @@ final class RowSource: TableDataSource {
         for (i, row) in (rows ?? []).enumerated() { indexOfKey[row.jsonKey] = i }
     }
 
-    /// Replaces the columns (a new location, a reload); the cursor goes to `spec` (by default
-    /// the column it is on) if it is there.
-    func setColumns(_ set: ColumnSet, cursorOn spec: ColumnSpec? = nil) {
-        let spec = spec ?? cursorSpec
+    /// Replaces the columns (a new location, a reload).
+    func setColumns(_ set: ColumnSet) {
         columnSet = set
-        cursor = set.specs.firstIndex(of: spec) ?? min(cursor, set.specs.count - 1)
         rebuildColumns()
     }
 
@@ -87,28 +79,17 @@ final class RowSource: TableDataSource {
         rebuildColumns()
     }
 
-    /// Moves the column cursor by `delta` (clamped). Returns whether it moved.
-    @discardableResult
-    func moveCursor(by delta: Int) -> Bool {
-        let target = max(0, min(columnSet.specs.count - 1, cursor + delta))
-        guard target != cursor else { return false }
-        cursor = target
-        rebuildColumns()
-        return true
-    }
-
     func setSort(_ spec: ColumnSpec?, descending: Bool) {
         guard sort.spec != spec || sort.descending != descending else { return }
         sort = (spec, descending)
         rebuildColumns()
     }
 
-    /// Column titles show the cursor as `[title]` and the sort column with ↑ (ascending) or ↓.
+    /// Column titles show the sort column with ↑ (ascending) or ↓.
     private func rebuildColumns() {
         columns = columnSet.specs.enumerated().map { i, spec in
             var title = spec.title
             if spec == sort.spec { title += sort.descending ? (unicode ? "↓" : "v") : (unicode ? "↑" : "^") }
-            if i == cursor { title = "[" + title + "]" }
             return TableColumn(title, numeric: columnSet.numeric[i], minWidth: i == 0 ? 3 : 1, maxWidth: i == 0 ? 24 : 40)
         }
     }

@@ -11,7 +11,7 @@ extension Viewer {
             return nil
         }
         let childPath = location.child(key)
-        switch rows.cursorSpec {
+        switch cursorSpec {
         case .key:
             message = Message(text: "a key cannot be edited: move the column cursor (← →) to a value", isError: true)
             return nil

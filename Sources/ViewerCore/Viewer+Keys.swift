@@ -57,7 +57,7 @@ extension Viewer {
         case .columnRight: moveColumnCursor(by: 1)
         case .open: openSelected()
         case .back: goBack()
-        case .sortByColumn: sort(by: rows.cursorSpec)
+        case .sortByColumn: sort(by: cursorSpec)
         case .sortByKey: sort(by: .key)
         case .reverse:
             var next = query
@@ -98,36 +98,9 @@ extension Viewer {
 
     // MARK: Columns and sorting
 
-    /// Moves the column cursor and scrolls the columns so that it stays in view.
+    /// Moves the column cursor; the table keeps its column in view.
     private func moveColumnCursor(by delta: Int) {
-        guard rows.moveCursor(by: delta) else { return }
-        let first = table.state.firstColumn
-        if rows.cursor < first {
-            table.scrollColumns(by: rows.cursor - first)
-            return
-        }
-        let width = canvas.size.columns
-        while table.state.firstColumn < rows.cursor, !cursorColumnFits(width: width) {
-            let before = table.state.firstColumn
-            table.scrollColumns(by: 1)
-            if table.state.firstColumn == before { break }
-        }
-    }
-
-    /// Whether the cursor's column is fully shown from the table's first column, by the widths
-    /// the table gives columns (header and the visible rows' text, within each column's bounds).
-    private func cursorColumnFits(width: Int) -> Bool {
-        let columns = rows.columns
-        let visible = table.state.offset..<min(rows.numberOfRows, table.state.offset + max(1, table.bodyHeight))
-        let cells = visible.map { rows.cells(ofRow: $0).map { displayWidth(sanitize($0)) } }
-        var x = 3  // the table's gutter: selection glyph, change marker, space
-        for i in table.state.firstColumn...rows.cursor {
-            let content = cells.reduce(displayWidth(sanitize(columns[i].title))) { max($0, i < $1.count ? $1[i] : 0) }
-            let w = min(columns[i].maxWidth, max(columns[i].minWidth, content))
-            if i == rows.cursor { return x + w + 1 <= width }
-            x += w + 2
-        }
-        return true
+        table.moveColumnSelection(by: delta)
     }
 
     private func ordering(for spec: ColumnSpec) -> Query.Ordering {
@@ -147,7 +120,7 @@ extension Viewer {
     /// `/`: a prompt for a filter on the column under the cursor, which becomes the sort column
     /// (a filter is a range of the order: equalTo, or startAt/endAt for a prefix).
     private func startFilter() {
-        let spec = rows.cursorSpec
+        let spec = cursorSpec
         // The prompt starts empty (typing replaces the filter); the one in force is named.
         var now = ""
         if spec == query.sortSpec {
@@ -171,7 +144,7 @@ extension Viewer {
             message = Message(text: "\(location.child(key)) has no children (v shows its value)", isError: false)
             return
         }
-        trail.append(Breadcrumb(path: location, query: query, columns: rows.columnSet, cursor: rows.cursorSpec, selectedKey: key))
+        trail.append(Breadcrumb(path: location, query: query, columns: rows.columnSet, cursor: cursorSpec, selectedKey: key))
         location = location.child(key)
         query = ViewQuery(flags: Query(), pageSize: options.pageSize)
         enterLocation(columns: ColumnSet(inferredFrom: []), cursor: .key, selecting: nil)

@@ -123,6 +123,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         var settings = TableSettings(theme: environment.theme)
         settings.animationsEnabled = options.animations
         table = TableView(dataSource: rows, settings: settings)
+        table.selectColumn(0)
         if let columns = options.columns { rows.setColumns(ColumnSet(fixed: columns)) }
         storeObservers = [
             store.observeStatus { [unowned self] status in storeStatus = status },
@@ -239,7 +240,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             rows.setRows(newRows, reversed: reversed)
             var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
             columns.recomputeNumeric(newRows)
-            rows.setColumns(columns)
+            setColumns(columns, cursorOn: nil)
             table.reloadData()
             warnOfUnknownColumns(newRows)
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
@@ -285,6 +286,21 @@ public final class Viewer: SyncedArrayBatchDelegate {
         message = Message(text: "no child here has \(names) (--columns)", isError: true)
     }
 
+    /// The column under the cursor (the table owns the cursor).
+    var cursorSpec: ColumnSpec {
+        let specs = rows.columnSet.specs
+        return specs[min(table.state.selectedColumn ?? 0, specs.count - 1)]
+    }
+
+    /// Replaces the columns; the cursor goes to `spec` (by default the column it is on) if it
+    /// is there, else stays at its index (clamped).
+    func setColumns(_ set: ColumnSet, cursorOn spec: ColumnSpec?) {
+        let spec = spec ?? cursorSpec
+        let index = table.state.selectedColumn ?? 0
+        rows.setColumns(set)
+        table.selectColumn(set.specs.firstIndex(of: spec) ?? index)
+    }
+
     /// The batch between two lists of rows shown in the given orders, rows matched by key
     /// (code units); a kept row whose value differs is reloaded.
     /// - Complexity: O(n log n) in the rows of both.
@@ -304,7 +320,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// store answers, then a reload, selecting `key` if it is there.
     func enterLocation(columns: ColumnSet, cursor: ColumnSpec?, selecting key: String?) {
         rows.setRows(nil, reversed: query.fromEnd)
-        rows.setColumns(columns, cursorOn: cursor)
+        setColumns(columns, cursorOn: cursor)
         table.reloadData()
         waiting = 0
         pendingSelection = key

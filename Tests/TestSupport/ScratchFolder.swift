@@ -72,3 +72,20 @@ public func writeFileByRename(_ path: String, _ bytes: [UInt8]) {
     writeFileInPlace(path + ".tmp", bytes)
     rename(path + ".tmp", path)
 }
+
+/// The whole text of a file, or nil when it cannot be read.
+public func readFileText(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var out = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { return nil }
+        if n == 0 { break }
+        out += buffer[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}

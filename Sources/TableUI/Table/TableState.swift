@@ -19,6 +19,9 @@ public struct TableState: Hashable, Sendable {
     public var selection: Int?
     /// The leftmost column shown (horizontal scroll), an index into the columns.
     public var firstColumn: Int = 0
+    /// The column cursor (an index into the columns), kept in view; nil when the table has
+    /// none (←/→ then scroll the columns).
+    public var selectedColumn: Int?
     /// Row animations in flight, oldest first.
     public var animations: [RowAnimation] = []
     /// The time (seconds, monotonic) of the latest `tick` or batch: animation frames are

@@ -12,8 +12,8 @@ extension TableView {
         case .pageDown: page(1)
         case .home: selectFirst()
         case .end: selectLast()
-        case .left: scrollColumns(by: -1)
-        case .right: scrollColumns(by: 1)
+        case .left: state.selectedColumn == nil ? scrollColumns(by: -1) : moveColumnSelection(by: -1)
+        case .right: state.selectedColumn == nil ? scrollColumns(by: 1) : moveColumnSelection(by: 1)
         case .mouse(let event):
             switch event.action {
             case .wheelUp: scroll(by: -settings.wheelLines)
@@ -61,5 +61,18 @@ extension TableView {
         let limit = viewport.map { TableLayout.lastFirstColumn(widths: columnWidths(width: $0.width), width: $0.width) }
             ?? max(0, knownColumns.count - 1)
         state.firstColumn = max(0, min(state.firstColumn + delta, limit))
+    }
+
+    /// Puts the column cursor on `column` (clamped to the columns); the next render scrolls
+    /// the columns so that it is in view. nil removes the cursor.
+    public func selectColumn(_ column: Int?) {
+        let count = dataSource.columns.count
+        state.selectedColumn = column.map { max(0, min($0, count - 1)) }
+        if let c = state.selectedColumn, c < state.firstColumn { state.firstColumn = c }
+    }
+
+    /// Moves the column cursor `delta` columns right (left when negative).
+    public func moveColumnSelection(by delta: Int) {
+        selectColumn((state.selectedColumn ?? 0) + delta)
     }
 }

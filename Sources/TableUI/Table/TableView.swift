@@ -192,7 +192,24 @@ public final class TableView {
                 }
             }
         }
-        return TableLayout(widths: columnWidths(width: width), firstColumn: state.firstColumn, width: width)
+        if let c = state.selectedColumn { state.selectedColumn = min(c, max(0, columns.count - 1)) }
+        let widths = columnWidths(width: width)
+        scrollToSelectedColumn(widths: widths, width: width)
+        return TableLayout(widths: widths, firstColumn: state.firstColumn, width: width)
+    }
+
+    /// Scrolls the columns as little as needed for the column cursor's column to be shown whole.
+    private func scrollToSelectedColumn(widths: [Int], width: Int) {
+        guard let c = state.selectedColumn, c < widths.count else { return }
+        if c < state.firstColumn {
+            state.firstColumn = c
+            return
+        }
+        func fits() -> Bool {
+            let x = widths[state.firstColumn..<c].reduce(TableLayout.gutter) { $0 + $1 + 2 }
+            return x + widths[c] + 1 <= width
+        }
+        while state.firstColumn < c, !fits() { state.firstColumn += 1 }
     }
 
     /// Each known column's width for a canvas `width` cells wide.
@@ -212,8 +229,11 @@ public final class TableView {
         for placement in layout.placements {
             b.pad(to: placement.x, style)
             let column = columns[placement.index]
-            b.append(fit(sanitize(column.title), width: placement.width, alignRight: column.isNumeric,
-                         ellipsis: symbols.ellipsis), style)
+            // The column cursor is its header cell in reverse video.
+            let titleStyle = placement.index == state.selectedColumn ? style.toggling(.reverse) : style
+            let title = fit(sanitize(column.title), width: placement.width, alignRight: column.isNumeric,
+                            ellipsis: symbols.ellipsis)
+            b.append(title, titleStyle)
         }
         b.pad(to: layout.width - 1, style)
         b.append(layout.moreRight ? symbols.moreRight : " ", style)

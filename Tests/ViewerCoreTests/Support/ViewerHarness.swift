@@ -101,11 +101,20 @@ final class ViewerHarness {
 
     /// The table line (0-based canvas line) whose key column shows `key`.
     func line(ofKey key: String) -> Int? {
-        lines.firstIndex { line in line.dropFirst(3).split(separator: " ", maxSplits: 1).first.map(String.init) == key }
+        let lines = self.lines
+        return lines.firstIndex { line in line.dropFirst(3).split(separator: " ", maxSplits: 1).first.map(String.init) == key }
+    }
+
+    /// Each key is on screen, in this order from the top.
+    func hasRows(inOrder keys: [String]) -> Bool {
+        let found = keys.map { line(ofKey: $0) }
+        guard found.allSatisfy({ $0 != nil }) else { return false }
+        return zip(found, found.dropFirst()).allSatisfy { $0! < $1! }
     }
 
     /// The key on the selected line (the line marked with the selection glyph).
     var selectedKey: String? {
+        let lines = self.lines
         guard let line = lines.first(where: { $0.hasPrefix("▶") || $0.hasPrefix(">") }) else { return nil }
         return line.dropFirst(3).split(separator: " ", maxSplits: 1).first.map(String.init)
     }
