@@ -145,3 +145,25 @@ import Testing
         #expect(!table.handle(.mouse(MouseEvent(.press, line: 0, column: 5))))  // the header
     }
 }
+
+/// A batch that replaces every row (a new query's first page) keeps the selection on screen,
+/// while the old rows' lines close and after.
+@Suite struct SelectionAfterReplacementTests {
+    @Test(arguments: [0, 3, 45])
+    func everyRowReplaced(selected: Int) throws {
+        let rows = TestRows(count: 50)
+        let (table, canvas) = makeTable(rows, lines: 10, columns: 40)
+        table.select(row: selected)
+        table.render(into: canvas)
+        let batch = rows.update { r in r = (0..<50).map { (id: 1000 + $0, cells: ["n\($0)", "\($0)"]) } }
+        try table.performBatchUpdates(batch, now: 0)
+        table.render(into: canvas)
+        let selection = try #require(table.state.selection)
+        #expect(table.row(atCanvasLine: (1..<10).first { table.row(atCanvasLine: $0) == selection } ?? -1) == selection,
+                "the selected row \(selection) is off screen: offset \(table.state.offset)\n\(canvas.lines.joined(separator: "\n"))")
+        table.tick(now: 100)
+        table.render(into: canvas)
+        #expect((1..<10).contains { table.row(atCanvasLine: $0) == table.state.selection },
+                "after the animations, the selection is off screen: offset \(table.state.offset)\n\(canvas.lines.joined(separator: "\n"))")
+    }
+}

@@ -66,3 +66,31 @@ struct ViewerDefectTests {
         #expect(!screen.contains("\"name\" (--columns)"))
     }
 }
+
+@Suite("Viewer defects: the selection stays on screen")
+struct SelectionOnScreenTests {
+    @Test("after a sort over a large location (rows evaluated off the loop thread) the selected row is on screen",
+          arguments: [0, 150])
+    func selectionAfterSort(startRow: Int) throws {
+        let (text, byName) = ViewerLargeLocationTests.collection(60_000)
+        let h = try ViewerHarness(text, rows: 20, columns: 120, path: "/items") { $0.animations = true }
+        try h.waitUntil("the first page") { $0.contains("· 200 rows of 60000") }
+        for _ in 0..<startRow { h.viewer.handle(.down) }
+        h.send(.tab, .character("s"))
+        try h.waitUntil("rows by name") { $0.contains("by name") && !$0.contains("UPDATING") }
+        // The rows' animations run their course.
+        for _ in 0..<30 { h.advance(0.1) }
+        #expect(h.selectedKey != nil, "no row marked as selected:\n\(h.screen)")
+    }
+
+    @Test("after r replaces every row of the page, the selected row is on screen, during the animations and after")
+    func selectionAfterEveryRowReplaced() throws {
+        let h = try ViewerHarness(itemsJSON(500), rows: 12, path: "/items") { $0.animations = true }
+        for _ in 0..<3 { h.viewer.handle(.down) }
+        h.send(.character("r"))
+        try h.waitUntil("by key, descending") { $0.contains("descending") }
+        #expect(h.selectedKey != nil, "no row marked as selected:\n\(h.screen)")
+        for _ in 0..<30 { h.advance(0.1) }
+        #expect(h.selectedKey != nil, "no row marked as selected:\n\(h.screen)")
+    }
+}

@@ -25,6 +25,7 @@ extension TableView {
         let mapping = BatchMapping(batch)
         let before = anchor()
         let oldSelection = state.selection
+        let selectionWasShown = oldSelection == nil || isShown(row: oldSelection!)
 
         // Earlier animations: closing lines are done; the rest follow their rows.
         var animations: [RowAnimation] = []
@@ -81,7 +82,23 @@ extension TableView {
             clampOffset()
         }
 
+        // A selection that was on screen stays there, even when no line kept its place (every
+        // row replaced: the closing lines would otherwise push it off).
+        // (A deleted selection's closing line may hold its place for now, with the new
+        // selection right below it: the line closes and the selection moves up onto it.)
+        if selectionWasShown, let s = state.selection, !isShown(row: s) {
+            let closing = closingOfSelection.flatMap { displayIndex(of: .closing(id: $0)) }
+            let waitsBelowItsClosingLine = closing.map { $0 == displayIndex(ofRow: s) - 1 && $0 >= state.offset } ?? false
+            if !waitsBelowItsClosingLine { scrollToSelection() }
+        }
+
         if settings.animationsEnabled { startAnimations(batch, mapping, oldCells: oldCells, now: now) }
+    }
+
+    /// Whether row `row` is on one of the body lines (as scrolled now).
+    func isShown(row: Int) -> Bool {
+        let line = displayIndex(ofRow: row) - state.offset
+        return line >= 0 && line < max(1, bodyHeight)
     }
 
     /// Inserted, moved and reloaded rows start animating — only those on screen or within
