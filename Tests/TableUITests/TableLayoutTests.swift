@@ -32,8 +32,11 @@ import Testing
     @Test func longTextIsCutAtTheColumnMaximum() {
         let rows = TestRows(columns: [TableColumn("note", maxWidth: 8), TableColumn("n", numeric: true)],
                             rows: [(1, ["a very long note", "1"])])
+        // At 20 cells the spare width goes to the cut column; at 15 there is none.
         let (_, canvas) = makeTable(rows, lines: 3, columns: 20)
-        #expect(canvas.text(line: 1) == "▶  a very …  1      ")
+        #expect(canvas.text(line: 1) == "▶  a very long …  1 ")
+        let (_, narrow) = makeTable(rows, lines: 3, columns: 15)
+        #expect(narrow.text(line: 1) == "▶  a very …  1 ")
     }
 
     @Test func minimumWidthPadsNarrowColumns() {
@@ -116,5 +119,32 @@ import Testing
         canvas.resize(rows: 20, columns: 30)
         table.render(into: canvas)
         #expect(canvas.line(showing: "r30") == 5)  // kept its line
+    }
+}
+
+/// Spare width goes to the columns that are cut, the first (key) column first; a number at
+/// the right edge is never cut to a prefix of its digits.
+@Suite struct TableSpareWidthTests {
+    @Test func spareWidthGoesToACutKeyColumn() {
+        let rows = TestRows(columns: [TableColumn("key", maxWidth: 24), TableColumn("n", numeric: true)],
+                            rows: [(1, ["google-cloud-cli-app-engine-java", "1"])])
+        let (_, canvas) = makeTable(rows, lines: 3, columns: 60)
+        #expect(canvas.text(line: 1).hasPrefix("▶  google-cloud-cli-app-engine-java  1"), "\(canvas.text(line: 1))")
+    }
+
+    @Test func withoutSpareWidthTheColumnKeepsItsMaximum() {
+        let rows = TestRows(columns: [TableColumn("key", maxWidth: 24), TableColumn("note", maxWidth: 40)],
+                            rows: [(1, ["google-cloud-cli-app-engine-java", String(repeating: "x", count: 40)])])
+        let (_, canvas) = makeTable(rows, lines: 3, columns: 60)
+        #expect(canvas.text(line: 1).hasPrefix("▶  google-cloud-cli-app-en…  x"), "\(canvas.text(line: 1))")
+    }
+
+    @Test func aNumberCutAtTheRightEdgeIsShownInScientificNotation() {
+        let rows = TestRows(columns: [TableColumn("name"), TableColumn("date", numeric: true)],
+                            rows: [(1, [String(repeating: "n", count: 20), "1372701600000"])])
+        let (_, canvas) = makeTable(rows, lines: 3, columns: 33)
+        let line = canvas.text(line: 1)
+        #expect(line.hasSuffix(" 1.37e12 "), "\(line)")
+        #expect(!line.contains("13727"), "\(line)")
     }
 }

@@ -94,3 +94,24 @@ struct SelectionOnScreenTests {
         #expect(h.selectedKey != nil, "no row marked as selected:\n\(h.screen)")
     }
 }
+
+@Suite("Viewer defects: cut text")
+struct CutTextTests {
+    @Test("a long key is shown whole when the screen has room (the key column gets the spare width first)")
+    func longKeyUsesSpareWidth() throws {
+        let json = #"{"p": {"google-cloud-cli-app-engine-java": {"v": "1.0", "arch": "all"}, "bash": {"v": "5.2", "arch": "amd64"}}}"#
+        let h = try ViewerHarness(json, columns: 120, path: "/p")
+        #expect(h.screen.contains("google-cloud-cli-app-engine-java "), "\(h.screen)")
+    }
+
+    @Test("a number is never shown as a prefix of its digits, however narrow the screen")
+    func numbersAreNeverCut() throws {
+        let json = #"{"p": {"a": {"name": "the long name of a performance", "start": 1372701600000}}}"#
+        for width in [40, 44, 48, 60] {
+            let h = try ViewerHarness(json, columns: width, path: "/p") { $0.columns = [try! Path("name"), try! Path("start")] }
+            let row = try #require(h.lines.first { $0.contains("the long") })
+            #expect(row.contains("1372701600000") || row.contains("e12") || !row.contains("13"), "at \(width): \(row)")
+            #expect(!row.contains("13727016…") && !row.contains("137…"), "at \(width): \(row)")
+        }
+    }
+}

@@ -212,13 +212,25 @@ public final class TableView {
         while state.firstColumn < c, !fits() { state.firstColumn += 1 }
     }
 
-    /// Each known column's width for a canvas `width` cells wide.
+    /// Each known column's width for a canvas `width` cells wide: its content within its
+    /// minimum and maximum; then, when every column from the first shown fits with room to
+    /// spare, the spare cells go to the columns whose content was cut, left to right (the key
+    /// column first), so no text is cut while the screen has room for it.
     func columnWidths(width: Int) -> [Int] {
         let cap = max(1, width - TableLayout.gutter - 1)
-        return knownColumns.indices.map { i in
+        var widths = knownColumns.indices.map { i in
             let column = knownColumns[i]
             return min(cap, min(column.maxWidth, max(column.minWidth, contentWidths[i])))
         }
+        let first = min(state.firstColumn, widths.count)
+        var spare = width - widths[first...].reduce(TableLayout.gutter - 1) { $0 + $1 + 2 }
+        for i in widths.indices.dropFirst(first) where spare > 0 && contentWidths[i] > widths[i] {
+            let grow = min(spare, min(cap, contentWidths[i]) - widths[i])
+            guard grow > 0 else { continue }
+            widths[i] += grow
+            spare -= grow
+        }
+        return widths
     }
 
     private func renderHeader(_ columns: [TableColumn], _ layout: TableLayout) -> RenderedLine {
@@ -272,8 +284,10 @@ public final class TableView {
             let change = i < frame.changes.count ? frame.changes[i] : .same
             let text = i < cells.count ? cells[i] : ""
             let cellStyle = change == .same ? base : overlay(base, theme.changedCell)
-            b.append(fit(text, width: placement.width, alignRight: columns[i].isNumeric, ellipsis: theme.symbols.ellipsis),
-                     cellStyle, cells: placement.width)
+            let shown = columns[i].isNumeric
+                ? fitNumber(text, width: placement.width, ellipsis: theme.symbols.ellipsis)
+                : fit(text, width: placement.width, ellipsis: theme.symbols.ellipsis)
+            b.append(shown, cellStyle, cells: placement.width)
             switch change {
             case .same: b.append(" ", base)
             // A changed text gets no mark after it (it would read as part of the value): its

@@ -1,4 +1,7 @@
 // Fitting text into a fixed number of cells: padding, alignment, truncation with an ellipsis.
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `text` made exactly `width` cells wide: padded with spaces (on the left when
 /// `alignRight`), or cut at a grapheme boundary and ended with `ellipsis` when it is
@@ -40,4 +43,45 @@ public func fit(_ text: String, width: Int, alignRight: Bool = false, ellipsis: 
     }
     let padding = String(repeating: " ", count: width - used)
     return alignRight ? padding + text : text + padding
+}
+
+/// A number made exactly `width` cells wide, right-aligned, and never cut to a prefix of its
+/// digits (`13727016…` would read as another number): when its spelling is too wide it is
+/// shown in scientific notation with as many digits as fit (`1.3727e12`), and when even that
+/// does not fit, as the ellipsis alone. Text that is not a number is fitted as `fit` does.
+/// - Complexity: O(width).
+public func fitNumber(_ text: String, width: Int, ellipsis: Character = "…") -> String {
+    guard width > 0 else { return "" }
+    guard displayWidth(text) > width, let value = Double(text), value.isFinite else {
+        return fit(text, width: width, alignRight: true, ellipsis: ellipsis)
+    }
+    for digits in stride(from: min(width, 15), through: 0, by: -1) {
+        let short = scientific(value, fractionDigits: digits)
+        if short.utf8.count <= width { return String(repeating: " ", count: width - short.utf8.count) + short }
+    }
+    return String(repeating: " ", count: width - 1) + String(ellipsis)
+}
+
+/// `value` as `d.ddde±x` with `fractionDigits` digits after the point (trailing zeros dropped).
+private func scientific(_ value: Double, fractionDigits: Int) -> String {
+    guard value != 0 else { return "0" }
+    let magnitude = abs(value)
+    var exponent = Int((log10(magnitude)).rounded(.down))
+    var scale = 1
+    for _ in 0..<fractionDigits { scale *= 10 }
+    var mantissa = Int((magnitude / pow(10, Double(exponent)) * Double(scale)).rounded())
+    if mantissa < scale {  // log10 came out a hair above an integer
+        exponent -= 1
+        mantissa = Int((magnitude / pow(10, Double(exponent)) * Double(scale)).rounded())
+    }
+    if mantissa >= 10 * scale {  // 9.99… rounded up to 10
+        mantissa /= 10
+        exponent += 1
+    }
+    var digits = String(mantissa)
+    while digits.count > 1, digits.hasSuffix("0") { digits.removeLast() }
+    var text = value < 0 ? "-" : ""
+    text += String(digits.prefix(1))
+    if digits.count > 1 { text += "." + digits.dropFirst() }
+    return text + "e\(exponent)"
 }
