@@ -8,7 +8,7 @@ enum ViewerAction: Hashable {
     case columnLeft, columnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
-    case pause, showJSON, copyPath
+    case pause, showJSON, focusJSON, copyPath
     case edit, increment, decrement, delete, add
     case help, repaint, quit
 }
@@ -47,14 +47,15 @@ let keyBindings: [KeyBinding] = [
     KeyBinding("/", [.character("/")], .filter, "filter the column under the cursor (sorting by it): a value, or text* for a prefix"),
     KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
-    KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below"),
+    KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
+    KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
     KeyBinding("y", [.character("y")], .copyPath, "copy the selected child's path (terminal clipboard, OSC 52)"),
     KeyBinding("e", [.character("e")], .edit, "edit the selected cell (JSON, or text as a string)"),
     KeyBinding("+", [.character("+")], .increment, "add 1 to the selected cell (server increment)"),
     KeyBinding("-", [.character("-")], .decrement, "subtract 1 from the selected cell"),
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
-    KeyBinding("?", [.character("?")], .help, "this help"),
+    KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit"),
 ]

@@ -34,8 +34,8 @@ extension Viewer {
             lastLayout = layout
             screen.invalidate()
         }
-        if case .help = mode {
-            drawHelp(size)
+        if case .help(let top) = mode {
+            drawHelp(size, top: top)
             canvas.flush()
             return
         }
@@ -134,7 +134,8 @@ extension Viewer {
 
     // MARK: The JSON pane
 
-    /// The selected child as pretty JSON, as much as fits, under a title line.
+    /// The selected child as pretty JSON under a title line, long lines wrapped, scrolled to
+    /// `paneTop` (which goes back to the top when another child is selected).
     private func drawPane(_ lines: Range<Int>) {
         let width = canvas.size.columns
         guard let (key, value) = selectedChild else {
@@ -142,27 +143,40 @@ extension Viewer {
             for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
             return
         }
-        let title = "── \(location.child(key)) (v closes) "
-        let rule = String(repeating: "─", count: max(0, width - displayWidth(sanitize(title))))
-        screen.draw([Segment(title + rule, labelStyle)], line: lines.lowerBound, on: canvas)
+        let path = location.child(key)
+        if paneChild != path {
+            paneChild = path
+            paneTop = 0
+        }
         let body = lines.dropFirst()
-        let (text, truncated) = prettyLines(value, limit: body.count)
+        // Enough pretty lines for the scroll and the screen, and one more to know there is more.
+        paneTop = min(paneTop, 100_000)
+        let wanted = paneTop + body.count + 1
+        let (pretty, truncated) = prettyLines(value, limit: wanted)
+        var wrapped: [String] = []
+        for line in pretty where wrapped.count < wanted { wrapped += wrap(sanitize(line), width: max(1, width - 1)) }
+        let more = truncated || wrapped.count > paneTop + body.count
+        paneTop = max(0, min(paneTop, wrapped.count - body.count + (more ? 1 : 0)))
+        let keys = paneFocused ? "j k PgDn PgUp scroll · V back to the table" : "V scrolls · v closes"
+        let position = more || paneTop > 0 ? " line \(paneTop + 1)" : ""
+        let title = "── \(path)\(position) (\(keys)) "
+        let rule = String(repeating: "─", count: max(0, width - displayWidth(sanitize(title))))
+        screen.draw([Segment(title + rule, paneFocused ? CellStyle([.bold, .reverse]) : labelStyle)], line: lines.lowerBound, on: canvas)
         for (i, line) in body.enumerated() {
-            if i == body.count - 1 && truncated {
-                screen.draw([Segment("  … (more below)", noteStyle)], line: line, on: canvas)
+            let index = paneTop + i
+            if i == body.count - 1 && more && index < wrapped.count {
+                screen.draw([Segment("  … more below (V, then j or PgDn)", noteStyle)], line: line, on: canvas)
             } else {
-                screen.draw([Segment(i < text.count ? text[i] : "")], line: line, on: canvas)
+                screen.draw([Segment(index < wrapped.count ? wrapped[index] : "")], line: line, on: canvas)
             }
         }
     }
 
     // MARK: The help screen
 
-    private func drawHelp(_ size: CanvasSize) {
-        var lines: [[Segment]] = [
-            [Segment(" synctable — keys", labelStyle), Segment("   (any key closes this)", noteStyle)],
-            [],
-        ]
+    /// Every key, scrolled to line `top` under a title line that says how to scroll and close.
+    private func drawHelp(_ size: CanvasSize, top: Int) {
+        var lines: [[Segment]] = []
         let labelWidth = keyBindings.map { displayWidth($0.label) }.max() ?? 0
         for binding in keyBindings {
             let pad = String(repeating: " ", count: labelWidth - displayWidth(binding.label))
@@ -170,10 +184,43 @@ extension Viewer {
         }
         lines.append([])
         lines.append([Segment("  Mouse: the wheel scrolls, a click selects. Ctrl-C quits too.", noteStyle)])
-        for line in 0..<size.rows {
-            screen.draw(line < lines.count ? lines[line] : [], line: line, on: canvas)
+        let body = max(1, size.rows - 2)
+        let top = max(0, min(top, lines.count - body))
+        mode = .help(top: top)
+        let more = top + body < lines.count
+        let where_ = more || top > 0 ? " · lines \(top + 1)–\(min(lines.count, top + body)) of \(lines.count)" : ""
+        screen.draw([Segment(" synctable — keys", labelStyle), Segment("   q, Esc or ? closes · j k PgDn PgUp scroll\(where_)", noteStyle)],
+                    line: 0, on: canvas)
+        for line in 1..<size.rows {
+            let index = top + line - 1
+            if line == size.rows - 1 && more {
+                screen.draw([Segment("  … more below (j or PgDn)", noteStyle)], line: line, on: canvas)
+            } else {
+                screen.draw(line - 1 < body && index < lines.count ? lines[index] : [], line: line, on: canvas)
+            }
         }
     }
+}
+
+/// `text` in pieces of at most `width` display cells (a line of the JSON pane, wrapped);
+/// continuation pieces are indented by one space, so a wrapped line reads as one.
+func wrap(_ text: String, width: Int) -> [String] {
+    guard displayWidth(text) > width, width > 2 else { return [text] }
+    var pieces: [String] = []
+    var current = ""
+    var used = 0
+    for c in text {
+        let w = displayWidth(c)
+        if used + w > width {
+            pieces.append(current)
+            current = " "
+            used = 1
+        }
+        current.append(c)
+        used += w
+    }
+    if !current.isEmpty { pieces.append(current) }
+    return pieces
 }
 
 /// The last component of a file path.

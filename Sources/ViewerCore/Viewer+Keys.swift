@@ -11,9 +11,8 @@ extension Viewer {
             return
         }
         switch mode {
-        case .help:
-            mode = .table
-            redrawAll()
+        case .help(let top):
+            scrollHelp(from: top, key)
             return
         case .prompt(var prompt):
             switch prompt.handle(key) {
@@ -36,6 +35,7 @@ extension Viewer {
             break
         }
         message = nil
+        if paneOpen && paneFocused, scrollPane(key) { return }
         if case .mouse = key {
             table.handle(key)
             return
@@ -70,23 +70,67 @@ extension Viewer {
                 next.clearFilter()
                 replaceQuery(next)
             } else if paneOpen {
-                paneOpen = false
+                closePane()
             }
         case .pause:
             if paused { resume() } else { paused = true }
-        case .showJSON: paneOpen.toggle()
+        case .showJSON:
+            if paneOpen { closePane() } else { paneOpen = true }
+        case .focusJSON:
+            paneOpen = true
+            paneFocused = true
         case .copyPath: copySelectedPath()
         case .edit: startEdit()
         case .increment: increment(by: 1)
         case .decrement: increment(by: -1)
         case .delete: askToDelete()
         case .add: startAdd()
-        case .help: mode = .help
+        case .help: mode = .help(top: 0)
         case .repaint:
             environment.perform(.repaintFully)
             redrawAll()
         case .quit: isRunning = false
         }
+    }
+
+    /// The help screen's keys: they scroll it; q, Esc and ? close it.
+    private func scrollHelp(from top: Int, _ key: Key) {
+        let page = max(1, canvas.size.rows - 3)
+        switch key {
+        case .escape, .character("q"), .character("?"):
+            mode = .table
+            redrawAll()
+        case .down, .character("j"): mode = .help(top: top + 1)
+        case .up, .character("k"): mode = .help(top: max(0, top - 1))
+        case .pageDown, .character(" "): mode = .help(top: top + page)
+        case .pageUp: mode = .help(top: max(0, top - page))
+        case .home, .character("g"): mode = .help(top: 0)
+        case .end, .character("G"): mode = .help(top: Int.max / 2)
+        case .resize: redrawAll()
+        default: break
+        }
+    }
+
+    /// The focused JSON pane's keys; false for keys it leaves to the table (q, ?, …).
+    private func scrollPane(_ key: Key) -> Bool {
+        let page = max(1, (lastLayout?.pane.count ?? 2) - 2)
+        switch key {
+        case .down, .character("j"): paneTop += 1
+        case .up, .character("k"): paneTop = max(0, paneTop - 1)
+        case .pageDown, .character(" "): paneTop += page
+        case .pageUp: paneTop = max(0, paneTop - page)
+        case .home, .character("g"): paneTop = 0
+        case .end, .character("G"): paneTop = Int.max / 2
+        case .escape, .character("V"), .tab: paneFocused = false
+        default: return false
+        }
+        return true
+    }
+
+    func closePane() {
+        paneOpen = false
+        paneFocused = false
+        paneTop = 0
     }
 
     /// Forgets what the screen shows, so the next render draws every line (after a resize or

@@ -82,6 +82,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     var mode: Mode = .table
     var paneOpen = false
+    /// The JSON pane has the keys (j/k/PgDn/PgUp scroll it); the table waits.
+    var paneFocused = false
+    /// The pane's first line shown (its scroll), for the child at `paneChild`.
+    var paneTop = 0
+    var paneChild: Path?
     var message: Message?
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
@@ -90,7 +95,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     enum Mode {
         case table
-        case help
+        /// The help screen, scrolled to its line `top`.
+        case help(top: Int)
         case prompt(Prompt)
         case confirm(Confirmation)
     }

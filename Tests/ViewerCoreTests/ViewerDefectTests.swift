@@ -115,3 +115,51 @@ struct CutTextTests {
         }
     }
 }
+
+@Suite("Viewer defects: help and the JSON pane")
+struct HelpAndPaneTests {
+    @Test("? at 60×15 scrolls to its last line, says how to close, and only q, Esc or ? close it")
+    func helpScrolls() throws {
+        let h = try ViewerHarness(#"{"a": 1}"#, rows: 15, columns: 60)
+        h.send(.character("?"))
+        var screen = h.screen
+        #expect(screen.contains("q, Esc or ? closes"))
+        #expect(screen.contains("more below"))
+        #expect(!screen.contains("Mouse: the wheel scrolls"))
+        h.send(.character("x"), .character("s"))
+        #expect(h.screen.contains("synctable — keys"), "another key closed the help")
+        h.send(.pageDown, .pageDown, .pageDown)
+        screen = h.screen
+        #expect(screen.contains("Mouse: the wheel scrolls") && screen.contains("quit"))
+        #expect(!screen.contains("more below"))
+        h.send(.character("k"))
+        #expect(h.screen.contains("more below"))
+        h.send(.character("q"))
+        screen = h.screen
+        #expect(!screen.contains("synctable — keys") && h.viewer.isRunning)
+        #expect(h.line(ofKey: "a") != nil)
+    }
+
+    @Test("the JSON pane wraps long values and scrolls with its own keys (V to focus it)")
+    func paneWrapsAndScrolls() throws {
+        let long = (0..<30).map { "word\($0)" }.joined(separator: " ")
+        let members = (0..<40).map { "\"m\($0)\": \($0)" }.joined(separator: ", ")
+        let json = "{\"p\": {\"a\": {\"text\": \"\(long)\", \(members)}, \"b\": {\"text\": \"short\"}}}"
+        let h = try ViewerHarness(json, rows: 24, columns: 60, path: "/p")
+        h.send(.character("v"))
+        var screen = h.screen
+        // The whole long string is on screen, wrapped, not cut.
+        #expect(screen.contains("word0") && screen.contains("word29"), "\(screen)")
+        #expect(screen.contains("more below"))
+        #expect(!screen.contains("\"m39\": 39"))
+        // Unfocused, j moves the table; focused (V), it scrolls the pane.
+        h.send(.character("V"))
+        for _ in 0..<60 { h.viewer.handle(.character("j")) }
+        screen = h.screen
+        #expect(screen.contains("\"m39\": 39") && !screen.contains("more below"), "\(screen)")
+        #expect(h.selectedKey == "a")
+        h.send(.escape, .character("j"))
+        #expect(h.selectedKey == "b")
+        #expect(h.screen.contains("── /p/b") && h.screen.contains("\"short\""))
+    }
+}
