@@ -19,16 +19,20 @@ struct SyncTable: ParsableCommand {
         defaultSubcommand: View.self
     )
 
-    /// Runs the command. A usage error (an unknown or malformed flag, a bad value) exits
-    /// with status 2, as every error of ours about the command line does, rather than the
-    /// argument parser's 64; help and version still exit 0.
+    /// Runs the command; the one place errors are printed, as `synctable: error: MESSAGE`.
+    /// A usage error (an unknown or malformed flag, a bad value) exits with status 2, as every
+    /// error of ours about the command line does, rather than the argument parser's 64; help
+    /// and version still exit 0, and `ExitCode` (the viewer's 130 after Ctrl-C) passes through.
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
+        } catch let error as CommandError {
+            printError("synctable: error: \(error.message)")
+            Glibc.exit(error.exitCode)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                printError(fullMessage(for: error))
+                printError("synctable: error: \(message(for: error))")
                 Glibc.exit(2)
             }
             exit(withError: error)

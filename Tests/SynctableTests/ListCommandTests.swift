@@ -130,7 +130,7 @@ import TestSupport
         for (arguments, flag) in cases {
             let r = try list(players, arguments)
             #expect(r.status == 2, "\(arguments)")
-            #expect(r.err.hasPrefix("Error: \(flag): "), "\(arguments): \(r.err)")
+            #expect(r.err.hasPrefix("synctable: error: \(flag): "), "\(arguments): \(r.err)")
             #expect(r.out.isEmpty)
         }
     }

@@ -24,15 +24,8 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         // Before any thread starts (the writer, the store's reader): see SignalWatch.
-        let signals: SignalWatch
-        let folder: String
-        do {
-            signals = try SignalWatch()
-            folder = try makeDemoFolder()
-        } catch {
-            printError("synctable demo: error: \(error)")
-            throw ExitCode(2)
-        }
+        let signals = try SignalWatch()
+        let folder = try makeDemoFolder()
         let file = folder + "/leaderboard.json"
         let writer = DemoWriter(path: file)
         defer {
@@ -41,12 +34,7 @@ struct Demo: ParsableCommand {
             unlink(file + ".demo-tmp")
             rmdir(folder)
         }
-        do {
-            try writeFile(file, Array(demoLeaderboard.utf8))
-        } catch {
-            printError("synctable demo: error: \(error)")
-            throw ExitCode(2)
-        }
+        try writeFile(file, Array(demoLeaderboard.utf8))
         writer.start()
 
         var query = ViewQuery(flags: try Query().orderByChild(Path("score")), pageSize: 200)
@@ -60,25 +48,25 @@ struct Demo: ParsableCommand {
 }
 
 /// A new, empty folder for the demo's file.
-private func makeDemoFolder() throws(ViewerError) -> String {
+private func makeDemoFolder() throws(CommandError) -> String {
     let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     var template = Array((base + "/synctable-demo-XXXXXX").utf8CString)
     guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-        throw ViewerError("cannot make a folder in \(base): \(String(cString: strerror(errno)))")
+        throw CommandError("cannot make a folder in \(base): \(String(cString: strerror(errno)))")
     }
     return String(cString: made)
 }
 
 /// Writes `bytes` to a new file at `path`.
-private func writeFile(_ path: String, _ bytes: [UInt8]) throws(ViewerError) {
+private func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw ViewerError("cannot create \(path): \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw CommandError("cannot create \(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     var done = 0
     while done < bytes.count {
         let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw ViewerError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard n > 0 else { throw CommandError("cannot write \(path): \(String(cString: strerror(errno)))") }
         done += n
     }
 }

@@ -71,8 +71,7 @@ struct QueryOptions: ParsableArguments {
         do {
             _ = try resolved()
         } catch {
-            printError("Error: \(error)")
-            throw ExitCode(2)
+            throw ValidationError("\(error)")
         }
     }
 

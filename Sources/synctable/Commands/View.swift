@@ -47,28 +47,27 @@ struct View: ParsableCommand {
     var noCache = false
 
     func run() throws {
-        let options: ViewerOptions
-        do {
-            options = try viewerOptions()
-        } catch {
-            printError("synctable: error: \(error)")
-            throw ExitCode(2)
-        }
-        try launchViewer(options)
+        try launchViewer(try viewerOptions())
     }
 
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
-    private func viewerOptions() throws -> ViewerOptions {
-        let (location, flags) = try query.resolved()
-        guard pageSize >= 0 else { throw ViewerError("--page-size must be 0 or more, not \(pageSize)") }
+    private func viewerOptions() throws(CommandError) -> ViewerOptions {
+        let location: Path
+        let flags: Query
+        do {
+            (location, flags) = try query.resolved()
+        } catch {
+            throw CommandError("\(error)")
+        }
+        guard pageSize >= 0 else { throw CommandError("--page-size must be 0 or more, not \(pageSize)") }
         var paths: [Path]?
         if let columns {
             paths = []
             for item in columns.split(separator: ",", omittingEmptySubsequences: false) {
                 let text = item.trimmedSpaces
-                guard !text.isEmpty else { throw ViewerError("--columns: an empty column name in '\(columns)'") }
-                do { paths!.append(try Path(text)) } catch { throw ViewerError("--columns: \(error)") }
+                guard !text.isEmpty else { throw CommandError("--columns: an empty column name in '\(columns)'") }
+                do { paths!.append(try Path(text)) } catch { throw CommandError("--columns: \(error)") }
             }
         }
         return ViewerOptions(
@@ -77,15 +76,9 @@ struct View: ParsableCommand {
     }
 }
 
-/// Runs the viewer with `options`, turning its errors into a message and exit status 2.
+/// Runs the viewer with `options`; a status other than 0 (a signal) ends the program with it.
 func launchViewer(_ options: ViewerOptions, signals: SignalWatch? = nil) throws {
-    let status: Int32
-    do {
-        status = try runViewer(options, signals: signals ?? SignalWatch())
-    } catch {
-        printError("synctable: error: \(error)")
-        throw ExitCode(2)
-    }
+    let status = try runViewer(options, signals: signals ?? SignalWatch())
     if status != 0 { throw ExitCode(status) }
 }
 

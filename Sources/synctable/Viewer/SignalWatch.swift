@@ -19,15 +19,15 @@ final class SignalWatch {
 
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    init() throws(ViewerError) {
+    init() throws(CommandError) {
         var blocked = sigset_t()
         sigemptyset(&blocked)
         for s in SignalWatch.signals + [SIGWINCH] { sigaddset(&blocked, s) }
         guard pthread_sigmask(SIG_BLOCK, &blocked, nil) == 0 else {
-            throw ViewerError("cannot block signals: \(String(cString: strerror(errno)))")
+            throw CommandError("cannot block signals: \(String(cString: strerror(errno)))")
         }
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw ViewerError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else { throw CommandError("cannot make a pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         fd = ends[0]
@@ -45,7 +45,7 @@ final class SignalWatch {
                 _ = write(out, &byte, 1)
             }
         }, UnsafeMutableRawPointer(bitPattern: Int(ends[1])))
-        guard started == 0 else { throw ViewerError("cannot start the signal thread: \(String(cString: strerror(started)))") }
+        guard started == 0 else { throw CommandError("cannot start the signal thread: \(String(cString: strerror(started)))") }
         pthread_detach(thread)
     }
 
@@ -69,10 +69,4 @@ final class SignalWatch {
         guard read(fd, &byte, 1) == 1 else { return nil }
         return Int32(byte)
     }
-}
-
-/// A problem that ends the viewer before or while it starts (exit status 2).
-struct ViewerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,30 @@
+// The command line itself: --version, --help, and the one error format.
+import Foundation
+import Testing
+
+@Suite("The command line")
+struct CommandLineTests {
+    @Test("--version prints the version; --help says each default once")
+    func versionAndHelp() throws {
+        let binary = try synctableBinary()
+        let version = try runProgram(binary, ["--version"])
+        #expect(version.status == 0 && version.output == "0.1.0\n")
+        let help = try runProgram(binary, ["view", "--help"])
+        #expect(help.status == 0)
+        let path = help.output.components(separatedBy: "--path <path>").dropFirst().first ?? ""
+        let pathHelp = path.components(separatedBy: "\n  -").first ?? ""
+        #expect(pathHelp.components(separatedBy: "(default:").count == 2, "\(pathHelp)")
+        #expect(!help.output.contains("(default: the root)"))
+    }
+
+    @Test("every error of the viewer's command line is one line, 'synctable: error: …', with status 2")
+    func oneErrorFormat() throws {
+        let binary = try synctableBinary()
+        for arguments in [["x.json", "--limit-to-first", "0"], ["x.json", "--columns", "a,,b"], ["x.json", "--page-size=-1"]] {
+            let result = try runProgram(binary, arguments)
+            #expect(result.status == 2)
+            #expect(result.errors.hasPrefix("synctable: error: ") && result.errors.filter { $0 == "\n" }.count == 1,
+                    "\(arguments): \(result.errors)")
+        }
+    }
+}
