@@ -38,7 +38,9 @@ let package = Package(
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
+            resources: [.embedInCode("Demo/leaderboard.json")]
         ),
         // A small program showing the table widget alone; the widget's terminal test drives it.
         .executableTarget(name: "tabledemo", dependencies: ["TableUI"]),

@@ -41,44 +41,4 @@ struct DemoTests {
                     "signal \(signal) left the demo's folder behind")
         }
     }
-
-    /// The demo's leaderboard as the Swift source that builds it into the binary.
-    static func demoDataSource(_ fixture: String) -> String {
-        var body = ""
-        for scalar in fixture.unicodeScalars {
-            switch scalar {
-            case "\n": body += "\n"
-            case "\\": body += "\\\\"
-            case "\"": body += "\\\""
-            case "\t": body += "\\t"
-            case "\r": body += "\\r"
-            case " "..."~": body.unicodeScalars.append(scalar)
-            default: body += "\\u{" + String(scalar.value, radix: 16) + "}"
-            }
-        }
-        return """
-            // The demo's leaderboard, built into the binary so that `synctable demo` works from any folder.
-            // Generated from Fixtures/demo/leaderboard.json (ASCII only: other characters as \\u{...});
-            // DemoDataTests keeps the two equal, and rewrites this file with SYNCTABLE_UPDATE_DEMO_DATA=1.
-
-            /// The text of Fixtures/demo/leaderboard.json.
-            let demoLeaderboard = \"\"\"
-
-            """ + body + "\n\"\"\"\n"
-    }
-
-    @Test("the demo data built into the binary is the fixture")
-    func demoDataMatchesTheFixture() throws {
-        let fixture = try String(contentsOfFile: packageRoot + "/Fixtures/demo/leaderboard.json", encoding: .utf8)
-        let sourcePath = packageRoot + "/Sources/synctable/Demo/DemoData.swift"
-        let expected = DemoTests.demoDataSource(fixture)
-        if ProcessInfo.processInfo.environment["SYNCTABLE_UPDATE_DEMO_DATA"] == "1" {
-            try expected.write(toFile: sourcePath, atomically: true, encoding: .utf8)
-        }
-        let source = try String(contentsOfFile: sourcePath, encoding: .utf8)
-        #expect(source == expected, """
-            Sources/synctable/Demo/DemoData.swift is not Fixtures/demo/leaderboard.json: run
-            SYNCTABLE_UPDATE_DEMO_DATA=1 swift test --skip-build --filter demoDataMatchesTheFixture, then rebuild
-            """)
-    }
 }

@@ -34,7 +34,7 @@ struct Demo: ParsableCommand {
             unlink(file + ".demo-tmp")
             rmdir(folder)
         }
-        try writeFile(file, Array(demoLeaderboard.utf8))
+        try writeFile(file, PackageResources.leaderboard_json)
         writer.start()
 
         var query = ViewQuery(flags: try Query().orderByChild(Path("score")), pageSize: 200)
