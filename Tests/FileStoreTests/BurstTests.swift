@@ -5,6 +5,7 @@ import Glibc
 import FileStore
 import JSONTree
 import Testing
+import TestSupport
 
 /// A JSON object with `count` children and a sequence number, about 100 bytes a child.
 func sampleDocument(seq: Int, count: Int) -> String {

@@ -5,6 +5,7 @@ import Glibc
 import FileStore
 import JSONTree
 import Testing
+import TestSupport
 
 @Suite struct EventsCommandTests {
     @Test func streamsTheWindowThenEachRevision() throws {

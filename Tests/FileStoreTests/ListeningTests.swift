@@ -6,6 +6,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 
 /// A listener's own copy of the window, rebuilt only from the events it was sent.
 struct ReplayedRows {

@@ -5,6 +5,7 @@ import Glibc
 import FileStore
 import JSONTree
 import Testing
+import TestSupport
 
 /// A real program saving `{"n":2}` over `{"n":1}` ($1 is the file).
 struct SaveStyle: CustomTestStringConvertible, Sendable {

@@ -8,33 +8,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The package root, found from this file's path.
-let packageRoot: String = {
-    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)  // Tests/FileStoreTests/TestSupport.swift
-    return parts.joined(separator: "/")
-}()
-
-private let folderCounter = Atomic<Int>(0)
-
-/// A fresh folder, removed when the value goes away. Outside /tmp by default (under the
-/// package's `.build-tests-tmp/`), because editors save differently under /tmp.
-final class ScratchFolder {
-    let path: String
-
-    init(underTmp: Bool = false) {
-        let n = folderCounter.add(1, ordering: .relaxed).newValue
-        let base = underTmp ? "/tmp" : packageRoot + "/.build-tests-tmp"
-        mkdir(base, 0o755)
-        path = base + "/filestore-\(getpid())-\(n)"
-        shell("rm -rf \"$1\" && mkdir -p \"$1\"", path)
-    }
-
-    deinit { shell("rm -rf \"$1\"", path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 /// Runs `command` with /bin/sh, arguments as $1, $2, …; returns the exit status.
 @discardableResult
 func shell(_ command: String, _ arguments: String...) -> Int32 {

@@ -7,6 +7,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 
 /// The states the writer logged, by sequence number (read as the log grows).
 final class WrittenStates {

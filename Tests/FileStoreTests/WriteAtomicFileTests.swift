@@ -7,6 +7,7 @@ import Glibc
 import JSONTree
 import Synchronization
 import Testing
+import TestSupport
 
 /// Files as the write tests look at them.
 enum Disk {

@@ -7,6 +7,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 
 /// What a run of the binary printed and returned.
 private struct Run {

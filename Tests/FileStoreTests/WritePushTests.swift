@@ -6,6 +6,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 
 @Suite struct WritePushTests {
     @Test func idsMadeInATightLoopAreUniqueAndSorted() {

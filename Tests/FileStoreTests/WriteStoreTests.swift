@@ -7,6 +7,7 @@ import Glibc
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 
 private let players = """
     {

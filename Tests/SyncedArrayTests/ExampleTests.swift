@@ -4,6 +4,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 @testable import SyncedArray
 
 /// A stand-in for a table view: keeps its own copy of the rows, updated only by batches.

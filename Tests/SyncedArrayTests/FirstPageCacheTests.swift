@@ -7,6 +7,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 @testable import SyncedArray
 
 /// A data file and a cache folder, and sessions of an array over them.

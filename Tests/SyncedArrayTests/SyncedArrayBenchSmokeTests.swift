@@ -2,6 +2,7 @@
 import Foundation
 import JSONTree
 import Testing
+import TestSupport
 
 @Suite struct SyncedArrayBenchSmokeTests {
     /// The folder holding the built products (the test bundle's, or above it).

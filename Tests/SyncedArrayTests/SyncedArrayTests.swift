@@ -4,6 +4,7 @@
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 @testable import SyncedArray
 
 @Suite struct SyncedArrayTests {

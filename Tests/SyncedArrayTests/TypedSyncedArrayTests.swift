@@ -3,6 +3,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 import Testing
+import TestSupport
 @testable import SyncedArray
 
 @Suite struct TypedSyncedArrayTests {

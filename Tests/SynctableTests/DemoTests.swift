@@ -1,12 +1,13 @@
 // `synctable demo`: the built-in leaderboard, a live table of it, and a clean exit.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("synctable demo")
 struct DemoTests {
     @Test("the demo shows the leaderboard by score, highest first, changing live; q removes its folder")
     func demoRunsAndCleansUp() throws {
-        let temporary = try ScratchFolder()
+        let temporary = ScratchFolder()
         let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
         var screen = try session.waitFor("the leaderboard") { $0.contains("score↓") && $0.contains("/players") }
         #expect(screen.contains("by score descending"))
@@ -28,7 +29,7 @@ struct DemoTests {
     @Test("SIGTERM and SIGHUP end the demo the way q does: the terminal restored, the folder removed")
     func demoCleansUpOnSignals() throws {
         for (signal, status) in [(SIGTERM, 143), (SIGHUP, 129)] {
-            let temporary = try ScratchFolder()
+            let temporary = ScratchFolder()
             let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
             try session.waitFor("the leaderboard") { $0.contains("score↓") }
             let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -2,6 +2,7 @@
 // ViewerCoreTests): Ctrl-L repainting what another program wrote over the screen.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("The viewer's keys")
 struct ViewerKeysTests {
@@ -17,7 +18,7 @@ struct ViewerKeysTests {
 
     @Test("Ctrl-L clears what another program wrote over the screen and draws the table again")
     func ctrlLRepaints() throws {
-        let folder = try ScratchFolder()
+        let folder = ScratchFolder()
         let file = folder.file("players.json")
         try save(ViewerKeysTests.players, to: file, style: .inPlace)
         let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))

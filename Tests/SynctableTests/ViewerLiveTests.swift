@@ -1,12 +1,13 @@
 // The viewer in a real terminal (tmux) following a file that another process saves.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("The viewer follows the file")
 struct ViewerLiveTests {
     @Test("rows appear, move and vanish in every save style; the selection stays on its key; an invalid save shows its error while the table stays")
     func followsEverySaveStyle() throws {
-        let folder = try ScratchFolder()  // under .build, not /tmp
+        let folder = ScratchFolder()  // under .build, not /tmp
         let file = folder.file("scores.json")
         try save(leaderboard([("a", 10), ("b", 20), ("c", 30)]), to: file, style: .inPlace)
         let session = try TerminalSession(try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
@@ -48,7 +49,7 @@ struct ViewerLiveTests {
 
     @Test("a resize keeps the selection; q leaves the alternate screen and restores the shell")
     func resizeAndQuit() throws {
-        let folder = try ScratchFolder()
+        let folder = ScratchFolder()
         let file = folder.file("many.json")
         try save(leaderboard((0..<60).map { (String(format: "k%02d", $0), $0) }), to: file, style: .inPlace)
         let session = try TerminalSession(try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
@@ -71,7 +72,7 @@ struct ViewerLiveTests {
 
     @Test("Ctrl-C (SIGINT), SIGTERM and a crash signal end the viewer with the terminal restored")
     func signalsRestoreTheTerminal() throws {
-        let folder = try ScratchFolder(underTmp: true)
+        let folder = ScratchFolder(underTmp: true)
         let file = folder.file("scores.json")
         try save(leaderboard([("a", 1)]), to: file, style: .inPlace)
 
@@ -98,7 +99,7 @@ struct ViewerLiveTests {
 
     @Test("a missing file is waited for")
     func waitsForAMissingFile() throws {
-        let folder = try ScratchFolder(underTmp: true)
+        let folder = ScratchFolder(underTmp: true)
         let file = folder.file("later.json")
         let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
         let screen = try session.waitFor("the missing file") { $0.contains("does not exist yet") }

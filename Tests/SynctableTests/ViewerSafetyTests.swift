@@ -1,12 +1,13 @@
 // Text from the file never reaches the terminal raw; bad starts end with a message and status 2.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("The viewer's safety")
 struct ViewerSafetyTests {
     @Test("escape sequences, bidi overrides and other controls in the file show as visible escapes")
     func untrustedTextIsEscaped() throws {
-        let folder = try ScratchFolder()
+        let folder = ScratchFolder()
         let file = folder.file("hostile.json")
         let json = #"""
             {"players": {
@@ -31,7 +32,7 @@ struct ViewerSafetyTests {
     @Test("an unreadable file, a bad query or flag, and a terminal that cannot be used end with a message and status 2")
     func startupErrors() throws {
         let binary = try synctableBinary()
-        let folder = try ScratchFolder()
+        let folder = ScratchFolder()
         let file = folder.file("ok.json")
         try save(#"{"a": 1}"#, to: file, style: .inPlace)
         var environment = ProcessInfo.processInfo.environment
@@ -60,7 +61,7 @@ struct ViewerSafetyTests {
           arguments: [("no-such-terminal-type", "unknown terminal type 'no-such-terminal-type'"),
                       ("dumb", "terminal type 'dumb' cannot move the cursor")])
     func unusableTerminalType(term: String, message: String) throws {
-        let folder = try ScratchFolder()
+        let folder = ScratchFolder()
         let file = folder.file("ok.json")
         try save(#"{"a": 1}"#, to: file, style: .inPlace)
         let session = try TerminalSession(try viewerCommand([file], environment: ["TERM": term]))

@@ -3,33 +3,7 @@ import Foundation
 import JSONTree
 import Synchronization
 import Testing
-
-/// The package root, from this file's path (Tests/SynctableTests/Support/Files.swift).
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { url.deleteLastPathComponent() }
-    return url.path
-}()
-
-private let folderCounter = Atomic<Int>(0)
-
-/// A fresh folder, removed when the value goes away: under the package's `.build` folder by
-/// default (editors and file systems behave differently under /tmp), or under /tmp.
-final class ScratchFolder {
-    let path: String
-
-    init(underTmp: Bool = false) throws {
-        let n = folderCounter.add(1, ordering: .relaxed).newValue
-        let base = underTmp ? "/tmp" : packageRoot + "/.build/synctable-tests"
-        path = base + "/viewer-\(getpid())-\(n)"
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
+import TestSupport
 
 /// How a separate process saves a file.
 enum SaveStyle: CaseIterable {
@@ -72,32 +46,4 @@ func viewerCommand(_ arguments: [String], environment: [String: String] = [:]) t
     // The shell traps SIGINT (a handler, which synctable does not inherit) so that Ctrl-C
     // ends only synctable and the shell still says how it ended; a crash leaves no core file.
     return "sh -c " + shellQuoted("ulimit -c 0; trap true INT; " + line + "; echo EXITED $?")
-}
-
-/// Polls `path` until its JSON satisfies `condition` (up to `seconds`); records an issue with
-/// the last content when it never does.
-@discardableResult
-func waitForFile(_ path: String, _ what: String, seconds: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
-                 _ condition: (JSONNode) -> Bool) -> String {
-    let deadline = Date().addingTimeInterval(seconds)
-    var text = ""
-    repeat {
-        if let data = FileManager.default.contents(atPath: path) {
-            text = String(decoding: data, as: UTF8.self)
-            if let document = try? JSONDocument(parsing: Array(data)), condition(document.root) { return text }
-        }
-        usleep(40_000)
-    } while Date() < deadline
-    Issue.record("the file never had \(what); it holds:\n\(text)", sourceLocation: sourceLocation)
-    return text
-}
-
-/// The number at `path` in a JSON value.
-func number(_ root: JSONNode, _ path: String) -> Double? {
-    (try? Path(path)).flatMap { root.node(at: $0) }?.doubleValue
-}
-
-/// The string at `path` in a JSON value.
-func string(_ root: JSONNode, _ path: String) -> String? {
-    (try? Path(path)).flatMap { root.node(at: $0) }?.stringValue
 }
