@@ -1,6 +1,7 @@
 // The command line itself: --version, --help, and the one error format.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("The command line")
 struct CommandLineTests {

@@ -8,7 +8,7 @@ struct DemoTests {
     @Test("the demo shows the leaderboard by score, highest first, changing live; q removes its folder")
     func demoRunsAndCleansUp() throws {
         let temporary = ScratchFolder()
-        let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
+        let session = try TmuxSession(viewer: try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
         var screen = try session.waitFor("the leaderboard") { $0.contains("score↓") && $0.contains("/players") }
         #expect(screen.contains("by score descending"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1)
@@ -30,7 +30,7 @@ struct DemoTests {
     func demoCleansUpOnSignals() throws {
         for (signal, status) in [(SIGTERM, 143), (SIGHUP, 129)] {
             let temporary = ScratchFolder()
-            let session = try TerminalSession(try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
+            let session = try TmuxSession(viewer: try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
             try session.waitFor("the leaderboard") { $0.contains("score↓") }
             let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
             let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)

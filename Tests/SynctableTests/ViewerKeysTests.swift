@@ -21,7 +21,7 @@ struct ViewerKeysTests {
         let folder = ScratchFolder()
         let file = folder.file("players.json")
         try save(ViewerKeysTests.players, to: file, style: .inPlace)
-        let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
         try session.waitFor("key order") { $0.hasRows(inOrder: ["a", "b", "c", "d"]) }
 
         // Another program writes straight to the terminal, behind ncurses' back.

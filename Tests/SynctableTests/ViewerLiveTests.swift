@@ -10,7 +10,7 @@ struct ViewerLiveTests {
         let folder = ScratchFolder()  // under .build, not /tmp
         let file = folder.file("scores.json")
         try save(leaderboard([("a", 10), ("b", 20), ("c", 30)]), to: file, style: .inPlace)
-        let session = try TerminalSession(try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
         try session.waitFor("the first rows") { $0.hasRows(inOrder: ["a", "b", "c"]) }
         try session.send("j", "j")
         try session.waitFor("c selected") { $0.selectedKey == "c" }
@@ -52,7 +52,7 @@ struct ViewerLiveTests {
         let folder = ScratchFolder()
         let file = folder.file("many.json")
         try save(leaderboard((0..<60).map { (String(format: "k%02d", $0), $0) }), to: file, style: .inPlace)
-        let session = try TerminalSession(try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
         try session.waitFor("the first rows") { $0.hasRows(inOrder: ["k00", "k01"]) }
         try session.tmux(["send-keys"] + Array(repeating: "j", count: 40))
         try session.waitFor("k40 selected") { $0.selectedKey == "k40" }
@@ -76,7 +76,7 @@ struct ViewerLiveTests {
         let file = folder.file("scores.json")
         try save(leaderboard([("a", 1)]), to: file, style: .inPlace)
 
-        let interrupted = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+        let interrupted = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
         try interrupted.waitFor("the table") { $0.line(ofKey: "a") != nil }
         try interrupted.send("C-c")
         let screen = try interrupted.waitFor("the shell back after SIGINT", history: true) { $0.contains("EXITED 130") }
@@ -84,7 +84,7 @@ struct ViewerLiveTests {
         #expect(try interrupted.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
 
         for (signal, status) in [(SIGTERM, 143), (SIGSEGV, 139)] {
-            let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+            let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
             try session.waitFor("the table") { $0.line(ofKey: "a") != nil }
             // The pane runs sh, whose one child is synctable.
             let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -101,7 +101,7 @@ struct ViewerLiveTests {
     func waitsForAMissingFile() throws {
         let folder = ScratchFolder(underTmp: true)
         let file = folder.file("later.json")
-        let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
         let screen = try session.waitFor("the missing file") { $0.contains("does not exist yet") }
         #expect(screen.contains("FILE MISSING"))
         try save(leaderboard([("x", 1), ("y", 2)]), to: file, style: .rename)

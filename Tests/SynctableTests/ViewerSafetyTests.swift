@@ -17,7 +17,7 @@ struct ViewerSafetyTests {
             }}
             """#
         try save(json, to: file, style: .inPlace)
-        let session = try TerminalSession(try viewerCommand([file, "--path", "/players"]))
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
         let screen = try session.waitFor("the hostile rows") { $0.contains("key with OSC") }
         for shown in [#"\x1b[31mRED\x1b[0m"#, #"\u202eevil"#, #"line\nbreak\x07"#, #"c1\u0085x"#, #"o\x1b]0;title\x07"#,
                       #"\u2066iso\u2069"#] {
@@ -64,7 +64,7 @@ struct ViewerSafetyTests {
         let folder = ScratchFolder()
         let file = folder.file("ok.json")
         try save(#"{"a": 1}"#, to: file, style: .inPlace)
-        let session = try TerminalSession(try viewerCommand([file], environment: ["TERM": term]))
+        let session = try TmuxSession(viewer: try viewerCommand([file], environment: ["TERM": term]))
         let screen = try session.waitFor("the refusal", history: true) { $0.contains("EXITED 2") }
         #expect(screen.lines.joined().contains(message), "\(screen.text)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TableUI
 
 /// The demo in a real terminal (tmux): what it draws, its keys, resizes, and the terminal
@@ -120,7 +121,7 @@ import Testing
     @Test(arguments: [("TERM", 15), ("SEGV", 11), ("HUP", 1), ("INT", 2)])
     func fatalSignalsRestoreTheTerminal(signal: String, number: Int) throws {
         let tmux = try start("signal-\(signal)")
-        try runProgram("/bin/kill", ["-\(signal)", try tmux.programPID()])
+        try runProgram("/bin/kill", ["-\(signal)", "\(try tmux.programPID())"])
         #expect(try tmux.waitForExit() == "\(128 + number)")  // died of the signal, after restoring
         #expect(try tmux.format(terminalModes) == "0 1 0 0")
     }

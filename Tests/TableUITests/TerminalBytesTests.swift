@@ -1,11 +1,13 @@
 import Testing
+import TestSupport
 
 /// Bytes really written to a terminal (ncurses with the xterm-256color description, on a
 /// pseudo-terminal), as `tabledemo --measure` counts them.
 @Suite struct TerminalBytesTests {
     @Test func oneInsertedRowCostsAtMostARowPlus100Bytes() throws {
         let demo = try builtProduct("tabledemo")
-        let (status, output) = try runProgram(demo, ["--measure"])
+        let result = try runProgram(demo, ["--measure"])
+        let (status, output) = (result.status, result.output)
         #expect(status == 0)
         var figures: [String: [String: Int]] = [:]
         for line in output.split(separator: "\n") {

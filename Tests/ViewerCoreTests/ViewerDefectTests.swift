@@ -72,7 +72,7 @@ struct SelectionOnScreenTests {
     @Test("after a sort over a large location (rows evaluated off the loop thread) the selected row is on screen",
           arguments: [0, 150])
     func selectionAfterSort(startRow: Int) throws {
-        let (text, byName) = ViewerLargeLocationTests.collection(60_000)
+        let (text, _) = ViewerLargeLocationTests.collection(60_000)
         let h = try ViewerHarness(text, rows: 20, columns: 120, path: "/items") { $0.animations = true }
         try h.waitUntil("the first page") { $0.contains("· 200 rows of 60000") }
         for _ in 0..<startRow { h.viewer.handle(.down) }
