@@ -1,6 +1,6 @@
 // tabledemo: the table widget alone, on rows that change on a timer.
 //
-//   tabledemo [--rows N] [--interval SECONDS] [--seed N] [--no-animations]
+//   tabledemo [--rows N] [--interval SECONDS] [--seed N] [--no-animations] [--slow-motion FACTOR]
 //   tabledemo --measure     bytes written to a real terminal (a pty) per change, one line each
 //
 // Keys: j/k or ↓/↑ move, PgUp/PgDn, g/G first/last, h/l or ←/→ columns, i insert at the
@@ -16,6 +16,8 @@ struct DemoOptions {
     var interval = 1.0
     var seed: UInt64 = 1
     var animations = true
+    /// Animations last this many times longer (a test reads a frame without racing it).
+    var slowMotion = 1.0
     var measure = false
 
     static func parse(_ args: [String]) -> DemoOptions {
@@ -39,10 +41,13 @@ struct DemoOptions {
                 guard let n = UInt64(value(flag)) else { fail("--seed takes a non-negative integer") }
                 o.seed = n
             case "--no-animations": o.animations = false
+            case "--slow-motion":
+                guard let f = Double(value(flag)), f >= 1 else { fail("--slow-motion takes a factor of 1 or more") }
+                o.slowMotion = f
             case "--measure": o.measure = true
             case "--verbose": break  // read by --measure
             case "-h", "--help":
-                print("usage: tabledemo [--rows N] [--interval SECONDS] [--seed N] [--no-animations] | --measure")
+                print("usage: tabledemo [--rows N] [--interval SECONDS] [--seed N] [--no-animations] [--slow-motion FACTOR] | --measure")
                 exit(0)
             default: fail("unknown option '\(flag)' (see --help)")
             }
@@ -70,6 +75,10 @@ func runDemo(_ options: DemoOptions) throws(TerminalError) {
     let rows = DemoRows(count: options.rows, seed: options.seed)
     var settings = TableSettings(theme: terminal.theme)
     settings.animationsEnabled = options.animations
+    settings.insertDuration *= options.slowMotion
+    settings.deleteDuration *= options.slowMotion
+    settings.reloadDuration *= options.slowMotion
+    settings.moveDuration *= options.slowMotion
     let table = TableView(dataSource: rows, settings: settings)
     let canvas = terminal.canvas
     var paused = options.interval == 0

@@ -59,11 +59,13 @@ import TestSupport
     }
 
     /// Mouse reports as the terminal sends them (X10 encoding: ESC [ M, button + 32,
-    /// column + 33, line + 33), typed into the pane.
+    /// column + 33, line + 33), typed into the pane once the program has turned mouse
+    /// reporting on; a click's press and release arrive in one write, as from a terminal.
     @Test func clickSelectsAndWheelScrolls() throws {
         let tmux = try start("mouse")
-        try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "20", "2b", "26"])  // press at column 10, line 5
-        try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "23", "2b", "26"])  // release
+        try tmux.waitForMode("mouse reporting on", "#{mouse_standard_flag}", "1")
+        // Press at column 10, line 5, then release.
+        try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "20", "2b", "26", "1b", "5b", "4d", "23", "2b", "26"])
         let clicked = try tmux.waitForScreen("the clicked row selected") { $0.contains { $0.hasPrefix("row 5/60") } }
         #expect(selectedLine(clicked) == 5)
         try tmux.run(["send-keys", "-H", "1b", "5b", "4d", "61", "2b", "26"])  // wheel down
@@ -148,8 +150,9 @@ import TestSupport
     func noColorShowsAttributesInsteadOfColours(noColor: Bool) throws {
         let demo = try builtProduct("tabledemo")
         let env = noColor ? "NO_COLOR=1 " : ""
+        // In slow motion, the flash lasts a minute: the screen is read during it, not raced.
         let tmux = try TmuxSession("no-color-\(noColor)", width: 100, height: 30,
-                                   command: "\(env)\(demo) --rows 60 --interval 0 --seed 1")
+                                   command: "\(env)\(demo) --rows 60 --interval 0 --seed 1 --slow-motion 50")
         try tmux.waitForScreen("the table") { $0.contains { $0.hasPrefix("row 1/60") } }
         try tmux.send("c")  // the selected row's score changes: it flashes, the cell marked
         try tmux.waitForScreen("the changed row") { $0.count > 1 && $0[1].hasPrefix("▶*") }

@@ -13,6 +13,18 @@ extension TmuxSession {
                       name: "tableui-\(name)", width: width, height: height)
     }
 
+    /// Waits until the tmux format `format` (a mode of the pane) reads `value`.
+    func waitForMode(_ what: String, _ format: String, _ value: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let deadline = Date().addingTimeInterval(15)
+        var last = ""
+        repeat {
+            last = try self.format(format)
+            if last == value { return }
+            usleep(30_000)
+        } while Date() < deadline
+        Issue.record("never saw \(what): \(format) is \(last)", sourceLocation: sourceLocation)
+    }
+
     /// Waits for the program to end; its exit status as the shell reports it.
     func waitForExit(sourceLocation: SourceLocation = #_sourceLocation) throws -> String? {
         let screen = try waitForScreen("the program's exit", sourceLocation: sourceLocation) {
