@@ -14,7 +14,7 @@ public struct RowDecodingError: Error, Sendable, Equatable, CustomStringConverti
         self.message = message
     }
 
-    public var description: String { "row \(JSONNodeDecoder.quoted(key)): \(message)" }
+    public var description: String { "row \(JSON.string(key).serializedString()): \(message)" }
 
     public static func == (a: RowDecodingError, b: RowDecodingError) -> Bool {
         codeUnitsEqual(a.key, b.key) && a.message == b.message

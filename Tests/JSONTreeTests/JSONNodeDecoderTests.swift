@@ -1,8 +1,7 @@
 // Decoding straight from the parsed tree: containers, nested types, optionals, numbers with
 // range checks, and errors that name the path.
-import JSONTree
+@testable import JSONTree
 import Testing
-@testable import SyncedArray
 
 private func node(_ text: String) throws -> JSONNode { try JSONDocument(parsing: text).root }
 

@@ -1,5 +1,4 @@
 // The decoder's three containers: an object's members, an array's elements, a single value.
-import JSONTree
 
 /// The members of an object, found by key (code units): a linear scan for small objects, a
 /// table built once for large ones.

@@ -1,5 +1,4 @@
 // Decoding Swift types straight from the parsed JSON tree (no round trip through Data).
-import JSONTree
 
 /// Decodes `Decodable` types from a `JSONNode`, reading the parsed tree directly.
 ///
