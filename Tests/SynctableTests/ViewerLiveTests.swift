@@ -1,52 +1,11 @@
-// The viewer in a real terminal (tmux) following a file that another process saves.
+// What the viewer does that needs a real terminal (tmux): resizes, quitting, and signals that
+// must leave the terminal restored. Following the file is tested in-process (ViewerCoreTests).
 import Foundation
 import Testing
 import TestSupport
 
 @Suite("The viewer follows the file")
 struct ViewerLiveTests {
-    @Test("rows appear, move and vanish in every save style; the selection stays on its key; an invalid save shows its error while the table stays")
-    func followsEverySaveStyle() throws {
-        let folder = ScratchFolder()  // under .build, not /tmp
-        let file = folder.file("scores.json")
-        try save(leaderboard([("a", 10), ("b", 20), ("c", 30)]), to: file, style: .inPlace)
-        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--order-by-child", "score"]))
-        try session.waitFor("the first rows") { $0.hasRows(inOrder: ["a", "b", "c"]) }
-        try session.send("j", "j")
-        try session.waitFor("c selected") { $0.selectedKey == "c" }
-
-        // In place: a new row appears at its place in the score order, above the selection.
-        try save(leaderboard([("a", 10), ("b", 20), ("c", 30), ("d", 25)]), to: file, style: .inPlace)
-        var screen = try session.waitFor("d between b and c") { $0.hasRows(inOrder: ["a", "b", "d", "c"]) }
-        #expect(screen.selectedKey == "c")
-        #expect(screen.contains("4 rows"))
-
-        // Temporary file and rename: a changed score moves its row.
-        try save(leaderboard([("a", 40), ("b", 20), ("c", 30), ("d", 25)]), to: file, style: .rename)
-        screen = try session.waitFor("a moved to the end") { $0.hasRows(inOrder: ["b", "d", "c", "a"]) }
-        #expect(screen.selectedKey == "c")
-        #expect(screen.contains("40"))
-
-        // Delete and re-create: a deleted row disappears.
-        try save(leaderboard([("a", 40), ("c", 30), ("d", 25)]), to: file, style: .recreate)
-        screen = try session.waitFor("b gone") { $0.line(ofKey: "b") == nil && $0.hasRows(inOrder: ["d", "c", "a"]) }
-        #expect(screen.selectedKey == "c")
-
-        // An invalid save: the error with its line and column, and the last good table.
-        try save("{\"players\": {\n  \"a\": {\"score\": 40},\n  \"c\": {\"score\": }\n}}\n", to: file, style: .inPlace)
-        screen = try session.waitFor("the parse error") { $0.contains("invalid JSON at line 3, column 18") }
-        #expect(screen.hasRows(inOrder: ["d", "c", "a"]))
-        #expect(screen.contains("INVALID JSON"))
-        #expect(screen.selectedKey == "c")
-
-        // Valid again: the error goes, the new state shows.
-        try save(leaderboard([("c", 30), ("d", 25), ("e", 5)]), to: file, style: .rename)
-        screen = try session.waitFor("the repaired file") {
-            $0.hasRows(inOrder: ["e", "d", "c"]) && $0.line(ofKey: "a") == nil && !$0.contains("invalid JSON")
-        }
-        #expect(screen.selectedKey == "c")
-    }
-
     @Test("a resize keeps the selection; q leaves the alternate screen and restores the shell")
     func resizeAndQuit() throws {
         let folder = ScratchFolder()
@@ -95,16 +54,5 @@ struct ViewerLiveTests {
             #expect(!screen.contains("/players · "), "signal \(signal) left the table on screen:\n\(screen.text)")
             #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
         }
-    }
-
-    @Test("a missing file is waited for")
-    func waitsForAMissingFile() throws {
-        let folder = ScratchFolder(underTmp: true)
-        let file = folder.file("later.json")
-        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
-        let screen = try session.waitFor("the missing file") { $0.contains("does not exist yet") }
-        #expect(screen.contains("FILE MISSING"))
-        try save(leaderboard([("x", 1), ("y", 2)]), to: file, style: .rename)
-        try session.waitFor("the rows") { $0.hasRows(inOrder: ["x", "y"]) && !$0.contains("FILE MISSING") }
     }
 }
