@@ -120,6 +120,17 @@ import TestSupport
         #expect(try tmux.format(terminalModes) == "0 1 0 0")
     }
 
+    /// Mouse reporting is button events only (1000, not 1002 drag or 1003 any-motion), so
+    /// the terminal can still select text with the mouse where it allows, in SGR encoding
+    /// (1006) where the terminal description has it (xterm's does; tmux's and screen's, X10).
+    @Test func mouseReportingIsButtonEventsInSGR() throws {
+        let demo = try builtProduct("tabledemo")
+        let tmux = try TmuxSession("mouse-modes", width: 100, height: 30,
+                                   command: "TERM=xterm-256color \(demo) --rows 60 --interval 0 --seed 1")
+        try tmux.waitForScreen("the table") { $0.contains { $0.hasPrefix("row 1/60") } }
+        #expect(try tmux.format("#{mouse_standard_flag} #{mouse_button_flag} #{mouse_all_flag} #{mouse_sgr_flag}") == "1 0 0 1")
+    }
+
     @Test(arguments: [("TERM", 15), ("SEGV", 11), ("HUP", 1), ("INT", 2)])
     func fatalSignalsRestoreTheTerminal(signal: String, number: Int) throws {
         let tmux = try start("signal-\(signal)")
