@@ -3,7 +3,7 @@
 import TableUI
 
 /// What a key asks the viewer to do.
-enum ViewerAction: Hashable {
+public enum ViewerAction: Hashable, Sendable {
     case down, up, pageDown, pageUp, first, last
     case columnLeft, columnRight
     case open, back
@@ -14,14 +14,14 @@ enum ViewerAction: Hashable {
 }
 
 /// One line of the help screen: the keys, what they do, and the action they trigger.
-struct KeyBinding {
-    let keys: [Key]
+public struct KeyBinding: Sendable {
+    public let keys: [Key]
     /// How the help screen writes the keys.
-    let label: String
-    let action: ViewerAction
-    let help: String
+    public let label: String
+    public let action: ViewerAction
+    public let help: String
 
-    init(_ label: String, _ keys: [Key], _ action: ViewerAction, _ help: String) {
+    public init(_ label: String, _ keys: [Key], _ action: ViewerAction, _ help: String) {
         self.label = label
         self.keys = keys
         self.action = action
@@ -29,8 +29,9 @@ struct KeyBinding {
     }
 }
 
-/// The viewer's keys, in the order the help screen shows them.
-let keyBindings: [KeyBinding] = [
+/// The viewer's standard keys, in the order the help screen shows them (`ViewerOptions.keyBindings`
+/// takes another table).
+public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("j ↓", [.character("j"), .down], .down, "next row"),
     KeyBinding("k ↑", [.character("k"), .up], .up, "previous row"),
     KeyBinding("PgDn Space", [.pageDown, .character(" ")], .pageDown, "next screenful"),
@@ -60,7 +61,7 @@ let keyBindings: [KeyBinding] = [
     KeyBinding("q", [.character("q")], .quit, "quit"),
 ]
 
-/// The action bound to `key`, if any.
-func viewerAction(for key: Key) -> ViewerAction? {
-    keyBindings.first { $0.keys.contains(key) }?.action
+/// The action bound to `key` in `bindings`, if any (the first binding that lists it).
+func viewerAction(for key: Key, in bindings: [KeyBinding]) -> ViewerAction? {
+    bindings.first { $0.keys.contains(key) }?.action
 }

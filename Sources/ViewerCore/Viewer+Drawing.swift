@@ -177,8 +177,8 @@ extension Viewer {
     /// Every key, scrolled to line `top` under a title line that says how to scroll and close.
     private func drawHelp(_ size: CanvasSize, top: Int) {
         var lines: [[Segment]] = []
-        let labelWidth = keyBindings.map { displayWidth($0.label) }.max() ?? 0
-        for binding in keyBindings {
+        let labelWidth = options.keyBindings.map { displayWidth($0.label) }.max() ?? 0
+        for binding in options.keyBindings {
             let pad = String(repeating: " ", count: labelWidth - displayWidth(binding.label))
             lines.append([Segment("  " + binding.label + pad, labelStyle), Segment("   " + binding.help)])
         }

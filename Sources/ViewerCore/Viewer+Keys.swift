@@ -40,7 +40,7 @@ extension Viewer {
             table.handle(key)
             return
         }
-        guard let action = viewerAction(for: key) else { return }
+        guard let action = viewerAction(for: key, in: options.keyBindings) else { return }
         perform(action)
         loadMoreIfNeeded()
     }

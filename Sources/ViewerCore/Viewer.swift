@@ -19,9 +19,12 @@ public struct ViewerOptions {
     public var animations: Bool
     /// Where the starting location's first page is kept between runs (nil: no cache).
     public var cache: FirstPageCache?
+    /// The keys: dispatch and the help screen both read this table.
+    public var keyBindings: [KeyBinding]
 
     public init(file: String, location: Path = .root, query: ViewQuery? = nil, columns: [Path]? = nil,
-                pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil) {
+                pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil,
+                keyBindings: [KeyBinding] = standardKeyBindings) {
         self.file = file
         self.location = location
         self.query = query ?? ViewQuery(flags: Query(), pageSize: pageSize)
@@ -29,6 +32,7 @@ public struct ViewerOptions {
         self.pageSize = pageSize
         self.animations = animations
         self.cache = cache
+        self.keyBindings = keyBindings
     }
 }
 

@@ -45,4 +45,17 @@ struct ViewerTests {
         h.send(.character("q"))
         #expect(!h.viewer.isRunning)
     }
+
+    @Test("the key table is the viewer's option: dispatch and the help screen both read it")
+    func customKeyBindings() throws {
+        let bindings = standardKeyBindings.filter { $0.action != .quit }
+            + [KeyBinding("x", [.character("x")], .quit, "leave")]
+        let h = try ViewerHarness(ViewerTests.players, path: "/players") { $0.keyBindings = bindings }
+        h.send(.character("q"))
+        #expect(h.viewer.isRunning)
+        h.send(.character("?"), .character("G"))
+        #expect(h.screen.contains("leave"))
+        h.send(.escape, .character("x"))
+        #expect(!h.viewer.isRunning)
+    }
 }
