@@ -106,7 +106,6 @@ extension Viewer {
         case .pageUp: mode = .help(top: max(0, top - page))
         case .home, .character("g"): mode = .help(top: 0)
         case .end, .character("G"): mode = .help(top: Int.max / 2)
-        case .resize: redrawAll()
         default: break
         }
     }
