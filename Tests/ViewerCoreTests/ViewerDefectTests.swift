@@ -110,8 +110,10 @@ struct CutTextTests {
         for width in [40, 44, 48, 60] {
             let h = try ViewerHarness(json, columns: width, path: "/p") { $0.columns = [try! Path("name"), try! Path("start")] }
             let row = try #require(h.lines.first { $0.contains("the long") })
-            #expect(row.contains("1372701600000") || row.contains("e12") || !row.contains("13"), "at \(width): \(row)")
-            #expect(!row.contains("13727016…") && !row.contains("137…"), "at \(width): \(row)")
+            // Whole, in scientific notation, or not there: never digits cut with an ellipsis.
+            let cutNumbers = row.split(separator: " ").filter { $0.hasSuffix("…") && $0.first?.isNumber == true }
+            #expect(cutNumbers.isEmpty, "at \(width): \(row)")
+            #expect(row.contains("1372701600000") || row.contains("e12") || !row.contains("137"), "at \(width): \(row)")
         }
     }
 }
