@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Layers, each depending only on those above it:
@@ -16,6 +16,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // No traits: the server needs neither swift-configuration nor full Foundation, and
+        // leaving them out saves their build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
@@ -26,12 +32,23 @@ let package = Package(
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
         // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
         // rejects with a warning; the headers and library are on the default paths.
+        // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
+        .target(
+            name: "Serve",
+            dependencies: [
+                "JSONTree", "LiveQuery", "FileStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI",
+                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "Serve",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -50,6 +67,7 @@ let package = Package(
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
+        .testTarget(name: "ServeTests", dependencies: ["Serve", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,7 @@ struct SyncTable: ParsableCommand {
         commandName: "synctable",
         abstract: "A live table of a JSON file, updated as another process edits it.",
         subcommands: [
-            View.self, Demo.self, Validate.self, List.self, Events.self,
+            View.self, Demo.self, Validate.self, List.self, Events.self, ServeFile.self,
             SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self,
         ],
         defaultSubcommand: View.self

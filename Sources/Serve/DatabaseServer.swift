@@ -1,0 +1,74 @@
+// `synctable serve`: a JSON file as a Realtime Database, over the REST and streaming protocol.
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Serves one JSON file over the Realtime Database's REST protocol, on Hummingbird.
+///
+/// Reads are answered from the latest revision of the file; writes go through the file
+/// store's atomic, minimal, compare-and-swap writer on the store's own thread, so other
+/// processes may keep editing the file; streams follow every revision, whoever wrote it.
+///
+/// ```swift
+/// let server = try DatabaseServer(file: "demo.json", options: ServeOptions(port: 0))
+/// try await server.run { port in print("listening on", port) }   // until SIGINT or SIGTERM
+/// ```
+public final class DatabaseServer: Sendable {
+    public let file: String
+    public let options: ServeOptions
+    private let feed: RevisionFeed
+    private let store: StoreThread
+
+    /// Opens the file's store (on its own thread).
+    /// - Throws: `ServeError` when the store cannot be opened.
+    public init(file: String, options: ServeOptions) throws(ServeError) {
+        self.file = file
+        self.options = options
+        feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit)
+        store = try StoreThread(path: file, feed: feed)
+    }
+
+    /// Waits for the file's first revision, then serves until SIGINT or SIGTERM (or until the
+    /// task is cancelled); `onListening` gets the bound port.
+    /// - Throws: `ServeError` when the file cannot be read as JSON at the start, or the address
+    ///   cannot be bound.
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        defer { store.stop() }
+        if case .failure(let error) = await feed.firstRevision() {
+            throw ServeError("\(file): \(error.description)")
+        }
+        var logger = Logger(label: "synctable.serve")
+        logger.logLevel = .error
+        let responder = DatabaseResponder(feed: feed, store: store, options: options)
+        let app = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(options.host, port: options.port), serverName: "synctable", backlog: 1024),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        // The ticker comes last, so a graceful shutdown stops it first: it ends the streams,
+        // which the server would otherwise wait for.
+        let group = ServiceGroup(configuration: .init(
+            services: [app, StreamTicker(feed: feed, milliseconds: options.keepAliveMilliseconds)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Sends idle streams their keep-alives, and ends every stream when the server shuts down
+/// (so that a graceful shutdown does not wait for streams that never end).
+private struct StreamTicker: Service {
+    let feed: RevisionFeed
+    let milliseconds: Int
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: .milliseconds(milliseconds))
+                feed.tick()
+            }
+        }
+        feed.close()
+    }
+}

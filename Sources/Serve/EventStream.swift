@@ -1,0 +1,134 @@
+// `Accept: text/event-stream`: a location's value, then its changes, as server-sent events.
+import FileStore
+import Hummingbird
+import JSONTree
+
+
+/// The streaming protocol: `put` with the whole value at path `/`, then for each revision of
+/// the file the smallest `put` (one location changed) or `patch` (several children of one
+/// location changed) that turns the last value sent into the new one; `keep-alive` when idle;
+/// `cancel` when the location can no longer be served.
+enum EventStream {
+    static func response(
+        path: Path, parameters: RequestParameters, feed: RevisionFeed, options: ServeOptions
+    ) throws(RequestError) -> Response {
+        if parameters.query != nil || parameters.shallow {
+            throw RequestError(.badRequest, "streaming is of a location's whole value: no orderBy, range, limit or shallow")
+        }
+        guard let mailbox = feed.subscribe() else {
+            throw RequestError(.serviceUnavailable, "the server is stopping")
+        }
+        let export = parameters.export
+        let body = ResponseBody { writer in
+            // A client that stops reading leaves this task waiting in a write; when it falls
+            // too far behind, cancelling the task ends that write and the connection.
+            let task = withUnsafeCurrentTask { $0.map(TaskHandle.init) }
+            mailbox.attach { task?.task.cancel() }
+            defer {
+                mailbox.detach()
+                feed.unsubscribe(mailbox)
+            }
+            var sent = feed.latest.map { ServedValue.value(at: path, in: $0.document, export: export) } ?? .null
+            try await writer.write(event("put", path: .root, data: sent))
+            while true {
+                switch await mailbox.next() {
+                case .revision(let revision):
+                    let value = ServedValue.value(at: path, in: revision.document, export: export)
+                    if let change = StreamChange(from: sent, to: value) {
+                        try await writer.write(event(change.name, path: change.path, data: change.data))
+                    }
+                    sent = value
+                case .tick:
+                    try await writer.write(ByteBuffer(string: "event: keep-alive\ndata: null\n\n"))
+                case .cancel(let why):
+                    try await writer.write(ByteBuffer(bytes: line("cancel", .string(why))))
+                    try await writer.finish(nil)
+                    return
+                case .closed:
+                    try await writer.finish(nil)
+                    return
+                case .dropped:
+                    throw ServeError("the stream fell more than \(options.streamBacklogLimit) revisions behind")
+                }
+            }
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    private static func event(_ name: String, path: Path, data: JSON) -> ByteBuffer {
+        let payload = JSON.object(JSONObject([("path", .string(path.isRoot ? "/" : path.description)), ("data", data)]))
+        return ByteBuffer(bytes: line(name, payload))
+    }
+
+    /// One event; JSON text has no raw newlines, so its data is one line.
+    private static func line(_ name: String, _ data: JSON) -> [UInt8] {
+        var out = Array("event: \(name)\ndata: ".utf8)
+        data.write(to: &out, style: .compact, depth: 0)
+        out.append(contentsOf: "\n\n".utf8)
+        return out
+    }
+}
+
+/// The running stream's task, to cancel it from the store thread while the stream is attached
+/// to its mailbox (`detach` happens before the task ends, so the handle is never used after).
+private struct TaskHandle: @unchecked Sendable {
+    let task: UnsafeCurrentTask
+}
+
+/// The one event that turns `old` into `new`, relative to the streamed location.
+struct StreamChange: Equatable {
+    let name: String
+    let path: Path
+    let data: JSON
+
+    init(name: String, path: Path, data: JSON) {
+        self.name = name
+        self.path = path
+        self.data = data
+    }
+
+    /// nil when the values are equal.
+    init?(from old: JSON, to new: JSON) {
+        var path = Path.root
+        var old = old
+        var new = new
+        while true {
+            if old == new { return nil }
+            guard let oldChildren = Self.children(old), let newChildren = Self.children(new) else { break }
+            var changed = [(key: String, value: JSON)]()
+            for (key, value) in newChildren.members where oldChildren[key].map({ !($0 == value) }) ?? true {
+                changed.append((key, value))
+            }
+            for key in oldChildren.keys where newChildren[key] == nil { changed.append((key, .null)) }
+            if changed.isEmpty { break }  // the same children, as an array and as an object
+            if changed.count == 1 {
+                // One child differs: descend, so the event names the deepest location that changed.
+                let key = changed[0].key
+                path = path.child(key)
+                old = oldChildren[key] ?? .null
+                new = newChildren[key] ?? .null
+                continue
+            }
+            self.name = "patch"
+            self.path = path
+            self.data = .object(JSONObject(changed))
+            return
+        }
+        self.name = "put"
+        self.path = path
+        self.data = new
+    }
+
+    /// An object's members, or an array's elements keyed by index; nil for a leaf or null.
+    private static func children(_ value: JSON) -> JSONObject? {
+        switch value {
+        case .object(let o): return o
+        case .array(let a):
+            return JSONObject(a.enumerated().compactMap { $0.element.isNull ? nil : (String($0.offset), $0.element) })
+        default: return nil
+        }
+    }
+}
