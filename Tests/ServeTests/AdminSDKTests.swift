@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import FileStore
+import Foundation
 import JSONTree
 import Testing
 import TestSupport
@@ -37,6 +38,25 @@ import TestSupport
             #expect(sdk.wait() == 0, "\(sdk.standardError())")
             #expect(server.stop() == 0)
         }
+    }
+
+    @Test func theReadmeExampleWorks() throws {
+        let folder = ScratchFolder()
+        let demo = folder.write("demo.json", try String(contentsOfFile: packageRoot() + "/Fixtures/demo/leaderboard.json", encoding: .utf8))
+        let server = try TestServer(file: demo)
+        let listed = try synctable(["list", demo, "--path", "/players", "--order-by-child", "score", "--limit-to-last", "5", "--format", "json"])
+        let sdk = try adminSDK("readme.py", port: server.port)
+        let top = try #require(sdk.readJSON()?.arrayValue)
+        let rows = try #require(try JSONDocument(parsing: listed.output).root.json.arrayValue)
+        #expect(rows.count == 5)
+        // The SDK sorts the answer by score itself, as list prints it.
+        #expect(top.map { $0.arrayValue![0] } == rows.map { $0["key"]! })
+        #expect(top.map { $0.arrayValue![1] } == rows.map { $0["value"]! })
+        let key = try #require(sdk.readJSON()?.stringValue)
+        #expect(sdk.wait() == 0, "\(sdk.standardError())")
+        let saved = try JSONDocument(parsing: folder.read("demo.json")).root.json
+        #expect(saved["players"]?[key] == json(#"{"name":"Edsger Dijkstra","score":9999}"#))
+        #expect(server.stop() == 0)
     }
 
     // MARK: - Writes

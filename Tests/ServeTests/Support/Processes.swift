@@ -140,8 +140,8 @@ func firebasePython() throws -> String {
 }
 
 /// The package's folder (this file is Tests/ServeTests/Support/Processes.swift in it).
-func packageRoot(file: String = #filePath) -> String {
-    var parts = file.split(separator: "/", omittingEmptySubsequences: false)
+func packageRoot() -> String {
+    var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
     parts.removeLast(4)
     return parts.joined(separator: "/")
 }
