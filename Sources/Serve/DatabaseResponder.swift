@@ -14,6 +14,7 @@ struct DatabaseResponder: HTTPResponder {
     let feed: RevisionFeed
     let store: StoreThread
     let options: ServeOptions
+    let cache = ReadCache()
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
@@ -33,7 +34,7 @@ struct DatabaseResponder: HTTPResponder {
             if request.headers[.accept]?.contains("text/event-stream") == true {
                 return try EventStream.response(path: path, parameters: parameters, feed: feed, options: options)
             }
-            return try read(path, parameters, request.headers)
+            return try read(request, path, parameters)
         case .put, .patch, .post, .delete:
             if options.readOnly {
                 throw RequestError(.unauthorized, "the database is served read-only")
@@ -98,31 +99,38 @@ struct DatabaseResponder: HTTPResponder {
 
     // MARK: - Reads
 
-    private func read(_ path: Path, _ parameters: RequestParameters, _ headers: HTTPFields) throws(RequestError) -> Response {
+    private func read(_ request: Request, _ path: Path, _ parameters: RequestParameters) throws(RequestError) -> Response {
         guard let revision = feed.latest else {
             throw RequestError(.serviceUnavailable, "the file has not been read yet")
         }
-        let document = revision.document
-        let value: JSON
-        if let query = parameters.query {
-            value = ServedValue.object(Window(query: query, path: path, document: document), export: parameters.export)
-        } else if parameters.shallow {
-            value = ServedValue.shallow(at: path, in: document)
-        } else {
-            value = ServedValue.value(at: path, in: document, export: parameters.export)
-        }
-        var fields = HTTPFields()
+        let headers = request.headers
         let wantsETag = headers[HTTPField.Name("X-Firebase-ETag")!] == "true"
         let ifNoneMatch = headers[.ifNoneMatch]
-        if wantsETag || ifNoneMatch != nil {
-            if parameters.query != nil || parameters.shallow {
-                throw RequestError(.badRequest, "ETags are not given for queries or shallow reads")
+        if (wantsETag || ifNoneMatch != nil) && (parameters.query != nil || parameters.shallow) {
+            throw RequestError(.badRequest, "ETags are not given for queries or shallow reads")
+        }
+        let needsETag = wantsETag || ifNoneMatch != nil
+        let key = "\(needsETag ? "E" : "-")\(request.uri.path)?\(request.uri.query ?? "")"
+        let answer = cache.answer(revision: revision.number, key: key) {
+            let document = revision.document
+            let value: JSON
+            if let query = parameters.query {
+                value = ServedValue.object(Window(query: query, path: path, document: document), export: parameters.export)
+            } else if parameters.shallow {
+                value = ServedValue.shallow(at: path, in: document)
+            } else {
+                value = ServedValue.value(at: path, in: document, export: parameters.export)
             }
-            let etag = ServedValue.etag(value)
+            return CachedRead(body: Self.body(value, parameters.print), etag: needsETag ? ServedValue.etag(value) : nil)
+        }
+        var fields = HTTPFields()
+        if let etag = answer.etag {
             fields[.eTag] = etag
             if ifNoneMatch == etag { return Response(status: .notModified, headers: fields) }
         }
-        return Self.json(value, parameters.print, status: .ok, headers: fields)
+        guard let body = answer.body else { return Response(status: .noContent, headers: fields) }
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: body))
     }
 
     // MARK: - Writes
@@ -168,11 +176,17 @@ struct DatabaseResponder: HTTPResponder {
 
     static func json(_ value: JSON, _ print: RequestParameters.Print, status: HTTPResponse.Status, headers: HTTPFields) -> Response {
         var fields = headers
-        if print == .silent { return Response(status: .noContent, headers: fields) }
+        guard let body = body(value, print) else { return Response(status: .noContent, headers: fields) }
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// The JSON text of a response, one line (or pretty), ending in a newline; nil when silent.
+    static func body(_ value: JSON, _ print: RequestParameters.Print) -> ByteBuffer? {
+        if print == .silent { return nil }
         var bytes = value.serialized(print == .pretty ? .pretty : .compact)
         bytes.append(0x0A)
-        fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return ByteBuffer(bytes: bytes)
     }
 
     static func response(_ error: RequestError) -> Response {
