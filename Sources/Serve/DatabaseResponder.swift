@@ -15,6 +15,7 @@ struct DatabaseResponder: HTTPResponder {
     let store: StoreThread
     let options: ServeOptions
     let cache = ReadCache()
+    let events = EventCache()
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
@@ -32,7 +33,7 @@ struct DatabaseResponder: HTTPResponder {
         switch method {
         case .get:
             if request.headers[.accept]?.contains("text/event-stream") == true {
-                return try EventStream.response(path: path, parameters: parameters, feed: feed, options: options)
+                return try EventStream.response(path: path, parameters: parameters, feed: feed, events: events, options: options)
             }
             return try read(request, path, parameters)
         case .put, .patch, .post, .delete:

@@ -2,6 +2,7 @@
 import FileStore
 import Hummingbird
 import JSONTree
+import Synchronization
 
 
 /// The streaming protocol: `put` with the whole value at path `/`, then for each revision of
@@ -10,7 +11,7 @@ import JSONTree
 /// `cancel` when the location can no longer be served.
 enum EventStream {
     static func response(
-        path: Path, parameters: RequestParameters, feed: RevisionFeed, options: ServeOptions
+        path: Path, parameters: RequestParameters, feed: RevisionFeed, events: EventCache, options: ServeOptions
     ) throws(RequestError) -> Response {
         if parameters.query != nil || parameters.shallow {
             throw RequestError(.badRequest, "streaming is of a location's whole value: no orderBy, range, limit or shallow")
@@ -28,16 +29,18 @@ enum EventStream {
                 mailbox.detach()
                 feed.unsubscribe(mailbox)
             }
-            var sent = feed.latest.map { ServedValue.value(at: path, in: $0.document, export: export) } ?? .null
-            try await writer.write(event("put", path: .root, data: sent))
+            var sent = feed.latest
+            let first = sent.map { ServedValue.value(at: path, in: $0.document, export: export) } ?? .null
+            try await writer.write(event("put", path: .root, data: first))
             while true {
                 switch await mailbox.next() {
                 case .revision(let revision):
-                    let value = ServedValue.value(at: path, in: revision.document, export: export)
-                    if let change = StreamChange(from: sent, to: value) {
-                        try await writer.write(event(change.name, path: change.path, data: change.data))
+                    // Streams of one location that sent the same revision send the same event:
+                    // it is computed once.
+                    if let bytes = events.event(path: path, export: export, from: sent, to: revision) {
+                        try await writer.write(bytes)
                     }
-                    sent = value
+                    sent = revision
                 case .tick:
                     try await writer.write(ByteBuffer(string: "event: keep-alive\ndata: null\n\n"))
                 case .cancel(let why):
@@ -58,7 +61,7 @@ enum EventStream {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    private static func event(_ name: String, path: Path, data: JSON) -> ByteBuffer {
+    static func event(_ name: String, path: Path, data: JSON) -> ByteBuffer {
         let payload = JSON.object(JSONObject([("path", .string(path.isRoot ? "/" : path.description)), ("data", data)]))
         return ByteBuffer(bytes: line(name, payload))
     }
@@ -69,6 +72,45 @@ enum EventStream {
         data.write(to: &out, style: .compact, depth: 0)
         out.append(contentsOf: "\n\n".utf8)
         return out
+    }
+}
+
+/// The event each stream of a location sends for a revision, computed by the first stream that
+/// needs it; kept for the newest revision only.
+final class EventCache: Sendable {
+    private struct State {
+        var revision = 0
+        var events: [String: ByteBuffer?] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The event that takes a stream of `path` from what it sent at `old` to `new`; nil when the
+    /// location's value did not change.
+    func event(path: Path, export: Bool, from old: Revision?, to new: Revision) -> ByteBuffer? {
+        let key = "\(export ? "E" : "-")\(old?.number ?? 0) \(path.description)"
+        if let kept = state.withLock({ $0.revision == new.number ? $0.events[key] : nil }) { return kept }
+        let made = Self.compute(path: path, export: export, from: old, to: new)
+        state.withLock { state in
+            guard new.number >= state.revision else { return }
+            if new.number > state.revision || state.events.count >= 4096 {
+                state.revision = new.number
+                state.events.removeAll(keepingCapacity: true)
+            }
+            state.events[key] = made
+        }
+        return made
+    }
+
+    private static func compute(path: Path, export: Bool, from old: Revision?, to new: Revision) -> ByteBuffer? {
+        let oldNode = old?.document.root.node(at: path)
+        let newNode = new.document.root.node(at: path)
+        if let oldNode, let newNode, oldNode.hasSameBytes(as: newNode) { return nil }
+        if oldNode == nil && newNode == nil { return nil }
+        let before = oldNode.map { ServedValue.value($0, export: export) } ?? .null
+        let after = newNode.map { ServedValue.value($0, export: export) } ?? .null
+        guard let change = StreamChange(from: before, to: after) else { return nil }
+        return EventStream.event(change.name, path: change.path, data: change.data)
     }
 }
 
