@@ -59,6 +59,27 @@ import TestSupport
         #expect(server.stop() == 0)
     }
 
+    @Test func theSDKsEmulatorCredentialIsTheOwnerToken() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"doc": {"v": 1}}"#)
+        // The Admin SDK sends `Authorization: Bearer owner` to an emulator.
+        let owner = try TestServer(file: file, arguments: ["--auth-token", "owner"])
+        let sdk = try adminSDK("etags.py", port: owner.port, ["/doc"])
+        sdk.send(#"{"do":"get"}"#)
+        #expect(sdk.readJSON()?["value"] == json(#"{"v":1}"#))
+        sdk.closeInput()
+        #expect(sdk.wait() == 0)
+        #expect(owner.stop() == 0)
+        // Any other token refuses it: the SDK reports the 401.
+        let other = try TestServer(file: file, arguments: ["--auth-token", "s3cret"])
+        let refused = try adminSDK("etags.py", port: other.port, ["/doc"])
+        refused.send(#"{"do":"get"}"#)
+        refused.closeInput()
+        #expect(refused.wait() != 0)
+        #expect(refused.standardError().contains("a valid auth token is needed"))
+        #expect(other.stop() == 0)
+    }
+
     // MARK: - Writes
 
     @Test func setUpdatePushAndDeleteLeaveTheFileAsTheSDKSeesIt() throws {
