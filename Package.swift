@@ -1,8 +1,10 @@
 // swift-tools-version:6.1
+// (6.1 for `traits:` on a dependency.)
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI; synctable uses all.
+// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
+// CNcursesw → TableUI; synctable uses all.
 let package = Package(
     name: "SyncTable",
     platforms: [.macOS(.v13)],
@@ -11,6 +13,7 @@ let package = Package(
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
+        .library(name: "Serve", targets: ["Serve"]),
         .library(name: "TableUI", targets: ["TableUI"]),
         .executable(name: "synctable", targets: ["synctable"]),
     ],
@@ -30,8 +33,6 @@ let package = Package(
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
-        // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
-        // rejects with a warning; the headers and library are on the default paths.
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(
             name: "Serve",
@@ -43,6 +44,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
+        // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
         .executableTarget(
