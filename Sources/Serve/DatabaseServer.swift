@@ -1,4 +1,7 @@
 // `synctable serve`: a JSON file as a Realtime Database, over the REST and streaming protocol.
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -34,6 +37,7 @@ public final class DatabaseServer: Sendable {
     ///   cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         defer { store.stop() }
+        raiseDescriptorLimit()
         if case .failure(let error) = await feed.firstRevision() {
             throw ServeError("\(file): \(error.description)")
         }
@@ -55,6 +59,19 @@ public final class DatabaseServer: Sendable {
         try await group.run()
     }
 }
+
+/// Lets the process open as many descriptors as the system allows it: each stream holds one
+/// (the usual soft limit, 1,024, would cap a server at about a thousand clients).
+func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+}
+
+#if canImport(Glibc)
+private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#endif
 
 /// Sends idle streams their keep-alives, and ends every stream when the server shuts down
 /// (so that a graceful shutdown does not wait for streams that never end).

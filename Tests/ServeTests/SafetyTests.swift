@@ -108,6 +108,12 @@ import Testing
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"n": 0}"#)
         let server = try TestServer(file: file)
+        // This process holds the clients' ends: 1,000 descriptors and more.
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_cur > 1200, "the system allows only \(limit.rlim_max) descriptors a process")
         var streams = [HTTPConnection]()
         for _ in 0..<1000 {
             let connection = try server.connect()
