@@ -5,6 +5,7 @@ import Glibc
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Serves one JSON file over the Realtime Database's REST protocol, on Hummingbird.
 ///
@@ -43,12 +44,16 @@ public final class DatabaseServer: Sendable {
         }
         var logger = Logger(label: "synctable.serve")
         logger.logLevel = .error
+        let listening = ListeningFlag()
         let responder = DatabaseResponder(feed: feed, store: store, options: options)
         let app = Application(
             responder: responder,
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "synctable", backlog: 1024),
-            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                listening.set()
+                onListening(channel.localAddress?.port ?? 0)
+            },
             logger: logger
         )
         // The ticker comes last, so a graceful shutdown stops it first: it ends the streams,
@@ -56,8 +61,19 @@ public final class DatabaseServer: Sendable {
         let group = ServiceGroup(configuration: .init(
             services: [app, StreamTicker(feed: feed, milliseconds: options.keepAliveMilliseconds)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch where !listening.isSet {
+            throw ServeError("cannot listen on \(options.host):\(options.port): \(error)")
+        }
     }
+}
+
+/// Whether the server got as far as listening (an error before that is about the address).
+private final class ListeningFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
 
 /// Lets the process open as many descriptors as the system allows it: each stream holds one
