@@ -40,7 +40,7 @@ enum DatabasePath {
             throw RequestError(.badRequest, "the path has a '\(key)' segment; paths are database paths, not file paths")
         }
         if key.utf8.contains(UInt8(ascii: "/")) {
-            throw RequestError(.badRequest, "a key in the path contains an encoded '/' (%2F)")
+            throw RequestError(.badRequest, "the key '\(key)' contains '/' (a key cannot, not even as %2F)")
         }
         if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw RequestError(.badRequest, "a key in the path contains a control character (NUL, newline, …)")

@@ -32,23 +32,26 @@ struct WritePlan: Sendable {
             }
             for key in members.keys { _ = try DatabasePath.relative(key) }
         }
-        try Self.checkKeys(content)
+        if method == .patch, case .object(let members) = content {
+            // A PATCH's top-level keys are paths, checked above; below them, keys.
+            for m in members.members { try Self.checkKeys(m.value) }
+        } else {
+            try Self.checkKeys(content)
+        }
     }
 
     /// Keys in written values follow the database's rules too (`.sv`, `.priority`, `.value` aside).
-    private static func checkKeys(_ value: JSON, depth: Int = 0) throws(RequestError) {
+    private static func checkKeys(_ value: JSON) throws(RequestError) {
         guard case .object(let o) = value else {
-            if case .array(let a) = value { for e in a { try checkKeys(e, depth: depth + 1) } }
+            if case .array(let a) = value { for e in a { try checkKeys(e) } }
             return
         }
         for m in o.members {
             if m.key == ".sv" || m.key == ".priority" || m.key == ".value" { continue }
-            if depth > 0 || !m.key.contains("/") {
-                do { try DatabasePath.check(m.key) } catch {
-                    throw RequestError(.badRequest, "the body has an invalid key: \(error.message)")
-                }
+            do { try DatabasePath.check(m.key) } catch {
+                throw RequestError(.badRequest, "the body has an invalid key: \(error.message)")
             }
-            try checkKeys(m.value, depth: depth + 1)
+            try checkKeys(m.value)
         }
     }
 

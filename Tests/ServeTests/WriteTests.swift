@@ -85,6 +85,8 @@ import Testing
             ("PATCH", "/players.json", "[1,2]", "a PATCH body must be a non-empty object"),
             ("PATCH", "/players.json", #"{"a/../b": 1}"#, "'..'"),
             ("PUT", "/players/alice.json", #"{"a.b": 1}"#, "keys cannot contain"),
+            ("PUT", "/players/alice.json", #"{"a/b": 1}"#, "contains '/'"),
+            ("PATCH", "/players.json", #"{"x/y": {"bad#key": 1}}"#, "keys cannot contain"),
             ("PUT", "/players/alice/score/deeper.json", "1", "is a number, not an object"),
         ]
         for (method, target, body, message) in cases {
