@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import FileStore
 import JSONTree
 import Synchronization
@@ -37,16 +38,16 @@ final class StoreThread: Sendable {
         }
         wakeRead = ends[0]
         wakeWrite = ends[1]
-        let opened = Mutex<Result<Void, ServeError>?>(nil)
+        let opening = Opening()
         let start = ThreadStart { [self] in
             let store: FileStore
             do {
                 store = try FileStore(path: path)
             } catch {
-                opened.withLock { $0 = .failure(ServeError("\(path): \(error)")) }
+                opening.finish(ServeError("\(path): \(error)"))
                 return
             }
-            opened.withLock { $0 = .success(()) }
+            opening.finish(nil)
             loop(store)
         }
         var thread = pthread_t()
@@ -62,13 +63,7 @@ final class StoreThread: Sendable {
         }
         pthread_detach(thread)
         // The store opens at once (reading the file happens later, on its worker).
-        while true {
-            if let result = opened.withLock({ $0 }) {
-                if case .failure(let error) = result { throw error }
-                break
-            }
-            usleep(1000)
-        }
+        if let error = opening.wait() { throw error }
     }
 
     deinit {
@@ -136,6 +131,22 @@ final class StoreThread: Sendable {
         store.removeObserver(statuses)
         feed.close()
         ended.withLock { $0 = true }
+    }
+}
+
+/// The store thread's answer to "is the store open?", waited for by the thread that started it.
+private final class Opening: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let error = Mutex<ServeError?>(nil)
+
+    func finish(_ failure: ServeError?) {
+        error.withLock { $0 = failure }
+        done.signal()
+    }
+
+    func wait() -> ServeError? {
+        done.wait()
+        return error.withLock { $0 }
     }
 }
 
