@@ -103,14 +103,8 @@ final class EventCache: Sendable {
     }
 
     private static func compute(path: Path, export: Bool, from old: Revision?, to new: Revision) -> ByteBuffer? {
-        let oldNode = old?.document.root.node(at: path)
-        let newNode = new.document.root.node(at: path)
-        if let oldNode, let newNode, oldNode.hasSameBytes(as: newNode) { return nil }
-        if oldNode == nil && newNode == nil { return nil }
-        let before = oldNode.map { ServedValue.value($0, export: export) } ?? .null
-        let after = newNode.map { ServedValue.value($0, export: export) } ?? .null
-        guard let change = StreamChange(from: before, to: after) else { return nil }
-        return EventStream.event(change.name, path: change.path, data: change.data)
+        let change = StreamChange.between(old?.document.root.node(at: path), new.document.root.node(at: path), export: export)
+        return change.map { EventStream.event($0.name, path: $0.path, data: $0.data) }
     }
 }
 
@@ -162,6 +156,65 @@ struct StreamChange: Equatable {
         self.name = "put"
         self.path = path
         self.data = new
+    }
+
+    /// The same event computed on the parsed trees: only the children that differ are
+    /// converted, so a stream of a large location costs what changed, not the location's size.
+    /// - Complexity: O(children of each location on the way down to the change).
+    static func between(_ old: JSONNode?, _ new: JSONNode?, export: Bool) -> StreamChange? {
+        var path = Path.root
+        var old = old.flatMap { $0.isNull ? nil : $0 }
+        var new = new.flatMap { $0.isNull ? nil : $0 }
+        while true {
+            guard let o = old, let n = new else {
+                if old == nil && new == nil { return nil }
+                return StreamChange(name: "put", path: path, data: new.map { ServedValue.value($0, export: export) } ?? .null)
+            }
+            if o.hasSameBytes(as: n) { return nil }
+            guard o.kind == n.kind, o.isContainer, export || (!hasMetadata(o) && !hasMetadata(n)) else {
+                // A leaf, a change of kind, or priorities to leave out: compare the served values.
+                return StreamChange(from: ServedValue.value(o, export: export), to: ServedValue.value(n, export: export))
+                    .map { StreamChange(name: $0.name, path: path.appending($0.path), data: $0.data) }
+            }
+            let before = children(o)
+            var seen = Set<JSONKey>()
+            var changed = [(key: String, node: JSONNode?)]()
+            for (key, child) in orderedChildren(n) {
+                seen.insert(JSONKey(key))
+                if let previous = before[JSONKey(key)], previous.valueEquals(child) { continue }
+                changed.append((key, child))
+            }
+            for (key, _) in orderedChildren(o) where !seen.contains(JSONKey(key)) { changed.append((key, nil)) }
+            if changed.isEmpty { return nil }
+            if changed.count == 1 {
+                path = path.child(changed[0].key)
+                old = before[JSONKey(changed[0].key)]
+                new = changed[0].node
+                continue
+            }
+            let data = changed.map { (key: $0.key, value: $0.node.map { ServedValue.value($0, export: export) } ?? .null) }
+            return StreamChange(name: "patch", path: path, data: .object(JSONObject(data)))
+        }
+    }
+
+    /// A container's children by key (an array's by index), nulls left out.
+    private static func children(_ node: JSONNode) -> [JSONKey: JSONNode] {
+        var out = [JSONKey: JSONNode]()
+        out.reserveCapacity(node.count)
+        for (key, child) in orderedChildren(node) { out[JSONKey(key)] = child }
+        return out
+    }
+
+    private static func orderedChildren(_ node: JSONNode) -> [(String, JSONNode)] {
+        if node.kind == .array {
+            return node.elements.enumerated().compactMap { $0.element.isNull ? nil : (String($0.offset), $0.element) }
+        }
+        return node.members.compactMap { m in m.value.isNull ? nil : (m.key.stringValue!, m.value) }
+    }
+
+    /// Whether an object has `.priority` or `.value` members (left out of a served value).
+    private static func hasMetadata(_ node: JSONNode) -> Bool {
+        node.kind == .object && node.members.contains { $0.key.stringEquals(".priority") || $0.key.stringEquals(".value") }
     }
 
     /// An object's members, or an array's elements keyed by index; nil for a leaf or null.

@@ -6,6 +6,7 @@ import FileStore
 import JSONTree
 @testable import Serve
 import Testing
+import TestSupport
 
 @Suite struct StreamTests {
     /// Opens a stream of `target`; returns the connection after its first event.
@@ -65,6 +66,42 @@ import Testing
         #expect(event?.name == "cancel")
         #expect(try stream.readEvent() == nil)
         #expect(server.stop() == 0)
+    }
+
+    /// The event computed on parsed trees is the one computed on whole values, for random edits
+    /// of random trees (with priorities, which a stream leaves out).
+    @Test func eventsFromTreesMatchEventsFromValues() throws {
+        var events = [String: Int]()
+        try forEachSeed(200, base: 0x57AE) { seed, random in
+            let old = RandomTree.withPriorities(RandomTree.make(&random), &random)
+            var items = old["items"]!.objectValue!.members
+            for _ in 0..<random.int(0...3) {
+                let i = random.int(0..<items.count)
+                switch random.int(0..<4) {
+                case 0: items.remove(at: i)
+                case 1: items[i].value = RandomTree.child(&random)
+                case 2: items.append(("new\(random.int(0...99))", RandomTree.child(&random)))
+                default:
+                    if case .object(let fields) = items[i].value {
+                        items[i].value = .object(JSONObject(fields.members.filter { $0.key != "name" } + [("name", "renamed")]))
+                    }
+                }
+            }
+            var unique = [String: Int]()
+            items = items.filter { unique.updateValue(1, forKey: $0.key) == nil }
+            let new = JSON.object(JSONObject([("items", .object(JSONObject(items)))]))
+            let oldDocument = JSONDocument(old), newDocument = JSONDocument(new)
+            for export in [false, true] {
+                let fromTrees = StreamChange.between(oldDocument.root, newDocument.root, export: export)
+                let fromValues = StreamChange(from: ServedValue.value(oldDocument.root, export: export),
+                                              to: ServedValue.value(newDocument.root, export: export))
+                #expect(fromTrees == fromValues, "seed \(seed), export \(export)")
+                events[fromValues.map { $0.path.isRoot ? "\($0.name) /" : "\($0.name) deeper" } ?? "none", default: 0] += 1
+            }
+        }
+        // The edits make every kind of event: puts deep down, patches, and none at all.
+        #expect(events["put deeper", default: 0] > 20 && events["patch deeper", default: 0] > 20 && events["none", default: 0] > 20,
+                "\(events)")
     }
 
     @Test func streamChangesAreTheSmallestEvent() {
