@@ -30,11 +30,12 @@ struct RequestParameters: Sendable {
     /// `auth=`: the token, for a client that cannot send headers.
     var auth: String?
 
-    /// The parameters the REST protocol names; any other is an error, so a typo is not ignored.
+    /// The parameters served; any other is an error, so that a typo is not ignored. `ns` (the
+    /// database's name) and `auth_variable_override` (the Admin SDK's, for security rules) are
+    /// accepted and have no effect: one file is one database, with no rules.
     static let known: Set<String> = [
         "orderBy", "startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast",
-        "shallow", "print", "format", "auth", "ns", "download", "timeout", "writeSizeLimit", "callback",
-        "auth_variable_override", "x-http-method-override",
+        "shallow", "print", "format", "auth", "ns", "auth_variable_override",
     ]
 
     /// Parses a raw URL query (`orderBy="score"&limitToLast=5`), percent escapes decoded.
