@@ -4,7 +4,6 @@ import Hummingbird
 import JSONTree
 import Synchronization
 
-
 /// The streaming protocol: `put` with the whole value at path `/`, then for each revision of
 /// the file the smallest `put` (one location changed) or `patch` (several children of one
 /// location changed) that turns the last value sent into the new one; `keep-alive` when idle;
@@ -62,7 +61,8 @@ enum EventStream {
     }
 
     static func event(_ name: String, path: Path, data: JSON) -> ByteBuffer {
-        let payload = JSON.object(JSONObject([("path", .string(path.isRoot ? "/" : path.description)), ("data", data)]))
+        // Database paths, not JSON pointers: keys joined by "/", no escapes ("/" cannot be in a key).
+        let payload = JSON.object(JSONObject([("path", .string("/" + path.keys.joined(separator: "/"))), ("data", data)]))
         return ByteBuffer(bytes: line(name, payload))
     }
 

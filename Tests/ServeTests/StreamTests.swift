@@ -30,6 +30,11 @@ import TestSupport
         // A REST write: the deepest location that changed.
         _ = try server.request("PUT", "/players/alice/score.json", body: "5")
         #expect(try stream.readEvent()?.json == json(#"{"path":"/alice/score","data":5}"#))
+        // Paths are the database's: a key with "~" is as it is (no JSON-pointer escapes).
+        _ = try server.request("PUT", "/players/alice/a~b.json", body: "1")
+        #expect(try stream.readEvent()?.json == json(#"{"path":"/alice/a~b","data":1}"#))
+        _ = try server.request("DELETE", "/players/alice/a~b.json")
+        #expect(try stream.readEvent()?.json == json(#"{"path":"/alice/a~b","data":null}"#))
 
         // Another process's edit of the file (an editor's save by rename), changing two children: a patch.
         folder.write("db.json", #"{"players": {"alice": {"score": 5}, "bob": {"score": 3}, "carol": {"score": 4}}, "other": 0}"#)
