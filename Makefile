@@ -14,8 +14,10 @@ build: deps
 	$(SWIFT) build
 
 # Build everything (with tests), then run every test. The terminal tests use the
-# debug `synctable` and `tabledemo` binaries built here.
+# debug `synctable` and `tabledemo` binaries built here; the serve tests, the Firebase
+# Admin SDK for Python in .build/firebase-venv.
 test: deps
+	@scripts/ensure-firebase-admin.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -1,9 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
+// (6.1 for `traits:` on a dependency.)
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; CNcursesw → TableUI;
-// ViewerCore (SyncedArray + TableUI); synctable uses all.
+// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
+// CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
@@ -13,12 +14,19 @@ let package = Package(
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
+        .library(name: "Serve", targets: ["Serve"]),
         .library(name: "TableUI", targets: ["TableUI"]),
         .library(name: "ViewerCore", targets: ["ViewerCore"]),
         .executable(name: "synctable", targets: ["synctable"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // No traits: the server needs neither swift-configuration nor full Foundation, and
+        // leaving them out saves their build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
@@ -27,6 +35,17 @@ let package = Package(
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
+        // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
+        .target(
+            name: "Serve",
+            dependencies: [
+                "JSONTree", "LiveQuery", "FileStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
         // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
@@ -36,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "synctable",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore",
+                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -61,6 +80,11 @@ let package = Package(
             dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
         ),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
+        // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
+        .testTarget(
+            name: "ServeTests", dependencies: ["Serve", "FileStore", "LiveQuery", "JSONTree", "TestSupport"],
+            exclude: ["Python"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages SyncTable needs, or says exactly what to run.
 #   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw headers; tmux for the terminal tests)
-#   scripts/ensure-deps.sh bench    also the benchmark peers (jq; simdjson when Debian has it)
+#   scripts/ensure-deps.sh bench    also the benchmark peers (jq; wrk for the server; simdjson when Debian has it)
 set -u
 required=()
 [ -e /usr/include/ncursesw/curses.h ] || required+=(libncurses-dev)
@@ -9,6 +9,7 @@ command -v tmux >/dev/null 2>&1 || required+=(tmux)
 optional=()
 if [ "${1:-}" = bench ]; then
   command -v jq >/dev/null 2>&1 || required+=(jq)
+  command -v wrk >/dev/null 2>&1 || required+=(wrk)
   [ -e /usr/include/simdjson.h ] || optional+=(libsimdjson-dev)
 fi
 [ ${#required[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0

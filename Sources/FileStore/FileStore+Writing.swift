@@ -36,6 +36,22 @@ extension FileStore {
         basedOn hint: JSONDocument? = nil,
         serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }
     ) throws(WriteError) -> WriteResult {
+        try write(toFile: path, options: options, basedOn: hint, serverTime: serverTime) { _ throws(WriteError) in writes }
+    }
+
+    /// Applies the writes that `derive` chooses for the file's content at the moment of writing,
+    /// as one atomic, minimal edit: a compare-and-swap whose writes depend on what they replace
+    /// (a conditional write, a push onto an array at its next index).
+    ///
+    /// `derive` may be called several times, each time with newer content when another process
+    /// changed the file meanwhile; it returns no writes to leave the file as it is.
+    /// - Throws: `WriteError`, or what `derive` throws; the file is untouched.
+    @discardableResult
+    public static func write(
+        toFile path: String, options: AtomicFile.Options = .init(), basedOn hint: JSONDocument? = nil,
+        serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) },
+        deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
+    ) throws(WriteError) -> WriteResult {
         var last: JSONDocument?
         let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) in
             let document: JSONDocument
@@ -44,6 +60,9 @@ extension FileStore {
             } else {
                 do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes) } catch { throw .invalidJSON(error) }
             }
+            last = document
+            let writes = try derive(document)
+            if writes.isEmpty { return nil }
             let edited: JSONDocument
             do throws(JSONEditError) { edited = try document.applying(writes, serverTime: serverTime()) } catch { throw .edit(error) }
             last = edited
@@ -69,7 +88,16 @@ extension FileStore {
     /// - Throws: `WriteError`; the file and the store are untouched.
     @discardableResult
     public func write(_ writes: [JSONWrite]) throws(WriteError) -> WriteResult {
-        let result = try FileStore.write(writes, toFile: absolutePath, basedOn: currentRevision?.document)
+        try write { _ throws(WriteError) in writes }
+    }
+
+    /// Applies the writes `derive` chooses for the file's content at the moment of writing (see
+    /// the static `write(toFile:deriving:)`), and makes the result the current revision at once,
+    /// as `write(_:)` does.
+    /// - Throws: `WriteError`, or what `derive` throws; the file and the store are untouched.
+    @discardableResult
+    public func write(deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]) throws(WriteError) -> WriteResult {
+        let result = try FileStore.write(toFile: absolutePath, basedOn: currentRevision?.document, deriving: derive)
         if currentRevision?.document.bytes != result.document.bytes {
             commitWrittenRevision(document: result.document, identity: result.identity)
         }
@@ -88,13 +116,36 @@ extension FileStore {
         try write(JSONWrite.update(path, values))
     }
 
-    /// Adds `value` under `path` with a new push id as its key.
+    /// Adds `value` under `path` as a new child: at the next index when `path` holds an array
+    /// (which stays an array), else with a new push id as its key.
     /// - Returns: the new key.
     @discardableResult
     public func push(_ path: Path, _ value: JSON) throws(WriteError) -> String {
-        let key = FileStore.pushIDs.next()
-        try write(JSONWrite.set(path.child(key), value))
+        var key = ""
+        try write { document throws(WriteError) in
+            key = FileStore.pushKey(under: path, in: document)
+            return JSONWrite.set(path.child(key), value)
+        }
         return key
+    }
+
+    /// Adds `value` under `parent` in the file at `path` as `push(_:_:)` does, without a store.
+    /// - Returns: the new key.
+    @discardableResult
+    public static func push(_ value: JSON, under parent: Path, toFile path: String) throws(WriteError) -> String {
+        var key = ""
+        try write(toFile: path) { document throws(WriteError) in
+            key = pushKey(under: parent, in: document)
+            return JSONWrite.set(parent.child(key), value)
+        }
+        return key
+    }
+
+    /// The key a push under `parent` adds: an array's next index (its length, so that the
+    /// elements keep their indexes), else a new push id.
+    public static func pushKey(under parent: Path, in document: JSONDocument) -> String {
+        if let node = document.root.node(at: parent), node.kind == .array { return String(node.count) }
+        return pushIDs.next()
     }
 
     /// Removes the value at `path` (and any object left empty above it).

@@ -34,6 +34,44 @@ import TestSupport
         #expect(events.wait() == 0)
     }
 
+    @Test func indexesReferToTheListAsReplayedSoFar() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, #"{"A":1,"B":2,"D":3}"#)
+        let events = try ChildProcess([try synctableBinary(), "events", path, "--order-by-value", "--exit-after-revisions", "2"])
+        var rows = [String]()
+        /// Applies printed events by index alone, as a list UI would.
+        func apply(_ lines: [String]) throws {
+            for line in lines.dropLast() {
+                let event = try JSONDocument(parsing: line).root
+                let key = try #require(event.child("key")?.stringValue)
+                let index = Int(try #require(event.child("index")?.doubleValue))
+                switch event.child("event")?.stringValue {
+                case "child_removed":
+                    #expect(rows[index] == key)
+                    rows.remove(at: index)
+                case "child_added": rows.insert(key, at: index)
+                case "child_moved":
+                    // Never null: a child added in the same revision has a place to move from too.
+                    let from = Int(try #require(event.child("fromIndex")?.doubleValue))
+                    #expect(rows[from] == key)
+                    rows.remove(at: from)
+                    rows.insert(key, at: index)
+                default: #expect(rows[index] == key)
+                }
+            }
+        }
+        try apply(events.readLines(until: isValueLine))
+        #expect(rows == ["A", "B", "D"])
+        // D goes, B moves first, C arrives after B and must move again after the move (DESIGN.md).
+        writeByRename(path, #"{"A":1,"B":0,"C":0.5}"#)
+        let lines = events.readLines(until: isValueLine)
+        #expect(lines.contains { $0.hasPrefix(#"{"event":"child_moved","key":"C""#) && !$0.contains(#""fromIndex":null"#) })
+        try apply(lines)
+        #expect(rows == ["B", "C", "A"])
+        #expect(events.wait() == 0)
+    }
+
     @Test func errorsAreReportedAndTheStreamGoesOn() throws {
         let folder = ScratchFolder()
         let path = folder.file("data.json")

@@ -58,6 +58,19 @@ private func fingerprint(_ path: String) -> String {
         #expect(Disk.text(file) == "{\n  \"a\": 1,\n  \"list\": {\n    \"\(key)\": {\n      \"n\": 1\n    }\n  }\n}\n")
     }
 
+    @Test func pushOntoAnArrayAppendsAtTheNextIndex() throws {
+        writeInPlace(file, #"{"log": ["a", "b"]}"#)
+        let run = try synctable("push", file, "/log", #""c""#)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.stdout == "2\n")
+        #expect(Disk.text(file) == #"{"log": ["a", "b", "c"]}"#)
+        // And through a store, as the viewer pushes.
+        let store = try FileStore(path: file)
+        _ = try store.waitForRevision(1, timeoutMilliseconds: 10_000)
+        #expect(try store.push(try Path("/log"), "d") == "3")
+        #expect(Disk.text(file) == #"{"log": ["a", "b", "c", "d"]}"#)
+    }
+
     @Test func serverValuesFromTheCommandLine() throws {
         for _ in 0..<3 { #expect(try synctable("set", file, "/a", #"{".sv": {"increment": 2}}"#).status == 0) }
         #expect(try synctable("set", file, "/t", #"{".sv": "timestamp"}"#).status == 0)

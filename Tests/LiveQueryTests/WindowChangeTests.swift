@@ -33,6 +33,9 @@ func problems(_ change: WindowChange, old: [RefChild], new: [RefChild], query: Q
     // Replay gives the new rows exactly.
     let replayed = replay(events, on: old)
     if replayed != new { out.append("replay gives \(replayed?.map(\.key) ?? ["<invalid>"]), want \(newKeys)") }
+    // Replay by index alone (the indexes of the list as replayed so far) gives them too.
+    let byIndex = replayByIndex(events, change.replayIndexes, on: old)
+    if byIndex != new { out.append("replay by index gives \(byIndex?.map(\.key) ?? ["<invalid>"]), want \(newKeys)") }
     // Added, removed, changed are exactly the differences.
     let addedKeys = Set(new.filter { oi($0.key) == nil }.map { Array($0.key.utf8) })
     let removedKeys = Set(old.filter { ni($0.key) == nil }.map { Array($0.key.utf8) })

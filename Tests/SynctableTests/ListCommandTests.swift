@@ -94,8 +94,8 @@ import TestSupport
             == #"{"key":"b","value":1}"# + "\n" + #"{"key":"c","value":2}"# + "\n")
         #expect(try list(values, ["--order-by-value", "--equal-to", "1", "--equal-to-key", "b", "--format", "jsonl"]).out
             == #"{"key":"b","value":1}"# + "\n")
-        // With key order a bound is a key: "2" on an array is the key "2", not the number.
-        let array = try list(#"{"l":["x","y","z","w"]}"#, ["--path", "/l", "--order-by-key", "--start-at", "2", "--format", "jsonl"])
+        // With key order a bound is a key, a string: '"2"' on an array is the key "2".
+        let array = try list(#"{"l":["x","y","z","w"]}"#, ["--path", "/l", "--order-by-key", "--start-at", #""2""#, "--format", "jsonl"])
         #expect(array.out == #"{"key":"2","value":"z"}"# + "\n" + #"{"key":"3","value":"w"}"# + "\n")
         // A string that is not JSON is a string; "5" in quotes is the string 5.
         let strings = #"{"a":"5","b":5,"c":"abc"}"#
@@ -120,6 +120,9 @@ import TestSupport
             (["--order-by-value", "--start-at", #"{"a":1}"#], "--start-at"),
             (["--order-by-value", "--end-before", "[1]"], "--end-before"),
             (["--order-by-key", "--start-at", "a", "--start-at-key", "b"], "--start-at-key"),
+            // With orderByKey a bound is a string (a key): numbers and booleans are refused.
+            (["--order-by-key", "--start-at", "5"], "--start-at"),
+            (["--order-by-key", "--end-before", "true"], "--end-before"),
             (["--end-at-key", "b"], "--end-at-key"),
             (["--start-at", "1", "--equal-to", "2"], "--start-at"),
             (["--start-at", "true"], "--start-at"),
@@ -132,6 +135,10 @@ import TestSupport
             #expect(r.status == 2, "\(arguments)")
             #expect(r.err.hasPrefix("synctable: error: \(flag): "), "\(arguments): \(r.err)")
             #expect(r.out.isEmpty)
+        }
+        for (bound, text) in [("--start-at", "5"), ("--end-before", "true")] {
+            let r = try list(players, ["--order-by-key", bound, text])
+            #expect(r.err.hasPrefix("Error: \(bound): with orderByKey a bound must be a string (a key), not \(text)"), "\(r.err)")
         }
     }
 

@@ -15,12 +15,13 @@ struct Events: ParsableCommand {
         discussion: """
             First the current window (child_added for each row, then value), then for each revision \
             that changes the window its events in the Realtime Database's order:
-              {"event":"child_removed","key":K,"index":I,"value":V}        (I: old index)
+              {"event":"child_removed","key":K,"index":I,"value":V}
               {"event":"child_added","key":K,"prevKey":P,"index":I,"value":V}
               {"event":"child_moved","key":K,"prevKey":P,"index":I,"fromIndex":F,"value":V}
               {"event":"child_changed","key":K,"prevKey":P,"index":I,"value":V}
               {"event":"value","count":N}
-            Values are the file's own JSON, compacted to one line. When the file is invalid, missing or \
+            Every index refers to the list as replayed so far (remove at I; insert at I; move from F \
+            to I; replace at I), so the events can be applied by index alone. Values are the file's own JSON, compacted to one line. When the file is invalid, missing or \
             unreadable: {"event":"error","message":M,"line":L,"column":C} (line and column null when \
             not a JSON error), and the stream goes on. Output is flushed after each revision. Runs \
             until SIGINT or SIGTERM (exit 0), or --exit-after-revisions.
@@ -117,7 +118,7 @@ final class EventLineWriter {
 
     /// Appends one revision's events (or a new listener's first window).
     func append(_ change: WindowChange) {
-        for event in change.childEvents {
+        for (event, at) in zip(change.childEvents, change.replayIndexes) {
             field("event", first: true)
             string(Array(event.kind.rawValue.utf8))
             field("key")
@@ -127,10 +128,10 @@ final class EventLineWriter {
                 if let prev = event.prevKey { string(Array(prev.utf8)) } else { raw("null") }
             }
             field("index")
-            raw(String(event.index))
+            raw(String(at.index))
             if event.kind == .childMoved {
                 field("fromIndex")
-                raw(event.fromIndex.map(String.init) ?? "null")
+                raw(at.fromIndex.map(String.init) ?? "null")
             }
             field("value")
             compactValue(event.value)

@@ -7,8 +7,9 @@ import LiveQuery
 /// after the Firebase CLI's `database:get`.
 ///
 /// A bound (`--start-at V` …) is a JSON scalar when it parses as one (`5`, `true`, `null`,
-/// `"5"`), else a string (`abc`); with `--order-by-key` it is a key, so `--start-at 5` is the
-/// key "5". Values starting with `-` go in the `--flag=-5` form. Invalid flags print
+/// `"5"`), else a string (`abc`). With `--order-by-key` a bound is a key, a string: `--start-at 5`
+/// is an error (as the database's orderByKey().startAt(5) is), `--start-at '"5"'` the key "5".
+/// Values starting with `-` go in the `--flag=-5` form. Invalid flags print
 /// `Error: --flag: problem` and exit with status 2.
 ///
 /// ```swift
@@ -130,7 +131,7 @@ struct QueryOptions: ParsableArguments {
                 if b.key != nil { throw QueryOptionError(b.keyFlag, "needs \(b.flag)") }
                 continue
             }
-            let value = try boundValue(text, flag: b.flag, byKey: byKey)
+            let value = try boundValue(text, flag: b.flag)
             if byKey && b.key != nil {
                 throw QueryOptionError(b.keyFlag, "with --order-by-key a bound is a key and takes no key argument")
             }
@@ -159,13 +160,12 @@ struct QueryOptions: ParsableArguments {
         }
     }
 
-    /// A bound as typed: a JSON scalar when it parses as one, else a string; with key order, a key.
-    private func boundValue(_ text: String, flag: String, byKey: Bool) throws -> JSON {
+    /// A bound as typed: a JSON scalar when it parses as one, else a string.
+    private func boundValue(_ text: String, flag: String) throws -> JSON {
         guard let parsed = try? JSONDocument(parsing: text).root.json else { return .string(text) }
         if !parsed.isScalar {
             throw QueryOptionError(flag, "a bound must be a string, number, boolean or null, not \(parsed.kind == .array ? "an array" : "an object")")
         }
-        if byKey, parsed.stringValue == nil { return .string(text) }
         return parsed
     }
 }

@@ -63,7 +63,7 @@ struct UpdateValues: ParsableCommand {
 struct PushValue: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
-        abstract: "Add a value under a path with a new push id as its key, and print the key.",
+        abstract: "Add a value under a path (at the next index of an array, else with a new push id) and print its key.",
         discussion: writeDiscussion)
 
     @Argument(help: "The JSON file to write.") var file: String
@@ -76,8 +76,8 @@ struct PushValue: ParsableCommand {
     func run() throws {
         let parent = try parsePathArgument(path)
         let content = try parseJSONArgument(value[0])
-        let key = PushIDGenerator().next()
-        try performWrite(file, JSONWrite.set(parent.child(key), content))
+        var key = ""
+        try performWrite(file) { () throws(WriteError) in key = try FileStore.push(content, under: parent, toFile: file) }
         print(key)
     }
 }
@@ -136,8 +136,12 @@ private func parseJSONArgument(_ text: String) throws -> JSON {
 
 /// Writes, reporting failures on standard error in `validate`'s style.
 private func performWrite(_ file: String, _ writes: [JSONWrite]) throws {
+    try performWrite(file) { () throws(WriteError) in try FileStore.write(writes, toFile: file) }
+}
+
+private func performWrite(_ file: String, _ write: () throws(WriteError) -> Void) throws {
     do {
-        try FileStore.write(writes, toFile: file)
+        try write()
     } catch {
         switch error {
         case .invalidJSON(let e):

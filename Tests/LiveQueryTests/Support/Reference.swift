@@ -182,3 +182,31 @@ func refLISLength(_ a: [Int]) -> Int {
     }
     return best.max() ?? 0
 }
+
+/// Replays events by their replay indexes alone (no key lookups): remove at `index`, insert at
+/// `index`, move from `fromIndex` to `index`, replace at `index`; nil when an index is out of
+/// range or names another child.
+func replayByIndex(_ events: [ChildEvent], _ indexes: [ReplayIndex], on old: [RefChild]) -> [RefChild]? {
+    guard events.count == indexes.count else { return nil }
+    var list = old
+    for (e, at) in zip(events, indexes) {
+        let c = RefChild(key: e.key, value: e.value.json)
+        switch e.kind {
+        case .childRemoved:
+            guard list.indices.contains(at.index), Array(list[at.index].key.utf8) == Array(e.key.utf8) else { return nil }
+            list.remove(at: at.index)
+        case .childAdded:
+            guard at.fromIndex == nil, (0...list.count).contains(at.index) else { return nil }
+            list.insert(c, at: at.index)
+        case .childMoved:
+            guard let from = at.fromIndex, list.indices.contains(from), Array(list[from].key.utf8) == Array(e.key.utf8) else { return nil }
+            list.remove(at: from)
+            guard (0...list.count).contains(at.index) else { return nil }
+            list.insert(c, at: at.index)
+        case .childChanged:
+            guard list.indices.contains(at.index), Array(list[at.index].key.utf8) == Array(e.key.utf8) else { return nil }
+            list[at.index] = c
+        }
+    }
+    return list
+}

@@ -1,0 +1,207 @@
+// The store's revisions as shared state: the latest one for reads, and a mailbox per stream.
+import FileStore
+import Synchronization
+
+/// The latest revision of the file, readable from any task, and the mailboxes of the event
+/// streams that follow it.
+///
+/// The store thread publishes into it and never waits for a reader: a stream that falls behind
+/// only has its mailbox's count go up, and is dropped past its limit.
+final class RevisionFeed: Sendable {
+    private struct State {
+        var latest: Revision?
+        var status: StoreStatus?
+        var mailboxes: [ObjectIdentifier: Mailbox] = [:]
+        var closed = false
+        /// Tasks waiting for the first revision or a problem.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+    /// How many revisions a stream may fall behind before it is dropped.
+    let mailboxLimit: Int
+
+    init(mailboxLimit: Int) {
+        self.mailboxLimit = mailboxLimit
+    }
+
+    /// The latest complete, valid state of the file; nil before the first.
+    var latest: Revision? { state.withLock { $0.latest } }
+
+    /// The store's latest status.
+    var status: StoreStatus? { state.withLock { $0.status } }
+
+    /// How many streams are open.
+    var streamCount: Int { state.withLock { $0.mailboxes.count } }
+
+    /// From the store thread: a new revision for the readers and every stream.
+    func publish(_ revision: Revision) {
+        let (boxes, waiters) = state.withLock { state in
+            state.latest = revision
+            defer { state.waiters.removeAll() }
+            return (Array(state.mailboxes.values), state.waiters)
+        }
+        for box in boxes { box.post(.revision(revision)) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// From the store thread: the store's status changed.
+    func publish(_ status: StoreStatus) {
+        let (boxes, waiters) = state.withLock { state in
+            state.status = status
+            defer { if status.problem != nil { state.waiters.removeAll() } }
+            return (Array(state.mailboxes.values), status.problem != nil ? state.waiters : [])
+        }
+        if status.problem == .missing {
+            for box in boxes { box.post(.cancel("the file was removed")) }
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until the first revision is read, or the store reports a problem (then returns it).
+    func firstRevision() async -> Result<Revision, ServeError> {
+        while true {
+            let ready: Result<Revision, ServeError>? = state.withLock { state in
+                if let latest = state.latest { return .success(latest) }
+                if let problem = state.status?.problem { return .failure(ServeError(problem.description)) }
+                if state.closed { return .failure(ServeError("the server stopped")) }
+                return nil
+            }
+            if let ready { return ready }
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.latest != nil || state.status?.problem != nil || state.closed { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
+    /// A new mailbox that receives every revision from now on; nil once the feed is closed.
+    func subscribe() -> Mailbox? {
+        let box = Mailbox(limit: mailboxLimit)
+        let added = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.mailboxes[ObjectIdentifier(box)] = box
+            return true
+        }
+        return added ? box : nil
+    }
+
+    func unsubscribe(_ box: Mailbox) {
+        _ = state.withLock { $0.mailboxes.removeValue(forKey: ObjectIdentifier(box)) }
+    }
+
+    /// Wakes every idle stream so that it sends a keep-alive.
+    func tick() {
+        for box in state.withLock({ Array($0.mailboxes.values) }) { box.post(.tick) }
+    }
+
+    /// The server is stopping: every stream ends.
+    func close() {
+        let (boxes, waiters) = state.withLock { state in
+            state.closed = true
+            defer { state.waiters.removeAll() }
+            return (Array(state.mailboxes.values), state.waiters)
+        }
+        for box in boxes { box.post(.closed) }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// One stream's inbox. Revisions are coalesced (a stream sends the change from what it last
+/// sent to the newest revision), so it holds at most one; `behind` counts those it skipped.
+final class Mailbox: Sendable {
+    enum Message: Sendable {
+        case revision(Revision)
+        /// Time for a keep-alive, if nothing else is pending.
+        case tick
+        /// The location can no longer be served: why.
+        case cancel(String)
+        /// The server is stopping.
+        case closed
+        /// The stream fell more than its limit behind.
+        case dropped
+    }
+
+    private struct State {
+        var pending: Revision?
+        var behind = 0
+        var tick = false
+        var final: Message?
+        var waiter: CheckedContinuation<Message, Never>?
+        /// Ends the stream's task when it is dropped (its client not reading may hold it in a write).
+        var onDrop: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Hands `message` to the waiting stream, or keeps it for its next `next()`.
+    func post(_ message: Message) {
+        let resume: (CheckedContinuation<Message, Never>, Message)? = state.withLock { state in
+            if state.final != nil { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, message)
+            }
+            switch message {
+            case .revision(let revision):
+                if state.pending != nil { state.behind += 1 }
+                state.pending = revision
+                if state.behind > limit {
+                    state.pending = nil
+                    state.final = .dropped
+                    // Under the lock, so that it cannot run after `detach()` (the task may be gone).
+                    state.onDrop?()
+                    state.onDrop = nil
+                }
+            case .tick: state.tick = true
+            case .cancel, .closed, .dropped: state.final = message
+            }
+            return nil
+        }
+        if let (waiter, message) = resume { waiter.resume(returning: message) }
+    }
+
+    /// Calls `cancel` if the stream is dropped while it is attached.
+    func attach(onDrop cancel: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onDrop = cancel }
+    }
+
+    /// After this returns, the stream's `onDrop` is never called.
+    func detach() {
+        state.withLock { $0.onDrop = nil }
+    }
+
+    /// Whether the stream has been dropped for falling behind.
+    var isDropped: Bool {
+        state.withLock { if case .dropped = $0.final { true } else { false } }
+    }
+
+    /// The next message: a pending revision first, then the end of the stream, then a tick.
+    func next() async -> Message {
+        await withCheckedContinuation { continuation in
+            let ready: Message? = state.withLock { state in
+                if let final = state.final { return final }
+                if let revision = state.pending {
+                    state.pending = nil
+                    state.behind = 0
+                    state.tick = false
+                    return .revision(revision)
+                }
+                if state.tick {
+                    state.tick = false
+                    return .tick
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

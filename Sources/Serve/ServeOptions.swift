@@ -1,0 +1,32 @@
+// How a file is served: address, access and limits.
+
+/// The options of `synctable serve`.
+public struct ServeOptions: Sendable {
+    /// The address to bind: loopback unless asked otherwise.
+    public var host: String
+    /// The port; 0 picks a free one (see `DatabaseServer.port`).
+    public var port: Int
+    /// Refuse every write with 401.
+    public var readOnly: Bool
+    /// When set, every request must carry it (`Authorization: Bearer T` or `?auth=T`).
+    public var authToken: String?
+    /// Larger request bodies are refused with 413.
+    public var maxBodyBytes: Int
+    /// A stream more revisions behind than this (its client not reading) is dropped.
+    public var streamBacklogLimit: Int
+    /// How often an idle stream gets a `keep-alive` event.
+    public var keepAliveMilliseconds: Int
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,
+        maxBodyBytes: Int = 16 << 20, streamBacklogLimit: Int = 256, keepAliveMilliseconds: Int = 30_000
+    ) {
+        self.host = host
+        self.port = port
+        self.readOnly = readOnly
+        self.authToken = authToken
+        self.maxBodyBytes = maxBodyBytes
+        self.streamBacklogLimit = streamBacklogLimit
+        self.keepAliveMilliseconds = keepAliveMilliseconds
+    }
+}

@@ -1,0 +1,163 @@
+// The file store on a thread of its own, reached from the server's tasks by message.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import FileStore
+import JSONTree
+import Synchronization
+
+/// Owns a `FileStore` on a dedicated thread that runs the store's `poll(2)` loop.
+///
+/// The store is single-threaded: it is created, driven and written on this thread only. Its
+/// revisions go to a `RevisionFeed` (read by any task); writes come in as jobs through
+/// `perform`, which suspends the calling task — never a thread of the server — until the
+/// store thread has run the job.
+final class StoreThread: Sendable {
+    /// Work for the store thread; `run` is called there with the store.
+    private struct Job: Sendable {
+        let run: @Sendable (FileStore) -> Void
+    }
+
+    let feed: RevisionFeed
+    private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    /// Set once the thread has ended (after `stop()`).
+    private let ended = Mutex<Bool>(false)
+
+    /// Starts the thread and opens the store on it.
+    /// - Throws: `ServeError` when the store cannot be opened or the thread cannot start.
+    init(path: String, feed: RevisionFeed) throws(ServeError) {
+        self.feed = feed
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ServeError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for fd in ends {
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+        let opening = Opening()
+        let start = ThreadStart { [self] in
+            let store: FileStore
+            do {
+                store = try FileStore(path: path)
+            } catch {
+                opening.finish(ServeError("\(path): \(error)"))
+                return
+            }
+            opening.finish(nil)
+            loop(store)
+        }
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(start).toOpaque()
+        let started = pthread_create(&thread, nil, { argument in
+            let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
+            start.body()
+            return nil
+        }, box)
+        guard started == 0 else {
+            Unmanaged<ThreadStart>.fromOpaque(box).release()
+            throw ServeError("cannot start the store's thread: \(String(cString: strerror(started)))")
+        }
+        pthread_detach(thread)
+        // The store opens at once (reading the file happens later, on its worker).
+        if let error = opening.wait() { throw error }
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Runs `body` with the store on the store thread and returns its result.
+    func perform<T: Sendable>(_ body: @escaping @Sendable (FileStore) throws(ServeError) -> T) async throws(ServeError) -> T {
+        let result: Result<T, ServeError> = await withCheckedContinuation { continuation in
+            let job = Job { store in
+                do throws(ServeError) {
+                    continuation.resume(returning: .success(try body(store)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            let accepted = jobs.withLock { state in
+                if state.stopping { return false }
+                state.queue.append(job)
+                return true
+            }
+            if accepted {
+                wake()
+            } else {
+                continuation.resume(returning: .failure(ServeError("the server is stopping")))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Asks the thread to end after the jobs already queued; returns at once.
+    func stop() {
+        jobs.withLock { $0.stopping = true }
+        wake()
+    }
+
+    /// Whether the thread has ended.
+    var hasEnded: Bool { ended.withLock { $0 } }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeWrite, &one, 1)
+    }
+
+    /// The store's loop: store events, jobs, until stopped.
+    private func loop(_ store: FileStore) {
+        let revisions = store.observeRevisions { [feed] revision in feed.publish(revision) }
+        let statuses = store.observeStatus { [feed] status in feed.publish(status) }
+        var fds = ([wakeRead] + store.pollDescriptors).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while true {
+            _ = poll(&fds, nfds_t(fds.count), -1)
+            if fds.dropFirst().contains(where: { $0.revents != 0 }) { store.processPendingChanges() }
+            guard fds[0].revents != 0 else { continue }
+            var buffer = (0 as UInt64, 0 as UInt64, 0 as UInt64, 0 as UInt64)
+            while withUnsafeMutableBytes(of: &buffer, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+            let (queue, stopping) = jobs.withLock { state in
+                defer { state.queue.removeAll() }
+                return (state.queue, state.stopping)
+            }
+            for job in queue { job.run(store) }
+            if stopping { break }
+        }
+        store.removeObserver(revisions)
+        store.removeObserver(statuses)
+        feed.close()
+        ended.withLock { $0 = true }
+    }
+}
+
+/// The store thread's answer to "is the store open?", waited for by the thread that started it.
+private final class Opening: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let error = Mutex<ServeError?>(nil)
+
+    func finish(_ failure: ServeError?) {
+        error.withLock { $0 = failure }
+        done.signal()
+    }
+
+    func wait() -> ServeError? {
+        done.wait()
+        return error.withLock { $0 }
+    }
+}
+
+/// The body of a new thread, passed through `pthread_create`'s argument.
+private final class ThreadStart: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+/// Why the server cannot start or go on.
+public struct ServeError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

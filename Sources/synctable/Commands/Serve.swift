@@ -1,0 +1,77 @@
+// `synctable serve`: the file as a Realtime Database over HTTP (the server is the Serve library).
+import ArgumentParser
+import Dispatch
+import Serve
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `synctable serve FILE [--host H] [--port P] [--read-only] [--auth-token T]`.
+struct ServeFile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the file over the Realtime Database REST and streaming protocol.",
+        discussion: """
+            Firebase clients point at http://HOST:PORT (the Admin SDK with \
+            FIREBASE_DATABASE_EMULATOR_HOST=HOST:PORT). Prints 'listening on http://HOST:PORT' \
+            once ready; stops on SIGINT or SIGTERM. Exit status 2 when the file cannot be read as \
+            JSON at the start or the address cannot be bound.
+            """
+    )
+
+    @Argument(help: "The JSON file to serve.") var file: String
+    @Option(help: "The address to bind (loopback unless you say otherwise).") var host = "127.0.0.1"
+    @Option(help: "The port (0: any free port).") var port = 9000
+    @Flag(help: "Refuse every write with 401.") var readOnly = false
+    @Option(help: ArgumentHelp("Require this token (Authorization: Bearer T, or ?auth=T).", valueName: "token"))
+    var authToken: String?
+    @Option(help: ArgumentHelp("Refuse request bodies larger than this many bytes with 413.", valueName: "bytes"))
+    var maxBodyBytes = 16 << 20
+    @Option(help: ArgumentHelp("Drop a streaming client that falls this many revisions behind (it is not reading).", valueName: "n"))
+    var streamBacklog = 256
+    @Option(help: ArgumentHelp("Send an idle stream a keep-alive event this often.", valueName: "ms"))
+    var keepAliveMs = 30_000
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
+        guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        guard streamBacklog > 0 else { throw ValidationError("--stream-backlog must be positive") }
+        guard keepAliveMs > 0 else { throw ValidationError("--keep-alive-ms must be positive") }
+    }
+
+    func run() throws {
+        let options = ServeOptions(
+            host: host, port: port, readOnly: readOnly, authToken: authToken, maxBodyBytes: maxBodyBytes,
+            streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs)
+        let server: DatabaseServer
+        do { server = try DatabaseServer(file: file, options: options) } catch {
+            printError("synctable: error: \(error)")
+            throw ExitCode(2)
+        }
+        // The server is async; this command (like its siblings) is not: wait for it here.
+        let failure = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let host = self.host
+        Task {
+            do {
+                try await server.run { port in printOut("listening on http://\(host):\(port)") }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let message = failure.withLock({ $0 }) {
+            printError("synctable: error: \(message)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Writes a line to standard output at once (a script waits for it).
+private func printOut(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { p in _ = write(1, p.baseAddress, p.count) }
+}

@@ -1,0 +1,133 @@
+// Access and abuse: tokens, read-only, body limits, paths that are not database paths,
+// malformed requests, a client that stops reading, many streams at once.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import Serve
+import Testing
+
+@Suite struct SafetyTests {
+    static let content = #"{"a": {"b": 1}, "secret": 42}"#
+
+    @Test func anAuthTokenIsRequiredWhenGiven() throws {
+        let folder = ScratchFolder()
+        let server = try TestServer(file: folder.write("db.json", Self.content), arguments: ["--auth-token", "owner"])
+        #expect(try server.request("GET", "/secret.json").status == 401)
+        #expect(try server.request("GET", "/secret.json", headers: [("Authorization", "Bearer other")]).status == 401)
+        #expect(try server.request("PUT", "/secret.json", body: "0").status == 401)
+        #expect(try server.request("GET", "/secret.json", headers: [("Authorization", "Bearer owner")]).json == json("42"))
+        #expect(try server.request("GET", "/secret.json?auth=owner").json == json("42"))
+        #expect(folder.read("db.json") == Self.content)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func readOnlyRefusesEveryWrite() throws {
+        let folder = ScratchFolder()
+        let server = try TestServer(file: folder.write("db.json", Self.content), arguments: ["--read-only"])
+        for method in ["PUT", "PATCH", "POST", "DELETE"] {
+            let response = try server.request(method, "/a.json", body: #"{"b": 2}"#)
+            #expect(response.status == 401, "\(method)")
+            #expect(response.json?["error"]?.stringValue?.contains("read-only") == true)
+        }
+        let override = try server.request("POST", "/a.json", headers: [("X-HTTP-Method-Override", "DELETE")], body: "")
+        #expect(override.status == 401)
+        #expect(try server.request("GET", "/a/b.json").json == json("1"))
+        #expect(folder.read("db.json") == Self.content)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func oversizedBodiesAre413() throws {
+        let folder = ScratchFolder()
+        let server = try TestServer(file: folder.write("db.json", Self.content), arguments: ["--max-body-bytes", "1000"])
+        let big = "\"" + String(repeating: "x", count: 2000) + "\""
+        #expect(try server.request("PUT", "/a.json", body: big).status == 413)
+        // Without a Content-Length (chunked), the limit holds as the body arrives.
+        let connection = try server.connect()
+        var request = Array("PUT /a.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for _ in 0..<4 { request += Array("200\r\n".utf8) + Array(repeating: UInt8(ascii: " "), count: 512) + Array("\r\n".utf8) }
+        request += Array("0\r\n\r\n".utf8)
+        connection.send(request)
+        #expect(try connection.readResponse().status == 413)
+        #expect(try server.request("PUT", "/a.json", body: #""small""#).status == 200)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func pathsAreDatabasePaths() throws {
+        let folder = ScratchFolder()
+        let server = try TestServer(file: folder.write("db.json", Self.content))
+        for target in ["/../etc/passwd.json", "/a/%2E%2E/secret.json", "/a%2Fb.json", "/a%00.json", "/a$b.json",
+                       "/a%23b.json", "/a[0].json", "/a.b.json", "/a", "/a/b"] {
+            let response = try server.request("GET", target)
+            #expect(response.status == 400, "\(target)")
+            #expect(response.json?["error"] != nil, "\(target)")
+        }
+        #expect(try server.request("PUT", "/a/..%2F..%2Fx.json", body: "1").status == 400)
+        #expect(folder.read("db.json") == Self.content)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func malformedRequestsDoNotHurtTheServer() throws {
+        let folder = ScratchFolder()
+        let server = try TestServer(file: folder.write("db.json", Self.content))
+        for garbage in ["NOT HTTP AT ALL\r\n\r\n", "GET /a.json HTTP/9.9\r\n\r\n", "GET /a.json HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+                        String(repeating: "A", count: 100_000) + "\r\n\r\n"] {
+            let connection = try server.connect()
+            connection.send(Array(garbage.utf8))
+            if let response = try? connection.readResponse(seconds: 10) {
+                #expect(response.status >= 400, "\(garbage.prefix(40))")
+            }
+            #expect(connection.isClosedByServer(seconds: 10), "\(garbage.prefix(40))")
+        }
+        #expect(try server.request("GET", "/a/b.json").json == json("1"))
+        #expect(try server.request("DELETE", "/a.json", headers: [("Content-Length", "0")]).status == 200)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func aClientThatStopsReadingIsDroppedAndSlowsNoOne() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"big": "", "n": 0}"#)
+        let server = try TestServer(file: file, arguments: ["--stream-backlog", "8"])
+        // The slow client: a tiny receive buffer, and it never reads after the request.
+        let slow = try HTTPConnection(port: server.port, receiveBuffer: 4096)
+        slow.send(HTTPConnection.requestBytes("GET", "/.json", headers: [("Accept", "text/event-stream")]))
+        let (reader, _) = try StreamTests.open(server, "/n.json")
+        let payload = String(repeating: "y", count: 200_000)
+        for n in 1...60 {
+            // Large values fill the slow client's socket; the reader follows every one.
+            _ = try server.request("PATCH", "/.json", body: #"{"big": "\#(payload)\#(n)", "n": \#(n)}"#)
+            let event = try #require(try reader.readEvent())
+            #expect(event.json == json(#"{"path":"/","data":\#(n)}"#))
+        }
+        #expect(slow.isClosedByServer(seconds: 20))
+        #expect(server.stop() == 0)
+    }
+
+    @Test func manyStreamsAtOnceAllHearAnEdit() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"n": 0}"#)
+        let server = try TestServer(file: file)
+        // This process holds the clients' ends: 1,000 descriptors and more.
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_cur > 1200, "the system allows only \(limit.rlim_max) descriptors a process")
+        var streams = [HTTPConnection]()
+        for _ in 0..<1000 {
+            let connection = try server.connect()
+            connection.send(HTTPConnection.requestBytes("GET", "/n.json", headers: [("Accept", "text/event-stream")]))
+            streams.append(connection)
+        }
+        for stream in streams {
+            _ = try stream.readHead()
+            #expect(try stream.readEvent()?.json == json(#"{"path":"/","data":0}"#))
+        }
+        _ = try server.request("PUT", "/n.json", body: "1")
+        for stream in streams {
+            #expect(try stream.readEvent()?.json == json(#"{"path":"/","data":1}"#))
+        }
+        #expect(server.stop() == 0)
+    }
+}

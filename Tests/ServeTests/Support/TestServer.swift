@@ -1,0 +1,142 @@
+// A served scratch file: the server in this process on a free port, and the folder it lives in.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import TestSupport
+import Synchronization
+import Testing
+
+/// A temporary folder, removed with everything in it when the value goes away.
+final class ScratchFolder {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/synctable-serve-XXXXXX".utf8CString)
+        path = String(cString: mkdtemp(&template)!)
+    }
+
+    deinit { _ = system("rm -rf '\(path)'") }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes `text` to `name` by rename, as an editor saves; returns the path.
+    @discardableResult
+    func write(_ name: String, _ text: String) -> String {
+        let target = file(name)
+        let temporary = target + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var bytes = Array(text.utf8)
+        _ = Glibc.write(fd, &bytes, bytes.count)
+        close(fd)
+        rename(temporary, target)
+        return target
+    }
+
+    func read(_ name: String) -> String {
+        (try? AtomicFile.read(file(name))).map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+    }
+}
+
+/// `synctable serve FILE --port 0 …` as a child process, on the port it printed; killed when
+/// the value goes away (`stop()` ends it as SIGTERM would and returns its exit status).
+final class TestServer {
+    let port: Int
+    let file: String
+    let pid: pid_t
+    private let output: Int32
+    private var exitStatus: Int32?
+
+    init(file: String, arguments: [String] = []) throws {
+        let binary = try builtProduct("synctable")
+        var out: [Int32] = [-1, -1]
+        try #require(pipe(&out) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+        posix_spawn_file_actions_addclose(&actions, out[0])
+        let argv = [binary, "serve", file, "--port", "0"] + arguments
+        var pid = pid_t()
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        let rc = posix_spawn(&pid, binary, &actions, nil, cArgs, environ)
+        close(out[1])
+        try #require(rc == 0, "cannot start \(binary)")
+        self.pid = pid
+        self.file = file
+        output = out[0]
+        // "listening on http://127.0.0.1:PORT"
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        let deadline = monotonicNanoseconds() + 30_000_000_000
+        while monotonicNanoseconds() < deadline {
+            var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 1, 100) > 0 else { continue }
+            guard read(output, &byte, 1) == 1 else { break }
+            if byte == 0x0A { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            close(output)
+            throw HTTPTestError(description: "the server did not start: '\(text)'")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        close(output)
+    }
+
+    func connect() throws -> HTTPConnection { try HTTPConnection(port: port) }
+
+    /// One request on a new connection.
+    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> HTTPResult {
+        try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
+    }
+
+    /// Stops the server with SIGTERM; its exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if let exitStatus { return exitStatus }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        exitStatus = code
+        return code
+    }
+}
+
+/// A value shared between tasks and threads.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
+
+/// Waits until `condition` holds, polling; fails the test after `seconds`.
+func eventually(_ what: String, seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation,
+                _ condition: () throws -> Bool) rethrows {
+    let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+    while monotonicNanoseconds() < deadline {
+        if try condition() { return }
+        usleep(2000)
+    }
+    Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
+}
+
+/// JSON text parsed (a test's expected value).
+func json(_ text: String) -> JSON {
+    try! JSONDocument(parsing: text).root.json
+}
