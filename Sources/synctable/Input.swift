@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TableUI
 
 /// Why a file could not be read.
 struct InputError: Error, CustomStringConvertible {
@@ -37,8 +38,15 @@ func readInput(_ path: String) throws -> [UInt8] {
 
 func errnoText() -> String { String(cString: strerror(errno)) }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, made safe for the terminal (`terminalSafe`).
 func printError(_ line: String) {
-    var text = line + "\n"
+    var text = terminalSafe(line) + "\n"
     text.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+}
+
+/// Text for the terminal outside the viewer (messages naming files, keys, values from the
+/// command line or a file), sanitised as the viewer's cells are: control and bidirectional
+/// characters show as escapes. Line breaks between lines stay line breaks.
+func terminalSafe(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { sanitize($0) }.joined(separator: "\n")
 }

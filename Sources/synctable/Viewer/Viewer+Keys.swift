@@ -195,7 +195,10 @@ extension Viewer {
     private func copySelectedPath() {
         guard let (key, _) = selectedChild else { return }
         let path = location.child(key).description
-        copyToClipboard(path, fd: 1)
-        message = Message(text: "copied \(path)", isError: false)
+        if let refusal = copyToClipboard(path, fd: 1) {
+            message = Message(text: refusal, isError: true)
+        } else {
+            message = Message(text: "copied \(path)", isError: false)
+        }
     }
 }
