@@ -80,6 +80,11 @@ private func writeJSON(_ window: Window, to out: inout [UInt8], lines: Bool) {
         out.append(UInt8(ascii: "}"))
         if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
         out.append(UInt8(ascii: "\n"))
+        // Written as it goes: the whole output held at once would cost more than the file.
+        if out.count >= 1 << 20 {
+            writeOut(out)
+            out.removeAll(keepingCapacity: true)
+        }
     }
     if !lines && !window.isEmpty { out.append(contentsOf: "]\n".utf8) }
 }
