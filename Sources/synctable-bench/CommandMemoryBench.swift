@@ -19,10 +19,10 @@ func runCommandMemoryBenchmarks(_ report: Report, _ options: BenchOptions) {
     if access(array, F_OK) != 0 {
         var rng = SystemRandomNumberGenerator()
         let text = "[" + (0..<elements).map { _ in String(UInt32.random(in: 0...999_999, using: &rng)) }.joined(separator: ",") + "]"
-        FileManager.default.createFile(atPath: array, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: array, contents: Data(text.utf8))
     }
     if access(string, F_OK) != 0 {
-        FileManager.default.createFile(atPath: string, contents: Data((#"{"s":""# + String(repeating: "x", count: stringBytes) + #""}"#).utf8))
+        _ = FileManager.default.createFile(atPath: string, contents: Data((#"{"s":""# + String(repeating: "x", count: stringBytes) + #""}"#).utf8))
     }
     for (file, what) in [(array, "array of \(elements / 1_000_000 > 0 ? "\(elements / 1_000_000)M" : "\(elements)") elements"),
                          (string, "single string")] {

@@ -142,7 +142,7 @@ extension String {
         #expect(run.status == 1 && run.stderr.contains("the key \"a.b\" holds '.'"), "\(run)")
         run = try synctable("update", w, "/", #"{"x/\u001b]0;t\u0007": 1}"#)
         #expect(run.status == 1 && run.stderr.contains(#"the key "\u001b]0;t\u0007" holds a control character"#), "\(run)")
-        let deep = String(repeating: "[", count: 1024) + String(repeating: "]", count: 1024)
+        let deep = String(repeating: "[", count: 1024) + "1" + String(repeating: "]", count: 1024)
         run = try synctable("set", w, "/a", deep)
         #expect(run.status == 1 && run.stderr.contains("more than the limit of 1024") && !run.stderr.contains("internal error"), "\(run)")
         #expect(fingerprint(w) == before)
