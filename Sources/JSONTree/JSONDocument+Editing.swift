@@ -32,7 +32,9 @@ extension JSONDocument {
         var resolved = [JSONWrite]()
         resolved.reserveCapacity(writes.count)
         for w in writes {
-            resolved.append(JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime)))
+            let write = JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime))
+            try write.validate()
+            resolved.append(write)
         }
         let tree = try EditTree(resolved)
         let editor = DocumentEditor(document: self)
@@ -55,6 +57,13 @@ extension JSONDocument {
             throw JSONEditError(.internalError("the edited document does not parse: \(error)"))
         }
     }
+}
+
+/// Whether `node` and `value` are numbers spelled as integers (`-?[0-9]+`) that differ.
+private func differentIntegers(_ node: JSONNode, _ value: JSON) -> Bool {
+    guard case .number(let n) = value, let text = node.numberText else { return false }
+    guard let zero = decimalIntegerSum(text, "0"), let other = decimalIntegerSum(n.text, "0") else { return false }
+    return zero != other
 }
 
 /// Replace `range` of the old bytes with `bytes`.
@@ -148,7 +157,9 @@ struct DocumentEditor {
                 // Elements past the new end go even when null, so the array ends where the value does.
                 return try editArray(node, list, path: path, ancestors: ancestors, truncatingAt: array.count)
             default:
-                if node.valueEquals(value) { return .unchanged }
+                // Equal values keep their spelling (`1.0` set to 1), but integers too large for
+                // a double are compared digit for digit: 2^53 + 1 is not 2^53.
+                if node.valueEquals(value) && !differentIntegers(node, value) { return .unchanged }
                 return .edited([Splice(range: node.byteRange, bytes: serialize(value, replacing: node, ancestors))])
             }
         case .children(let list):

@@ -57,6 +57,10 @@ public struct JSONEditError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidPath(String, String)
         /// A `{".sv": …}` object that is not a known server value.
         case invalidServerValue(at: Path, String)
+        /// A write names or writes a key the database forbids: which, and why.
+        case forbiddenKey(write: Path, key: String, why: String)
+        /// A write would nest the document deeper than `limit` containers.
+        case tooDeep(write: Path, depth: Int, limit: Int)
         /// A bug: the edited bytes did not parse. Nothing is written.
         case internalError(String)
     }
@@ -82,6 +86,11 @@ public struct JSONEditError: Error, Sendable, Equatable, CustomStringConvertible
             return "invalid path '\(path)': \(message)"
         case let .invalidServerValue(at, message):
             return "invalid server value at \(at): \(message)"
+        case let .forbiddenKey(write, key, why):
+            return "cannot write \(write): the key \(quotedKey(key)) \(why)"
+        case let .tooDeep(write, depth, limit):
+            return "cannot write \(write): the document would be nested \(depth) levels deep, "
+                + "more than the limit of \(limit)"
         case let .internalError(message):
             return "internal error while editing (nothing written): \(message)"
         }
@@ -126,6 +135,75 @@ extension JSON {
             var elements = a.map { $0.normalized ?? .null }
             while let last = elements.last, last.isNull { elements.removeLast() }
             return elements.isEmpty ? nil : .array(elements)
+        }
+    }
+}
+
+/// A key for a message: JSON-quoted (so control characters show as escapes), cut in the
+/// middle when very long (the limit is 768 bytes; the message says how long it is).
+private func quotedKey(_ key: String) -> String {
+    let quoted = JSON.string(key).serializedString()
+    guard quoted.count > 80 else { return quoted }
+    return "\(quoted.prefix(40))…\(quoted.suffix(20)) (\(key.utf8.count) bytes)"
+}
+
+/// The longest key the database accepts, in UTF-8 bytes.
+public let maximumKeyBytes = 768
+
+/// Why the database forbids `key` in a write, or nil when it is allowed: empty, longer than
+/// 768 UTF-8 bytes, or holding `.` `$` `#` `[` `]` `/` or an ASCII control character.
+/// `.priority` and `.value` are the metadata keys a write may name.
+public func forbiddenKeyReason(_ key: String) -> String? {
+    if key.isEmpty { return "is empty" }
+    if key == ".priority" || key == ".value" { return nil }
+    if key.utf8.count > maximumKeyBytes { return "is longer than \(maximumKeyBytes) bytes" }
+    for byte in key.utf8 {
+        switch byte {
+        case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "/"):
+            return "holds '\(Character(Unicode.Scalar(byte)))' (keys cannot hold . $ # [ ] /)"
+        case 0..<0x20, 0x7F:
+            return "holds a control character"
+        default: continue
+        }
+    }
+    return nil
+}
+
+extension JSONWrite {
+    /// Checks what the database would refuse: forbidden keys in the written value, or in the
+    /// path of a write that creates something (removing a key the file already has is
+    /// allowed, since reading such keys is), and nesting deeper than the parser's limit.
+    /// - Throws: `.forbiddenKey`, `.tooDeep`.
+    func validate() throws(JSONEditError) {
+        if !value.isNull {
+            for key in path.keys {
+                if let why = forbiddenKeyReason(key) { throw JSONEditError(.forbiddenKey(write: path, key: key, why: why)) }
+            }
+        }
+        let depth = path.keys.count + (try value.nesting(in: path))
+        if depth > maximumJSONDepth { throw JSONEditError(.tooDeep(write: path, depth: depth, limit: maximumJSONDepth)) }
+    }
+}
+
+extension JSON {
+    /// How many containers deep this value is (0 for a scalar), after checking its keys.
+    fileprivate func nesting(in path: Path) throws(JSONEditError) -> Int {
+        switch self {
+        case .object(let object):
+            var deepest = 0
+            for member in object.members {
+                if let why = forbiddenKeyReason(member.key) {
+                    throw JSONEditError(.forbiddenKey(write: path, key: member.key, why: why))
+                }
+                deepest = max(deepest, try member.value.nesting(in: path))
+            }
+            return deepest + 1
+        case .array(let elements):
+            var deepest = 0
+            for element in elements { deepest = max(deepest, try element.nesting(in: path)) }
+            return deepest + 1
+        default:
+            return 0
         }
     }
 }

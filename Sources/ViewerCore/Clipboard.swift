@@ -2,11 +2,23 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TableUI
 
 /// The OSC 52 sequence that sets the clipboard to `text`: `ESC ] 52 ; c ; BASE64 BEL`. The
 /// text is base64-encoded, so whatever it holds cannot act on the terminal.
 public func clipboardSequence(_ text: String) -> [UInt8] {
     Array("\u{1B}]52;c;".utf8) + base64(Array(text.utf8)) + [0x07]
+}
+
+/// Why `text` may not go on the clipboard, or nil when it may: the clipboard gets exactly what
+/// the screen shows, and text with control characters (C0, DEL, C1) or bidirectional controls
+/// shows escaped. Copying the escapes would give the user a different text than the one they
+/// chose; copying the raw text could, once pasted, end a shell's bracketed paste (`ESC [201~`)
+/// and run what follows a newline. So such text is not copied at all.
+func clipboardRefusal(_ text: String) -> String? {
+    let shown = sanitize(text)
+    guard shown != text else { return nil }
+    return "not copied: \(shown) holds control or bidirectional characters"
 }
 
 /// Writes the OSC 52 sequence for `text` to `fd` (the terminal).
@@ -21,6 +33,7 @@ public func copyToClipboard(_ text: String, fd: Int32) {
             done += n
         }
     }
+    return nil
 }
 
 /// Standard base64 (RFC 4648) with padding.

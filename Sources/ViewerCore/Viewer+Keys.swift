@@ -212,6 +212,10 @@ extension Viewer {
     private func copySelectedPath() {
         guard let (key, _) = selectedChild else { return }
         let path = location.child(key).description
+        if let refusal = clipboardRefusal(path) {
+            message = Message(text: refusal, isError: true)
+            return
+        }
         environment.perform(.copyToClipboard(path))
         message = Message(text: "copied \(path)", isError: false)
     }

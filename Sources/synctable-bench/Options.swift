@@ -39,6 +39,7 @@ struct BenchmarkGroup: Sendable {
 let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "parse", run: runParseBenchmarks),
     BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
+    BenchmarkGroup(name: "command-memory", run: runCommandMemoryBenchmarks),
     BenchmarkGroup(name: "query", run: runQueryBenchmarks),
     BenchmarkGroup(name: "first-screen", run: runFirstScreenBenchmarks),
     BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),

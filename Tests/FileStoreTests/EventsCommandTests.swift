@@ -72,6 +72,20 @@ import TestSupport
         #expect(events.wait() == 0)
     }
 
+    // Issue 13 item 8: an invalid file never ended `--exit-after-revisions 1`.
+    @Test func anErrorStateCountsAsARevisionForExitAfterRevisions() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, "{\n\"a\":1,\n}")
+        let events = try ChildProcess([try synctableBinary(), "events", path, "--exit-after-revisions", "1"])
+        let line = try #require(events.readLine())
+        #expect(line.hasPrefix(#"{"event":"error","#) && line.contains(#""line":3"#), "\(line)")
+        #expect(events.wait() == 0)
+        let missing = try ChildProcess([try synctableBinary(), "events", folder.file("none.json"), "--exit-after-revisions", "1"])
+        #expect(missing.readLine() == #"{"event":"error","message":"file not found","line":null,"column":null}"#)
+        #expect(missing.wait() == 0)
+    }
+
     @Test func errorsAreReportedAndTheStreamGoesOn() throws {
         let folder = ScratchFolder()
         let path = folder.file("data.json")

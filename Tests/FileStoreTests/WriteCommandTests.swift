@@ -127,4 +127,38 @@ private func fingerprint(_ path: String) -> String {
 
 extension String {
     fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
+
+    // Issue 13 item 4: the increment exited 0 and left the file unchanged.
+    @Test func largeIntegersAreIncrementedOrTheWriteFails() throws {
+        let folder = ScratchFolder()
+        let counter = folder.file("i.json")
+        writeInPlace(counter, #"{"c":123456789012345678901234567890,"d":9007199254740993,"e":1e300}"#)
+        var run = try synctable("set", counter, "/c", #"{".sv":{"increment":1}}"#)
+        #expect(run.status == 0)
+        run = try synctable("set", counter, "/d", #"{".sv":{"increment":1}}"#)
+        #expect(run.status == 0)
+        #expect(Disk.text(counter) == #"{"c":123456789012345678901234567891,"d":9007199254740994,"e":1e300}"#)
+        let before = fingerprint(counter)
+        run = try synctable("set", counter, "/e", #"{".sv":{"increment":1}}"#)
+        #expect(run.status == 1 && run.stderr.contains("cannot be computed exactly"), "\(run)")
+        #expect(fingerprint(counter) == before)
+    }
+
+    // Issue 13 items 5 and 9: forbidden keys were written; the nesting limit was an "internal error".
+    @Test func forbiddenKeysAndTooDeepWritesFailNamingWhy() throws {
+        let folder = ScratchFolder()
+        let w = folder.file("w.json")
+        writeInPlace(w, "{}")
+        let before = fingerprint(w)
+        var run = try synctable("set", w, "/y", #"{"a.b":1,"a$b":1,"a#b":1,"a[b":1,"a]b":1,"a/b":1,"":1}"#)
+        #expect(run.status == 1 && run.stderr.contains("the key \"a.b\""), "\(run)")
+        run = try synctable("set", w, "/a.b", "5")
+        #expect(run.status == 1 && run.stderr.contains("the key \"a.b\" holds '.'"), "\(run)")
+        run = try synctable("update", w, "/", #"{"x/\u001b]0;t\u0007": 1}"#)
+        #expect(run.status == 1 && run.stderr.contains(#"the key "\u001b]0;t\u0007" holds a control character"#), "\(run)")
+        let deep = String(repeating: "[", count: 1024) + "1" + String(repeating: "]", count: 1024)
+        run = try synctable("set", w, "/a", deep)
+        #expect(run.status == 1 && run.stderr.contains("more than the limit of 1024") && !run.stderr.contains("internal error"), "\(run)")
+        #expect(fingerprint(w) == before)
+    }
 }

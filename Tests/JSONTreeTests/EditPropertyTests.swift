@@ -94,11 +94,12 @@ import TestSupport
 // MARK: - The model: the write rules on plain values
 
 enum ModelError: Error {
-    case notAContainer, notAnIndex, tooFar, overlapping
+    case notAContainer, notAnIndex, tooFar, overlapping, forbiddenKey
 
     func matches(_ reason: JSONEditError.Reason) -> Bool {
         switch (self, reason) {
-        case (.notAContainer, .notAContainer), (.notAnIndex, .notAnIndex), (.tooFar, .indexTooFar), (.overlapping, .overlapping): true
+        case (.notAContainer, .notAContainer), (.notAnIndex, .notAnIndex), (.tooFar, .indexTooFar), (.overlapping, .overlapping),
+            (.forbiddenKey, .forbiddenKey): true
         default: false
         }
     }
@@ -135,7 +136,26 @@ enum Model {
         }
     }
 
+    /// The database's key rule: not empty, at most 768 UTF-8 bytes, none of `. $ # [ ] /`
+    /// or ASCII controls — except the metadata keys `.priority` and `.value`.
+    static func forbidden(_ key: String) -> Bool {
+        if key == ".priority" || key == ".value" { return false }
+        return key.isEmpty || key.utf8.count > 768 || key.unicodeScalars.contains { ".$#[]/".unicodeScalars.contains($0) || $0.value < 32 || $0.value == 127 }
+    }
+
+    static func hasForbiddenKey(_ value: JSON) -> Bool {
+        switch value {
+        case .object(let o): o.members.contains { forbidden($0.key) || hasForbiddenKey($0.value) }
+        case .array(let a): a.contains(where: hasForbiddenKey)
+        default: false
+        }
+    }
+
     static func apply(_ writes: [JSONWrite], to tree: JSON) throws -> JSON {
+        // Checked first, for every write: keys of a path that writes something, and of values.
+        for w in writes where (!w.value.isNull && w.path.keys.contains(where: forbidden)) || hasForbiddenKey(w.value) {
+            throw ModelError.forbiddenKey
+        }
         for (i, a) in writes.enumerated() {
             for b in writes[(i + 1)...] where a.path.keys.starts(with: b.path.keys, by: codeUnitsEqual) || b.path.keys.starts(with: a.path.keys, by: codeUnitsEqual) {
                 throw ModelError.overlapping

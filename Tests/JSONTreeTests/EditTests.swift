@@ -153,7 +153,7 @@ private func edited(_ text: String, _ writes: [JSONWrite], serverTime: Int64? = 
         // "é" precomposed and decomposed are different keys.
         let doc = "{\"\u{E9}\":1,\"e\u{301}\":2}"
         #expect(try edited(doc, set(Path(keys: ["e\u{301}"]), 3)) == "{\"\u{E9}\":1,\"e\u{301}\":3}")
-        #expect(try edited(doc, set(Path(keys: ["a/b~"]), 1)) == "{\"\u{E9}\":1,\"e\u{301}\":2,\"a/b~\":1}")
+        #expect(try edited(doc, set(Path(keys: ["a~b"]), 1)) == "{\"\u{E9}\":1,\"e\u{301}\":2,\"a~b\":1}")
     }
 }
 

@@ -55,4 +55,24 @@ struct ViewerLiveTests {
             #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
         }
     }
+
+    // Issue 13 item 7: these signals left the terminal raw (exit 141, 138, …).
+    @Test("SIGPIPE, SIGUSR1/2, SIGALRM and a real-time signal restore the terminal too")
+    func everyEndingSignalRestoresTheTerminal() throws {
+        let folder = ScratchFolder(underTmp: true)
+        let file = folder.file("scores.json")
+        try save(leaderboard([("a", 1)]), to: file, style: .inPlace)
+        for signal in [SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, __libc_current_sigrtmin() + 1] {
+            let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
+            try session.waitFor("the table") { $0.line(ofKey: "a") != nil }
+            let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+            let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+            #expect(kill(viewer, signal) == 0)
+            let screen = try session.waitFor("the shell back after signal \(signal)", history: true) { $0.contains("EXITED \(128 + signal)") }
+            #expect(!screen.contains("[key]"), "signal \(signal) left the table on screen:\n\(screen.text)")
+            #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
+        }
+    }
+
 }

@@ -68,4 +68,41 @@ struct ViewerSafetyTests {
         let screen = try session.waitFor("the refusal", history: true) { $0.contains("EXITED 2") }
         #expect(screen.lines.joined().contains(message), "\(screen.text)")
     }
+
+    // Issue 13 item 2: `y` put the raw bytes of a hostile key on the clipboard.
+    @Test("y refuses to copy a path holding control characters, and says so")
+    func yRefusesControlCharacters() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("hostile.json")
+        try save(#"{"players": {"\u001b]0;PWNED\u0007k1\n\u001b[201~x": {"name": "hostile"}, "a": {"name": "Ann"}}}"#,
+                 to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
+        try session.waitFor("the rows") { $0.contains("hostile") && $0.contains("Ann") }
+        try session.send("G", "y")
+        try session.waitFor("a's path copied") { $0.contains("copied /players/a") }
+        #expect(try session.tmux(["show-buffer"]) == "/players/a")
+        try session.send("g", "y")
+        let screen = try session.waitFor("the refusal") { $0.contains("not copied") }
+        #expect(screen.contains(#"/players/\x1b]0;PWNED\x07k1\n\x1b[201~0x holds control"#), "\(screen.text)")
+        // The clipboard still holds what was copied before.
+        #expect(try session.tmux(["show-buffer"]) == "/players/a")
+    }
+
+    // Issue 13 item 3: file names from the command line were printed raw in messages.
+    @Test("messages print file names with their control characters escaped")
+    func messagesEscapeFileNames() throws {
+        let binary = try synctableBinary()
+        let folder = ScratchFolder()
+        let hostile = folder.file("\u{1B}]0;x\u{07}.json")
+        for arguments in [["validate", hostile], ["list", hostile], ["set", hostile, "/a", "1"]] {
+            let result = try runProgram(binary, arguments)
+            #expect(result.status != 0)
+            #expect(!result.errors.contains("\u{1B}") && !result.errors.contains("\u{07}"), "\(arguments[0]): \(result.errors.debugDescription)")
+            #expect(result.errors.contains(#"\x1b]0;x\x07.json"#), "\(arguments[0]): \(result.errors.debugDescription)")
+        }
+        try save("{\n  \"a\": [1,\n", to: hostile, style: .inPlace)
+        let invalid = try runProgram(binary, ["validate", hostile])
+        #expect(invalid.status == 1)
+        #expect(!invalid.errors.contains("\u{1B}") && invalid.errors.contains(#"\x1b]0;x\x07.json:3:"#), "\(invalid.errors.debugDescription)")
+    }
 }

@@ -26,8 +26,13 @@ private let emergencyCapacity = 1024
 nonisolated(unsafe) private let emergencyBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
 
 /// Signals that end the program: the terminal is restored, then the signal's default
-/// action runs (so a crash still dumps core and the exit status still tells).
-let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP]
+/// action runs (so a crash still dumps core and the exit status still tells). Every signal
+/// whose default action ends the process is here — a `kill -USR1`, a SIGPIPE or an alarm
+/// must not leave the shell in raw mode — including the real-time ones.
+let fatalSignals: [Int32] = [
+    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGTRAP,
+    SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGSYS, SIGIO, SIGPWR, SIGSTKFLT,
+] + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
 
 private func restoreOnSignal(_ signal: Int32) {
     let state = emergencyState

@@ -33,7 +33,9 @@ struct Events: ParsableCommand {
 
     @OptionGroup var query: QueryOptions
 
-    @Option(help: ArgumentHelp("Exit after N revisions of the file (the first read is revision 1).", valueName: "N"))
+    @Option(help: ArgumentHelp(
+        "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
+            + "missing or unreadable (an error line) counts as a revision too.", valueName: "N"))
     var exitAfterRevisions: Int?
 
     func validate() throws {
@@ -64,11 +66,15 @@ struct Events: ParsableCommand {
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }
         var lastProblem: StoreProblem?
+        var revisions = 0
         store.observeStatus { status in
-            if let problem = status.problem, problem != lastProblem { output.appendError(problem) }
+            if let problem = status.problem, problem != lastProblem {
+                output.appendError(problem)
+                // A state of the file as much as a valid one: `--exit-after-revisions` must end.
+                revisions += 1
+            }
             lastProblem = status.problem
         }
-        var revisions = 0
         store.observeRevisions { _ in revisions += 1 }
 
         let stop = StopSignal()

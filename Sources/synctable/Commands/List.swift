@@ -31,6 +31,9 @@ struct List: ParsableCommand {
 
     @OptionGroup var query: QueryOptions
 
+    @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
+    var maxSize: Int = defaultMaxInputBytes
+
     @Option(help: "json: one array of {\"key\", \"value\"}; jsonl: one such object a line; tsv, table: a column per child field. Default: table on a terminal, else json.")
     var format: Format?
 
@@ -39,7 +42,7 @@ struct List: ParsableCommand {
         let bytes: [UInt8]
         do {
             // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
-            bytes = file == "-" ? try readInput(file) : try AtomicFile.read(file).bytes
+            bytes = file == "-" ? try readInput(file, maxBytes: maxSize) : try AtomicFile.read(file).bytes
         } catch {
             printError("\(file): error: \((error as? WriteError)?.message ?? "\(error)")")
             throw ExitCode(2)
@@ -77,6 +80,11 @@ private func writeJSON(_ window: Window, to out: inout [UInt8], lines: Bool) {
         out.append(UInt8(ascii: "}"))
         if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
         out.append(UInt8(ascii: "\n"))
+        // Written as it goes: the whole output held at once would cost more than the file.
+        if out.count >= 1 << 20 {
+            writeOut(out)
+            out.removeAll(keepingCapacity: true)
+        }
     }
     if !lines && !window.isEmpty { out.append(contentsOf: "]\n".utf8) }
 }

@@ -14,8 +14,12 @@ struct Validate: ParsableCommand {
     @Argument(help: "JSON files to check ('-' for standard input).")
     var files: [String]
 
+    @Option(help: ArgumentHelp("Refuse input longer than this many bytes (a file, standard input or a pipe).", valueName: "bytes"))
+    var maxSize: Int = defaultMaxInputBytes
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one FILE (or '-' for standard input)") }
+        if maxSize < 0 { throw ValidationError("--max-size must be at least 0") }
     }
 
     func run() throws {
@@ -23,7 +27,7 @@ struct Validate: ParsableCommand {
         for file in files {
             let bytes: [UInt8]
             do {
-                bytes = try readInput(file)
+                bytes = try readInput(file, maxBytes: maxSize)
             } catch {
                 printError("\(file): error: \(error)")
                 status = 2

@@ -47,3 +47,31 @@ func viewerCommand(_ arguments: [String], environment: [String: String] = [:]) t
     // ends only synctable and the shell still says how it ended; a crash leaves no core file.
     return "sh -c " + shellQuoted("ulimit -c 0; trap true INT; " + line + "; echo EXITED $?")
 }
+
+/// Polls `path` until its JSON satisfies `condition` (up to `seconds`); records an issue with
+/// the last content when it never does.
+@discardableResult
+func waitForFile(_ path: String, _ what: String, seconds: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
+                 _ condition: (JSONNode) -> Bool) -> String {
+    let deadline = Date().addingTimeInterval(seconds)
+    var text = ""
+    repeat {
+        if let data = FileManager.default.contents(atPath: path) {
+            text = String(decoding: data, as: UTF8.self)
+            if let document = try? JSONDocument(parsing: Array(data)), condition(document.root) { return text }
+        }
+        usleep(40_000)
+    } while Date() < deadline
+    Issue.record("the file never had \(what); it holds:\n\(text)", sourceLocation: sourceLocation)
+    return text
+}
+
+/// The number at `path` in a JSON value.
+func number(_ root: JSONNode, _ path: String) -> Double? {
+    (try? Path(path)).flatMap { root.node(at: $0) }?.doubleValue
+}
+
+/// The string at `path` in a JSON value.
+func string(_ root: JSONNode, _ path: String) -> String? {
+    (try? Path(path)).flatMap { root.node(at: $0) }?.stringValue
+}

@@ -1,0 +1,73 @@
+// Peak memory of whole `synctable` commands (`list`, `set`) on large files, as multiples of
+// the file's size: a child process each, its peak resident set read with wait4(2).
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+func runCommandMemoryBenchmarks(_ report: Report, _ options: BenchOptions) {
+    let binary = options.root + "/.build/release/synctable"
+    guard access(binary, X_OK) == 0 else {
+        printError("missing \(binary) (make bench builds it)")
+        return
+    }
+    let folder = options.root + "/.build/bench/command-memory"
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let elements = options.quick ? 70_000 : 7_000_000
+    let stringBytes = options.quick ? 2_000_000 : 200_000_000
+    let array = folder + "/array-\(elements).json", string = folder + "/string-\(stringBytes).json"
+    if access(array, F_OK) != 0 {
+        var rng = SystemRandomNumberGenerator()
+        let text = "[" + (0..<elements).map { _ in String(UInt32.random(in: 0...999_999, using: &rng)) }.joined(separator: ",") + "]"
+        _ = FileManager.default.createFile(atPath: array, contents: Data(text.utf8))
+    }
+    if access(string, F_OK) != 0 {
+        _ = FileManager.default.createFile(atPath: string, contents: Data((#"{"s":""# + String(repeating: "x", count: stringBytes) + #""}"#).utf8))
+    }
+    for (file, what) in [(array, "array of \(elements / 1_000_000 > 0 ? "\(elements / 1_000_000)M" : "\(elements)") elements"),
+                         (string, "single string")] {
+        let size = fileSize(file)
+        let mb = "\(size / 1_000_000) MB"
+        let list = peakOfCommand([binary, "list", file, "--format", "json"])
+        report.add(memoryFigure("peak memory, list of a \(mb) \(what)", list, size))
+        let copy = folder + "/written.json"
+        _ = try? FileManager.default.removeItem(atPath: copy)
+        try? FileManager.default.copyItem(atPath: file, toPath: copy)
+        let set = peakOfCommand([binary, "set", copy, file == array ? "/5" : "/t", "1"])
+        report.add(memoryFigure("peak memory, set in a \(mb) \(what)", set, size))
+        _ = try? FileManager.default.removeItem(atPath: copy)
+    }
+}
+
+private func memoryFigure(_ name: String, _ peak: (bytes: Int, seconds: Double)?, _ size: Int) -> Figure {
+    guard let peak, size > 0 else {
+        return Figure(name: name, unit: "× file size", synctable: nil, target: "≤ 3× file size", met: nil, note: "the command failed")
+    }
+    let ratio = Double(peak.bytes) / Double(size)
+    return Figure(name: name, unit: "× file size", synctable: Stats([ratio]), target: "≤ 3× file size", met: ratio <= 3,
+                  note: "peak \(Report.fmt(Double(peak.bytes) / 1e6)) MB in \(Report.fmt(peak.seconds)) s (whole process)")
+}
+
+private func fileSize(_ path: String) -> Int {
+    var st = stat()
+    return stat(path, &st) == 0 ? Int(st.st_size) : 0
+}
+
+/// Runs `argv` with its output to /dev/null; its peak resident bytes and wall time, or nil
+/// when it fails.
+private func peakOfCommand(_ argv: [String]) -> (bytes: Int, seconds: Double)? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let cArgs = argv.map { strdup($0) } + [nil]
+    defer { cArgs.forEach { free($0) } }
+    var pid = pid_t()
+    let start = now()
+    guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return nil }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    guard status == 0 else { return nil }
+    return (Int(usage.ru_maxrss) * 1024, now() - start)
+}

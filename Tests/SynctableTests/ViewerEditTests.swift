@@ -1,0 +1,39 @@
+// A write from the viewer waits for another writer's lock off the loop thread: this needs a real
+// terminal and a real second process. The edit keys themselves are tested in-process (ViewerCoreTests).
+import Foundation
+import JSONTree
+import Testing
+import TestSupport
+
+@Suite("The viewer's writes")
+struct ViewerEditTests {
+    // Issue 13 item 1: a write waits for another writer's lock off the loop thread, so the keys
+    // keep working meanwhile.
+    @Test("keys keep working while a write waits for another writer's lock")
+    func keysWorkWhileAWriteWaits() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("edits.json")
+        try save(#"{"players": {"a": {"name": "Ann", "score": 10}}}"#, to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
+        try session.waitFor("the rows") { $0.hasRows(inOrder: ["a"]) && $0.selectedKey == "a" }
+        // Another process holds the file's lock (and its folder's, which older writers took)
+        // until `go` exists.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [folder.path, "/usr/bin/flock", file, "/bin/sh", "-c", #"touch "$1.held"; while [ ! -e "$1.go" ]; do sleep 0.01; done"#, "sh", file]
+        try holder.run()
+        defer { holder.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: file + ".held") && Date() < deadline { usleep(10_000) }
+
+        try session.send("Tab", "Tab", "+")
+        try session.send("?")
+        try session.waitFor("the help screen, while the write waits") { $0.contains("next row") && $0.contains("previous row") }
+        #expect(number(try JSONDocument(parsing: Array(try String(contentsOfFile: file, encoding: .utf8).utf8)).root, "/players/a/score") == 10)
+        try session.send("j")
+
+        FileManager.default.createFile(atPath: file + ".go", contents: Data())
+        waitForFile(file, "a's score 11") { number($0, "/players/a/score") == 11 }
+        try session.waitFor("the message") { $0.contains("/players/a/score +1") }
+    }
+}
