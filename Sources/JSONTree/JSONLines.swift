@@ -1,0 +1,299 @@
+// JSON Lines (and streams of JSON values) as one growing array document, parsed as bytes arrive.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A record that is not valid JSON: where it is and why.
+public struct JSONLinesError: Sendable, Equatable {
+    /// The record's key (its index among the records).
+    public let index: Int
+    /// Where the problem is in the input (1-based line, column in Unicode scalars).
+    public let line: Int
+    public let column: Int
+    public let message: String
+
+    public init(index: Int, line: Int, column: Int, message: String) {
+        self.index = index
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+}
+
+/// Reads JSON Lines, or a stream of JSON values, into an array document whose child `N` is
+/// record `N`, one chunk of input at a time.
+///
+/// Each record is parsed once, when the input that completes it arrives: its tape is appended
+/// to the array's, with its byte offsets moved to where its bytes sit in the array's bytes.
+/// A record that is not yet complete (a line without its newline, a value still open) waits for
+/// more input. The array's bytes are the records' own bytes (so values keep their spelling)
+/// joined by commas; a blank line is `null` there (counted, but not a child), and an invalid
+/// record is an *error row*: `{"$error":{"line":L,"column":C,"message":M}}`.
+///
+/// ```swift
+/// var lines = JSONLinesBuilder(mode: .lines)
+/// lines.append(Array("{\"a\":1}\n{\"a\":".utf8))    // record 0; the rest waits
+/// lines.append(Array("2}\n".utf8))                  // record 1
+/// let document = lines.document()                   // [{"a":1},{"a":2}]
+/// ```
+/// Building the document copies the array's bytes and tape (O(n) memory speed); parsing costs
+/// only what was appended.
+public struct JSONLinesBuilder: ~Copyable {
+    /// How the input is cut into records.
+    public enum Mode: Sendable {
+        /// One record a line (`\n`); line N is child N. A line of only whitespace is skipped but counted.
+        case lines
+        /// JSON values separated by any whitespace (as `jq` reads its input); value N is child N.
+        case values
+    }
+
+    /// The member that marks an error row.
+    public static let errorMember = "$error"
+
+    public let mode: Mode
+    /// `[` and the records so far, comma-separated (no closing bracket).
+    private var body: [UInt8] = [UInt8(ascii: "[")]
+    /// The tape of `body`: entry 0 is the array (completed by `document()`), then each record's.
+    private var tape: TapeMemory
+    private var tapeCount = 1
+    /// Input not yet part of a record.
+    private var pending: [UInt8] = []
+    /// How much of `pending` was already scanned for the end of a record, so a record that
+    /// arrives in many small pieces is scanned once.
+    private var scanned = 0
+    private var scan = ValueScan()
+    /// Line and column (1-based, column in Unicode scalars) of `pending`'s first byte.
+    private var line = 1
+    private var column = 1
+    /// Records so far (blank lines included).
+    public private(set) var count = 0
+    /// The invalid records so far.
+    public private(set) var errors: [JSONLinesError] = []
+    /// Input bytes consumed into records (the start of `pending` in the input).
+    public private(set) var consumed = 0
+    /// The first record's own bytes, kept while it is the only one: a stream holding exactly one
+    /// value is that value as a document (`finishedDocument`).
+    private var onlyRecord: Range<Int>?
+
+    public init(mode: Mode) {
+        self.mode = mode
+        tape = TapeMemory(capacity: 1024)
+        tape.base[0] = TapeEntry(start: 0, end: 0, payload: 0)
+    }
+
+    deinit { tape.release() }
+
+    /// Input bytes waiting for the rest of their record.
+    public var pendingCount: Int { pending.count }
+
+    /// Adds input; parses every record it completes.
+    /// - Returns: how many records were added.
+    /// - Complexity: O(bytes appended), amortised.
+    @discardableResult
+    public mutating func append(_ bytes: some Collection<UInt8>) -> Int {
+        let before = count
+        pending.append(contentsOf: bytes)
+        var start = 0
+        while let end = recordEnd(from: start, final: false) {
+            addRecord(start..<end.record)
+            start = end.next
+        }
+        drop(start)
+        return count - before
+    }
+
+    /// The input has ended: what is left is the last record (a line without its newline, or an
+    /// incomplete value, which is an error row).
+    /// - Returns: how many records were added.
+    @discardableResult
+    public mutating func finish() -> Int {
+        let before = count
+        var start = 0
+        while let end = recordEnd(from: start, final: true) {
+            addRecord(start..<end.record)
+            start = end.next
+        }
+        drop(start)
+        return count - before
+    }
+
+    /// The records so far as an array document.
+    /// - Complexity: O(n): copies the bytes and the tape.
+    public func document() -> JSONDocument {
+        var bytes = body
+        bytes.append(UInt8(ascii: "]"))
+        let memory = TapeMemory(capacity: tapeCount)
+        memory.base.update(from: tape.base, count: tapeCount)
+        memory.base[0] = TapeEntry(start: 0, end: UInt32(bytes.count), payload: UInt32(tapeCount))
+        return JSONDocument(bytes: bytes, tape: TapeStorage(memory: memory, count: tapeCount))
+    }
+
+    /// After `finish()`: the single value of a values stream that held exactly one valid value
+    /// (a JSON document piped in), as its own document; nil otherwise.
+    public func finishedDocument() -> JSONDocument? {
+        guard mode == .values, count == 1, errors.isEmpty, let range = onlyRecord else { return nil }
+        return try? JSONDocument(parsing: Array(body[range]))
+    }
+
+    // MARK: - Cutting the input into records
+
+    /// Where the record starting at `pending[start...]` ends (`record`: its bytes' end; `next`:
+    /// where the following one starts), or nil when it is not complete.
+    private mutating func recordEnd(from start: Int, final: Bool) -> (record: Int, next: Int)? {
+        switch mode {
+        case .lines:
+            let from = max(start, scanned)
+            if let nl = pending[from...].firstIndex(of: 0x0A) {
+                scanned = nl + 1
+                return (nl, nl + 1)
+            }
+            scanned = pending.count
+            return final && start < pending.count ? (pending.count, pending.count) : nil
+        case .values:
+            if scanned < start { scanned = start; scan = ValueScan() }
+            if scan.valueStart == nil {
+                var i = scanned
+                while i < pending.count && isSpace(pending[i]) { i += 1 }
+                scanned = i
+                guard i < pending.count else {
+                    // Only whitespace left: nothing to add, even at the end.
+                    return nil
+                }
+                scan.valueStart = i
+            }
+            if let end = scan.advance(pending, from: &scanned, final: final) {
+                scan = ValueScan()
+                scanned = end
+                return (end, end)
+            }
+            return nil
+        }
+    }
+
+    /// Forgets the first `n` pending bytes, keeping line and column counts right.
+    private mutating func drop(_ n: Int) {
+        guard n > 0 else { return }
+        for b in pending[0..<n] {
+            if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+        }
+        pending.removeFirst(n)
+        scanned -= n
+        if let s = scan.valueStart { scan.valueStart = s - n }
+        consumed += n
+    }
+
+    // MARK: - Parsing one record
+
+    /// Parses `pending[range]` (in values mode, from its leading whitespace) as the next record.
+    private mutating func addRecord(_ range: Range<Int>) {
+        var from = range.lowerBound
+        while from < range.upperBound && isSpace(pending[from]) { from += 1 }
+        if from == range.upperBound {
+            // A blank line: counted, and `null` in the array, which is no child.
+            appendRecord(Array("null".utf8))
+            onlyRecord = nil
+            count += 1
+            return
+        }
+        let recordBytes = pending[range]
+        do {
+            let relative = try recordBytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+                try JSONParser.parse(buf, depthLimit: maximumJSONDepth - 1)
+            }
+            let offset = body.count + (count > 0 ? 1 : 0)
+            appendRecord(Array(recordBytes), tape: relative)
+            onlyRecord = count == 0 ? offset..<(offset + recordBytes.count) : nil
+        } catch {
+            let (l, c) = position(of: error, recordStart: range.lowerBound)
+            errors.append(JSONLinesError(index: count, line: l, column: c, message: error.message))
+            var row = Array(#"{"\#(Self.errorMember)":{"line":\#(l),"column":\#(c),"message":"#.utf8)
+            writeJSONString(error.message, to: &row)
+            row.append(contentsOf: "}}".utf8)
+            appendRecord(row)
+            onlyRecord = nil
+        }
+        count += 1
+    }
+
+    /// The input's line and column of an error found in the record starting at `pending[start]`.
+    private func position(of error: JSONParseError, recordStart start: Int) -> (Int, Int) {
+        // The record's own first line starts `column - 1` bytes into the input's line (values
+        // mode); the parser counted columns in scalars from the record's start.
+        var l = line, c = column
+        for b in pending[0..<start] {
+            if b == 0x0A { l += 1; c = 1 } else if b & 0xC0 != 0x80 { c += 1 }
+        }
+        return error.line == 1 ? (l, c + error.column - 1) : (l + error.line - 1, error.column)
+    }
+
+    /// Appends a valid record's bytes and its tape (parsed from `bytes` alone), or a literal
+    /// record (`null`, an error row) parsed here.
+    private mutating func appendRecord(_ bytes: [UInt8], tape relative: TapeStorage? = nil) {
+        if count > 0 { body.append(UInt8(ascii: ",")) }
+        let offset = body.count
+        body.append(contentsOf: bytes)
+        let parsed = relative ?? (try! bytes.withUnsafeBufferPointer { try JSONParser.parse($0, depthLimit: maximumJSONDepth - 1) })
+        if tapeCount + parsed.count > tape.capacity { tape.resize(to: max(tape.capacity * 2, tapeCount + parsed.count)) }
+        let base = tapeCount
+        for k in 0..<parsed.count {
+            var e = parsed[k]
+            let first = bytes[Int(e.start)]
+            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(base) }
+            e.start += UInt32(offset)
+            e.end += UInt32(offset)
+            tape.base[base + k] = e
+        }
+        tapeCount += parsed.count
+    }
+}
+
+@inline(__always) private func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+/// Finding where one JSON value ends without parsing it: brackets counted outside strings.
+private struct ValueScan {
+    var valueStart: Int?
+    var depth = 0
+    var inString = false
+    var escaped = false
+
+    /// Scans `bytes` from `i` (the value starts at `valueStart`); returns the value's end, or nil
+    /// when more input is needed (`i` then marks how far the scan got).
+    mutating func advance(_ bytes: [UInt8], from i: inout Int, final: Bool) -> Int? {
+        let start = valueStart!
+        let first = bytes[start]
+        if first != UInt8(ascii: "{") && first != UInt8(ascii: "[") && first != UInt8(ascii: "\"") {
+            // A scalar (or a stray character): up to whitespace or punctuation.
+            var j = max(i, start + 1)
+            while j < bytes.count && !isSpace(bytes[j]) && !isPunctuation(bytes[j]) { j += 1 }
+            i = j
+            return j < bytes.count || final ? j : nil
+        }
+        var j = max(i, start)
+        while j < bytes.count {
+            let b = bytes[j]
+            j += 1
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                    if depth == 0 { i = j; return j }
+                }
+            } else if b == UInt8(ascii: "\"") {
+                inString = true
+            } else if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+                depth += 1
+            } else if b == UInt8(ascii: "}") || b == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 { i = j; return j }
+            }
+        }
+        i = j
+        return final ? j : nil
+    }
+
+    private func isPunctuation(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "{") || b == UInt8(ascii: "}") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
+            || b == UInt8(ascii: ",") || b == UInt8(ascii: ":") || b == UInt8(ascii: "\"")
+    }
+}
