@@ -69,6 +69,7 @@ extension FileStore {
     /// - Throws: `WriteError`; the file and the store are untouched.
     @discardableResult
     public func write(_ writes: [JSONWrite]) throws(WriteError) -> WriteResult {
+        if options.format == .jsonLines || isStream { throw FileStore.appendOnlyError(path) }
         let result = try FileStore.write(writes, toFile: absolutePath, basedOn: currentRevision?.document)
         if currentRevision?.document.bytes != result.document.bytes {
             commitWrittenRevision(document: result.document, identity: result.identity)
@@ -88,10 +89,12 @@ extension FileStore {
         try write(JSONWrite.update(path, values))
     }
 
-    /// Adds `value` under `path` with a new push id as its key.
+    /// Adds `value` under `path` with a new push id as its key; in a JSON Lines file, appends
+    /// it as the last line (`path` must be the root), whose index is its key.
     /// - Returns: the new key.
     @discardableResult
     public func push(_ path: Path, _ value: JSON) throws(WriteError) -> String {
+        if options.format == .jsonLines || isStream { return String(try appendLine(path, value)) }
         let key = FileStore.pushIDs.next()
         try write(JSONWrite.set(path.child(key), value))
         return key

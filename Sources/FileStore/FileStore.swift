@@ -327,6 +327,7 @@ public final class FileStore {
         lines.records = news.records
         lines.invalidRecords = news.invalidRecords
         lines.inputEnded = news.ended
+        lines.recentErrors = news.newErrors
         if let restart = news.restart {
             lines.restarts += 1
             lines.lastRestart = restart

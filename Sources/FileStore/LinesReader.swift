@@ -34,6 +34,8 @@ struct LinesNews: Sendable {
     /// Records so far, and how many of them are invalid.
     var records = 0
     var invalidRecords = 0
+    /// The invalid records this read found.
+    var newErrors: [JSONLinesError] = []
     /// The input has ended (pipes only).
     var ended = false
 }
@@ -57,6 +59,8 @@ final class LinesReader: @unchecked Sendable {
     private static let tailLength = 64
     private static let chunk = 1 << 22
     private var ended = false
+    /// How many of the builder's errors earlier reads reported.
+    private var reportedErrors = 0
 
     init(source: Source) {
         self.source = source
@@ -152,6 +156,7 @@ final class LinesReader: @unchecked Sendable {
         followed = nil
         offset = 0
         tail = []
+        reportedErrors = 0
     }
 
     private func remember(_ bytes: ArraySlice<UInt8>) {
@@ -168,7 +173,10 @@ final class LinesReader: @unchecked Sendable {
     }
 
     private func report(identity: FileIdentity) -> LinesNews {
-        LinesNews(identity: identity, records: builder.count, invalidRecords: builder.errors.count)
+        let errors = builder.errors
+        defer { reportedErrors = errors.count }
+        return LinesNews(identity: identity, records: builder.count, invalidRecords: errors.count,
+                         newErrors: Array(errors[min(reportedErrors, errors.count)...]))
     }
 
     private func failure(_ code: Int32) -> LinesNews {

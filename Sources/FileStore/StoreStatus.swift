@@ -65,6 +65,8 @@ public struct LinesStatus: Sendable, Equatable {
     public var lastRestart: LinesRestart?
     /// A pipe's input has ended (the list is complete).
     public var inputEnded = false
+    /// The invalid records found by the latest read (all of them are also error rows).
+    public var recentErrors: [JSONLinesError] = []
 
     public init() {}
 }

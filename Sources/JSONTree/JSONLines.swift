@@ -46,13 +46,21 @@ public struct JSONLinesBuilder: ~Copyable {
         /// One record a line (`\n`); line N is child N. A line of only whitespace is skipped but counted.
         case lines
         /// JSON values separated by any whitespace (as `jq` reads its input); value N is child N.
+        /// When the first value fits on one line and a newline follows it, the input is taken
+        /// for JSON Lines and read as `.lines` from there on, so that one bad line cannot
+        /// swallow the rest of the input into an unclosed bracket.
         case values
     }
 
     /// The member that marks an error row.
     public static let errorMember = "$error"
 
-    public let mode: Mode
+    /// How the input is cut; `.values` may turn into `.lines` after the first value.
+    public private(set) var mode: Mode
+    /// Whether a `.values` input was checked for being JSON Lines.
+    private var decided = false
+    /// Whether the first record's bytes hold a newline (a pretty-printed value).
+    private var firstSpansLines = false
     /// `[` and the records so far, comma-separated (no closing bracket).
     private var body: [UInt8] = [UInt8(ascii: "[")]
     /// The tape of `body`: entry 0 is the array (completed by `document()`), then each record's.
@@ -73,12 +81,18 @@ public struct JSONLinesBuilder: ~Copyable {
     public private(set) var errors: [JSONLinesError] = []
     /// Input bytes consumed into records (the start of `pending` in the input).
     public private(set) var consumed = 0
-    /// The first record's own bytes, kept while it is the only one: a stream holding exactly one
-    /// value is that value as a document (`finishedDocument`).
-    private var onlyRecord: Range<Int>?
+    /// The first valid record's bytes in `body`: a stream holding exactly one value is that value
+    /// as a document (`finishedDocument`).
+    private var firstValue: Range<Int>?
+    /// Records that are not blank lines.
+    private var valueRecords = 0
+    /// Whether the input was a `.values` input at first.
+    private let startedAsValues: Bool
 
     public init(mode: Mode) {
         self.mode = mode
+        decided = mode == .lines
+        startedAsValues = mode == .values
         tape = TapeMemory(capacity: 1024)
         tape.base[0] = TapeEntry(start: 0, end: 0, payload: 0)
     }
@@ -96,7 +110,7 @@ public struct JSONLinesBuilder: ~Copyable {
         let before = count
         pending.append(contentsOf: bytes)
         var start = 0
-        while let end = recordEnd(from: start, final: false) {
+        while let end = recordEnd(from: &start, final: false) {
             addRecord(start..<end.record)
             start = end.next
         }
@@ -111,7 +125,7 @@ public struct JSONLinesBuilder: ~Copyable {
     public mutating func finish() -> Int {
         let before = count
         var start = 0
-        while let end = recordEnd(from: start, final: true) {
+        while let end = recordEnd(from: &start, final: true) {
             addRecord(start..<end.record)
             start = end.next
         }
@@ -130,18 +144,20 @@ public struct JSONLinesBuilder: ~Copyable {
         return JSONDocument(bytes: bytes, tape: TapeStorage(memory: memory, count: tapeCount))
     }
 
-    /// After `finish()`: the single value of a values stream that held exactly one valid value
+    /// After `finish()`: the single value of a `.values` input that held exactly one value, valid
     /// (a JSON document piped in), as its own document; nil otherwise.
     public func finishedDocument() -> JSONDocument? {
-        guard mode == .values, count == 1, errors.isEmpty, let range = onlyRecord else { return nil }
+        guard startedAsValues, valueRecords == 1, errors.isEmpty, let range = firstValue else { return nil }
         return try? JSONDocument(parsing: Array(body[range]))
     }
 
     // MARK: - Cutting the input into records
 
     /// Where the record starting at `pending[start...]` ends (`record`: its bytes' end; `next`:
-    /// where the following one starts), or nil when it is not complete.
-    private mutating func recordEnd(from start: Int, final: Bool) -> (record: Int, next: Int)? {
+    /// where the following one starts), or nil when it is not complete. May move `start` past
+    /// input that is no record (the rest of the first line, when values turn into lines).
+    private mutating func recordEnd(from start: inout Int, final: Bool) -> (record: Int, next: Int)? {
+        if !decided && count == 1 { decideLines(from: &start) }
         switch mode {
         case .lines:
             let from = max(start, scanned)
@@ -172,6 +188,20 @@ public struct JSONLinesBuilder: ~Copyable {
         }
     }
 
+    /// After the first value of a `.values` input: JSON Lines when the value was on one line
+    /// and only spaces separate it from a newline.
+    private mutating func decideLines(from start: inout Int) {
+        var i = start
+        while i < pending.count && (pending[i] == 0x20 || pending[i] == 0x09 || pending[i] == 0x0D) { i += 1 }
+        guard i < pending.count else { return }  // not known yet
+        decided = true
+        if pending[i] == 0x0A && !firstSpansLines {
+            mode = .lines
+            start = i + 1
+            scanned = start
+        }
+    }
+
     /// Forgets the first `n` pending bytes, keeping line and column counts right.
     private mutating func drop(_ n: Int) {
         guard n > 0 else { return }
@@ -193,7 +223,6 @@ public struct JSONLinesBuilder: ~Copyable {
         if from == range.upperBound {
             // A blank line: counted, and `null` in the array, which is no child.
             appendRecord(Array("null".utf8))
-            onlyRecord = nil
             count += 1
             return
         }
@@ -203,8 +232,9 @@ public struct JSONLinesBuilder: ~Copyable {
                 try JSONParser.parse(buf, depthLimit: maximumJSONDepth - 1)
             }
             let offset = body.count + (count > 0 ? 1 : 0)
+            if count == 0 { firstSpansLines = recordBytes.drop(while: isSpace).contains(0x0A) }
             appendRecord(Array(recordBytes), tape: relative)
-            onlyRecord = count == 0 ? offset..<(offset + recordBytes.count) : nil
+            if valueRecords == 0 { firstValue = offset..<(offset + recordBytes.count) }
         } catch {
             let (l, c) = position(of: error, recordStart: range.lowerBound)
             errors.append(JSONLinesError(index: count, line: l, column: c, message: error.message))
@@ -212,8 +242,8 @@ public struct JSONLinesBuilder: ~Copyable {
             writeJSONString(error.message, to: &row)
             row.append(contentsOf: "}}".utf8)
             appendRecord(row)
-            onlyRecord = nil
         }
+        valueRecords += 1
         count += 1
     }
 

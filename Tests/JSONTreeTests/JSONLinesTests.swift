@@ -107,11 +107,12 @@ import TestSupport
         forEachSeed(200) { seed, rng in
             let values = (0..<rng.int(0...12)).map { _ in Gen.value(&rng, depth: 3) }
             var input = [UInt8]()
-            for value in values {
-                input += Array(rng.pick(["", " ", "\n", "\t\n  ", "\r\n"]).utf8)
+            for (i, value) in values.enumerated() {
+                input += Array((i == 1 ? rng.pick(["", " "]) : rng.pick(["", " ", "\n", "\t\n  ", "\r\n"])).utf8)
                 input += value.serialized(rng.chance(0.5) ? .pretty : .compact)
-                // Two scalars need whitespace between them; containers and strings do not.
-                input += Array(rng.pick([" ", "\n", "\n\n", "\t"]).utf8)
+                // Two scalars need whitespace between them; containers and strings do not. (No
+                // newline straight after a first value on one line: that would be JSON Lines.)
+                input += Array((i == 0 ? rng.pick([" ", "\t"]) : rng.pick([" ", "\n", "\n\n", "\t"])).utf8)
             }
             var builder = JSONLinesBuilder(mode: .values)
             var at = 0
@@ -135,10 +136,22 @@ import TestSupport
         }
     }
 
+    @Test func aStreamWhoseFirstValueIsALineIsReadAsLines() {
+        var builder = JSONLinesBuilder(mode: .values)
+        builder.append(Array("{\"a\":1}  \r".utf8))
+        #expect(builder.count == 1 && builder.mode == .values)
+        builder.append(Array("\n{\"b\":\n[2]\n".utf8))
+        // An unclosed bracket on one line is that line's error, not the rest of the input's.
+        #expect(builder.mode == .lines)
+        #expect(builder.count == 3)
+        #expect(builder.errors.map(\.line) == [2])
+        #expect(builder.document().root.child("2")?.json == .array([.number(JSONNumber(2))]))
+    }
+
     @Test func anInvalidValueInAStreamIsAnErrorRowAndTheNextValuesCount() {
         var builder = JSONLinesBuilder(mode: .values)
-        builder.append(Array("{\"a\":1}\n {\"b\" 2}\n[3] ".utf8))
-        #expect(builder.errors == [JSONLinesError(index: 1, line: 2, column: 7, message: "expected ':' after object key, found '2'")])
+        builder.append(Array("{\"a\":1} {\"b\" 2}\n[3] ".utf8))
+        #expect(builder.errors == [JSONLinesError(index: 1, line: 1, column: 14, message: "expected ':' after object key, found '2'")])
         let elements = Array(builder.document().root.elements)
         #expect(elements.count == 3)
         #expect(elements.last?.json == .array([.number(JSONNumber(3))]))

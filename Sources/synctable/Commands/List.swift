@@ -30,6 +30,7 @@ struct List: ParsableCommand {
     var file: String
 
     @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
 
     @Option(help: "json: one array of {\"key\", \"value\"}; jsonl: one such object a line; tsv, table: a column per child field. Default: table on a terminal, else json.")
     var format: Format?
@@ -45,11 +46,21 @@ struct List: ParsableCommand {
             throw ExitCode(2)
         }
         let document: JSONDocument
-        do {
-            document = try JSONDocument(parsing: bytes)
-        } catch {
-            printError("\(file == "-" ? "<stdin>" : file):\(error.line):\(error.column): error: \(error.message)")
-            throw ExitCode(1)
+        let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
+        if reading == .jsonLines {
+            document = records(bytes, mode: .lines)
+        } else {
+            do {
+                document = try JSONDocument(parsing: bytes)
+            } catch {
+                // Standard input may be a stream of values (JSON Lines, or any whitespace between).
+                if file == "-", input.input != .json, let stream = streamOfValues(bytes) {
+                    document = stream
+                } else {
+                    printError("\(file == "-" ? "<stdin>" : file):\(error.line):\(error.column): error: \(error.message)")
+                    throw ExitCode(1)
+                }
+            }
         }
         let window = Window(query: query, path: path, document: document)
         var out = [UInt8]()
@@ -61,6 +72,22 @@ struct List: ParsableCommand {
         }
         writeOut(out)
     }
+}
+
+/// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.
+private func records(_ bytes: [UInt8], mode: JSONLinesBuilder.Mode) -> JSONDocument {
+    var builder = JSONLinesBuilder(mode: mode)
+    builder.append(bytes)
+    builder.finish()
+    return builder.document()
+}
+
+/// Input that is not one JSON document, as a list of values, when it holds more than one.
+private func streamOfValues(_ bytes: [UInt8]) -> JSONDocument? {
+    var builder = JSONLinesBuilder(mode: .values)
+    builder.append(bytes)
+    builder.finish()
+    return builder.count > 1 ? builder.document() : nil
 }
 
 // MARK: - JSON
