@@ -10,8 +10,10 @@ import TableUI
 
 /// What to show, from the command line.
 struct ViewerOptions {
-    /// The file, as given (shown in the status bar).
+    /// The file, as given (shown in the status bar); "-" for standard input.
     var file: String
+    /// How the file is read (JSON Lines: a log, followed at its end).
+    var format: FileStore.Format = .json
     /// The location whose children are the rows.
     var location: Path
     var query: ViewQuery
@@ -131,7 +133,7 @@ final class Viewer: SyncedArrayBatchDelegate {
         array?.stopSync()
         array = nil
         inSync = false
-        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        rows.setSort(query.sortSpec, descending: query.displayReversed)
         let built: Query
         do {
             built = try query.makeQuery()
@@ -172,13 +174,13 @@ final class Viewer: SyncedArrayBatchDelegate {
             return false
         }
         query = new
-        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        rows.setSort(query.sortSpec, descending: query.displayReversed)
         guard let array else {
             subscribe()
             return true
         }
         ownUpdateRequested(array) { array.replaceQuery(built, paging: query.paging) }
-        if rows.rows != nil, rows.reversed != query.fromEnd, !array.isAwaitingRows {
+        if rows.rows != nil, rows.reversed != query.displayReversed, !array.isAwaitingRows {
             // Only the display order flipped (the same rows), so the array reported nothing.
             show(Array(array.rows), incremental: nil)
             inSync = true
@@ -205,7 +207,7 @@ final class Viewer: SyncedArrayBatchDelegate {
     /// batch from the rows shown — the array's own batch when it starts from them and the display
     /// order did not flip, otherwise a batch computed between the two lists by key.
     func show(_ newRows: [SyncedRow], incremental: BatchDiff?) {
-        let reversed = query.fromEnd
+        let reversed = query.displayReversed
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
             var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
@@ -215,11 +217,14 @@ final class Viewer: SyncedArrayBatchDelegate {
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
+            } else if query.tail {
+                table.selectLast()  // a log opens at its newest line, following it
             } else {
                 table.selectFirst()
             }
             return
         }
+        let follow = isFollowing
         let batch: TableBatch
         let touched: [Int]
         if let incremental, rows.reversed == reversed {
@@ -240,6 +245,8 @@ final class Viewer: SyncedArrayBatchDelegate {
         if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
             table.select(row: row)
             pendingSelection = nil
+        } else if follow {
+            table.selectLast()
         }
     }
 
@@ -261,7 +268,7 @@ final class Viewer: SyncedArrayBatchDelegate {
     /// Shows the location `location` afresh (after Enter or Backspace): no rows until the
     /// store answers, then a reload, selecting `key` if it is there.
     func enterLocation(columns: ColumnSet, cursor: ColumnSpec?, selecting key: String?) {
-        rows.setRows(nil, reversed: query.fromEnd)
+        rows.setRows(nil, reversed: query.displayReversed)
         rows.setColumns(columns, cursorOn: cursor)
         table.reloadData()
         waiting = 0
@@ -283,7 +290,7 @@ final class Viewer: SyncedArrayBatchDelegate {
     func loadMoreIfNeeded() {
         // Not while a page (or query) asked for is still being evaluated: its rows are not here yet.
         guard let array, array.hasMore, !array.isAwaitingRows, let selection = table.state.selection,
-            selection >= rows.numberOfRows - max(1, table.bodyHeight)
+            nearOlderEnd(selection)
         else { return }
         query.loadMore()
         ownUpdateRequested(array) { array.loadMore() }

@@ -11,16 +11,20 @@ import TableUI
 /// - Returns: the viewer's exit status.
 /// - Throws: `ViewerError` when the file cannot be read or the terminal cannot be used.
 func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(ViewerError) -> Int32 {
-    try checkReadable(options.file)
+    let isStream = options.file == "-"
+    // Keys come from the terminal itself when standard input is the data.
+    let keyboard = isStream ? try terminalForKeys() : 0
+    defer { if keyboard != 0 { close(keyboard) } }
+    if !isStream { try checkReadable(options.file) }
     let store: FileStore
     do {
-        store = try FileStore(path: options.file)
+        store = isStream ? try FileStore(stream: 0) : try FileStore(path: options.file, options: FileStore.Options(format: options.format))
     } catch {
         throw ViewerError("\(options.file): \(error)")
     }
     let terminal: Terminal
     do {
-        terminal = try Terminal()
+        terminal = try Terminal(Terminal.Options(inputFD: keyboard))
     } catch {
         throw ViewerError("cannot use the terminal: \(error)")
     }
@@ -28,6 +32,20 @@ func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(ViewerErro
     let status = viewer.run()
     terminal.restore()
     return status
+}
+
+/// The controlling terminal, opened for keys while standard input is a pipe.
+/// - Throws: `ViewerError` when standard input is itself the terminal (nothing is piped), or
+///   there is no terminal to read keys from.
+private func terminalForKeys() throws(ViewerError) -> Int32 {
+    if isatty(0) == 1 {
+        throw ViewerError("'-' reads JSON from standard input, which is the terminal: pipe the data in (some-program | synctable view -)")
+    }
+    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else {
+        throw ViewerError("standard input is the data, and there is no terminal (/dev/tty) to read keys from: \(String(cString: strerror(errno)))")
+    }
+    return fd
 }
 
 /// A file that exists must be a readable regular file (or a link to one); a missing file is
