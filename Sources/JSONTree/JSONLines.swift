@@ -97,7 +97,10 @@ public struct JSONLinesBuilder: ~Copyable {
         tape.base[0] = TapeEntry(start: 0, end: 0, payload: 0)
     }
 
-    deinit { tape.release() }
+    deinit { if !tapeGiven { tape.release() } }
+
+    /// Whether `finishedList()` handed the tape to a document.
+    private var tapeGiven = false
 
     /// Input bytes waiting for the rest of their record.
     public var pendingCount: Int { pending.count }
@@ -142,6 +145,15 @@ public struct JSONLinesBuilder: ~Copyable {
         memory.base.update(from: tape.base, count: tapeCount)
         memory.base[0] = TapeEntry(start: 0, end: UInt32(bytes.count), payload: UInt32(tapeCount))
         return JSONDocument(bytes: bytes, tape: TapeStorage(memory: memory, count: tapeCount))
+    }
+
+    /// The records as an array document, without copying: the builder's bytes and tape become
+    /// the document's (for a one-off read, such as `synctable list`).
+    public consuming func finishedList() -> JSONDocument {
+        body.append(UInt8(ascii: "]"))
+        tape.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
+        tapeGiven = true
+        return JSONDocument(bytes: body, tape: TapeStorage(memory: tape, count: tapeCount))
     }
 
     /// After `finish()`: the single value of a `.values` input that held exactly one value, valid
@@ -205,8 +217,18 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Forgets the first `n` pending bytes, keeping line and column counts right.
     private mutating func drop(_ n: Int) {
         guard n > 0 else { return }
-        for b in pending[0..<n] {
-            if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+        pending.withUnsafeBufferPointer { p in
+            // Newlines counted in one tight loop; the column only from the last line's start.
+            var newlines = 0, lastNewline = -1
+            for i in 0..<n where p[i] == 0x0A {
+                newlines += 1
+                lastNewline = i
+            }
+            if newlines > 0 {
+                line += newlines
+                column = 1
+            }
+            for i in (lastNewline + 1)..<n where p[i] & 0xC0 != 0x80 { column += 1 }
         }
         pending.removeFirst(n)
         scanned -= n

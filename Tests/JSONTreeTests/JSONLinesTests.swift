@@ -90,6 +90,10 @@ import TestSupport
             builder.finish()
             try check(builder, input, final: true, seed: seed)
             #expect(builder.consumed == input.count, "seed \(seed)")
+            // Handing the bytes and tape over gives the same document as copying them.
+            let copied = builder.document()
+            let moved = builder.finishedList()
+            #expect(moved.bytes == copied.bytes && moved.root.json == copied.root.json, "seed \(seed)")
         }
     }
 

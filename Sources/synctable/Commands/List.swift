@@ -79,7 +79,7 @@ private func records(_ bytes: [UInt8], mode: JSONLinesBuilder.Mode) -> JSONDocum
     var builder = JSONLinesBuilder(mode: mode)
     builder.append(bytes)
     builder.finish()
-    return builder.document()
+    return builder.finishedList()
 }
 
 /// Input that is not one JSON document, as a list of values, when it holds more than one.
