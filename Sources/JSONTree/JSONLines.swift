@@ -72,9 +72,11 @@ public struct JSONLinesBuilder: ~Copyable {
     /// arrives in many small pieces is scanned once.
     private var scanned = 0
     private var scan = ValueScan()
-    /// Line and column (1-based, column in Unicode scalars) of `pending`'s first byte.
-    private var line = 1
-    private var column = 1
+    /// A place in `pending` whose line and column (1-based, column in Unicode scalars) are known,
+    /// for the positions of errors: it only moves forwards, so input is counted once.
+    private var mark = (index: 0, line: 1, column: 1)
+    /// In `.lines` mode: the records since `mark` (a line each), so lines need no counting.
+    private var linesSinceMark = 0
     /// Records so far (blank lines included).
     public private(set) var count = 0
     /// The invalid records so far.
@@ -173,7 +175,11 @@ public struct JSONLinesBuilder: ~Copyable {
         switch mode {
         case .lines:
             let from = max(start, scanned)
-            if let nl = pending[from...].firstIndex(of: 0x0A) {
+            let found = pending.withUnsafeBufferPointer { p -> Int? in
+                guard from < p.count, let hit = memchr(p.baseAddress! + from, 0x0A, p.count - from) else { return nil }
+                return p.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            if let nl = found {
                 scanned = nl + 1
                 return (nl, nl + 1)
             }
@@ -211,29 +217,38 @@ public struct JSONLinesBuilder: ~Copyable {
             mode = .lines
             start = i + 1
             scanned = start
+            advanceMark(to: start)
+            linesSinceMark = 0
         }
     }
 
-    /// Forgets the first `n` pending bytes, keeping line and column counts right.
+    /// Forgets the first `n` pending bytes, keeping the mark's line and column right.
     private mutating func drop(_ n: Int) {
         guard n > 0 else { return }
-        pending.withUnsafeBufferPointer { p in
-            // Newlines counted in one tight loop; the column only from the last line's start.
-            var newlines = 0, lastNewline = -1
-            for i in 0..<n where p[i] == 0x0A {
-                newlines += 1
-                lastNewline = i
-            }
-            if newlines > 0 {
-                line += newlines
-                column = 1
-            }
-            for i in (lastNewline + 1)..<n where p[i] & 0xC0 != 0x80 { column += 1 }
+        if mode == .lines && mark.index == 0 {
+            // `pending` starts at a line, and every record since was one line.
+            mark = (0, mark.line + linesSinceMark, 1)
+        } else {
+            advanceMark(to: n)
         }
+        linesSinceMark = 0
+        mark.index = 0
         pending.removeFirst(n)
         scanned -= n
         if let s = scan.valueStart { scan.valueStart = s - n }
         consumed += n
+    }
+
+    /// Counts lines and columns from the mark up to `index`.
+    private mutating func advanceMark(to index: Int) {
+        guard index > mark.index else { return }
+        var (line, column) = (mark.line, mark.column)
+        pending.withUnsafeBufferPointer { p in
+            for i in mark.index..<index {
+                if p[i] == 0x0A { line += 1; column = 1 } else if p[i] & 0xC0 != 0x80 { column += 1 }
+            }
+        }
+        mark = (index, line, column)
     }
 
     // MARK: - Parsing one record
@@ -244,49 +259,57 @@ public struct JSONLinesBuilder: ~Copyable {
         while from < range.upperBound && isSpace(pending[from]) { from += 1 }
         if from == range.upperBound {
             // A blank line: counted, and `null` in the array, which is no child.
-            appendRecord(Array("null".utf8))
+            appendLiteral(Array("null".utf8))
+            if mode == .lines { linesSinceMark += 1 }
             count += 1
             return
         }
-        let recordBytes = pending[range]
+        // A second reference to the bytes (no copy), so that they can be read while `body` grows.
+        let input = pending
         do {
-            let relative = try recordBytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
-                try JSONParser.parse(buf, depthLimit: maximumJSONDepth - 1)
+            try input.withUnsafeBufferPointer { p throws(JSONParseError) in
+                let record = UnsafeBufferPointer(rebasing: p[range])
+                let relative = try JSONParser.parse(record, depthLimit: maximumJSONDepth - 1)
+                let offset = body.count + (count > 0 ? 1 : 0)
+                if count == 0 { firstSpansLines = p[from..<range.upperBound].contains(0x0A) }
+                appendRecord(record, tape: relative)
+                if valueRecords == 0 { firstValue = offset..<(offset + record.count) }
             }
-            let offset = body.count + (count > 0 ? 1 : 0)
-            if count == 0 { firstSpansLines = recordBytes.drop(while: isSpace).contains(0x0A) }
-            appendRecord(Array(recordBytes), tape: relative)
-            if valueRecords == 0 { firstValue = offset..<(offset + recordBytes.count) }
         } catch {
             let (l, c) = position(of: error, recordStart: range.lowerBound)
             errors.append(JSONLinesError(index: count, line: l, column: c, message: error.message))
             var row = Array(#"{"\#(Self.errorMember)":{"line":\#(l),"column":\#(c),"message":"#.utf8)
             writeJSONString(error.message, to: &row)
             row.append(contentsOf: "}}".utf8)
-            appendRecord(row)
+            appendLiteral(row)
         }
+        if mode == .lines { linesSinceMark += 1 }
         valueRecords += 1
         count += 1
     }
 
     /// The input's line and column of an error found in the record starting at `pending[start]`.
-    private func position(of error: JSONParseError, recordStart start: Int) -> (Int, Int) {
-        // The record's own first line starts `column - 1` bytes into the input's line (values
-        // mode); the parser counted columns in scalars from the record's start.
-        var l = line, c = column
-        for b in pending[0..<start] {
-            if b == 0x0A { l += 1; c = 1 } else if b & 0xC0 != 0x80 { c += 1 }
-        }
-        return error.line == 1 ? (l, c + error.column - 1) : (l + error.line - 1, error.column)
+    private mutating func position(of error: JSONParseError, recordStart start: Int) -> (Int, Int) {
+        // A line is one record: its line is known, and the parser's column is the line's.
+        if mode == .lines && mark.index == 0 { return (mark.line + linesSinceMark, error.column) }
+        // The parser counted lines and columns from the record's start.
+        advanceMark(to: start)
+        return error.line == 1 ? (mark.line, mark.column + error.column - 1) : (mark.line + error.line - 1, error.column)
     }
 
-    /// Appends a valid record's bytes and its tape (parsed from `bytes` alone), or a literal
-    /// record (`null`, an error row) parsed here.
-    private mutating func appendRecord(_ bytes: [UInt8], tape relative: TapeStorage? = nil) {
+    /// Appends a record made here (`null`, an error row).
+    private mutating func appendLiteral(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { p in
+            // Made to be valid JSON: a failure is a bug here.
+            appendRecord(p, tape: try! JSONParser.parse(p, depthLimit: maximumJSONDepth - 1))
+        }
+    }
+
+    /// Appends a record's bytes and its tape (parsed from `bytes` alone), moved into place.
+    private mutating func appendRecord(_ bytes: UnsafeBufferPointer<UInt8>, tape parsed: TapeStorage) {
         if count > 0 { body.append(UInt8(ascii: ",")) }
         let offset = body.count
         body.append(contentsOf: bytes)
-        let parsed = relative ?? (try! bytes.withUnsafeBufferPointer { try JSONParser.parse($0, depthLimit: maximumJSONDepth - 1) })
         if tapeCount + parsed.count > tape.capacity { tape.resize(to: max(tape.capacity * 2, tapeCount + parsed.count)) }
         let base = tapeCount
         for k in 0..<parsed.count {
