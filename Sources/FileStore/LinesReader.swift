@@ -122,6 +122,7 @@ final class LinesReader: @unchecked Sendable {
         followed = (identity.device, identity.inode)
 
         // Everything after `offset`, including what is appended while this reads.
+        if identity.size - offset > Int64(Self.chunk) { builder.reserveCapacity(forInput: Int(identity.size - offset)) }
         var added = 0
         var buffer = [UInt8](repeating: 0, count: Self.chunk)
         while true {

@@ -104,6 +104,15 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Whether `finishedList()` handed the tape to a document.
     private var tapeGiven = false
 
+    /// Makes room for about `bytes` more bytes of input at once (a whole file about to be read),
+    /// so that the bytes and the tape grow once instead of doubling many times.
+    public mutating func reserveCapacity(forInput bytes: Int) {
+        body.reserveCapacity(body.count + bytes + 2)
+        // Log lines of ~200 bytes hold ~10 values; fewer entries only means a later doubling.
+        let entries = tapeCount + bytes / 16
+        if entries > tape.capacity { tape.resize(to: entries) }
+    }
+
     /// Input bytes waiting for the rest of their record.
     public var pendingCount: Int { pending.count }
 

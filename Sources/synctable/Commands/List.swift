@@ -77,6 +77,7 @@ struct List: ParsableCommand {
 /// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.
 private func records(_ bytes: [UInt8], mode: JSONLinesBuilder.Mode) -> JSONDocument {
     var builder = JSONLinesBuilder(mode: mode)
+    builder.reserveCapacity(forInput: bytes.count)
     builder.append(bytes)
     builder.finish()
     return builder.finishedList()
