@@ -85,7 +85,7 @@ final class LinesReader: @unchecked Sendable {
         }
         var news = report(identity: FileIdentity(device: 0, inode: 0, size: Int64(builder.consumed + builder.pendingCount), modified: 0, changed: 0))
         news.ended = self.ended
-        news.unreadable = failure
+        if let failure { news.unreadable = failure }
         if self.ended, let single = builder.finishedDocument() {
             // One JSON document piped in: it is the revision, not a list of one.
             news.document = single
@@ -176,8 +176,10 @@ final class LinesReader: @unchecked Sendable {
     private func report(identity: FileIdentity) -> LinesNews {
         let errors = builder.errors
         defer { reportedErrors = errors.count }
-        return LinesNews(identity: identity, records: builder.count, invalidRecords: errors.count,
-                         newErrors: Array(errors[min(reportedErrors, errors.count)...]))
+        var news = LinesNews(identity: identity, records: builder.count, invalidRecords: errors.count,
+                             newErrors: Array(errors[min(reportedErrors, errors.count)...]))
+        if builder.isFull { news.unreadable = "the records passed 4 GiB: lines after line \(builder.count) are not read" }
+        return news
     }
 
     private func failure(_ code: Int32) -> LinesNews {

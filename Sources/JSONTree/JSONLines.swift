@@ -81,6 +81,8 @@ public struct JSONLinesBuilder: ~Copyable {
     public private(set) var count = 0
     /// The invalid records so far.
     public private(set) var errors: [JSONLinesError] = []
+    /// The records reached 4 GiB: later input is skipped (see `addRecord`).
+    public private(set) var isFull = false
     /// Input bytes consumed into records (the start of `pending` in the input).
     public private(set) var consumed = 0
     /// The first valid record's bytes in `body`: a stream holding exactly one value is that value
@@ -91,7 +93,16 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Whether the input was a `.values` input at first.
     private let startedAsValues: Bool
 
+    /// The largest array the records may make: tape offsets are 32-bit.
+    private let byteLimit: Int
+
     public init(mode: Mode) {
+        self.init(mode: mode, byteLimit: Int(UInt32.max))
+    }
+
+    /// A builder whose records stop at `byteLimit` bytes (tests: the limit without 4 GiB of input).
+    init(mode: Mode, byteLimit: Int) {
+        self.byteLimit = byteLimit
         self.mode = mode
         decided = mode == .lines
         startedAsValues = mode == .values
@@ -264,6 +275,11 @@ public struct JSONLinesBuilder: ~Copyable {
 
     /// Parses `pending[range]` (in values mode, from its leading whitespace) as the next record.
     private mutating func addRecord(_ range: Range<Int>) {
+        // Tape offsets are 32-bit: records past 4 GiB are not read (and never a wrapped offset).
+        guard !isFull, body.count + range.count + 256 < byteLimit else {
+            isFull = true
+            return
+        }
         var from = range.lowerBound
         while from < range.upperBound && isSpace(pending[from]) { from += 1 }
         if from == range.upperBound {

@@ -167,4 +167,15 @@ import TestSupport
         #expect(builder.errors.last?.index == 3)
         #expect(builder.finishedDocument() == nil)
     }
+
+    @Test func recordsStopAtTheOffsetLimitInsteadOfWrapping() {
+        var builder = JSONLinesBuilder(mode: .lines, byteLimit: 1000)
+        let line = Array("{\"pad\":\"\(String(repeating: "x", count: 90))\"}\n".utf8)
+        for _ in 0..<20 { builder.append(line) }
+        let (full, count) = (builder.isFull, builder.count)
+        #expect(full)
+        #expect(count == 7)  // 7 × 101 bytes + the 256 kept free fit under 1000
+        #expect(builder.document().root.elements.reduce(0) { n, _ in n + 1 } == 7)
+        #expect(builder.document().bytes.count < 1000)
+    }
 }
