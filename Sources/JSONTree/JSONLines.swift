@@ -169,6 +169,25 @@ public struct JSONLinesBuilder: ~Copyable {
         return JSONDocument(bytes: bytes, tape: TapeStorage(memory: memory, count: tapeCount))
     }
 
+    /// Records `count..<count + n` as lines that were not read (`null`: no child), for a reader
+    /// that starts at line `n` of its input (`tail(of:children:)`).
+    /// - Complexity: O(n), without parsing.
+    mutating func appendSkippedLines(_ n: Int) {
+        guard n > 0, count == 0, consumed == 0 else { return }
+        body.reserveCapacity(body.count + 5 * n)
+        if tapeCount + n > tape.capacity { tape.resize(to: tapeCount + n + 1024) }
+        for k in 0..<n {
+            if k > 0 { body.append(UInt8(ascii: ",")) }
+            let offset = UInt32(body.count)
+            body.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+            tape.base[tapeCount] = TapeEntry(start: offset, end: offset + 4, payload: 0)
+            tapeCount += 1
+        }
+        count = n
+        mark.line += n
+        decided = true
+    }
+
     /// The records as an array document, without copying: the builder's bytes and tape become
     /// the document's (for a one-off read, such as `synctable list`).
     public consuming func finishedList() -> JSONDocument {

@@ -178,4 +178,29 @@ import TestSupport
         #expect(builder.document().root.elements.reduce(0) { n, _ in n + 1 } == 7)
         #expect(builder.document().bytes.count < 1000)
     }
+
+    @Test func theTailOfAFileHasTheLastChildrenOfAFullReadWithTheirKeys() {
+        forEachSeed(300) { seed, rng in
+            var input = [UInt8]()
+            for _ in 0..<rng.int(0...30) {
+                input += randomLine(&rng)
+                input.append(0x0A)
+            }
+            if rng.chance(0.5) { input += randomLine(&rng) }
+            var full = JSONLinesBuilder(mode: .lines)
+            full.append(input)
+            full.finish()
+            let all = Array(full.finishedList().root.elements)
+            let n = rng.int(1...12)
+            let tail = input.withUnsafeBufferPointer { JSONLinesBuilder.tail(of: $0, children: n) }
+            let shown = Array(tail.root.elements)
+            #expect(shown.count == all.count, "seed \(seed)")
+            let children = all.indices.filter { !all[$0].isNull }
+            let tailChildren = shown.indices.filter { !shown[$0].isNull }
+            #expect(tailChildren == Array(children.suffix(n)), "seed \(seed)")
+            for i in tailChildren where i < all.count {
+                #expect(shown[i].json == all[i].json, "seed \(seed) line \(i + 1)")
+            }
+        }
+    }
 }

@@ -90,6 +90,27 @@ private func append(_ text: String, to path: String) throws {
         #expect(inner.output == #"{"key":"level","value":"error"}"# + "\n" + #"{"key":"n","value":4}"# + "\n")
     }
 
+    @Test func theNewestLinesOfALogAreTheSameReadWholeOrFromItsEnd() throws {
+        let folder = try ScratchFolder()
+        let path = folder.file("tail.jsonl")
+        var text = ""
+        for i in 0..<300 {
+            text += i % 17 == 0 ? "\n" : i % 23 == 0 ? "{broken\n" : i % 29 == 0 ? "null\n" : "{\"i\":\(i),\"s\":\"é\"}\n"
+        }
+        try Data((text + "{\"last\":true}").utf8).write(to: URL(fileURLWithPath: path))
+        for k in [1, 5, 40] {
+            // With a range the whole file is read; without, only its end (JSONLinesBuilder.tail).
+            let whole = try runProgram(try synctableBinary(), [
+                "list", path, "--order-by-key", "--start-at", "0", "--limit-to-last", "\(k)", "--format", "jsonl",
+            ])
+            let end = try runProgram(try synctableBinary(), ["list", path, "--order-by-key", "--limit-to-last", "\(k)", "--format", "jsonl"])
+            let byDefault = try runProgram(try synctableBinary(), ["list", path, "--limit-to-last", "\(k)", "--format", "jsonl"])
+            #expect(whole.status == 0 && whole.output.split(separator: "\n").count == k)
+            #expect(end.output == whole.output, "k \(k)")
+            #expect(byDefault.output == whole.output, "k \(k)")
+        }
+    }
+
     @Test func listOfStandardInputTakesADocumentOrAStreamOfValues() throws {
         let folder = try ScratchFolder()
         let stream = try StreamingProcess(["list", "-", "--format", "jsonl"], directory: folder.path)

@@ -37,6 +37,9 @@ struct List: ParsableCommand {
 
     func run() throws {
         let (path, query) = try self.query.resolved()
+        if file != "-", input.format(of: file) == .jsonLines, let document = newestRecords(file, path: path, query: query) {
+            return print(Window(query: query, path: path, document: document))
+        }
         let bytes: [UInt8]
         do {
             // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
@@ -62,7 +65,10 @@ struct List: ParsableCommand {
                 }
             }
         }
-        let window = Window(query: query, path: path, document: document)
+        print(Window(query: query, path: path, document: document))
+    }
+
+    private func print(_ window: Window) {
         var out = [UInt8]()
         switch format ?? (isatty(1) != 0 ? .table : .json) {
         case .json: writeJSON(window, to: &out, lines: false)
@@ -72,6 +78,42 @@ struct List: ParsableCommand {
         }
         writeOut(out)
     }
+}
+
+/// For a query of the newest records of a JSON Lines file (`--limit-to-last K` in line order at
+/// the root, no range): the file mapped, with only its last K records parsed
+/// (`JSONLinesBuilder.tail`); nil when the query needs every record, or the file cannot be mapped
+/// (the caller then reads it whole and reports any problem).
+private func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocument? {
+    guard path.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
+    let byKey = query.explicitOrdering == .key
+    guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
+    let fd = open(file, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 else { return nil }
+    let size = Int(st.st_size)
+    guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
+    defer { munmap(mapped, size) }
+    let bytes = UnsafeBufferPointer(start: mapped.assumingMemoryBound(to: UInt8.self), count: size)
+    // Priority order is line order unless a record has a `.priority` member: not when the word
+    // is absent, and no ASCII letter is escaped (`\u00..`) that could spell it.
+    if !byKey && (contains(bytes, Array("priority".utf8)) || contains(bytes, Array(#"\u00"#.utf8))) { return nil }
+    return JSONLinesBuilder.tail(of: bytes, children: k)
+}
+
+/// Whether `needle` occurs in `haystack` (memchr for its first byte, then a comparison).
+private func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+    guard let base = haystack.baseAddress else { return false }
+    var at = 0
+    while at + needle.count <= haystack.count {
+        guard let hit = memchr(base + at, Int32(needle[0]), haystack.count - at - needle.count + 1) else { return false }
+        let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        if memcmp(base + i, needle, needle.count) == 0 { return true }
+        at = i + 1
+    }
+    return false
 }
 
 /// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.
