@@ -203,4 +203,27 @@ import TestSupport
             }
         }
     }
+
+    @Test func aTailFoundInTheEndOfAFileIsTheTailOfTheWholeFile() {
+        forEachSeed(300) { seed, rng in
+            var input = [UInt8]()
+            for _ in 0..<rng.int(0...30) {
+                input += randomLine(&rng)
+                input.append(0x0A)
+            }
+            if rng.chance(0.5) { input += randomLine(&rng) }
+            let n = rng.int(1...8)
+            input.withUnsafeBufferPointer { all in
+                #expect(JSONLinesBuilder.countNewlines(all) == all.filter { $0 == 0x0A }.count, "seed \(seed)")
+                let whole = JSONLinesBuilder.tail(of: all, children: n)
+                // The end of the file from a random offset (a line may be cut there).
+                let from = rng.int(0...all.count)
+                guard let start = JSONLinesBuilder.tailStart(in: UnsafeBufferPointer(rebasing: all[from...]), children: n) else { return }
+                let cut = from + start
+                let found = JSONLinesBuilder.records(UnsafeBufferPointer(rebasing: all[cut...]),
+                                                     afterLines: JSONLinesBuilder.countNewlines(UnsafeBufferPointer(rebasing: all[..<cut])))
+                #expect(found.root.json == whole.root.json, "seed \(seed) from \(from)")
+            }
+        }
+    }
 }
