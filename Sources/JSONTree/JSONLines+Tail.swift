@@ -53,18 +53,26 @@ extension JSONLinesBuilder {
     }
 
     /// How many `\n` bytes `bytes` holds.
-    /// - Complexity: O(n), 8 bytes a step.
+    /// - Complexity: O(n), 32 bytes a step.
     public static func countNewlines(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = UnsafeRawPointer(bytes.baseAddress) else { return 0 }
         let ones: UInt64 = 0x0101_0101_0101_0101, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        var count = 0, i = 0
-        while i + 8 <= bytes.count {
-            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ (ones &* 0x0A)
+        @inline(__always) func zeroBytes(_ word: UInt64) -> Int {
+            let w = word ^ (ones &* 0x0A)
             // The high bit of each byte of `t` is set exactly where `w` has a zero byte.
-            let t = ~(((w & low7) &+ low7) | w | low7)
-            count += t.nonzeroBitCount
-            i += 8
+            return (~(((w & low7) &+ low7) | w | low7)).nonzeroBitCount
         }
+        // Four words a step, in four sums, so that the steps do not wait on each other.
+        var (a, b, c, d) = (0, 0, 0, 0)
+        var i = 0
+        while i + 32 <= bytes.count {
+            a &+= zeroBytes(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            b &+= zeroBytes(base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+            c &+= zeroBytes(base.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+            d &+= zeroBytes(base.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+            i += 32
+        }
+        var count = a + b + c + d
         while i < bytes.count {
             if bytes[i] == 0x0A { count += 1 }
             i += 1
