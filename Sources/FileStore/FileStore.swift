@@ -63,10 +63,14 @@ public final class FileStore {
 
         /// How the file's bytes are read: one JSON document, or JSON Lines (an array of records).
         public var format: Format
+        /// For a large JSON Lines file: its newest records first (see `NewestFirst`); nil: the
+        /// whole file is the first revision.
+        public var newestFirst: NewestFirst?
 
         public init(watchMode: WatchMode? = nil, settleMilliseconds: Int = 150, pollMilliseconds: Int = 100,
-                    inlineEvaluationLimit: Int = 50_000, format: Format = .json) {
+                    inlineEvaluationLimit: Int = 50_000, format: Format = .json, newestFirst: NewestFirst? = nil) {
             self.format = format
+            self.newestFirst = newestFirst
             self.watchMode = watchMode
             self.settleMilliseconds = max(0, settleMilliseconds)
             self.pollMilliseconds = max(1, pollMilliseconds)
@@ -85,6 +89,24 @@ public final class FileStore {
         /// `.jsonLines` for a path ending in `.jsonl` or `.ndjson`, else `.json`.
         public init(path: String) {
             self = path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") ? .jsonLines : .json
+        }
+    }
+
+    /// A large log's newest records as the first revision, at once, before the whole file.
+    ///
+    /// When a JSON Lines file holds at least `minimumBytes` when first read, its last `records`
+    /// records (and only they: the lines before are counted, not parsed; see `LinesTail`) are a
+    /// provisional first revision, with `status.lines.isPartial`; the whole file is read next and
+    /// is the following revision. A window among those records (`limitToLast(k)` in line order,
+    /// k ≤ `records`) is exact at once; other queries see only those records until the whole file
+    /// arrives.
+    public struct NewestFirst: Sendable, Equatable {
+        public var records: Int
+        public var minimumBytes: Int
+
+        public init(records: Int, minimumBytes: Int = 32 << 20) {
+            self.records = max(1, records)
+            self.minimumBytes = max(0, minimumBytes)
         }
     }
 
@@ -139,7 +161,8 @@ public final class FileStore {
         self.options = options
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
-        worker = ReadWorker(wake: wake, lines: options.format == .jsonLines ? LinesReader(source: .file(path: absolutePath)) : nil)
+        worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
+            ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst) : nil)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)
         poller = StatPoller(path: absolutePath)
@@ -328,6 +351,9 @@ public final class FileStore {
         lines.invalidRecords = news.invalidRecords
         lines.inputEnded = news.ended
         lines.recentErrors = news.newErrors
+        lines.isPartial = news.partial
+        // The newest records came first: the whole file next, at once.
+        if news.partial { changePending = true }
         if let restart = news.restart {
             lines.restarts += 1
             lines.lastRestart = restart

@@ -38,6 +38,9 @@ struct LinesNews: Sendable {
     var newErrors: [JSONLinesError] = []
     /// The input has ended (pipes only).
     var ended = false
+    /// The document holds only the newest records (`FileStore.Options.newestFirst`); the whole
+    /// file follows with the next read.
+    var partial = false
 }
 
 /// The state of reading a JSON Lines file or a pipe: the records so far and where reading
@@ -49,6 +52,9 @@ final class LinesReader: @unchecked Sendable {
     }
 
     private let source: Source
+    private let newestFirst: FileStore.NewestFirst?
+    /// Whether the first read (of the newest records only) was made.
+    private var newestFirstDone = false
     private var builder: JSONLinesBuilder
     /// The file being followed (device and inode), and how many of its bytes were read.
     private var followed: (device: UInt64, inode: UInt64)?
@@ -62,8 +68,9 @@ final class LinesReader: @unchecked Sendable {
     /// How many of the builder's errors earlier reads reported.
     private var reportedErrors = 0
 
-    init(source: Source) {
+    init(source: Source, newestFirst: FileStore.NewestFirst? = nil) {
         self.source = source
+        self.newestFirst = newestFirst
         builder = JSONLinesBuilder(mode: { if case .stream = source { .values } else { .lines } }())
     }
 
@@ -113,6 +120,15 @@ final class LinesReader: @unchecked Sendable {
         }
         var restart: LinesRestart?
         let identity = FileIdentity(st)
+        if let newestFirst, !newestFirstDone, followed == nil, identity.size >= Int64(newestFirst.minimumBytes) {
+            newestFirstDone = true
+            if let tail = LinesTail(fd: fd, size: Int(identity.size), children: newestFirst.records) {
+                var news = LinesNews(identity: identity, records: tail.document.root.count, invalidRecords: 0)
+                news.document = tail.document
+                news.partial = true
+                return news
+            }
+        }
         if let followed, followed != (identity.device, identity.inode) {
             restart = .replaced
         } else if identity.size < offset || !tailIsIntact(fd) {

@@ -65,6 +65,9 @@ public struct LinesStatus: Sendable, Equatable {
     public var lastRestart: LinesRestart?
     /// A pipe's input has ended (the list is complete).
     public var inputEnded = false
+    /// The current revision holds only the newest records of a large file; the whole file is
+    /// being read (`FileStore.Options.newestFirst`).
+    public var isPartial = false
     /// The invalid records found by the latest read (all of them are also error rows).
     public var recentErrors: [JSONLinesError] = []
 

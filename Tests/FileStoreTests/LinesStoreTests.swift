@@ -202,3 +202,29 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
         close(fds[0])
     }
 }
+
+@Suite struct LinesNewestFirstTests {
+    @Test func aLargeLogsNewestRecordsComeFirstThenTheWholeFile() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("big.jsonl")
+        var text = ""
+        for i in 0..<500 { text += i == 497 ? "\n" : i == 3 ? "{oops\n" : "{\"i\":\(i)}\n" }
+        writeInPlace(path, text)
+        let options = FileStore.Options(format: .jsonLines, newestFirst: FileStore.NewestFirst(records: 5, minimumBytes: 1000))
+        let recording = try RecordingStore(path: path, options: options)
+        recording.run { recording.revisions.count >= 2 }
+        // First: the last 5 children (the blank line 497 is none), with their keys; nothing before.
+        let first = recording.revisions[0].root.elements.enumerated().filter { !$0.element.isNull }
+        #expect(first.map(\.offset) == [494, 495, 496, 498, 499])
+        #expect(first.first?.element.json == .object(JSONObject([("i", .number(JSONNumber(494)))])))
+        #expect(recording.statuses.contains { $0.lines?.isPartial == true })
+        // Then the whole file, error row included; no longer partial.
+        let whole = recording.revisions[1].root.elements.filter { !$0.isNull }
+        #expect(whole.count == 499)
+        #expect(recording.store.status.lines?.isPartial == false)
+        #expect(recording.store.status.lines?.invalidRecords == 1)
+        // And it follows appends from there.
+        shell("echo '{\"i\":500}' >> \"$1\"", path)
+        recording.run { (recording.store.currentRevision?.root.child("500")) != nil }
+    }
+}

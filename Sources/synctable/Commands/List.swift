@@ -81,96 +81,16 @@ struct List: ParsableCommand {
 }
 
 /// For a query of the newest records of a JSON Lines file (`--limit-to-last K` in line order at
-/// the root, no range): the file's end read until it holds K records, the lines before it
-/// counted, and only those K records parsed (`JSONLinesBuilder.tail`); nil when the query needs
+/// the root, no range): only the file's end is parsed (`LinesTail`); nil when the query needs
 /// every record, or the file cannot be read this way (the caller then reads it whole and reports
 /// any problem).
 private func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocument? {
     guard path.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
     let byKey = query.explicitOrdering == .key
     guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
-    let fd = open(file, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-    let size = Int(st.st_size)
-    // The end of the file, doubled until it holds K whole records (or is the whole file).
-    var length = min(size, 1 << 20)
-    var region: [UInt8]
-    var start: Int
-    while true {
-        guard let bytes = readExactly(fd, at: size - length, count: length) else { return nil }
-        region = bytes
-        if let found = region.withUnsafeBufferPointer({ JSONLinesBuilder.tailStart(in: $0, children: k) }) {
-            start = found
-            break
-        }
-        if length == size {
-            start = 0
-            break
-        }
-        length = min(size, length * 2)
-    }
-    // The lines before the tail, counted from the file a megabyte at a time. Priority order is
-    // line order unless a record has a `.priority` member: not when the word is absent and no
-    // ASCII letter is escaped (`\u00..`) that could spell it (looked for across chunk seams too).
-    var lines = 0, mentioned = false, seam: [UInt8] = []
-    func look(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard !byKey, !mentioned else { return }
-        let joined = seam + Array(bytes.prefix(8))
-        mentioned = joined.withUnsafeBufferPointer(mentionsPriority) || mentionsPriority(bytes)
-        seam = Array(bytes.suffix(8))
-    }
-    let tailOffset = size - length + start
-    var offset = 0
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    while offset < tailOffset {
-        let n = min(buffer.count, tailOffset - offset)
-        guard buffer.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, n, off_t(offset)) }) == n else { return nil }
-        buffer.withUnsafeBufferPointer { p in
-            let chunk = UnsafeBufferPointer(rebasing: p[0..<n])
-            lines += JSONLinesBuilder.countNewlines(chunk)
-            look(chunk)
-        }
-        offset += n
-    }
-    return region.withUnsafeBufferPointer { p -> JSONDocument? in
-        let tail = UnsafeBufferPointer(rebasing: p[start...])
-        look(tail)
-        return mentioned ? nil : JSONLinesBuilder.records(tail, afterLines: lines)
-    }
-}
-
-/// Whether `bytes` holds `priority` or `\u00`.
-private func mentionsPriority(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    contains(bytes, Array("priority".utf8)) || contains(bytes, Array(#"\u00"#.utf8))
-}
-
-/// `count` bytes of `fd` at `offset`, or nil when they cannot all be read.
-private func readExactly(_ fd: Int32, at offset: Int, count: Int) -> [UInt8]? {
-    var bytes = [UInt8](repeating: 0, count: count)
-    var done = 0
-    while done < count {
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return nil }
-        done += n
-    }
-    return bytes
-}
-
-/// Whether `needle` occurs in `haystack` (memchr for its first byte, then a comparison).
-private func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-    guard let base = haystack.baseAddress else { return false }
-    var at = 0
-    while at + needle.count <= haystack.count {
-        guard let hit = memchr(base + at, Int32(needle[0]), haystack.count - at - needle.count + 1) else { return false }
-        let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-        if memcmp(base + i, needle, needle.count) == 0 { return true }
-        at = i + 1
-    }
-    return false
+    guard let tail = LinesTail(path: file, children: k) else { return nil }
+    // Priority order is line order unless a record has a `.priority` member.
+    return !byKey && tail.mayHavePriorities ? nil : tail.document
 }
 
 /// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.

@@ -18,7 +18,7 @@ func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(ViewerErro
     if !isStream { try checkReadable(options.file) }
     let store: FileStore
     do {
-        store = isStream ? try FileStore(stream: 0) : try FileStore(path: options.file, options: FileStore.Options(format: options.format))
+        store = isStream ? try FileStore(stream: 0) : try FileStore(path: options.file, options: storeOptions(options))
     } catch {
         throw ViewerError("\(options.file): \(error)")
     }
@@ -32,6 +32,16 @@ func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(ViewerErro
     let status = viewer.run()
     terminal.restore()
     return status
+}
+
+/// A large log opens at its newest lines at once (`NewestFirst`: a few pages of them), before the
+/// whole file is read.
+private func storeOptions(_ options: ViewerOptions) -> FileStore.Options {
+    var store = FileStore.Options(format: options.format)
+    if options.format == .jsonLines && options.query.tail && options.pageSize > 0 {
+        store.newestFirst = FileStore.NewestFirst(records: max(1000, options.pageSize * 5))
+    }
+    return store
 }
 
 /// The controlling terminal, opened for keys while standard input is a pipe.
