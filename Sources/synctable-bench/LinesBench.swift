@@ -19,8 +19,9 @@ func runLinesBenchmarks(_ report: Report, _ options: BenchOptions) {
         writeLog(path, lines: lines)
         let mb = Double(lines * logLineLength) / 1e6
         let label = mb >= 1000 ? "\(Report.fmt(mb / 1000)) GB" : "\(Report.fmt(mb)) MB"
-        measureAppendToEvent(report, options, binary: binary, path: path, lines: lines, label: label)
+        // The newest lines first, while the log holds exactly `lines` lines.
         measureNewestLines(report, options, binary: binary, path: path, lines: lines, label: label)
+        measureAppendToEvent(report, options, binary: binary, path: path, lines: lines, label: label)
     }
     _ = shellStatus("rm -rf '\(folder)'")
 }
@@ -168,7 +169,7 @@ private func measureNewestLines(_ report: Report, _ options: BenchOptions, binar
     for _ in 0..<runs {
         let start = now()
         guard let viewer = try? PtyProcess(binary, [path, "--no-cache"], rows: 40, columns: 160) else { break }
-        if let seen = viewer.waitFor(newest, timeout: 120) { screens.append(seen - start) }
+        if let seen = viewer.waitFor(newest, timeout: 60) { screens.append(seen - start) } else { break }
         viewer.stop()
     }
     if !screens.isEmpty {
