@@ -61,8 +61,9 @@ public struct JSONLinesBuilder: ~Copyable {
     private var decided = false
     /// Whether the first record's bytes hold a newline (a pretty-printed value).
     private var firstSpansLines = false
-    /// `[` and the records so far, comma-separated (no closing bracket).
-    private var body: [UInt8] = [UInt8(ascii: "[")]
+    /// The array of the records so far: `[`, the records comma-separated, `]`. The latest
+    /// document shares it (no copy); the next record copies it once, as any change of a shared array.
+    private var body: [UInt8] = [UInt8(ascii: "["), UInt8(ascii: "]")]
     /// The tape of `body`: entry 0 is the array (completed by `document()`), then each record's.
     private var tape: TapeMemory
     private var tapeCount = 1
@@ -159,14 +160,12 @@ public struct JSONLinesBuilder: ~Copyable {
     }
 
     /// The records so far as an array document.
-    /// - Complexity: O(n): copies the bytes and the tape.
+    /// - Complexity: O(n): copies the tape (the bytes are shared until the next record).
     public func document() -> JSONDocument {
-        var bytes = body
-        bytes.append(UInt8(ascii: "]"))
         let memory = TapeMemory(capacity: tapeCount)
         memory.base.update(from: tape.base, count: tapeCount)
-        memory.base[0] = TapeEntry(start: 0, end: UInt32(bytes.count), payload: UInt32(tapeCount))
-        return JSONDocument(bytes: bytes, tape: TapeStorage(memory: memory, count: tapeCount))
+        memory.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
+        return JSONDocument(bytes: body, tape: TapeStorage(memory: memory, count: tapeCount))
     }
 
     /// Records `count..<count + n` as lines that were not read (`null`: no child), for a reader
@@ -175,6 +174,7 @@ public struct JSONLinesBuilder: ~Copyable {
     mutating func appendSkippedLines(_ n: Int) {
         guard n > 0, count == 0, consumed == 0 else { return }
         body.reserveCapacity(body.count + 5 * n)
+        body.removeLast()  // the closing bracket, put back after
         if tapeCount + n > tape.capacity { tape.resize(to: tapeCount + n + 1024) }
         for k in 0..<n {
             if k > 0 { body.append(UInt8(ascii: ",")) }
@@ -183,6 +183,7 @@ public struct JSONLinesBuilder: ~Copyable {
             tape.base[tapeCount] = TapeEntry(start: offset, end: offset + 4, payload: 0)
             tapeCount += 1
         }
+        body.append(UInt8(ascii: "]"))
         count = n
         mark.line += n
         decided = true
@@ -191,7 +192,6 @@ public struct JSONLinesBuilder: ~Copyable {
     /// The records as an array document, without copying: the builder's bytes and tape become
     /// the document's (for a one-off read, such as `synctable list`).
     public consuming func finishedList() -> JSONDocument {
-        body.append(UInt8(ascii: "]"))
         tape.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
         tapeGiven = true
         return JSONDocument(bytes: body, tape: TapeStorage(memory: tape, count: tapeCount))
@@ -314,7 +314,7 @@ public struct JSONLinesBuilder: ~Copyable {
             try input.withUnsafeBufferPointer { p throws(JSONParseError) in
                 let record = UnsafeBufferPointer(rebasing: p[range])
                 let relative = try JSONParser.parse(record, depthLimit: maximumJSONDepth - 1)
-                let offset = body.count + (count > 0 ? 1 : 0)
+                let offset = body.count - 1 + (count > 0 ? 1 : 0)  // before the closing bracket
                 if count == 0 { firstSpansLines = p[from..<range.upperBound].contains(0x0A) }
                 appendRecord(record, tape: relative)
                 if valueRecords == 0 { firstValue = offset..<(offset + record.count) }
@@ -351,9 +351,11 @@ public struct JSONLinesBuilder: ~Copyable {
 
     /// Appends a record's bytes and its tape (parsed from `bytes` alone), moved into place.
     private mutating func appendRecord(_ bytes: UnsafeBufferPointer<UInt8>, tape parsed: TapeStorage) {
+        body.removeLast()  // the closing bracket
         if count > 0 { body.append(UInt8(ascii: ",")) }
         let offset = body.count
         body.append(contentsOf: bytes)
+        body.append(UInt8(ascii: "]"))
         if tapeCount + parsed.count > tape.capacity { tape.resize(to: max(tape.capacity * 2, tapeCount + parsed.count)) }
         let base = tapeCount
         for k in 0..<parsed.count {
