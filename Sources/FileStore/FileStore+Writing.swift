@@ -93,10 +93,11 @@ extension FileStore {
 
     /// Applies the writes `derive` chooses for the file's content at the moment of writing (see
     /// the static `write(toFile:deriving:)`), and makes the result the current revision at once,
-    /// as `write(_:)` does.
+    /// as `write(_:)` does. A JSON Lines file (or standard input) is only appended to (`push`).
     /// - Throws: `WriteError`, or what `derive` throws; the file and the store are untouched.
     @discardableResult
     public func write(deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]) throws(WriteError) -> WriteResult {
+        if options.format == .jsonLines || isStream { throw FileStore.appendOnlyError(path) }
         let result = try FileStore.write(toFile: absolutePath, basedOn: currentRevision?.document, deriving: derive)
         if currentRevision?.document.bytes != result.document.bytes {
             commitWrittenRevision(document: result.document, identity: result.identity)
@@ -112,7 +113,9 @@ extension FileStore {
     /// another writer of the file, and `fsync`s. When it succeeds, the result is the current
     /// revision before `done` is called, unless the store has published a newer read since the
     /// write began (the file's next read then brings it, as another process's write would).
+    /// A JSON Lines file or a stream is never rewritten: `done` hears `.appendOnly` at once.
     public func startWrite(_ writes: [JSONWrite], done: @escaping (Result<WriteResult, WriteError>) -> Void) {
+        if options.format == .jsonLines || isStream { return done(.failure(FileStore.appendOnlyError(path))) }
         let id = nextWriteID
         nextWriteID += 1
         pendingWrites[id] = PendingWrite(revision: currentRevision?.number, done: done)
@@ -158,10 +161,12 @@ extension FileStore {
     }
 
     /// Adds `value` under `path` as a new child: at the next index when `path` holds an array
-    /// (which stays an array), else with a new push id as its key.
+    /// (which stays an array), else with a new push id as its key; in a JSON Lines file, appends
+    /// it as the last line (`path` must be the root), whose index is its key.
     /// - Returns: the new key.
     @discardableResult
     public func push(_ path: Path, _ value: JSON) throws(WriteError) -> String {
+        if options.format == .jsonLines || isStream { return String(try appendLine(path, value)) }
         var key = ""
         try write { document throws(WriteError) in
             key = FileStore.pushKey(under: path, in: document)
@@ -214,7 +219,7 @@ extension StoreReference {
         try store.update(path, values)
     }
 
-    /// Adds `value` under this location with a new push id as its key.
+    /// Adds `value` under this location as a new child (see `FileStore.push(_:_:)`).
     /// - Returns: a reference to the new child.
     @discardableResult
     public func push(_ value: JSON) throws(WriteError) -> StoreReference {

@@ -61,8 +61,16 @@ public final class FileStore {
         /// for a full evaluation: about 150 ms over 1,000,000 children.
         public var inlineEvaluationLimit: Int
 
+        /// How the file's bytes are read: one JSON document, or JSON Lines (an array of records).
+        public var format: Format
+        /// For a large JSON Lines file: its newest records first (see `NewestFirst`); nil: the
+        /// whole file is the first revision.
+        public var newestFirst: NewestFirst?
+
         public init(watchMode: WatchMode? = nil, settleMilliseconds: Int = 150, pollMilliseconds: Int = 100,
-                    inlineEvaluationLimit: Int = 50_000) {
+                    inlineEvaluationLimit: Int = 50_000, format: Format = .json, newestFirst: NewestFirst? = nil) {
+            self.format = format
+            self.newestFirst = newestFirst
             self.watchMode = watchMode
             self.settleMilliseconds = max(0, settleMilliseconds)
             self.pollMilliseconds = max(1, pollMilliseconds)
@@ -70,10 +78,44 @@ public final class FileStore {
         }
     }
 
+    /// How a store reads its file.
+    public enum Format: Sendable, Equatable {
+        /// One JSON document; each complete, valid state is a revision.
+        case json
+        /// JSON Lines: line N is the child `N` of an array, read as lines are appended (see
+        /// `JSONLinesBuilder`); truncation, replacement and deletion start the list over.
+        case jsonLines
+
+        /// `.jsonLines` for a path ending in `.jsonl` or `.ndjson`, else `.json`.
+        public init(path: String) {
+            self = path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") ? .jsonLines : .json
+        }
+    }
+
+    /// A large log's newest records as the first revision, at once, before the whole file.
+    ///
+    /// When a JSON Lines file holds at least `minimumBytes` when first read, its last `records`
+    /// records (and only they: the lines before are counted, not parsed; see `LinesTail`) are a
+    /// provisional first revision, with `status.lines.isPartial`; the whole file is read next and
+    /// is the following revision. A window among those records (`limitToLast(k)` in line order,
+    /// k ≤ `records`) is exact at once; other queries see only those records until the whole file
+    /// arrives.
+    public struct NewestFirst: Sendable, Equatable {
+        public var records: Int
+        public var minimumBytes: Int
+
+        public init(records: Int, minimumBytes: Int = 32 << 20) {
+            self.records = max(1, records)
+            self.minimumBytes = max(0, minimumBytes)
+        }
+    }
+
     /// The file's path, as given.
     public let path: String
     let absolutePath: String
     let options: Options
+    /// Whether the store's records are only ever appended (a JSON Lines file or a stream).
+    public var isAppendOnly: Bool { options.format == .jsonLines || isStream }
 
     /// The latest complete, valid state of the file; nil until the first one is read.
     public internal(set) var currentRevision: Revision?
@@ -86,6 +128,8 @@ public final class FileStore {
     var pendingWrites: [Int: PendingWrite] = [:]
     var nextWriteID = 1
     private let folderWatch: FolderWatch?
+    /// The pipe read, for a store of a stream (`init(stream:)`).
+    private let stream: StreamInput?
     private let pollTimer: LoopTimer
     private let settleTimer: LoopTimer
     private var poller: StatPoller
@@ -123,13 +167,16 @@ public final class FileStore {
         self.options = options
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
-        worker = ReadWorker(wake: wake)
+        worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
+            ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst) : nil)
         writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)
         poller = StatPoller(path: absolutePath)
         folderWatch = options.watchMode == .polling ? nil : FolderWatch(path: absolutePath)
-        status = StoreStatus(revision: 0, problem: nil, watchMode: .polling)
+        stream = nil
+        status = StoreStatus(revision: 0, problem: nil, watchMode: .polling,
+                             lines: options.format == .jsonLines ? LinesStatus() : nil)
         if folderWatch?.watch() == true {
             status.watchMode = .inotify
         } else {
@@ -138,6 +185,30 @@ public final class FileStore {
         }
         startRead()
     }
+
+    /// Opens a store on a stream of JSON values — JSON Lines, or values separated by any
+    /// whitespace — read from `fd` (standard input: 0) as they arrive: value N is the child `N`
+    /// of an array. When the input ends holding exactly one value, that value (a JSON document
+    /// piped in) is the revision instead. The store never writes.
+    public init(stream fd: Int32, name: String = "-", options: Options = Options()) throws(FileStoreError) {
+        path = name
+        self.options = options
+        absolutePath = name
+        let wake = try WakeSignal()
+        let input = StreamInput(fd: fd)
+        worker = ReadWorker(wake: wake, lines: LinesReader(source: .stream(input)))
+        writer = WriteWorker(wake: wake)
+        pollTimer = LoopTimer(wake: wake)
+        settleTimer = LoopTimer(wake: wake)
+        poller = StatPoller(path: name)
+        folderWatch = nil
+        stream = input
+        status = StoreStatus(revision: 0, problem: nil, watchMode: .inotify, lines: LinesStatus())
+        input.start(wake: wake)
+    }
+
+    /// Whether the store reads a stream (`init(stream:)`) rather than a file.
+    public var isStream: Bool { stream != nil }
 
     /// Whether a read (or parse) of the file is in progress on the worker thread.
     public var isReading: Bool { inFlight != nil }
@@ -169,6 +240,7 @@ public final class FileStore {
                 noteChange(complete: events.complete && !events.overflowed, supersedes: events.contentChanged)
             }
         }
+        if let stream, stream.takeUnread() { noteChange(complete: true) }
         if pollTimer.fired() { pollForChanges() }
         if settleTimer.fired() {
             settleTimer.disarm()
@@ -256,6 +328,8 @@ public final class FileStore {
                 } else if !settleTimer.isArmed {
                     settleTimer.arm(milliseconds: options.settleMilliseconds)
                 }
+            case .lines(let news, let changes):
+                received(news, changes: changes)
             case .superseded:
                 statistics.superseded += 1
                 lastReadSuperseded = true
@@ -276,6 +350,29 @@ public final class FileStore {
         } else if !settleTimer.isArmed {
             settleTimer.arm(milliseconds: options.settleMilliseconds)
         }
+    }
+
+    /// What a read of a JSON Lines source found: new records (a revision), a restart, a problem.
+    private func received(_ news: LinesNews, changes: [PrecomputedChange]) {
+        lastReadSuperseded = false
+        var lines = status.lines ?? LinesStatus()
+        lines.records = news.records
+        lines.invalidRecords = news.invalidRecords
+        lines.inputEnded = news.ended
+        lines.recentErrors = news.newErrors
+        lines.isPartial = news.partial
+        // The newest records came first: the whole file next, at once.
+        if news.partial { changePending = true }
+        if let restart = news.restart {
+            lines.restarts += 1
+            lines.lastRestart = restart
+        }
+        status.lines = lines
+        if let document = news.document {
+            statistics.parses += 1
+            publish(document: document, identity: news.identity, precomputed: changes)
+        }
+        status.problem = news.missing ? .missing : news.unreadable.map { .unreadable($0) }
     }
 
     /// Makes a new revision current and tells the observers.

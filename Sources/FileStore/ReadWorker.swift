@@ -36,6 +36,9 @@ enum ReadOutcome: Sendable {
     /// A newer change arrived before the parse began or before the windows were computed, so
     /// that work was skipped: the newer read is what counts.
     case superseded
+    /// A JSON Lines source read from where it stopped, with the listeners' changes when its
+    /// records changed.
+    case lines(LinesNews, [PrecomputedChange])
 }
 
 struct ReadResult: Sendable {
@@ -65,9 +68,12 @@ final class ReadWorker: Sendable {
     /// parse, and between the parse and the window evaluation.
     private let supersededUpTo = Atomic<UInt64>(0)
     let wake: WakeSignal
+    /// For a JSON Lines file or a pipe: the records so far and where reading stopped.
+    let lines: LinesReader?
 
-    init(wake: WakeSignal) {
+    init(wake: WakeSignal, lines: LinesReader? = nil) {
         self.wake = wake
+        self.lines = lines
     }
 
     func start(_ request: ReadRequest) {
@@ -117,6 +123,12 @@ final class ReadWorker: Sendable {
 
     /// - Complexity: O(file size).
     private func perform(_ request: ReadRequest) -> ReadOutcome {
+        if let lines {
+            // Never superseded: each read continues from the last, and costs what was appended.
+            let news = lines.read()
+            guard let document = news.document else { return .lines(news, []) }
+            return .lines(news, changes(request, document))
+        }
         switch reader.read(request.path) {
         case .missing: return .missing
         case .unreadable(let why): return .unreadable(why)
@@ -140,10 +152,13 @@ final class ReadWorker: Sendable {
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             // Window evaluation can cost as much as the parse on large files: it is done here
             // too, so the loop thread only delivers.
-            let changes = request.listeners.map { listener in
-                PrecomputedChange(group: listener.group, version: listener.version, change: listener.change(to: document))
-            }
-            return .parsed(document, identity, changes)
+            return .parsed(document, identity, changes(request, document))
+        }
+    }
+
+    private func changes(_ request: ReadRequest, _ document: JSONDocument) -> [PrecomputedChange] {
+        request.listeners.map { listener in
+            PrecomputedChange(group: listener.group, version: listener.version, change: listener.change(to: document))
         }
     }
 }

@@ -42,10 +42,34 @@ public struct StoreStatus: Sendable, Equatable {
     public var problem: StoreProblem?
     /// How changes are being watched.
     public var watchMode: WatchMode
+    /// For a JSON Lines file or a pipe: its records, invalid records, restarts and end; nil for
+    /// a JSON document.
+    public var lines: LinesStatus?
 
-    public init(revision: Int, problem: StoreProblem?, watchMode: WatchMode) {
+    public init(revision: Int, problem: StoreProblem?, watchMode: WatchMode, lines: LinesStatus? = nil) {
         self.revision = revision
         self.problem = problem
         self.watchMode = watchMode
+        self.lines = lines
     }
+}
+
+/// A JSON Lines source's state, for a status bar.
+public struct LinesStatus: Sendable, Equatable {
+    /// Records so far (blank lines included: a record's key is its line's index).
+    public var records = 0
+    /// Records that are not valid JSON (error rows).
+    public var invalidRecords = 0
+    /// How often the source started over, and why it last did.
+    public var restarts = 0
+    public var lastRestart: LinesRestart?
+    /// A pipe's input has ended (the list is complete).
+    public var inputEnded = false
+    /// The current revision holds only the newest records of a large file; the whole file is
+    /// being read (`FileStore.Options.newestFirst`).
+    public var isPartial = false
+    /// The invalid records found by the latest read (all of them are also error rows).
+    public var recentErrors: [JSONLinesError] = []
+
+    public init() {}
 }

@@ -24,6 +24,8 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
     case conflict(path: String, attempts: Int)
     /// Another writer of this library held the file's lock for too long.
     case lockTimeout(path: String, milliseconds: Int)
+    /// The write would rewrite a JSON Lines file (or a pipe), whose records are only appended.
+    case appendOnly(path: String, what: String)
 
     /// The file the write was for; nil for errors in the writes themselves.
     public var path: String? {
@@ -31,7 +33,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .edit: nil
         case .invalidJSON: nil
         case .missing(let path), .unreadable(let path, _), .system(_, let path, _), .notAFile(let path),
-            .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _):
+            .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _), .appendOnly(let path, _):
             path
         }
     }
@@ -48,6 +50,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .readOnly: "the file is read-only"
         case .conflict(_, let attempts): "the file changed under every one of \(attempts) attempts to write it; gave up"
         case .lockTimeout(_, let ms): "another writer held the file's lock for more than \(ms) ms"
+        case .appendOnly(_, let what): what
         }
     }
 

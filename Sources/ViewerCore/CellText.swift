@@ -17,3 +17,13 @@ func cellText(_ node: JSONNode?) -> String {
     case .array: return "[\(node.count)]"
     }
 }
+
+/// The text of a JSON Lines error row (a line that is not valid JSON, see `JSONLinesBuilder`):
+/// `invalid JSON at line L, column C: MESSAGE`; nil for any other value.
+func errorRowText(_ value: JSONNode) -> String? {
+    guard value.kind == .object, let error = value.child(JSONLinesBuilder.errorMember), error.kind == .object,
+        let line = error.child("line")?.numberText, let column = error.child("column")?.numberText,
+        let message = error.child("message")?.stringValue
+    else { return nil }
+    return "⚠ invalid JSON at line \(line), column \(column): \(message)"
+}

@@ -53,6 +53,12 @@ final class RowSource: TableDataSource {
 
     func cells(ofRow row: Int) -> [String] {
         guard let shown = self.row(row) else { return [] }
+        // A line of a log that is not JSON: its error, in its own column (else the last).
+        if let error = errorRowText(shown.value) {
+            let first = columnSet.specs.firstIndex(of: .member(Path(keys: [JSONLinesBuilder.errorMember])))
+                ?? columnSet.specs.lastIndex { $0 != .key }
+            return columnSet.specs.indices.map { i in columnSet.specs[i] == .key ? shown.key : i == first ? error : "" }
+        }
         return columnSet.specs.map { $0.cell(key: shown.key, child: shown.value) }
     }
 

@@ -38,6 +38,9 @@ public struct ViewQuery: Equatable {
     public var filter: Filter?
     /// Limit-to-last, shown highest first.
     public var fromEnd = false
+    /// With `fromEnd`: shown in ascending order instead, the end of the order at the bottom,
+    /// as `tail -f` shows a log (JSON Lines; see `Viewer+Follow`). Pages grow upwards.
+    public var tail = false
     public var limit: Limit
 
     /// The query of the flags, with paging when it has no limit (`pageSize` 0: no paging).
@@ -69,6 +72,17 @@ public struct ViewQuery: Equatable {
         return false
     }
 
+    /// Whether the rows are shown last first.
+    public var displayReversed: Bool { fromEnd && !tail }
+
+    /// Shows the end of the order at the bottom, as `tail -f` does: limit-to-last (the flags'
+    /// limit, or pages from the end) in ascending order. Not when the flags ask for the first rows.
+    public mutating func showTail() {
+        if case .fixed = limit, !fromEnd { return }
+        fromEnd = true
+        tail = true
+    }
+
     /// The column the order is by, as the table names it (nil for the default order).
     var sortSpec: ColumnSpec? {
         switch ordering {
@@ -92,6 +106,7 @@ public struct ViewQuery: Equatable {
     /// Flips limit-to-first ↔ limit-to-last (and the order the rows are shown in).
     mutating func reverse() {
         fromEnd.toggle()
+        tail = false
         firstPage()
     }
 
@@ -182,7 +197,7 @@ public struct ViewQuery: Equatable {
         case .value?: order = "by value"
         case .child?: order = "by \(column)"
         }
-        if fromEnd { order += " descending" }
+        if displayReversed { order += " descending" }
         parts.append(order)
         switch filter {
         case .equal(_, let text)?: parts.append("\(column) = \(text)")

@@ -62,7 +62,7 @@ extension Viewer {
             case .missing?: return "\(options.file) does not exist yet: waiting for it"
             case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
             case .unreadable?: return "\(options.file) cannot be read: waiting"
-            case nil: return "reading \(options.file)…"
+            case nil: return store.isStream ? "waiting for standard input…" : "reading \(options.file)…"
             }
         }
         if rows.rows == nil { return "reading…" }
@@ -96,6 +96,7 @@ extension Viewer {
         if array?.isAwaitingRows == true { badges.append(Segment(" UPDATING: the new query's rows follow… ", badgeStyle)) }
         if writesInFlight > 0 { badges.append(Segment(" WRITING… ", badgeStyle)) }
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
+        badges += streamBadges.map { Segment($0, badgeStyle) }
         switch storeStatus.problem {
         case .invalidJSON?: badges.append(Segment(" INVALID JSON ", badgeStyle))
         case .missing?: badges.append(Segment(" FILE MISSING ", badgeStyle))

@@ -93,6 +93,17 @@ extension Viewer {
                 return
             }
             let target = location
+            if store.isAppendOnly {
+                // A log takes a new line with one append, which never waits for a lock.
+                do {
+                    let key = try store.push(target, typedValue(prompt.text))
+                    pendingSelection = key
+                    message = Message(text: "added \(target.child(key))", isError: false)
+                } catch {
+                    message = Message(text: "not added: \(error)", isError: true)
+                }
+                return
+            }
             var key = ""
             writesInFlight += 1
             key = store.startPush(target, typedValue(prompt.text)) { [weak self] result in

@@ -7,8 +7,10 @@ import TableUI
 
 /// What to show (from the command line, or a program's own choice).
 public struct ViewerOptions {
-    /// The file, as given (shown in the status bar).
+    /// The file, as given (shown in the status bar); "-" for standard input.
     public var file: String
+    /// How the file is read (JSON Lines: a log, followed at its end).
+    public var format: FileStore.Format
     /// The location whose children are the rows.
     public var location: Path
     public var query: ViewQuery
@@ -22,10 +24,11 @@ public struct ViewerOptions {
     /// The keys: dispatch and the help screen both read this table.
     public var keyBindings: [KeyBinding]
 
-    public init(file: String, location: Path = .root, query: ViewQuery? = nil, columns: [Path]? = nil,
-                pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil,
-                keyBindings: [KeyBinding] = standardKeyBindings) {
+    public init(file: String, format: FileStore.Format = .json, location: Path = .root, query: ViewQuery? = nil,
+                columns: [Path]? = nil, pageSize: Int = 200, animations: Bool = true,
+                cache: FirstPageCache? = nil, keyBindings: [KeyBinding] = standardKeyBindings) {
         self.file = file
+        self.format = format
         self.location = location
         self.query = query ?? ViewQuery(flags: Query(), pageSize: pageSize)
         self.columns = columns
@@ -172,7 +175,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         array?.stopSync()
         array = nil
         inSync = false
-        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        rows.setSort(query.sortSpec, descending: query.displayReversed)
         let built: Query
         do {
             built = try query.makeQuery()
@@ -213,13 +216,13 @@ public final class Viewer: SyncedArrayBatchDelegate {
             return false
         }
         query = new
-        rows.setSort(query.sortSpec, descending: query.fromEnd)
+        rows.setSort(query.sortSpec, descending: query.displayReversed)
         guard let array else {
             subscribe()
             return true
         }
         ownUpdateRequested(array) { array.replaceQuery(built, paging: query.paging) }
-        if rows.rows != nil, rows.reversed != query.fromEnd, !array.isAwaitingRows {
+        if rows.rows != nil, rows.reversed != query.displayReversed, !array.isAwaitingRows {
             // Only the display order flipped (the same rows), so the array reported nothing.
             show(Array(array.rows), incremental: nil)
             inSync = true
@@ -247,7 +250,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// order did not flip, otherwise a batch computed between the two lists by key.
     func show(_ newRows: [SyncedRow], incremental: BatchDiff?) {
         shownRevision = store.currentRevision?.number
-        let reversed = query.fromEnd
+        let reversed = query.displayReversed
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
             var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
@@ -258,11 +261,14 @@ public final class Viewer: SyncedArrayBatchDelegate {
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
+            } else if query.tail {
+                table.selectLast()  // a log opens at its newest line, following it
             } else {
                 table.selectFirst()
             }
             return
         }
+        let follow = isFollowing
         let batch: TableBatch
         let touched: [Int]
         if let incremental, rows.reversed == reversed {
@@ -283,6 +289,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
         if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
             table.select(row: row)
             pendingSelection = nil
+        } else if follow {
+            table.selectLast()
         }
     }
 
@@ -331,7 +339,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// Shows the location `location` afresh (after Enter or Backspace): no rows until the
     /// store answers, then a reload, selecting `key` if it is there.
     func enterLocation(columns: ColumnSet, cursor: ColumnSpec?, selecting key: String?) {
-        rows.setRows(nil, reversed: query.fromEnd)
+        rows.setRows(nil, reversed: query.displayReversed)
         setColumns(columns, cursorOn: cursor)
         table.reloadData()
         waiting = 0
@@ -353,7 +361,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     func loadMoreIfNeeded() {
         // Not while a page (or query) asked for is still being evaluated: its rows are not here yet.
         guard let array, array.hasMore, !array.isAwaitingRows, let selection = table.state.selection,
-            selection >= rows.numberOfRows - max(1, table.bodyHeight)
+            nearOlderEnd(selection)
         else { return }
         query.loadMore()
         ownUpdateRequested(array) { array.loadMore() }

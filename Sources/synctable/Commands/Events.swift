@@ -25,13 +25,21 @@ struct Events: ParsableCommand {
             unreadable: {"event":"error","message":M,"line":L,"column":C} (line and column null when \
             not a JSON error), and the stream goes on. Output is flushed after each revision. Runs \
             until SIGINT or SIGTERM (exit 0), or --exit-after-revisions.
+
+            A JSON Lines file (.jsonl, .ndjson, --input jsonl) is a list whose child N is line N, \
+            followed as lines are appended; a line that is not valid JSON is a row \
+            {"$error":{"line":L,"column":C,"message":M}} and also prints \
+            {"event":"error","key":K,"message":M,"line":L,"column":C}. With '-', standard input is \
+            read: one JSON document, or a stream of values (JSON Lines, or any whitespace between) \
+            followed as they arrive; the command exits 0 when the input ends.
             """
     )
 
-    @Argument(help: "The JSON file to watch.")
+    @Argument(help: "The JSON file to watch ('-' for standard input).")
     var file: String
 
     @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
@@ -57,7 +65,9 @@ struct Events: ParsableCommand {
         }
         let store: FileStore
         do {
-            store = try FileStore(path: file)
+            store = file == "-"
+                ? try FileStore(stream: 0, options: FileStore.Options(format: .jsonLines))
+                : try FileStore(path: file, options: FileStore.Options(format: input.format(of: file)))
         } catch {
             printError("synctable events: \(error)")
             throw ExitCode(2)
@@ -67,6 +77,7 @@ struct Events: ParsableCommand {
         reference.observeChanges { change in output.append(change) }
         var lastProblem: StoreProblem?
         var revisions = 0
+        var ended = false
         store.observeStatus { status in
             if let problem = status.problem, problem != lastProblem {
                 output.appendError(problem)
@@ -74,6 +85,8 @@ struct Events: ParsableCommand {
                 revisions += 1
             }
             lastProblem = status.problem
+            for error in status.lines?.recentErrors ?? [] { output.appendError(error) }
+            ended = status.lines?.inputEnded ?? false
         }
         store.observeRevisions { _ in revisions += 1 }
 
@@ -83,6 +96,7 @@ struct Events: ParsableCommand {
         while true {
             output.flush()
             if let n = exitAfterRevisions, revisions >= n { return }
+            if ended { return }
             if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
                 printError("synctable events: poll failed: \(String(cString: strerror(errno)))")
                 throw ExitCode(1)
@@ -157,6 +171,21 @@ final class EventLineWriter {
         raw(problem.position.map { String($0.line) } ?? "null")
         field("column")
         raw(problem.position.map { String($0.column) } ?? "null")
+        raw("}\n")
+    }
+
+    /// An invalid record of a JSON Lines file or stream.
+    func appendError(_ error: JSONLinesError) {
+        field("event", first: true)
+        string(Array("error".utf8))
+        field("key")
+        string(Array(String(error.index).utf8))
+        field("message")
+        string(Array(error.message.utf8))
+        field("line")
+        raw(String(error.line))
+        field("column")
+        raw(String(error.column))
         raw("}\n")
     }
 

@@ -30,6 +30,7 @@ struct List: ParsableCommand {
     var file: String
 
     @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -39,6 +40,9 @@ struct List: ParsableCommand {
 
     func run() throws {
         let (path, query) = try self.query.resolved()
+        if file != "-", input.format(of: file) == .jsonLines, let document = newestRecords(file, path: path, query: query) {
+            return print(Window(query: query, path: path, document: document))
+        }
         let bytes: [UInt8]
         do {
             // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
@@ -48,13 +52,26 @@ struct List: ParsableCommand {
             throw ExitCode(2)
         }
         let document: JSONDocument
-        do {
-            document = try JSONDocument(parsing: bytes)
-        } catch {
-            printError("\(file == "-" ? "<stdin>" : file):\(error.line):\(error.column): error: \(error.message)")
-            throw ExitCode(1)
+        let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
+        if reading == .jsonLines {
+            document = records(bytes, mode: .lines)
+        } else {
+            do {
+                document = try JSONDocument(parsing: bytes)
+            } catch {
+                // Standard input may be a stream of values (JSON Lines, or any whitespace between).
+                if file == "-", input.input != .json, let stream = streamOfValues(bytes) {
+                    document = stream
+                } else {
+                    printError("\(file == "-" ? "<stdin>" : file):\(error.line):\(error.column): error: \(error.message)")
+                    throw ExitCode(1)
+                }
+            }
         }
-        let window = Window(query: query, path: path, document: document)
+        print(Window(query: query, path: path, document: document))
+    }
+
+    private func print(_ window: Window) {
         var out = [UInt8]()
         switch format ?? (isatty(1) != 0 ? .table : .json) {
         case .json: writeJSON(window, to: &out, lines: false)
@@ -64,6 +81,36 @@ struct List: ParsableCommand {
         }
         writeOut(out)
     }
+}
+
+/// For a query of the newest records of a JSON Lines file (`--limit-to-last K` in line order at
+/// the root, no range): only the file's end is parsed (`LinesTail`); nil when the query needs
+/// every record, or the file cannot be read this way (the caller then reads it whole and reports
+/// any problem).
+private func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocument? {
+    guard path.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
+    let byKey = query.explicitOrdering == .key
+    guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
+    guard let tail = LinesTail(path: file, children: k) else { return nil }
+    // Priority order is line order unless a record has a `.priority` member.
+    return !byKey && tail.mayHavePriorities ? nil : tail.document
+}
+
+/// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.
+private func records(_ bytes: [UInt8], mode: JSONLinesBuilder.Mode) -> JSONDocument {
+    var builder = JSONLinesBuilder(mode: mode)
+    builder.reserveCapacity(forInput: bytes.count)
+    builder.append(bytes)
+    builder.finish()
+    return builder.finishedList()
+}
+
+/// Input that is not one JSON document, as a list of values, when it holds more than one.
+private func streamOfValues(_ bytes: [UInt8]) -> JSONDocument? {
+    var builder = JSONLinesBuilder(mode: .values)
+    builder.append(bytes)
+    builder.finish()
+    return builder.count > 1 ? builder.document() : nil
 }
 
 // MARK: - JSON

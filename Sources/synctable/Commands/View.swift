@@ -1,5 +1,6 @@
 // `synctable [view] FILE`: the live table.
 import ArgumentParser
+import FileStore
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -18,14 +19,21 @@ struct View: ParsableCommand {
             limit-to-last window is shown last first (the highest scores at the top), and r flips \
             it. Press ? in the viewer for every key. Exit status: 0 after q; 2 when the file \
             cannot be read, the query or a flag is invalid, or the terminal cannot be used.
+
+            A JSON Lines file (.jsonl, .ndjson, --input jsonl) is shown as a log: line N is the row N, \
+            the newest at the bottom, and the table follows new lines (FOLLOWING) while the newest \
+            row is selected; moving up pauses (paused at row N), G or End follows again. With '-', \
+            standard input is read as it arrives (one JSON document, or a stream of values) and \
+            keys come from the terminal (/dev/tty).
             """
     )
 
-    @Argument(help: "The JSON file to show (it need not exist yet).")
+    @Argument(help: "The JSON file to show (it need not exist yet); '-' reads standard input.")
     var file: String
 
     /// `--path` (the location whose children are the rows) and the query flags.
     @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp(
         "Columns after the key: comma-separated paths inside each child (nested: metrics/views). "
@@ -70,9 +78,13 @@ struct View: ParsableCommand {
                 do { paths!.append(try Path(text)) } catch { throw CommandError("--columns: \(error)") }
             }
         }
+        let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
+        var viewQuery = ViewQuery(flags: flags, pageSize: pageSize)
+        // A log's records are shown as `tail -f` shows them: the newest at the bottom, followed.
+        if format == .jsonLines && location.isRoot { viewQuery.showTail() }
         return ViewerOptions(
-            file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: paths,
-            pageSize: pageSize, animations: !noAnimation, cache: noCache ? nil : FirstPageCache.standard())
+            file: file, format: format, location: location, query: viewQuery, columns: paths,
+            pageSize: pageSize, animations: !noAnimation, cache: noCache || file == "-" ? nil : FirstPageCache.standard())
     }
 }
 

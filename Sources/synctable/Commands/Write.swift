@@ -22,6 +22,7 @@ struct SetValue: ParsableCommand {
         commandName: "set", abstract: "Replace the value at a path (null removes it).", discussion: writeDiscussion)
 
     @Argument(help: "The JSON file to write.") var file: String
+    @OptionGroup var input: InputOptions
     @Argument(help: "Where: a path such as /users/alice ('/' is the root).") var path: String
     // Parsed as "all unrecognized" so that a negative number is a value, not an option.
     @Argument(parsing: .allUnrecognized, help: "The new value, as JSON (quote strings: '\"Bob\"'); '-' reads it from standard input.")
@@ -31,7 +32,7 @@ struct SetValue: ParsableCommand {
 
     func run() throws {
         let writes = JSONWrite.set(try parsePathArgument(path), try parseJSONArgument(value[0]))
-        try performWrite(file, writes)
+        try performWrite(file, writes, input)
     }
 }
 
@@ -44,6 +45,7 @@ struct UpdateValues: ParsableCommand {
             + "other values are kept.\n\n" + writeDiscussion)
 
     @Argument(help: "The JSON file to write.") var file: String
+    @OptionGroup var input: InputOptions
     @Argument(help: "The base path, such as /users/alice ('/' is the root).") var path: String
     @Argument(help: "A JSON object of relative paths and their new values; '-' reads it from standard input.")
     var values: String
@@ -55,7 +57,7 @@ struct UpdateValues: ParsableCommand {
         }
         let writes: [JSONWrite]
         do { writes = try JSONWrite.update(base, object) } catch { throw argumentError(error.description) }
-        try performWrite(file, writes)
+        try performWrite(file, writes, input)
     }
 }
 
@@ -67,6 +69,7 @@ struct PushValue: ParsableCommand {
         discussion: writeDiscussion)
 
     @Argument(help: "The JSON file to write.") var file: String
+    @OptionGroup var input: InputOptions
     @Argument(help: "The parent path, such as /messages ('/' is the root).") var path: String
     @Argument(parsing: .allUnrecognized, help: "The new child's value, as JSON; '-' reads it from standard input.")
     var value: [String] = []
@@ -76,8 +79,16 @@ struct PushValue: ParsableCommand {
     func run() throws {
         let parent = try parsePathArgument(path)
         let content = try parseJSONArgument(value[0])
+        if input.format(of: file) == .jsonLines {
+            guard parent.isRoot else {
+                throw argumentError("a JSON Lines file takes new records at its root (its end), not at \(parent)")
+            }
+            // One line, appended with one write: its index is the key.
+            try report(file) { () throws(WriteError) in print(try FileStore.appendLine(content, toFile: file)) }
+            return
+        }
         var key = ""
-        try performWrite(file) { () throws(WriteError) in key = try FileStore.push(content, under: parent, toFile: file) }
+        try report(file) { () throws(WriteError) in key = try FileStore.push(content, under: parent, toFile: file) }
         print(key)
     }
 }
@@ -89,10 +100,11 @@ struct RemoveValue: ParsableCommand {
         discussion: writeDiscussion)
 
     @Argument(help: "The JSON file to write.") var file: String
+    @OptionGroup var input: InputOptions
     @Argument(help: "The path to remove, such as /users/alice.") var path: String
 
     func run() throws {
-        try performWrite(file, JSONWrite.remove(try parsePathArgument(path)))
+        try performWrite(file, JSONWrite.remove(try parsePathArgument(path)), input)
     }
 }
 
@@ -134,14 +146,22 @@ private func parseJSONArgument(_ text: String) throws -> JSON {
     }
 }
 
-/// Writes, reporting failures on standard error in `validate`'s style.
-private func performWrite(_ file: String, _ writes: [JSONWrite]) throws {
-    try performWrite(file) { () throws(WriteError) in try FileStore.write(writes, toFile: file) }
+/// Writes, reporting failures on standard error in `validate`'s style. A JSON Lines file is
+/// only appended to (`push`): other writes are refused, and the file is untouched.
+private func performWrite(_ file: String, _ writes: [JSONWrite], _ input: InputOptions) throws {
+    try report(file) { () throws(WriteError) in
+        if input.format(of: file) == .jsonLines {
+            throw FileStore.appendOnlyError(file)
+        }
+        try FileStore.write(writes, toFile: file)
+    }
 }
 
-private func performWrite(_ file: String, _ write: () throws(WriteError) -> Void) throws {
+/// Runs a write, turning its error into a message and an exit status (1, or 2 for a file that
+/// cannot be read).
+private func report(_ file: String, _ body: () throws(WriteError) -> Void) throws {
     do {
-        try write()
+        try body()
     } catch {
         switch error {
         case .invalidJSON(let e):

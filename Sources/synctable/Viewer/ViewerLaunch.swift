@@ -12,16 +12,20 @@ import ViewerCore
 /// - Returns: the viewer's exit status.
 /// - Throws: `CommandError` when the file cannot be read or the terminal cannot be used.
 func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(CommandError) -> Int32 {
-    try checkReadable(options.file)
+    let isStream = options.file == "-"
+    // Keys come from the terminal itself when standard input is the data.
+    let keyboard = isStream ? try terminalForKeys() : 0
+    defer { if keyboard != 0 { close(keyboard) } }
+    if !isStream { try checkReadable(options.file) }
     let store: FileStore
     do {
-        store = try FileStore(path: options.file)
+        store = isStream ? try FileStore(stream: 0) : try FileStore(path: options.file, options: storeOptions(options))
     } catch {
         throw CommandError("\(options.file): \(error)")
     }
     let terminal: Terminal
     do {
-        terminal = try Terminal()
+        terminal = try Terminal(Terminal.Options(inputFD: keyboard))
     } catch {
         throw CommandError("cannot use the terminal: \(error)")
     }
@@ -35,6 +39,30 @@ func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(CommandErr
     let status = runLoop(viewer, store: store, terminal: terminal, signals: signals)
     terminal.restore()
     return status
+}
+
+/// A large log opens at its newest lines at once (`NewestFirst`: a few pages of them), before the
+/// whole file is read.
+private func storeOptions(_ options: ViewerOptions) -> FileStore.Options {
+    var store = FileStore.Options(format: options.format)
+    if options.format == .jsonLines && options.query.tail && options.pageSize > 0 {
+        store.newestFirst = FileStore.NewestFirst(records: max(1000, options.pageSize * 5))
+    }
+    return store
+}
+
+/// The controlling terminal, opened for keys while standard input is a pipe.
+/// - Throws: `CommandError` when standard input is itself the terminal (nothing is piped), or
+///   there is no terminal to read keys from.
+private func terminalForKeys() throws(CommandError) -> Int32 {
+    if isatty(0) == 1 {
+        throw CommandError("'-' reads JSON from standard input, which is the terminal: pipe the data in (some-program | synctable view -)")
+    }
+    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else {
+        throw CommandError("standard input is the data, and there is no terminal (/dev/tty) to read keys from: \(String(cString: strerror(errno)))")
+    }
+    return fd
 }
 
 /// A file that exists must be a readable regular file (or a link to one); a missing file is

@@ -1,0 +1,83 @@
+// Writing to a JSON Lines file: one record appended as one line, safe beside other appenders.
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONTree
+
+extension FileStore {
+    /// Appends `value` to the JSON Lines file at `path` (created when missing) as one line, with
+    /// one `write(2)` on an `O_APPEND` descriptor: the kernel places each such write whole at the
+    /// end, so lines of processes appending at the same time never interleave.
+    /// - Returns: the new line's index (its key): the lines before it, counted after the write.
+    /// - Throws: `WriteError`; a short write (a full disk) is reported, with what it wrote.
+    /// - Complexity: O(file size) to count the lines before the new one.
+    @discardableResult
+    public static func appendLine(_ value: JSON, toFile path: String) throws(WriteError) -> Int {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EACCES || code == EROFS { throw .readOnly(path: path) }
+            throw .system("open", path: path, errno: code)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .system("stat", path: path, errno: errno) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+        var line = value.serialized()
+        line.append(0x0A)
+        // A last line without its newline (a writer's partial line, a file ending without one)
+        // would swallow ours.
+        if st.st_size > 0, lastByte(path, size: Int64(st.st_size)) != 0x0A { line.insert(0x0A, at: 0) }
+        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == line.count else {
+            throw .system(written < 0 ? "append to" : "append (short write) to", path: path, errno: written < 0 ? errno : EIO)
+        }
+        // With O_APPEND the offset is now the end of this write, wherever other appenders put theirs.
+        let end = lseek(fd, 0, SEEK_CUR)
+        guard end >= 0 else { throw .system("seek", path: path, errno: errno) }
+        return try countNewlines(path, before: Int64(end) - Int64(line.count) + (line.first == 0x0A ? 1 : 0))
+    }
+
+    /// Appends `value` to this store's JSON Lines file (see `appendLine(_:toFile:)`); the new
+    /// record reaches observers with the store's next read.
+    /// - Throws: `WriteError.appendOnly` for a pipe or a path other than the root.
+    @discardableResult
+    public func appendLine(_ path: Path, _ value: JSON) throws(WriteError) -> Int {
+        guard !isStream else { throw .appendOnly(path: self.path, what: "standard input cannot be written to") }
+        guard path.isRoot else {
+            throw .appendOnly(path: self.path, what: "a JSON Lines file takes new records at its root (its end), not at \(path)")
+        }
+        return try FileStore.appendLine(value, toFile: absolutePath)
+    }
+
+    /// The refusal of a rewrite (set, update, remove) of the JSON Lines file at `path`.
+    public static func appendOnlyError(_ path: String) -> WriteError {
+        .appendOnly(path: path, what: "a JSON Lines file is only appended to: set, update and remove would rewrite "
+            + "lines that other programs are appending after; use push to append a record")
+    }
+
+    private static func lastByte(_ path: String, size: Int64) -> UInt8? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var byte: UInt8 = 0
+        return pread(fd, &byte, 1, off_t(size - 1)) == 1 ? byte : nil
+    }
+
+    private static func countNewlines(_ path: String, before end: Int64) throws(WriteError) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var count = 0, offset: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while offset < end {
+            let want = Int(min(Int64(buffer.count), end - offset))
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(offset)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            for b in buffer[0..<n] where b == 0x0A { count += 1 }
+            offset += Int64(n)
+        }
+        return count
+    }
+}

@@ -1,0 +1,278 @@
+// Reading a JSON Lines file (or a pipe) from where the last read stopped.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import JSONTree
+
+/// Why a JSON Lines source started over from its first byte.
+public enum LinesRestart: Sendable, Equatable, CustomStringConvertible {
+    /// The file became shorter, or its bytes before the read position changed (copytruncate).
+    case truncated
+    /// Another file now has the path (logrotate's rename and create, an editor's save).
+    case replaced
+    /// The file was deleted; the list is empty until it comes back.
+    case deleted
+
+    public var description: String {
+        switch self {
+        case .truncated: "truncated"
+        case .replaced: "replaced"
+        case .deleted: "deleted"
+        }
+    }
+}
+
+/// What one read of a JSON Lines source found.
+struct LinesNews: Sendable {
+    /// The records, when they changed (nil: nothing new).
+    var document: JSONDocument?
+    var identity: FileIdentity
+    var restart: LinesRestart?
+    var missing = false
+    var unreadable: String?
+    /// Records so far, and how many of them are invalid.
+    var records = 0
+    var invalidRecords = 0
+    /// The invalid records this read found.
+    var newErrors: [JSONLinesError] = []
+    /// The input has ended (pipes only).
+    var ended = false
+    /// The document holds only the newest records (`FileStore.Options.newestFirst`); the whole
+    /// file follows with the next read.
+    var partial = false
+}
+
+/// The state of reading a JSON Lines file or a pipe: the records so far and where reading
+/// stopped. Used only on the read worker's serial queue (hence `@unchecked Sendable`).
+final class LinesReader: @unchecked Sendable {
+    enum Source {
+        case file(path: String)
+        case stream(StreamInput)
+    }
+
+    private let source: Source
+    private let newestFirst: FileStore.NewestFirst?
+    /// Whether the first read (of the newest records only) was made.
+    private var newestFirstDone = false
+    private var builder: JSONLinesBuilder
+    /// The file being followed (device and inode), and how many of its bytes were read.
+    private var followed: (device: UInt64, inode: UInt64)?
+    private var offset: Int64 = 0
+    /// The last bytes read, before `offset`: if they are not there any more, the file was
+    /// rewritten (truncated and written past the old length again) and is read from its start.
+    private var tail: [UInt8] = []
+    private static let tailLength = 64
+    private static let chunk = 1 << 22
+    private var ended = false
+    /// How many of the builder's errors earlier reads reported.
+    private var reportedErrors = 0
+
+    init(source: Source, newestFirst: FileStore.NewestFirst? = nil) {
+        self.source = source
+        self.newestFirst = newestFirst
+        builder = JSONLinesBuilder(mode: { if case .stream = source { .values } else { .lines } }())
+    }
+
+    /// Reads what was appended since the last read.
+    /// - Complexity: O(bytes appended), plus O(records) to copy the document when there are new ones.
+    func read() -> LinesNews {
+        switch source {
+        case .file(let path): return readFile(path)
+        case .stream(let input): return readStream(input)
+        }
+    }
+
+    private func readStream(_ input: StreamInput) -> LinesNews {
+        let (bytes, ended, failure) = input.take()
+        var added = builder.append(bytes)
+        if ended && !self.ended {
+            self.ended = true
+            added += builder.finish()
+        }
+        var news = report(identity: FileIdentity(device: 0, inode: 0, size: Int64(builder.consumed + builder.pendingCount), modified: 0, changed: 0))
+        news.ended = self.ended
+        if let failure { news.unreadable = failure }
+        if self.ended, let single = builder.finishedDocument() {
+            // One JSON document piped in: it is the revision, not a list of one.
+            news.document = single
+        } else if added > 0 {
+            news.document = builder.document()
+        }
+        return news
+    }
+
+    private func readFile(_ path: String) -> LinesNews {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let code = errno
+            var news = restartIfFollowing(.deleted, identity: FileIdentity(device: 0, inode: 0, size: 0, modified: 0, changed: 0))
+            if code == ENOENT { news.missing = true } else { news.unreadable = String(cString: strerror(code)) }
+            return news
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return failure(errno) }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            var news = report(identity: FileIdentity(st))
+            news.unreadable = "is a directory, not a JSON Lines file"
+            return news
+        }
+        var restart: LinesRestart?
+        let identity = FileIdentity(st)
+        if let newestFirst, !newestFirstDone, followed == nil, identity.size >= Int64(newestFirst.minimumBytes) {
+            newestFirstDone = true
+            if let tail = LinesTail(fd: fd, size: Int(identity.size), children: newestFirst.records) {
+                var news = LinesNews(identity: identity, records: tail.document.root.count, invalidRecords: 0)
+                news.document = tail.document
+                news.partial = true
+                return news
+            }
+        }
+        if let followed, followed != (identity.device, identity.inode) {
+            restart = .replaced
+        } else if identity.size < offset || !tailIsIntact(fd) {
+            restart = .truncated
+        }
+        if restart != nil { startOver() }
+        followed = (identity.device, identity.inode)
+
+        // Everything after `offset`, including what is appended while this reads.
+        if identity.size - offset > Int64(Self.chunk) { builder.reserveCapacity(forInput: Int(identity.size - offset)) }
+        var added = 0
+        var buffer = [UInt8](repeating: 0, count: Self.chunk)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return failure(errno)
+            }
+            if n == 0 { break }
+            added += builder.append(buffer[0..<n])
+            offset += Int64(n)
+            remember(buffer[0..<n])
+        }
+        var news = report(identity: identity)
+        news.restart = restart
+        if added > 0 || restart != nil { news.document = builder.document() }
+        return news
+    }
+
+    /// After the file was deleted: the list starts over, empty (once).
+    private func restartIfFollowing(_ reason: LinesRestart, identity: FileIdentity) -> LinesNews {
+        guard followed != nil else { return report(identity: identity) }
+        startOver()
+        var news = report(identity: identity)
+        news.restart = reason
+        news.document = builder.document()
+        return news
+    }
+
+    private func startOver() {
+        builder = JSONLinesBuilder(mode: builder.mode)
+        followed = nil
+        offset = 0
+        tail = []
+        reportedErrors = 0
+    }
+
+    private func remember(_ bytes: ArraySlice<UInt8>) {
+        tail.append(contentsOf: bytes.suffix(Self.tailLength))
+        if tail.count > Self.tailLength { tail.removeFirst(tail.count - Self.tailLength) }
+    }
+
+    /// Whether the bytes just before `offset` are still the ones read there.
+    private func tailIsIntact(_ fd: Int32) -> Bool {
+        guard !tail.isEmpty else { return true }
+        var now = [UInt8](repeating: 0, count: tail.count)
+        let n = now.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset) - off_t(tail.count)) }
+        return n == tail.count && now == tail
+    }
+
+    private func report(identity: FileIdentity) -> LinesNews {
+        let errors = builder.errors
+        defer { reportedErrors = errors.count }
+        var news = LinesNews(identity: identity, records: builder.count, invalidRecords: errors.count,
+                             newErrors: Array(errors[min(reportedErrors, errors.count)...]))
+        if builder.isFull { news.unreadable = "the records passed 4 GiB: lines after line \(builder.count) are not read" }
+        return news
+    }
+
+    private func failure(_ code: Int32) -> LinesNews {
+        var news = report(identity: FileIdentity(device: 0, inode: 0, size: 0, modified: 0, changed: 0))
+        news.unreadable = String(cString: strerror(code))
+        return news
+    }
+}
+
+/// A pipe (or any descriptor) read on a thread of its own as bytes arrive, so that the store's
+/// loop never blocks on it; each chunk wakes the loop.
+final class StreamInput: Sendable {
+    private struct State {
+        var bytes: [UInt8] = []
+        var ended = false
+        var failure: String?
+        /// Whether the loop has not yet asked for what arrived.
+        var unread = false
+    }
+
+    private let state = Mutex(State())
+    let fd: Int32
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Starts the reading thread; `wake` is signalled after each chunk and at the end.
+    func start(wake: WakeSignal) {
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(StartBox(input: self, wake: wake)).toOpaque()
+        pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<StartBox>.fromOpaque(raw!).takeRetainedValue()
+            box.input.readUntilEnd(wake: box.wake)
+            return nil
+        }, box)
+        pthread_detach(thread)
+    }
+
+    private final class StartBox {
+        let input: StreamInput
+        let wake: WakeSignal
+        init(input: StreamInput, wake: WakeSignal) {
+            self.input = input
+            self.wake = wake
+        }
+    }
+
+    private func readUntilEnd(wake: WakeSignal) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            let error = n < 0 ? String(cString: strerror(errno)) : nil
+            state.withLock { state in
+                if n > 0 { state.bytes.append(contentsOf: buffer[0..<n]) } else { state.ended = true }
+                state.failure = error
+                state.unread = true
+            }
+            wake.signal()
+            if n <= 0 { return }
+        }
+    }
+
+    /// Whether bytes (or the end) arrived that the loop has not asked for; clears the flag.
+    func takeUnread() -> Bool {
+        state.withLock { state in
+            defer { state.unread = false }
+            return state.unread
+        }
+    }
+
+    /// What arrived since the last call, and whether the input has ended.
+    func take() -> (bytes: [UInt8], ended: Bool, failure: String?) {
+        state.withLock { state in
+            defer { state.bytes = [] }
+            return (state.bytes, state.ended, state.failure)
+        }
+    }
+}

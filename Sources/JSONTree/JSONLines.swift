@@ -1,0 +1,420 @@
+// JSON Lines (and streams of JSON values) as one growing array document, parsed as bytes arrive.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A record that is not valid JSON: where it is and why.
+public struct JSONLinesError: Sendable, Equatable {
+    /// The record's key (its index among the records).
+    public let index: Int
+    /// Where the problem is in the input (1-based line, column in Unicode scalars).
+    public let line: Int
+    public let column: Int
+    public let message: String
+
+    public init(index: Int, line: Int, column: Int, message: String) {
+        self.index = index
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+}
+
+/// Reads JSON Lines, or a stream of JSON values, into an array document whose child `N` is
+/// record `N`, one chunk of input at a time.
+///
+/// Each record is parsed once, when the input that completes it arrives: its tape is appended
+/// to the array's, with its byte offsets moved to where its bytes sit in the array's bytes.
+/// A record that is not yet complete (a line without its newline, a value still open) waits for
+/// more input. The array's bytes are the records' own bytes (so values keep their spelling)
+/// joined by commas; a blank line is `null` there (counted, but not a child), and an invalid
+/// record is an *error row*: `{"$error":{"line":L,"column":C,"message":M}}`.
+///
+/// ```swift
+/// var lines = JSONLinesBuilder(mode: .lines)
+/// lines.append(Array("{\"a\":1}\n{\"a\":".utf8))    // record 0; the rest waits
+/// lines.append(Array("2}\n".utf8))                  // record 1
+/// let document = lines.document()                   // [{"a":1},{"a":2}]
+/// ```
+/// Building the document copies the array's bytes and tape (O(n) memory speed); parsing costs
+/// only what was appended.
+public struct JSONLinesBuilder: ~Copyable {
+    /// How the input is cut into records.
+    public enum Mode: Sendable {
+        /// One record a line (`\n`); line N is child N. A line of only whitespace is skipped but counted.
+        case lines
+        /// JSON values separated by any whitespace (as `jq` reads its input); value N is child N.
+        /// When the first value fits on one line and a newline follows it, the input is taken
+        /// for JSON Lines and read as `.lines` from there on, so that one bad line cannot
+        /// swallow the rest of the input into an unclosed bracket.
+        case values
+    }
+
+    /// The member that marks an error row.
+    public static let errorMember = "$error"
+
+    /// How the input is cut; `.values` may turn into `.lines` after the first value.
+    public private(set) var mode: Mode
+    /// Whether a `.values` input was checked for being JSON Lines.
+    private var decided = false
+    /// Whether the first record's bytes hold a newline (a pretty-printed value).
+    private var firstSpansLines = false
+    /// The array of the records so far: `[`, the records comma-separated, `]`. The latest
+    /// document shares it (no copy); the next record copies it once, as any change of a shared array.
+    private var body: [UInt8] = [UInt8(ascii: "["), UInt8(ascii: "]")]
+    /// The tape of `body`: entry 0 is the array (completed by `document()`), then each record's.
+    private var tape: TapeMemory
+    private var tapeCount = 1
+    /// Input not yet part of a record.
+    private var pending: [UInt8] = []
+    /// How much of `pending` was already scanned for the end of a record, so a record that
+    /// arrives in many small pieces is scanned once.
+    private var scanned = 0
+    private var scan = ValueScan()
+    /// A place in `pending` whose line and column (1-based, column in Unicode scalars) are known,
+    /// for the positions of errors: it only moves forwards, so input is counted once.
+    private var mark = (index: 0, line: 1, column: 1)
+    /// In `.lines` mode: the records since `mark` (a line each), so lines need no counting.
+    private var linesSinceMark = 0
+    /// Records so far (blank lines included).
+    public private(set) var count = 0
+    /// The invalid records so far.
+    public private(set) var errors: [JSONLinesError] = []
+    /// The records reached 4 GiB: later input is skipped (see `addRecord`).
+    public private(set) var isFull = false
+    /// Input bytes consumed into records (the start of `pending` in the input).
+    public private(set) var consumed = 0
+    /// The first valid record's bytes in `body`: a stream holding exactly one value is that value
+    /// as a document (`finishedDocument`).
+    private var firstValue: Range<Int>?
+    /// Records that are not blank lines.
+    private var valueRecords = 0
+    /// Whether the input was a `.values` input at first.
+    private let startedAsValues: Bool
+
+    /// The largest array the records may make: tape offsets are 32-bit.
+    private let byteLimit: Int
+
+    public init(mode: Mode) {
+        self.init(mode: mode, byteLimit: Int(UInt32.max))
+    }
+
+    /// A builder whose records stop at `byteLimit` bytes (tests: the limit without 4 GiB of input).
+    init(mode: Mode, byteLimit: Int) {
+        self.byteLimit = byteLimit
+        self.mode = mode
+        decided = mode == .lines
+        startedAsValues = mode == .values
+        tape = TapeMemory(capacity: 1024)
+        tape.base[0] = TapeEntry(start: 0, end: 0, payload: 0)
+    }
+
+    deinit { if !tapeGiven { tape.release() } }
+
+    /// Whether `finishedList()` handed the tape to a document.
+    private var tapeGiven = false
+
+    /// Makes room for about `bytes` more bytes of input at once (a whole file about to be read),
+    /// so that the bytes and the tape grow once instead of doubling many times.
+    public mutating func reserveCapacity(forInput bytes: Int) {
+        body.reserveCapacity(body.count + bytes + 2)
+        // Log lines of ~200 bytes hold ~10 values; fewer entries only means a later doubling.
+        let entries = tapeCount + bytes / 16
+        if entries > tape.capacity { tape.resize(to: entries) }
+    }
+
+    /// Input bytes waiting for the rest of their record.
+    public var pendingCount: Int { pending.count }
+
+    /// Adds input; parses every record it completes.
+    /// - Returns: how many records were added.
+    /// - Complexity: O(bytes appended), amortised.
+    @discardableResult
+    public mutating func append(_ bytes: some Collection<UInt8>) -> Int {
+        let before = count
+        pending.append(contentsOf: bytes)
+        var start = 0
+        while let end = recordEnd(from: &start, final: false) {
+            addRecord(start..<end.record)
+            start = end.next
+        }
+        drop(start)
+        return count - before
+    }
+
+    /// The input has ended: what is left is the last record (a line without its newline, or an
+    /// incomplete value, which is an error row).
+    /// - Returns: how many records were added.
+    @discardableResult
+    public mutating func finish() -> Int {
+        let before = count
+        var start = 0
+        while let end = recordEnd(from: &start, final: true) {
+            addRecord(start..<end.record)
+            start = end.next
+        }
+        drop(start)
+        return count - before
+    }
+
+    /// The records so far as an array document.
+    /// - Complexity: O(n): copies the tape (the bytes are shared until the next record).
+    public func document() -> JSONDocument {
+        let memory = TapeMemory(capacity: tapeCount)
+        memory.base.update(from: tape.base, count: tapeCount)
+        memory.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
+        return JSONDocument(bytes: body, tape: TapeStorage(memory: memory, count: tapeCount))
+    }
+
+    /// Records `count..<count + n` as lines that were not read (`null`: no child), for a reader
+    /// that starts at line `n` of its input (`tail(of:children:)`).
+    /// - Complexity: O(n), without parsing.
+    mutating func appendSkippedLines(_ n: Int) {
+        guard n > 0, count == 0, consumed == 0 else { return }
+        body.reserveCapacity(body.count + 5 * n)
+        body.removeLast()  // the closing bracket, put back after
+        if tapeCount + n > tape.capacity { tape.resize(to: tapeCount + n + 1024) }
+        for k in 0..<n {
+            if k > 0 { body.append(UInt8(ascii: ",")) }
+            let offset = UInt32(body.count)
+            body.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+            tape.base[tapeCount] = TapeEntry(start: offset, end: offset + 4, payload: 0)
+            tapeCount += 1
+        }
+        body.append(UInt8(ascii: "]"))
+        count = n
+        mark.line += n
+        decided = true
+    }
+
+    /// The records as an array document, without copying: the builder's bytes and tape become
+    /// the document's (for a one-off read, such as `synctable list`).
+    public consuming func finishedList() -> JSONDocument {
+        tape.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
+        tapeGiven = true
+        return JSONDocument(bytes: body, tape: TapeStorage(memory: tape, count: tapeCount))
+    }
+
+    /// After `finish()`: the single value of a `.values` input that held exactly one value, valid
+    /// (a JSON document piped in), as its own document; nil otherwise.
+    public func finishedDocument() -> JSONDocument? {
+        guard startedAsValues, valueRecords == 1, errors.isEmpty, let range = firstValue else { return nil }
+        return try? JSONDocument(parsing: Array(body[range]))
+    }
+
+    // MARK: - Cutting the input into records
+
+    /// Where the record starting at `pending[start...]` ends (`record`: its bytes' end; `next`:
+    /// where the following one starts), or nil when it is not complete. May move `start` past
+    /// input that is no record (the rest of the first line, when values turn into lines).
+    private mutating func recordEnd(from start: inout Int, final: Bool) -> (record: Int, next: Int)? {
+        if !decided && count == 1 { decideLines(from: &start) }
+        switch mode {
+        case .lines:
+            let from = max(start, scanned)
+            let found = pending.withUnsafeBufferPointer { p -> Int? in
+                guard from < p.count, let hit = memchr(p.baseAddress! + from, 0x0A, p.count - from) else { return nil }
+                return p.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            if let nl = found {
+                scanned = nl + 1
+                return (nl, nl + 1)
+            }
+            scanned = pending.count
+            return final && start < pending.count ? (pending.count, pending.count) : nil
+        case .values:
+            if scanned < start { scanned = start; scan = ValueScan() }
+            if scan.valueStart == nil {
+                var i = scanned
+                while i < pending.count && isSpace(pending[i]) { i += 1 }
+                scanned = i
+                guard i < pending.count else {
+                    // Only whitespace left: nothing to add, even at the end.
+                    return nil
+                }
+                scan.valueStart = i
+            }
+            if let end = scan.advance(pending, from: &scanned, final: final) {
+                scan = ValueScan()
+                scanned = end
+                return (end, end)
+            }
+            return nil
+        }
+    }
+
+    /// After the first value of a `.values` input: JSON Lines when the value was on one line
+    /// and only spaces separate it from a newline.
+    private mutating func decideLines(from start: inout Int) {
+        var i = start
+        while i < pending.count && (pending[i] == 0x20 || pending[i] == 0x09 || pending[i] == 0x0D) { i += 1 }
+        guard i < pending.count else { return }  // not known yet
+        decided = true
+        if pending[i] == 0x0A && !firstSpansLines {
+            mode = .lines
+            start = i + 1
+            scanned = start
+            advanceMark(to: start)
+            linesSinceMark = 0
+        }
+    }
+
+    /// Forgets the first `n` pending bytes, keeping the mark's line and column right.
+    private mutating func drop(_ n: Int) {
+        guard n > 0 else { return }
+        if mode == .lines && mark.index == 0 {
+            // `pending` starts at a line, and every record since was one line.
+            mark = (0, mark.line + linesSinceMark, 1)
+        } else {
+            advanceMark(to: n)
+        }
+        linesSinceMark = 0
+        mark.index = 0
+        pending.removeFirst(n)
+        scanned -= n
+        if let s = scan.valueStart { scan.valueStart = s - n }
+        consumed += n
+    }
+
+    /// Counts lines and columns from the mark up to `index`.
+    private mutating func advanceMark(to index: Int) {
+        guard index > mark.index else { return }
+        var (line, column) = (mark.line, mark.column)
+        pending.withUnsafeBufferPointer { p in
+            for i in mark.index..<index {
+                if p[i] == 0x0A { line += 1; column = 1 } else if p[i] & 0xC0 != 0x80 { column += 1 }
+            }
+        }
+        mark = (index, line, column)
+    }
+
+    // MARK: - Parsing one record
+
+    /// Parses `pending[range]` (in values mode, from its leading whitespace) as the next record.
+    private mutating func addRecord(_ range: Range<Int>) {
+        // Tape offsets are 32-bit: records past 4 GiB are not read (and never a wrapped offset).
+        guard !isFull, body.count + range.count + 256 < byteLimit else {
+            isFull = true
+            return
+        }
+        var from = range.lowerBound
+        while from < range.upperBound && isSpace(pending[from]) { from += 1 }
+        if from == range.upperBound {
+            // A blank line: counted, and `null` in the array, which is no child.
+            appendLiteral(Array("null".utf8))
+            if mode == .lines { linesSinceMark += 1 }
+            count += 1
+            return
+        }
+        // A second reference to the bytes (no copy), so that they can be read while `body` grows.
+        let input = pending
+        do {
+            try input.withUnsafeBufferPointer { p throws(JSONParseError) in
+                let record = UnsafeBufferPointer(rebasing: p[range])
+                let relative = try JSONParser.parse(record, depthLimit: maximumJSONDepth - 1)
+                let offset = body.count - 1 + (count > 0 ? 1 : 0)  // before the closing bracket
+                if count == 0 { firstSpansLines = p[from..<range.upperBound].contains(0x0A) }
+                appendRecord(record, tape: relative)
+                if valueRecords == 0 { firstValue = offset..<(offset + record.count) }
+            }
+        } catch {
+            let (l, c) = position(of: error, recordStart: range.lowerBound)
+            errors.append(JSONLinesError(index: count, line: l, column: c, message: error.message))
+            var row = Array(#"{"\#(Self.errorMember)":{"line":\#(l),"column":\#(c),"message":"#.utf8)
+            writeJSONString(error.message, to: &row)
+            row.append(contentsOf: "}}".utf8)
+            appendLiteral(row)
+        }
+        if mode == .lines { linesSinceMark += 1 }
+        valueRecords += 1
+        count += 1
+    }
+
+    /// The input's line and column of an error found in the record starting at `pending[start]`.
+    private mutating func position(of error: JSONParseError, recordStart start: Int) -> (Int, Int) {
+        // A line is one record: its line is known, and the parser's column is the line's.
+        if mode == .lines && mark.index == 0 { return (mark.line + linesSinceMark, error.column) }
+        // The parser counted lines and columns from the record's start.
+        advanceMark(to: start)
+        return error.line == 1 ? (mark.line, mark.column + error.column - 1) : (mark.line + error.line - 1, error.column)
+    }
+
+    /// Appends a record made here (`null`, an error row).
+    private mutating func appendLiteral(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { p in
+            // Made to be valid JSON: a failure is a bug here.
+            appendRecord(p, tape: try! JSONParser.parse(p, depthLimit: maximumJSONDepth - 1))
+        }
+    }
+
+    /// Appends a record's bytes and its tape (parsed from `bytes` alone), moved into place.
+    private mutating func appendRecord(_ bytes: UnsafeBufferPointer<UInt8>, tape parsed: TapeStorage) {
+        body.removeLast()  // the closing bracket
+        if count > 0 { body.append(UInt8(ascii: ",")) }
+        let offset = body.count
+        body.append(contentsOf: bytes)
+        body.append(UInt8(ascii: "]"))
+        if tapeCount + parsed.count > tape.capacity { tape.resize(to: max(tape.capacity * 2, tapeCount + parsed.count)) }
+        let base = tapeCount
+        for k in 0..<parsed.count {
+            var e = parsed[k]
+            let first = bytes[Int(e.start)]
+            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(base) }
+            e.start += UInt32(offset)
+            e.end += UInt32(offset)
+            tape.base[base + k] = e
+        }
+        tapeCount += parsed.count
+    }
+}
+
+@inline(__always) private func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+/// Finding where one JSON value ends without parsing it: brackets counted outside strings.
+private struct ValueScan {
+    var valueStart: Int?
+    var depth = 0
+    var inString = false
+    var escaped = false
+
+    /// Scans `bytes` from `i` (the value starts at `valueStart`); returns the value's end, or nil
+    /// when more input is needed (`i` then marks how far the scan got).
+    mutating func advance(_ bytes: [UInt8], from i: inout Int, final: Bool) -> Int? {
+        let start = valueStart!
+        let first = bytes[start]
+        if first != UInt8(ascii: "{") && first != UInt8(ascii: "[") && first != UInt8(ascii: "\"") {
+            // A scalar (or a stray character): up to whitespace or punctuation.
+            var j = max(i, start + 1)
+            while j < bytes.count && !isSpace(bytes[j]) && !isPunctuation(bytes[j]) { j += 1 }
+            i = j
+            return j < bytes.count || final ? j : nil
+        }
+        var j = max(i, start)
+        while j < bytes.count {
+            let b = bytes[j]
+            j += 1
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                    if depth == 0 { i = j; return j }
+                }
+            } else if b == UInt8(ascii: "\"") {
+                inString = true
+            } else if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+                depth += 1
+            } else if b == UInt8(ascii: "}") || b == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 { i = j; return j }
+            }
+        }
+        i = j
+        return final ? j : nil
+    }
+
+    private func isPunctuation(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "{") || b == UInt8(ascii: "}") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
+            || b == UInt8(ascii: ",") || b == UInt8(ascii: ":") || b == UInt8(ascii: "\"")
+    }
+}

@@ -1,0 +1,45 @@
+// Following a log: with the end of the order at the bottom (JSON Lines, standard input), the
+// table follows new rows like `tail -f` while the newest row is selected.
+import FileStore
+import TableUI
+
+extension Viewer {
+    /// Whether new rows move the selection to the newest: the table shows a tail and the
+    /// newest row (the last) is selected, or nothing is yet. Moving away pauses following;
+    /// `G`/`End` (the last row) resumes it. No state of its own: it is where the selection is.
+    var isFollowing: Bool {
+        guard query.tail else { return false }
+        guard let selection = table.state.selection else { return true }
+        return selection >= rows.numberOfRows - 1
+    }
+
+    /// Whether `selection` is within a screenful of the older end of the rows, where the next
+    /// page is loaded: the bottom, or the top of a tail (whose pages grow upwards).
+    func nearOlderEnd(_ selection: Int) -> Bool {
+        let screenful = max(1, table.bodyHeight)
+        return query.tail ? selection < screenful : selection >= rows.numberOfRows - screenful
+    }
+
+    /// The status bar's badges for a log: following or paused, invalid lines, restarts, the
+    /// input's end.
+    var streamBadges: [String] {
+        var badges: [String] = []
+        if query.tail {
+            if isFollowing {
+                badges.append(" FOLLOWING ")
+            } else if let (key, _) = selectedChild {
+                badges.append(" paused at row \(key) (G follows) ")
+            }
+        }
+        guard let lines = storeStatus.lines else { return badges }
+        if lines.isPartial { badges.append(" READING OLDER LINES ") }
+        if lines.invalidRecords > 0 {
+            badges.append(" \(lines.invalidRecords) INVALID \(lines.invalidRecords == 1 ? "LINE" : "LINES") ")
+        }
+        if let restart = lines.lastRestart {
+            badges.append(" STARTED OVER: \(restart)\(lines.restarts > 1 ? " ×\(lines.restarts)" : "") ")
+        }
+        if lines.inputEnded { badges.append(" INPUT ENDED ") }
+        return badges
+    }
+}

@@ -1,0 +1,204 @@
+// `list`, `events` and `push` on JSON Lines files and on standard input, run as processes.
+import Foundation
+import JSONTree
+import Testing
+import TestSupport
+
+/// A running `synctable` whose standard output is read line by line as it is written.
+private final class StreamingProcess {
+    let process = Process()
+    private let output = Pipe()
+    let input = Pipe()
+    private var buffer = [UInt8]()
+
+    init(_ arguments: [String], directory: String) throws {
+        process.executableURL = URL(fileURLWithPath: try synctableBinary())
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// The next line, or nil at the end of output or after `seconds`.
+    func readLine(seconds: Double = 15) -> String? {
+        let fd = output.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let nl = buffer.firstIndex(of: 0x0A) {
+                defer { buffer.removeFirst(nl + 1) }
+                return String(decoding: buffer[..<nl], as: UTF8.self)
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// Lines up to and including the first that contains `needle`.
+    func lines(through needle: String, seconds: Double = 15) -> [String] {
+        var lines = [String]()
+        while let line = readLine(seconds: seconds) {
+            lines.append(line)
+            if line.contains(needle) { return lines }
+        }
+        Issue.record("no line with \(needle) after \(lines)")
+        return lines
+    }
+}
+
+private func append(_ text: String, to path: String) throws {
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    handle.seekToEndOfFile()
+    handle.write(Data(text.utf8))
+    try handle.close()
+}
+
+@Suite struct JSONLinesCommandTests {
+    @Test func listReadsLinesAsChildrenWithErrorRowsAndQueriesThem() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("app.jsonl")
+        try Data("{\"level\":\"info\",\"n\":1}\n\n{\"level\":\"error\",\"n\":2}\n{bad\n{\"level\":\"error\",\"n\":4}\n".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let all = try runProgram(try synctableBinary(), ["list", path, "--format", "jsonl"])
+        #expect(all.status == 0)
+        #expect(all.output.split(separator: "\n").map(String.init) == [
+            #"{"key":"0","value":{"level":"info","n":1}}"#,
+            #"{"key":"2","value":{"level":"error","n":2}}"#,
+            #"{"key":"3","value":{"$error":{"line":4,"column":2,"message":"expected a string key, found 'b'"}}}"#,
+            #"{"key":"4","value":{"level":"error","n":4}}"#,
+        ])
+        let errors = try runProgram(try synctableBinary(), [
+            "list", path, "--format", "jsonl", "--order-by-child", "level", "--equal-to", "error", "--limit-to-last", "1",
+        ])
+        #expect(errors.output == #"{"key":"4","value":{"level":"error","n":4}}"# + "\n")
+        // Any file can be read as JSON Lines; `--path` reaches into the records.
+        let renamed = folder.file("app.log")
+        try FileManager.default.copyItem(atPath: path, toPath: renamed)
+        let inner = try runProgram(try synctableBinary(), ["list", renamed, "--input", "jsonl", "--path", "/4", "--format", "jsonl"])
+        #expect(inner.output == #"{"key":"level","value":"error"}"# + "\n" + #"{"key":"n","value":4}"# + "\n")
+    }
+
+    @Test func theNewestLinesOfALogAreTheSameReadWholeOrFromItsEnd() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("tail.jsonl")
+        var text = ""
+        for i in 0..<300 {
+            text += i % 17 == 0 ? "\n" : i % 23 == 0 ? "{broken\n" : i % 29 == 0 ? "null\n" : "{\"i\":\(i),\"s\":\"é\"}\n"
+        }
+        try Data((text + "{\"last\":true}").utf8).write(to: URL(fileURLWithPath: path))
+        for k in [1, 5, 40] {
+            // With a range the whole file is read; without, only its end (JSONLinesBuilder.tail).
+            let whole = try runProgram(try synctableBinary(), [
+                "list", path, "--order-by-key", "--start-at", #""0""#, "--limit-to-last", "\(k)", "--format", "jsonl",
+            ])
+            let end = try runProgram(try synctableBinary(), ["list", path, "--order-by-key", "--limit-to-last", "\(k)", "--format", "jsonl"])
+            let byDefault = try runProgram(try synctableBinary(), ["list", path, "--limit-to-last", "\(k)", "--format", "jsonl"])
+            #expect(whole.status == 0 && whole.output.split(separator: "\n").count == k)
+            #expect(end.output == whole.output, "k \(k)")
+            #expect(byDefault.output == whole.output, "k \(k)")
+        }
+    }
+
+    @Test func listOfStandardInputTakesADocumentOrAStreamOfValues() throws {
+        let folder = ScratchFolder()
+        let stream = try StreamingProcess(["list", "-", "--format", "jsonl"], directory: folder.path)
+        stream.input.fileHandleForWriting.write(Data("1 2\n{\"a\":\n 3}".utf8))
+        try stream.input.fileHandleForWriting.close()
+        #expect(stream.lines(through: #""key":"2""#) == [
+            #"{"key":"0","value":1}"#, #"{"key":"1","value":2}"#, #"{"key":"2","value":{"a":3}}"#,
+        ])
+        let document = try StreamingProcess(["list", "-", "--format", "jsonl"], directory: folder.path)
+        document.input.fileHandleForWriting.write(Data("{\"x\": {\"y\": 1},\n \"z\": 2}\n".utf8))
+        try document.input.fileHandleForWriting.close()
+        #expect(document.lines(through: #""key":"z""#) == [#"{"key":"x","value":{"y":1}}"#, #"{"key":"z","value":2}"#])
+    }
+
+    @Test func eventsFollowAppendsAndPrintAnErrorEventForABadLine() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("events.ndjson")
+        try Data("{\"n\":0}\n".utf8).write(to: URL(fileURLWithPath: path))
+        let events = try StreamingProcess(["events", path], directory: folder.path)
+        #expect(events.lines(through: #""event":"value""#) == [
+            #"{"event":"child_added","key":"0","prevKey":null,"index":0,"value":{"n":0}}"#, #"{"event":"value","count":1}"#,
+        ])
+        // Half a line first: nothing until its newline arrives.
+        try append("{\"n\":", to: path)
+        try append("1}\n{oops\n{\"n\":3}\n", to: path)
+        let lines = events.lines(through: #""key":"3""#) + events.lines(through: #""event":"error""#)
+        #expect(lines.contains(#"{"event":"child_added","key":"1","prevKey":"0","index":1,"value":{"n":1}}"#))
+        #expect(lines.contains(#"{"event":"child_added","key":"2","prevKey":"1","index":2,"value":{"$error":{"line":3,"column":2,"message":"expected a string key, found 'o'"}}}"#))
+        #expect(lines.contains(#"{"event":"error","key":"2","message":"expected a string key, found 'o'","line":3,"column":2}"#))
+        #expect(lines.last(where: { $0.contains("child_added") })?.contains(#""key":"3""#) == true)
+    }
+
+    @Test func eventsOfStandardInputEndWithTheInput() throws {
+        let folder = ScratchFolder()
+        let events = try StreamingProcess(["events", "-"], directory: folder.path)
+        events.input.fileHandleForWriting.write(Data("{\"a\":1}\n".utf8))
+        #expect(events.lines(through: #""event":"value""#).first == #"{"event":"child_added","key":"0","prevKey":null,"index":0,"value":{"a":1}}"#)
+        events.input.fileHandleForWriting.write(Data("{\"a\":2}\n".utf8))
+        #expect(events.lines(through: #""event":"value""#).first == #"{"event":"child_added","key":"1","prevKey":"0","index":1,"value":{"a":2}}"#)
+        try events.input.fileHandleForWriting.close()
+        #expect(events.readLine() == nil)
+        events.process.waitUntilExit()
+        #expect(events.process.terminationStatus == 0)
+    }
+
+    @Test func racingPushesAppendWholeLinesWithDistinctKeys() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("race.jsonl")
+        let binary = try synctableBinary()
+        // Two shells push 40 records each at the same time.
+        let script = """
+            for w in a b; do
+              (i=0; while [ $i -lt 40 ]; do "$1" push "$2" / "{\\"w\\":\\"$w\\",\\"i\\":$i,\\"pad\\":\\"$(printf '%0500d' 0)\\"}" >> "$3.$w" || exit 1; i=$((i+1)); done) &
+            done
+            wait
+            """
+        let result = try runProgram("/bin/sh", ["-c", script, "sh", binary, path, folder.file("keys")])
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 81 && lines.last == "")
+        for line in lines.dropLast() {
+            let record = try JSONDocument(parsing: String(line)).root
+            #expect(record.child("pad")?.stringValue?.count == 500)
+        }
+        let keys = try ["a", "b"].flatMap { w in
+            try String(contentsOfFile: folder.file("keys.\(w)"), encoding: .utf8).split(separator: "\n").map { Int($0)! }
+        }
+        #expect(keys.sorted() == Array(0..<80))
+        // Each printed key is the index of the line holding that record.
+        for w in ["a", "b"] {
+            let own = try String(contentsOfFile: folder.file("keys.\(w)"), encoding: .utf8).split(separator: "\n").map { Int($0)! }
+            for (i, key) in own.enumerated() {
+                let record = try JSONDocument(parsing: String(lines[key])).root
+                #expect(record.child("w")?.stringValue == w && record.child("i")?.doubleValue == Double(i))
+            }
+        }
+    }
+
+    @Test func rewritesOfAJSONLinesFileAreRefusedAndLeaveItAlone() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("keep.jsonl")
+        let text = "{\"a\":1}\n{\"a\":2}\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        for arguments in [["set", path, "/0/a", "5"], ["update", path, "/", "{\"0/a\":5}"], ["remove", path, "/1"]] {
+            let result = try runProgram(try synctableBinary(), arguments)
+            #expect(result.status == 1)
+            #expect(result.errors.contains("a JSON Lines file is only appended to"), "\(result.errors)")
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+}

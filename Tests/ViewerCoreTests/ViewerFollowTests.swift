@@ -1,0 +1,96 @@
+// The viewer on a growing JSON Lines file, in-process: it follows appends like `tail -f` while
+// the newest row is selected, pauses when the selection moves up, and G follows again.
+import FileStore
+import Glibc
+import JSONTree
+import LiveQuery
+import TableUI
+import Testing
+import TestSupport
+import ViewerCore
+
+/// Appends `text` to the file at `path` with one write, as a logger's `>>` does.
+private func append(_ text: String, to path: String) {
+    let fd = open(path, O_WRONLY | O_APPEND)
+    precondition(fd >= 0, "cannot open \(path)")
+    let bytes = Array(text.utf8)
+    precondition(write(fd, bytes, bytes.count) == bytes.count, "short append to \(path)")
+    close(fd)
+}
+
+@Suite("The viewer follows a log")
+struct ViewerFollowTests {
+    @Test("a JSON Lines file opens at its newest line and follows appends; moving up pauses, G follows again; a truncation starts over")
+    func followsAppendsLikeTailF() throws {
+        let lines = (0..<40).map { "{\"n\":\($0),\"level\":\"info\"}\n" }.joined()
+        let h = try ViewerHarness(lines, format: .jsonLines, rows: 12, columns: 100) { options in
+            options.query.showTail()  // as `synctable view` does for a log
+        }
+        var screen = try h.waitUntil("the newest line selected") { $0.contains("FOLLOWING") && h.selectedKey == "39" }
+        #expect(h.line(ofKey: "0") == nil)  // the start of the log is above the screen
+        #expect(!screen.contains("descending"))  // a tail is shown oldest first, the newest at the bottom
+
+        // An append is selected as it arrives.
+        append("{\"n\":40,\"level\":\"error\"}\n", to: h.file)
+        try h.waitUntil("line 40 followed") { $0.contains("FOLLOWING") && h.selectedKey == "40" }
+        #expect(h.hasRows(inOrder: ["38", "39", "40"]))
+
+        // Moving up pauses: new lines come in below, the selection stays.
+        h.send(.character("k"), .character("k"))
+        screen = try h.waitUntil("paused at row 38") { $0.contains("paused at row 38") }
+        #expect(h.selectedKey == "38")
+        #expect(!screen.contains("FOLLOWING"))
+        append("{oops\n", to: h.file)
+        append("{\"n\":42}\n", to: h.file)
+        screen = try h.waitUntil("the bad line counted") { $0.contains("1 INVALID LINE") && $0.contains("43 rows") }
+        #expect(h.selectedKey == "38")
+        #expect(screen.contains("paused at row 38"))
+
+        // G follows again, and the bad line shows its error in its row.
+        h.send(.character("G"))
+        screen = try h.waitUntil("following again") { $0.contains("FOLLOWING") && h.selectedKey == "42" }
+        #expect(screen.contains("invalid JSON at line 42, column 2"))
+        append("{\"n\":43}\n", to: h.file)
+        try h.waitUntil("line 43 followed") { _ in h.selectedKey == "43" }
+
+        // Truncated in place (copytruncate): the list starts over, and says so.
+        writeFileInPlace(h.file, Array("{\"n\":0,\"level\":\"new\"}\n".utf8))
+        screen = try h.waitUntil("started over") { $0.contains("STARTED OVER: truncated") && $0.contains("1 row") }
+        #expect(h.selectedKey == "0")
+        #expect(screen.contains("new"))
+    }
+
+    @Test("a tail keeps the newest at the bottom; r leaves it (first rows), r again shows the newest first, neither following")
+    func reverseLeavesTheTail() throws {
+        let lines = (0..<5).map { "{\"n\":\($0)}\n" }.joined()
+        let h = try ViewerHarness(lines, format: .jsonLines, rows: 12, columns: 100) { options in
+            options.query.showTail()
+        }
+        try h.waitUntil("the tail") { $0.contains("FOLLOWING") && h.selectedKey == "4" }
+        #expect(h.hasRows(inOrder: ["0", "1", "2", "3", "4"]))
+        h.send(.character("r"))
+        var screen = try h.waitUntil("the first rows") { !$0.contains("FOLLOWING") && h.hasRows(inOrder: ["0", "1", "2", "3", "4"]) }
+        #expect(!screen.contains("descending"))
+        h.send(.character("r"))
+        screen = try h.waitUntil("newest first") { _ in h.hasRows(inOrder: ["4", "3", "2", "1", "0"]) }
+        #expect(!screen.contains("FOLLOWING"))
+        #expect(screen.contains("descending"))
+    }
+
+    @Test("a adds a line to a log with one append; + says a log is only appended to and leaves it")
+    func writesToALogAppendOrAreRefused() throws {
+        let h = try ViewerHarness("{\"n\":0}\n{\"n\":1}\n", format: .jsonLines, rows: 12, columns: 200) { options in
+            options.query.showTail()
+        }
+        try h.waitUntil("the tail") { _ in h.selectedKey == "1" }
+        h.send(.character("a"))
+        h.send(.character("\u{15}"))
+        h.type(#"{"n": 2}"#)
+        h.send(.enter)
+        try h.waitUntil("the new line, followed") { $0.contains("added /2") && h.selectedKey == "2" }
+        #expect(readFileText(h.file) == "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n")
+        h.send(.tab, .character("+"))
+        try h.waitUntil("the refusal") { $0.contains("only appended to") }
+        #expect(readFileText(h.file) == "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n")
+    }
+}
