@@ -8,6 +8,7 @@ public enum ViewerAction: Hashable, Sendable {
     case columnLeft, columnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
+    case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath
     case edit, increment, decrement, delete, add
     case help, repaint, quit
@@ -45,7 +46,10 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
     KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
     KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
-    KeyBinding("/", [.character("/")], .filter, "filter the column under the cursor (sorting by it): a value, or text* for a prefix"),
+    KeyBinding("/", [.character("/")], .search, "find a text in any key or cell of every child (\\v: a regex; lower case ignores case)"),
+    KeyBinding("n", [.character("n")], .searchNext, "next match (wraps at the bottom)"),
+    KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
+    KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
     KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),

@@ -129,7 +129,7 @@ extension Viewer {
             if let revision = store.currentRevision { text += " — showing revision \(revision.number)" }
             return [Segment(text, errorStyle)]
         }
-        return [Segment("? help  q quit  Enter open  s sort  r reverse  / filter  p pause  v JSON  e edit", noteStyle)]
+        return [Segment("? help  q quit  Enter open  / search  n next  f filter  s sort  r reverse  v JSON  e edit", noteStyle)]
     }
 
     // MARK: The JSON pane

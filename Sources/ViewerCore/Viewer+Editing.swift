@@ -77,14 +77,14 @@ extension Viewer {
         switch prompt.purpose {
         case .filter(_, let ordering):
             var next = query
-            if prompt.text.isEmpty {
-                next.clearFilter()
-            } else if prompt.text.count > 1, prompt.text.hasSuffix("*") {
-                next.setFilter(.prefix(String(prompt.text.dropLast())), ordering: ordering)
+            if let filter = ViewQuery.Filter(typed: prompt.text) {
+                next.setFilter(filter, ordering: ordering)
             } else {
-                next.setFilter(.equal(typedValue(prompt.text), text: prompt.text), ordering: ordering)
+                next.clearFilter()
             }
             replaceQuery(next)
+        case .search:
+            acceptSearch(prompt.text)
         case .edit(let path):
             write(JSONWrite.set(path, typedValue(prompt.text)), done: "set \(path)")
         case .add:

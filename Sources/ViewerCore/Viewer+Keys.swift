@@ -64,6 +64,9 @@ extension Viewer {
             next.reverse()
             replaceQuery(next)
         case .filter: startFilter()
+        case .search: startSearch()
+        case .searchNext: stepSearch(.next)
+        case .searchPrevious: stepSearch(.previous)
         case .clearFilter:
             if query.filter != nil {
                 var next = query
@@ -165,16 +168,9 @@ extension Viewer {
     private func startFilter() {
         let spec = cursorSpec
         // The prompt starts empty (typing replaces the filter); the one in force is named.
-        var now = ""
-        if spec == query.sortSpec {
-            switch query.filter {
-            case .equal(_, let typed)?: now = " (now \(typed))"
-            case .prefix(let prefix)?: now = " (now \(prefix)*)"
-            case nil: break
-            }
-        }
+        let now = spec == query.sortSpec ? query.filter.map { " (now \($0.words(column: spec.title)))" } ?? "" : ""
         mode = .prompt(Prompt(purpose: .filter(spec: spec, ordering: ordering(for: spec)),
-                              label: "filter \(spec.title)\(now) = (a value, or text* for a prefix; empty clears): ", text: ""))
+                              label: "filter \(spec.title)\(now): 42 equals, text* starts with, >= 10, < 5, 10..20; empty clears: ", text: ""))
     }
 
     // MARK: Moving between locations

@@ -92,6 +92,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var paneTop = 0
     var paneChild: Path?
     var message: Message?
+    /// `/` search: the pattern, its matches, a search running on another thread.
+    var search = SearchState()
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()
@@ -145,12 +147,15 @@ public final class Viewer: SyncedArrayBatchDelegate {
     }
 
     /// The next moment an animation frame is due (the caller's wait ends then); nil: none.
-    public var nextDeadline: Double? { table.nextDeadline }
+    public var nextDeadline: Double? {
+        [table.nextDeadline, searchDeadline].compactMap { $0 }.min()
+    }
 
     /// The clock moved: animations advance, and the next page loads when the selection is near
     /// the end of the rows.
     public func tick() {
         table.tick(now: environment.clock.now())
+        collectSearch()
         loadMoreIfNeeded()
     }
 

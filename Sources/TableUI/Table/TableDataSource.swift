@@ -28,4 +28,11 @@ public protocol TableDataSource: AnyObject {
     /// The cells of `row` (0..<numberOfRows), one per column, as raw untrusted text: the
     /// table sanitises them. Missing cells show empty; extra ones are ignored.
     func cells(ofRow row: Int) -> [String]
+    /// The columns of `row` whose cells are highlighted (a search's matches).
+    func highlightedColumns(ofRow row: Int) -> Set<Int>
+}
+
+extension TableDataSource {
+    /// The columns of `row` to highlight (a search's matches); none by default.
+    public func highlightedColumns(ofRow row: Int) -> Set<Int> { [] }
 }

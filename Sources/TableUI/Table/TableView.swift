@@ -40,6 +40,8 @@ public final class TableView {
     /// Sanitised cells of the rows drawn by the latest render (old values for reloads,
     /// and the text of a deleted row's closing line).
     var rowCells: [Int: [String]] = [:]
+    /// The highlighted columns of the rows on screen (from the data source, per render).
+    var rowHighlights: [Int: Set<Int>] = [:]
     /// The widest sanitised text seen per column since the latest reload (widths only grow,
     /// so columns do not jump while scrolling).
     var contentWidths: [Int] = []
@@ -117,6 +119,11 @@ public final class TableView {
         let columns = dataSource.columns
         for case .row(let r)? in items { cells[r] = fetchCells(r, columnCount: columns.count) }
         rowCells = cells
+        rowHighlights = [:]
+        for r in cells.keys {
+            let marked = dataSource.highlightedColumns(ofRow: r)
+            if !marked.isEmpty { rowHighlights[r] = marked }
+        }
         let layout = layoutColumns(columns, rows: cells.values, width: size.columns)
 
         let header = renderHeader(columns, layout)
@@ -283,7 +290,8 @@ public final class TableView {
             let i = placement.index
             let change = i < frame.changes.count ? frame.changes[i] : .same
             let text = i < cells.count ? cells[i] : ""
-            let cellStyle = change == .same ? base : overlay(base, theme.changedCell)
+            var cellStyle = change == .same ? base : overlay(base, theme.changedCell)
+            if case .row(let r) = item, rowHighlights[r]?.contains(i) == true { cellStyle = overlay(cellStyle, theme.match) }
             let shown = columns[i].isNumeric
                 ? fitNumber(text, width: placement.width, ellipsis: theme.symbols.ellipsis)
                 : fit(text, width: placement.width, ellipsis: theme.symbols.ellipsis)
