@@ -6,6 +6,7 @@ import TableUI
 public enum ViewerAction: Hashable, Sendable {
     case down, up, pageDown, pageUp, first, last
     case columnLeft, columnRight
+    case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case search, searchNext, searchPrevious
@@ -41,6 +42,12 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("G End", [.character("G"), .end], .last, "last row (loads the next page when there is one)"),
     KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (its title is highlighted)"),
     KeyBinding("→ Tab", [.right, .tab], .columnRight, "column cursor right"),
+    KeyBinding("x", [.character("x")], .hideColumn, "hide the column under the cursor"),
+    KeyBinding("X", [.character("X")], .showColumns, "show hidden columns again (a list to pick from)"),
+    KeyBinding(">", [.character(">")], .widenColumn, "widen the column under the cursor"),
+    KeyBinding("<", [.character("<")], .narrowColumn, "narrow the column under the cursor"),
+    KeyBinding("H", [.character("H")], .moveColumnLeft, "move the column under the cursor left"),
+    KeyBinding("L", [.character("L")], .moveColumnRight, "move the column under the cursor right"),
     KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
     KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location"),
     KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),

@@ -11,6 +11,8 @@ enum PromptPurpose {
     case search
     /// `e`: a new value for the cell at `path`.
     case edit(path: Path)
+    /// `X`: which of these hidden columns to show again.
+    case showColumn([ColumnSpec])
     /// `a`: the value of a new child of the location.
     case add
 }

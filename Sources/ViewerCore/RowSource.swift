@@ -101,6 +101,11 @@ final class RowSource: TableDataSource {
         columns = columnSet.specs.enumerated().map { i, spec in
             var title = spec.title
             if spec == sort.spec { title += sort.descending ? (unicode ? "↓" : "v") : (unicode ? "↑" : "^") }
+            if let width = columnSet.widths[spec] {
+                var column = TableColumn(title, numeric: columnSet.numeric[i], minWidth: width, maxWidth: width)
+                column.isFixedWidth = true
+                return column
+            }
             return TableColumn(title, numeric: columnSet.numeric[i], minWidth: i == 0 ? 3 : 1, maxWidth: i == 0 ? 24 : 40)
         }
     }

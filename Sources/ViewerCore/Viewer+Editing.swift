@@ -85,6 +85,8 @@ extension Viewer {
             replaceQuery(next)
         case .search:
             acceptSearch(prompt.text)
+        case .showColumn(let hidden):
+            acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path):
             write(JSONWrite.set(path, typedValue(prompt.text)), done: "set \(path)")
         case .add:

@@ -21,6 +21,8 @@ public struct ViewerOptions {
     public var cache: FirstPageCache?
     /// The keys: dispatch and the help screen both read this table.
     public var keyBindings: [KeyBinding]
+    /// Columns not to show (`--columns -name`), for the starting location.
+    public var hiddenColumns: [Path] = []
 
     public init(file: String, location: Path = .root, query: ViewQuery? = nil, columns: [Path]? = nil,
                 pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil,
@@ -136,7 +138,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
         settings.animationsEnabled = options.animations
         table = TableView(dataSource: rows, settings: settings)
         table.selectColumn(0)
-        if let columns = options.columns { rows.setColumns(ColumnSet(fixed: columns)) }
+        var columns = options.columns.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: [])
+        columns.hide(options.hiddenColumns.map { $0.isRoot ? .value : .member($0) })
+        rows.setColumns(columns)
+        // The key column stays on screen while the others scroll.
+        table.settings.frozenColumns = 1
         storeObservers = [
             store.observeStatus { [unowned self] status in storeStatus = status },
             store.observeRevisions { [unowned self] revision in
@@ -253,7 +259,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
         let reversed = query.fromEnd
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
-            var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
+            var columns = rows.columnSet
+            if !columns.isFixed {
+                columns = ColumnSet(inferredFrom: newRows)
+                columns.adoptChoices(of: rows.columnSet)
+            }
             columns.recomputeNumeric(newRows)
             setColumns(columns, cursorOn: nil)
             table.reloadData()

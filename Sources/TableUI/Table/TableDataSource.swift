@@ -10,6 +10,8 @@ public struct TableColumn: Hashable, Sendable {
     public var minWidth: Int
     /// The widest the column gets; longer text is cut with `…`.
     public var maxWidth: Int
+    /// The width was chosen by the user: spare room does not widen it.
+    public var isFixedWidth = false
 
     public init(_ title: String, numeric: Bool = false, minWidth: Int = 1, maxWidth: Int = 40) {
         self.title = title
