@@ -27,9 +27,10 @@ struct View: ParsableCommand {
     /// `--path` (the location whose children are the rows) and the query flags.
     @OptionGroup var query: QueryOptions
 
-    @Option(help: ArgumentHelp(
-        "Columns after the key: comma-separated paths inside each child (nested: metrics/views). "
-            + "Default: the children's members, most common first.",
+    // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Columns after the key: comma-separated paths inside each child (nested: metrics/views); "
+            + "-name hides one from the default set (the children's members, most common first).",
         valueName: "a,b,c/d"))
     var columns: String?
 
@@ -61,18 +62,12 @@ struct View: ParsableCommand {
             throw CommandError("\(error)")
         }
         guard pageSize >= 0 else { throw CommandError("--page-size must be 0 or more, not \(pageSize)") }
-        var paths: [Path]?
-        if let columns {
-            paths = []
-            for item in columns.split(separator: ",", omittingEmptySubsequences: false) {
-                let text = item.trimmedSpaces
-                guard !text.isEmpty else { throw CommandError("--columns: an empty column name in '\(columns)'") }
-                do { paths!.append(try Path(text)) } catch { throw CommandError("--columns: \(error)") }
-            }
-        }
-        return ViewerOptions(
-            file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: paths,
+        let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
+        var options = ViewerOptions(
+            file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: choice?.shown,
             pageSize: pageSize, animations: !noAnimation, cache: noCache ? nil : FirstPageCache.standard())
+        options.hiddenColumns = choice?.hidden ?? []
+        return options
     }
 }
 
