@@ -11,7 +11,7 @@ public enum ViewerAction: Hashable, Sendable {
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath
-    case edit, increment, decrement, delete, add
+    case edit, increment, decrement, delete, add, undo
     case help, repaint, quit
 }
 
@@ -67,6 +67,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("-", [.character("-")], .decrement, "subtract 1 from the selected cell"),
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
+    KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit"),

@@ -22,34 +22,37 @@ extension Viewer {
 
     /// `e`: a prompt prefilled with the cell's value.
     func startEdit() {
-        guard let (path, node) = selectedCellPath() else { return }
+        guard mayWrite("e"), let (path, node) = selectedCellPath() else { return }
         mode = .prompt(Prompt(purpose: .edit(path: path), label: "\(path) = ", text: editableText(node)))
     }
 
     /// `+` / `-`: a server increment, so a concurrent change by another process is not lost.
     func increment(by delta: Int) {
-        guard let (path, node) = selectedCellPath() else { return }
+        guard mayWrite(delta > 0 ? "+" : "-"), let (path, node) = selectedCellPath() else { return }
         if let node, !node.isNull, node.kind != .number {
             message = Message(text: "\(path) is not a number", isError: true)
             return
         }
         let increment: JSON = [".sv": ["increment": .number(JSONNumber(delta))]]
-        write(JSONWrite.set(path, increment), done: "\(path) \(delta > 0 ? "+" : "-")1")
+        recordedWrite(JSONWrite.set(path, increment), at: path) { before, after in
+            "\(path) \(delta > 0 ? "+" : "-")1: \(shown(before)) → \(shown(after))"
+        }
     }
 
     /// `d`: asks before deleting the selected child.
     func askToDelete() {
-        guard let (key, _) = selectedChild else { return }
+        guard mayWrite("d"), let (key, _) = selectedChild else { return }
         let path = location.child(key)
         mode = .confirm(Confirmation(question: "delete \(path)? (y/n)", path: path))
     }
 
     func remove(_ path: Path) {
-        write(JSONWrite.remove(path), done: "deleted \(path)")
+        recordedWrite(JSONWrite.remove(path), at: path) { _, _ in "deleted \(path) (u undoes)" }
     }
 
     /// `a`: a prompt for a new child's value, prefilled with an object of the table's columns.
     func startAdd() {
+        guard mayWrite("a") else { return }
         var members: [(key: String, value: JSON)] = []
         for spec in rows.columnSet.specs {
             guard case .member(let path) = spec, path.keys.count == 1 else { continue }
@@ -88,29 +91,18 @@ extension Viewer {
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path):
-            write(JSONWrite.set(path, typedValue(prompt.text)), done: "set \(path)")
+            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { before, after in
+                "set \(path): \(shown(before)) → \(shown(after))"
+            }
         case .add:
             guard !prompt.text.isEmpty else {
                 message = Message(text: "nothing added", isError: false)
                 return
             }
-            do {
-                let key = try store.push(location, typedValue(prompt.text))
-                if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
-                message = Message(text: "added \(location.child(key))", isError: false)
-            } catch {
-                message = Message(text: "not added: \(error)", isError: true)
-            }
-        }
-    }
-
-    /// Writes, saying what happened in the message line.
-    private func write(_ writes: [JSONWrite], done: String) {
-        do {
-            try store.write(writes)
-            message = Message(text: done, isError: false)
-        } catch {
-            message = Message(text: "not written: \(error)", isError: true)
+            let key = FileStore.newPushID()
+            let path = location.child(key)
+            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { _, _ in "added \(path)" }
+            if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
         }
     }
 }

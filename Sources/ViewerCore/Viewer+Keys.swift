@@ -94,6 +94,7 @@ extension Viewer {
         case .decrement: increment(by: -1)
         case .delete: askToDelete()
         case .add: startAdd()
+        case .undo: undo()
         case .help: mode = .help(top: 0)
         case .repaint:
             environment.perform(.repaintFully)

@@ -23,6 +23,8 @@ public struct ViewerOptions {
     public var keyBindings: [KeyBinding]
     /// Columns not to show (`--columns -name`), for the starting location.
     public var hiddenColumns: [Path] = []
+    /// No key writes (`--read-only`); a file the user cannot write is read-only anyway.
+    public var readOnly = false
 
     public init(file: String, location: Path = .root, query: ViewQuery? = nil, columns: [Path]? = nil,
                 pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil,
@@ -96,6 +98,10 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var message: Message?
     /// `/` search: the pattern, its matches, a search running on another thread.
     var search = SearchState()
+    /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
+    var readOnlyReason: String?
+    /// The viewer's own writes, latest last, for `u`.
+    var undoSteps: [UndoStep] = []
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()
@@ -133,6 +139,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         location = options.location
         query = options.query
         storeStatus = store.status
+        readOnlyReason = Viewer.readOnlyReason(options: options)
         rows = RowSource(unicode: environment.unicode)
         var settings = TableSettings(theme: environment.theme)
         settings.animationsEnabled = options.animations
@@ -146,7 +153,9 @@ public final class Viewer: SyncedArrayBatchDelegate {
         storeObservers = [
             store.observeStatus { [unowned self] status in storeStatus = status },
             store.observeRevisions { [unowned self] revision in
-                lastRevision = (revision.number, self.environment.clock.timeOfDay())
+                let time = self.environment.clock.timeOfDay()
+                lastRevision = (revision.number, time)
+                noteUndoChanges(revision, time: time)
             },
         ]
         subscribe(cache: options.cache)

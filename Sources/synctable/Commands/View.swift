@@ -43,6 +43,11 @@ struct View: ParsableCommand {
     var noAnimation = false
 
     @Flag(help: ArgumentHelp(
+        "No key writes to the file (the status bar says READ-ONLY). A file you cannot write "
+            + "(by its permission bits, even as root) opens read-only by itself."))
+    var readOnly = false
+
+    @Flag(help: ArgumentHelp(
         "Do not keep the first page between runs (by default it is kept under $XDG_CACHE_HOME/synctable "
             + "and shown at once while a large file is read)."))
     var noCache = false
@@ -67,6 +72,7 @@ struct View: ParsableCommand {
             file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: choice?.shown,
             pageSize: pageSize, animations: !noAnimation, cache: noCache ? nil : FirstPageCache.standard())
         options.hiddenColumns = choice?.hidden ?? []
+        options.readOnly = readOnly
         return options
     }
 }
