@@ -10,7 +10,7 @@ public enum ViewerAction: Hashable, Sendable {
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case search, searchNext, searchPrevious
-    case pause, showJSON, focusJSON, copyPath
+    case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo
     case help, repaint, quit
 }
@@ -62,6 +62,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
     KeyBinding("y", [.character("y")], .copyPath, "copy the selected child's path (terminal clipboard, OSC 52)"),
+    KeyBinding("Y", [.character("Y")], .copyValue, "copy the selected child's value as JSON (OSC 52; controls escaped)"),
     KeyBinding("e", [.character("e")], .edit, "edit the selected cell (JSON, or text as a string)"),
     KeyBinding("+", [.character("+")], .increment, "add 1 to the selected cell (server increment)"),
     KeyBinding("-", [.character("-")], .decrement, "subtract 1 from the selected cell"),

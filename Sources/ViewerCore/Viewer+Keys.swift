@@ -89,6 +89,7 @@ extension Viewer {
             paneOpen = true
             paneFocused = true
         case .copyPath: copySelectedPath()
+        case .copyValue: copySelectedValue()
         case .edit: startEdit()
         case .increment: increment(by: 1)
         case .decrement: increment(by: -1)
