@@ -3,7 +3,7 @@
 import TableUI
 
 /// What a key asks the viewer to do.
-public enum ViewerAction: Hashable, Sendable {
+public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case down, up, pageDown, pageUp, first, last
     case columnLeft, columnRight
     case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
@@ -13,6 +13,11 @@ public enum ViewerAction: Hashable, Sendable {
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo
     case help, repaint, quit
+}
+
+extension ViewerAction {
+    /// The action's name in a configuration file's `keys` (`searchNext`).
+    public var name: String { String(describing: self) }
 }
 
 /// One line of the help screen: the keys, what they do, and the action they trigger.

@@ -25,6 +25,8 @@ public struct ViewerOptions {
     public var hiddenColumns: [Path] = []
     /// No key writes (`--read-only`); a file the user cannot write is read-only anyway.
     public var readOnly = false
+    /// Styles from the configuration, over the terminal's standard theme.
+    public var styles = ThemeStyles()
 
     public init(file: String, location: Path = .root, query: ViewQuery? = nil, columns: [Path]? = nil,
                 pageSize: Int = 200, animations: Bool = true, cache: FirstPageCache? = nil,
@@ -141,7 +143,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         storeStatus = store.status
         readOnlyReason = Viewer.readOnlyReason(options: options)
         rows = RowSource(unicode: environment.unicode)
-        var settings = TableSettings(theme: environment.theme)
+        var settings = TableSettings(theme: options.styles.applied(to: environment.theme, colors: environment.colors))
         settings.animationsEnabled = options.animations
         table = TableView(dataSource: rows, settings: settings)
         table.selectColumn(0)

@@ -1,4 +1,7 @@
 // `synctable [view] FILE`: the live table.
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import JSONTree
 import LiveQuery
@@ -37,7 +40,7 @@ struct View: ParsableCommand {
     @Option(help: ArgumentHelp(
         "Rows per page without a limit flag; the next page loads near the end (0: every row at once).",
         valueName: "N"))
-    var pageSize: Int = 200
+    var pageSize: Int?
 
     @Flag(help: "Show each change at once, without animations.")
     var noAnimation = false
@@ -53,12 +56,12 @@ struct View: ParsableCommand {
     var noCache = false
 
     func run() throws {
-        try launchViewer(try viewerOptions())
+        try launchViewer(try viewerOptions(config: try loadConfig()))
     }
 
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
-    private func viewerOptions() throws(CommandError) -> ViewerOptions {
+    private func viewerOptions(config: ViewerConfig) throws(CommandError) -> ViewerOptions {
         let location: Path
         let flags: Query
         do {
@@ -66,14 +69,33 @@ struct View: ParsableCommand {
         } catch {
             throw CommandError("\(error)")
         }
+        let pageSize = self.pageSize ?? config.pageSize ?? 200
         guard pageSize >= 0 else { throw CommandError("--page-size must be 0 or more, not \(pageSize)") }
-        let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
+        let choice = try (columns ?? config.columns).map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         var options = ViewerOptions(
             file: file, location: location, query: ViewQuery(flags: flags, pageSize: pageSize), columns: choice?.shown,
-            pageSize: pageSize, animations: !noAnimation, cache: noCache ? nil : FirstPageCache.standard())
+            pageSize: pageSize, animations: !(noAnimation || config.noAnimation == true),
+            cache: noCache || config.noCache == true ? nil : FirstPageCache.standard(),
+            keyBindings: config.keyBindings(standardKeyBindings))
         options.hiddenColumns = choice?.hidden ?? []
-        options.readOnly = readOnly
+        options.readOnly = readOnly || config.readOnly == true
+        options.styles = config.styles
         return options
+    }
+}
+
+/// The user's configuration (`$XDG_CONFIG_HOME/synctable/config.json`), empty when there is
+/// none; a bad one ends the command before the viewer starts.
+func loadConfig() throws(CommandError) -> ViewerConfig {
+    var environment: [String: String] = [:]
+    for name in ["XDG_CONFIG_HOME", "HOME"] {
+        if let value = getenv(name) { environment[name] = String(cString: value) }
+    }
+    guard let path = ViewerConfig.standardPath(environment: environment) else { return ViewerConfig() }
+    do {
+        return try ViewerConfig.load(path: path) ?? ViewerConfig()
+    } catch {
+        throw CommandError("bad configuration: \(error.located) (the viewer did not start)")
     }
 }
 
