@@ -46,6 +46,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
+    BenchmarkGroup(name: "search", run: runSearchBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
