@@ -1,5 +1,8 @@
 // Finding a text in a location's children: the pattern typed after `/` and the matches over
 // every child in the order the table shows them (not only the rows loaded).
+#if canImport(Glibc)
+import Glibc
+#endif
 import JSONTree
 import LiveQuery
 
@@ -44,10 +47,28 @@ public struct SearchPattern: Sendable, Equatable {
         let asciiNeedle = needle.allSatisfy { $0 < 0x80 }
         let ignoresCase = self.ignoresCase
         return { haystack in
-            if !ignoresCase { return containsBytes(haystack.utf8, needle, foldASCII: false) }
+            var s = haystack
+            if ignoresCase && !asciiNeedle { s = haystack.lowercased() }
             // Only ASCII letters in the needle: fold the haystack's ASCII bytes as it is read.
-            if asciiNeedle { return containsBytes(haystack.utf8, needle, foldASCII: true) }
-            return containsBytes(haystack.lowercased().utf8, needle, foldASCII: false)
+            let fold = ignoresCase && asciiNeedle
+            return s.utf8.withContiguousStorageIfAvailable { containsBytes($0, needle, foldASCII: fold) }
+                ?? containsBytes(Array(s.utf8), needle, foldASCII: fold)
+        }
+    }
+
+    /// A test on a child's JSON text that is false only when no cell of the child can match:
+    /// for a plain ASCII pattern the text of a string, number or boolean cell is its JSON text,
+    /// unless the JSON holds escapes (a `\` in it) — then, and for patterns that could match a
+    /// container's `{3}` or `[5]`, there is no such test (nil).
+    func rawPrefilter() -> ((ArraySlice<UInt8>) -> Bool)? {
+        guard !isRegex else { return nil }
+        let needle = Array((ignoresCase ? text.lowercased() : text).utf8)
+        guard needle.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !"\"\\{}[]".utf8.contains($0) }) else { return nil }
+        let fold = ignoresCase
+        return { raw in
+            raw.withUnsafeBufferPointer { bytes in
+                containsBytes(bytes, needle, foldASCII: fold) || (bytes.baseAddress.map { memchr($0, 0x5C, bytes.count) != nil } ?? false)
+            }
         }
     }
 }
@@ -58,26 +79,31 @@ public struct SearchPatternError: Error, Sendable, Equatable, CustomStringConver
 }
 
 /// Whether `needle` occurs in `haystack` (ASCII upper case folded to lower when asked).
-/// - Complexity: O(haystack × needle) in the worst case; cells are short.
-private func containsBytes(_ haystack: String.UTF8View, _ needle: [UInt8], foldASCII: Bool) -> Bool {
-    if needle.isEmpty { return true }
-    var fast = Array(haystack)
-    if foldASCII {
-        for i in fast.indices where fast[i] >= 0x41 && fast[i] <= 0x5A { fast[i] |= 0x20 }
-    }
+/// - Complexity: O(haystack × needle) in the worst case; O(haystack) typically.
+private func containsBytes(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], foldASCII: Bool) -> Bool {
     let n = needle.count
-    guard fast.count >= n else { return false }
+    if n == 0 { return true }
+    guard haystack.count >= n else { return false }
+    @inline(__always) func at(_ i: Int) -> UInt8 {
+        let b = haystack[i]
+        return foldASCII && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+    }
     let first = needle[0]
     var i = 0
-    while i <= fast.count - n {
-        if fast[i] == first {
+    let last = haystack.count - n
+    while i <= last {
+        if at(i) == first {
             var j = 1
-            while j < n && fast[i + j] == needle[j] { j += 1 }
+            while j < n && at(i + j) == needle[j] { j += 1 }
             if j == n { return true }
         }
         i += 1
     }
     return false
+}
+
+private func containsBytes(_ haystack: [UInt8], _ needle: [UInt8], foldASCII: Bool) -> Bool {
+    haystack.withUnsafeBufferPointer { containsBytes($0, needle, foldASCII: foldASCII) }
 }
 
 /// One child where the pattern was found.
@@ -107,13 +133,20 @@ struct SearchContext: Equatable, Sendable {
 func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context: SearchContext) -> [SearchMatch] {
     let window = Window(query: context.query, path: context.location, document: document)
     let matches = pattern.matcher()
+    let prefilter = pattern.rawPrefilter()
     let n = window.count
     var found: [SearchMatch] = []
     for position in 0..<n {
         let i = context.reversed ? n - 1 - position : position
         let key = window.key(at: i)
+        if context.columns.first == .key, matches(key) {
+            found.append(SearchMatch(key: key, row: position, column: 0))
+            continue
+        }
         let value = window.value(at: i)
-        for (column, spec) in context.columns.enumerated() where matches(spec.cell(key: key, child: value)) {
+        // Most children are ruled out by one scan of their JSON text, as grep would.
+        if let prefilter, !prefilter(value.rawBytes) { continue }
+        for (column, spec) in context.columns.enumerated() where spec != .key && matches(spec.cell(key: key, child: value)) {
             found.append(SearchMatch(key: key, row: position, column: column))
             break
         }
