@@ -56,6 +56,15 @@ public struct SearchPattern: Sendable, Equatable {
         }
     }
 
+    /// The matcher on UTF-8 bytes, for a plain pattern of ASCII characters (a key is tested
+    /// without making a `String` of it); nil otherwise.
+    func byteMatcher() -> ((UnsafeBufferPointer<UInt8>) -> Bool)? {
+        let needle = Array((ignoresCase ? text.lowercased() : text).utf8)
+        guard !isRegex, needle.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let fold = ignoresCase
+        return { containsBytes($0, needle, foldASCII: fold) }
+    }
+
     /// A test on a child's JSON text that is false only when no cell of the child can match:
     /// for a plain ASCII pattern the text of a string, number or boolean cell is its JSON text,
     /// unless the JSON holds escapes (a `\` in it) — then, and for patterns that could match a
@@ -79,25 +88,36 @@ public struct SearchPatternError: Error, Sendable, Equatable, CustomStringConver
 }
 
 /// Whether `needle` occurs in `haystack` (ASCII upper case folded to lower when asked).
-/// - Complexity: O(haystack × needle) in the worst case; O(haystack) typically.
+///
+/// Candidates are found with `memchr` on one byte of the needle that has no case (a digit,
+/// a punctuation mark), or on both cases of its first letter, then checked in full.
+/// - Complexity: O(haystack × needle) in the worst case; close to `memchr`'s speed typically.
 private func containsBytes(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], foldASCII: Bool) -> Bool {
     let n = needle.count
     if n == 0 { return true }
-    guard haystack.count >= n else { return false }
-    @inline(__always) func at(_ i: Int) -> UInt8 {
-        let b = haystack[i]
-        return foldASCII && b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-    }
-    let first = needle[0]
-    var i = 0
-    let last = haystack.count - n
+    guard haystack.count >= n, let base = haystack.baseAddress else { return false }
+    func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+    @inline(__always) func folded(_ b: UInt8) -> UInt8 { foldASCII && b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+    // The anchor: a caseless byte other than the commonest in JSON text, else the first byte.
+    let common: Set<UInt8> = [0x20, 0x22, 0x3A, 0x2C, 0x0A]
+    let anchor = needle.indices.first { !isLetter(needle[$0]) && !common.contains(needle[$0]) } ?? 0
+    let a = needle[anchor]
+    let b = foldASCII && isLetter(a) ? a & ~0x20 : a
+    let last = haystack.count - n + anchor  // the anchor's last possible place
+    var i = anchor
     while i <= last {
-        if at(i) == first {
-            var j = 1
-            while j < n && at(i + j) == needle[j] { j += 1 }
-            if j == n { return true }
+        let from = base + i
+        let count = last - i + 1
+        var hit = memchr(from, Int32(a), count).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+        if b != a, let other = memchr(from, Int32(b), hit.map { $0 - i } ?? count) {
+            hit = UnsafePointer(other.assumingMemoryBound(to: UInt8.self)) - base
         }
-        i += 1
+        guard let p = hit else { return false }
+        let start = p - anchor
+        var j = 0
+        while j < n && folded(haystack[start + j]) == needle[j] { j += 1 }
+        if j == n { return true }
+        i = p + 1
     }
     return false
 }
@@ -134,18 +154,23 @@ func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context:
     let window = Window(query: context.query, path: context.location, document: document)
     let matches = pattern.matcher()
     let prefilter = pattern.rawPrefilter()
+    let keyBytesMatch = pattern.byteMatcher()
+    let searchesKeys = context.columns.first == .key
     let n = window.count
     var found: [SearchMatch] = []
     for position in 0..<n {
         let i = context.reversed ? n - 1 - position : position
-        let key = window.key(at: i)
-        if context.columns.first == .key, matches(key) {
-            found.append(SearchMatch(key: key, row: position, column: 0))
-            continue
+        if searchesKeys {
+            let keyMatches = keyBytesMatch.map { window.withKeyBytes(at: i, $0) } ?? matches(window.key(at: i))
+            if keyMatches {
+                found.append(SearchMatch(key: window.key(at: i), row: position, column: 0))
+                continue
+            }
         }
         let value = window.value(at: i)
         // Most children are ruled out by one scan of their JSON text, as grep would.
         if let prefilter, !prefilter(value.rawBytes) { continue }
+        let key = window.key(at: i)
         for (column, spec) in context.columns.enumerated() where spec != .key && matches(spec.cell(key: key, child: value)) {
             found.append(SearchMatch(key: key, row: position, column: column))
             break

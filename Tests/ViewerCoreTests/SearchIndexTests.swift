@@ -50,6 +50,21 @@ struct SearchIndexTests {
         }
     }
 
+    @Test("the substring test agrees with a naive one, on random texts over a small alphabet")
+    func substringAgreesWithNaive() throws {
+        var rng = SplitMix64(seed: 52)
+        let alphabet = Array("aAbB5 -\"é")
+        func text(_ length: Int) -> String { String((0..<length).map { _ in alphabet[rng.int(0..<alphabet.count)] }) }
+        for _ in 0..<3000 {
+            let haystack = text(rng.int(0..<24))
+            var needle = text(rng.int(1..<4))
+            if needle.hasPrefix("\\v") { needle = "x" + needle }
+            let pattern = try SearchPattern(parsing: needle)
+            let naive = pattern.ignoresCase ? haystack.lowercased().contains(needle.lowercased()) : haystack.contains(needle)
+            #expect(pattern.matcher()(haystack) == naive, "\(needle.debugDescription) in \(haystack.debugDescription)")
+        }
+    }
+
     @Test("smart case and regex rules")
     func rules() throws {
         #expect(try SearchPattern(parsing: "orch").matcher()("ORCHID"))
