@@ -65,20 +65,14 @@ public struct SearchPattern: Sendable, Equatable {
         return { containsBytes($0, needle, foldASCII: fold) }
     }
 
-    /// A test on a child's JSON text that is false only when no cell of the child can match:
-    /// for a plain ASCII pattern the text of a string, number or boolean cell is its JSON text,
-    /// unless the JSON holds escapes (a `\` in it) — then, and for patterns that could match a
-    /// container's `{3}` or `[5]`, there is no such test (nil).
-    func rawPrefilter() -> ((ArraySlice<UInt8>) -> Bool)? {
+    /// For a plain ASCII pattern, the bytes to look for in the JSON text: the text of a string,
+    /// number or boolean cell is its JSON text unless the JSON holds escapes (a `\\`). nil for
+    /// a regex, a non-ASCII pattern, or one that could match a container's `{3}` or `[5]`.
+    func rawNeedle() -> (bytes: [UInt8], foldASCII: Bool)? {
         guard !isRegex else { return nil }
         let needle = Array((ignoresCase ? text.lowercased() : text).utf8)
         guard needle.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !"\"\\{}[]".utf8.contains($0) }) else { return nil }
-        let fold = ignoresCase
-        return { raw in
-            raw.withUnsafeBufferPointer { bytes in
-                containsBytes(bytes, needle, foldASCII: fold) || (bytes.baseAddress.map { memchr($0, 0x5C, bytes.count) != nil } ?? false)
-            }
-        }
+        return (needle, ignoresCase)
     }
 }
 
@@ -93,33 +87,68 @@ public struct SearchPatternError: Error, Sendable, Equatable, CustomStringConver
 /// a punctuation mark), or on both cases of its first letter, then checked in full.
 /// - Complexity: O(haystack × needle) in the worst case; close to `memchr`'s speed typically.
 private func containsBytes(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], foldASCII: Bool) -> Bool {
-    let n = needle.count
-    if n == 0 { return true }
-    guard haystack.count >= n, let base = haystack.baseAddress else { return false }
-    func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-    @inline(__always) func folded(_ b: UInt8) -> UInt8 { foldASCII && b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
-    // The anchor: a caseless byte other than the commonest in JSON text, else the first byte.
-    let common: Set<UInt8> = [0x20, 0x22, 0x3A, 0x2C, 0x0A]
-    let anchor = needle.indices.first { !isLetter(needle[$0]) && !common.contains(needle[$0]) } ?? 0
-    let a = needle[anchor]
-    let b = foldASCII && isLetter(a) ? a & ~0x20 : a
-    let last = haystack.count - n + anchor  // the anchor's last possible place
-    var i = anchor
-    while i <= last {
-        let from = base + i
-        let count = last - i + 1
-        var hit = memchr(from, Int32(a), count).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
-        if b != a, let other = memchr(from, Int32(b), hit.map { $0 - i } ?? count) {
-            hit = UnsafePointer(other.assumingMemoryBound(to: UInt8.self)) - base
-        }
-        guard let p = hit else { return false }
-        let start = p - anchor
-        var j = 0
-        while j < n && folded(haystack[start + j]) == needle[j] { j += 1 }
-        if j == n { return true }
-        i = p + 1
+    var found = false
+    forEachOccurrence(of: needle, in: haystack, foldASCII: foldASCII) { _ in
+        found = true
+        return false
     }
-    return false
+    return found
+}
+
+/// Calls `body` with the offset of each occurrence of `needle` in `haystack`, left to right,
+/// while it returns true.
+///
+/// Boyer–Moore–Horspool: the byte under the needle's last place says how far the needle can
+/// move, so a long needle skips most bytes (as grep does). With `foldASCII` the needle is lower
+/// case and both cases of a letter in the text shift alike.
+/// - Complexity: O(haystack / needle) typically, O(haystack × needle) at worst.
+private func forEachOccurrence(of needle: [UInt8], in haystack: UnsafeBufferPointer<UInt8>, foldASCII: Bool,
+                               _ body: (Int) -> Bool) {
+    let n = needle.count
+    if n == 0 {
+        _ = body(0)
+        return
+    }
+    guard haystack.count >= n, let base = haystack.baseAddress else { return }
+    @inline(__always) func folded(_ b: UInt8) -> UInt8 { foldASCII && b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+    // One caseless byte: memchr.
+    if n == 1 && !(foldASCII && needle[0] >= 0x61 && needle[0] <= 0x7A) {
+        var i = 0
+        while i < haystack.count, let hit = memchr(base + i, Int32(needle[0]), haystack.count - i) {
+            let p = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - base
+            if !body(p) { return }
+            i = p + 1
+        }
+        return
+    }
+    // A short text (a cell, a key): a plain scan, without building a shift table.
+    if haystack.count < 512 {
+        var start = 0
+        while start <= haystack.count - n {
+            var j = 0
+            while j < n && folded(haystack[start + j]) == needle[j] { j += 1 }
+            if j == n, !body(start) { return }
+            start += 1
+        }
+        return
+    }
+    var shift = [Int](repeating: n, count: 256)
+    for j in 0..<(n - 1) {
+        shift[Int(needle[j])] = n - 1 - j
+        if foldASCII, needle[j] >= 0x61, needle[j] <= 0x7A { shift[Int(needle[j] & ~0x20)] = n - 1 - j }
+    }
+    let lastByte = needle[n - 1]
+    var start = 0
+    let end = haystack.count - n
+    while start <= end {
+        let b = folded(haystack[start + n - 1])
+        if b == lastByte {
+            var j = n - 2
+            while j >= 0 && folded(haystack[start + j]) == needle[j] { j -= 1 }
+            if j < 0, !body(start) { return }
+        }
+        start += shift[Int(haystack[start + n - 1])]
+    }
 }
 
 private func containsBytes(_ haystack: [UInt8], _ needle: [UInt8], foldASCII: Bool) -> Bool {
@@ -153,7 +182,7 @@ struct SearchContext: Equatable, Sendable {
 func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context: SearchContext) -> [SearchMatch] {
     let window = Window(query: context.query, path: context.location, document: document)
     let matches = pattern.matcher()
-    let prefilter = pattern.rawPrefilter()
+    let candidates = pattern.rawNeedle().flatMap { rawCandidates($0.bytes, foldASCII: $0.foldASCII, document, context.location) }
     let keyBytesMatch = pattern.byteMatcher()
     let searchesKeys = context.columns.first == .key
     let n = window.count
@@ -168,8 +197,8 @@ func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context:
             }
         }
         let value = window.value(at: i)
-        // Most children are ruled out by one scan of their JSON text, as grep would.
-        if let prefilter, !prefilter(value.rawBytes) { continue }
+        // Most children are ruled out by one scan of the location's JSON text, as grep would.
+        if let candidates, !candidates.contains(value.byteRange) { continue }
         let key = window.key(at: i)
         for (column, spec) in context.columns.enumerated() where spec != .key && matches(spec.cell(key: key, child: value)) {
             found.append(SearchMatch(key: key, row: position, column: column))
@@ -177,4 +206,38 @@ func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context:
         }
     }
     return found
+}
+
+/// Where, in the JSON text of the location, the needle or a `\\` occurs: a child's cell can
+/// match only when one of these lies in the child's bytes. nil when there are too many to be
+/// worth keeping (then every child is tested).
+private func rawCandidates(_ needle: [UInt8], foldASCII: Bool, _ document: JSONDocument, _ location: Path) -> SortedOffsets? {
+    guard let node = document.root.node(at: location) else { return SortedOffsets(offsets: []) }
+    let limit = 1 << 20
+    var offsets: [Int] = []
+    let text = node.rawBytes
+    let origin = text.startIndex
+    text.withUnsafeBufferPointer { bytes in
+        forEachOccurrence(of: needle, in: bytes, foldASCII: foldASCII) { offsets.append(origin + $0); return offsets.count <= limit }
+        forEachOccurrence(of: [0x5C], in: bytes, foldASCII: false) { offsets.append(origin + $0); return offsets.count <= 2 * limit }
+    }
+    guard offsets.count <= limit else { return nil }
+    offsets.sort()
+    return SortedOffsets(offsets: offsets)
+}
+
+/// Byte offsets in ascending order.
+private struct SortedOffsets {
+    let offsets: [Int]
+
+    /// Whether an offset lies in `range`.
+    /// - Complexity: O(log n).
+    func contains(_ range: Range<Int>) -> Bool {
+        var low = 0, high = offsets.count
+        while low < high {
+            let mid = (low + high) / 2
+            if offsets[mid] < range.lowerBound { low = mid + 1 } else { high = mid }
+        }
+        return low < offsets.count && offsets[low] < range.upperBound
+    }
 }
