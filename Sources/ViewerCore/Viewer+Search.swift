@@ -124,6 +124,10 @@ extension Viewer {
     func collectSearch() {
         guard let job = search.job, let found = job.result else { return }
         search.job = nil
+        // The user went to another location or changed the query meanwhile: n searches afresh.
+        guard let now = searchContext(), now.location == job.context.location, now.query == job.context.query,
+            now.reversed == job.context.reversed
+        else { return }
         search.context = job.context
         search.matches = found
         land(search.pendingStep)
