@@ -52,11 +52,19 @@ extension Viewer {
     /// `/`: a prompt for the text to find.
     func startSearch() {
         let now = search.pattern.map { " (now \($0.description))" } ?? ""
-        mode = .prompt(Prompt(purpose: .search, label: "search\(now), \\v for a regex, lower case ignores case: ", text: ""))
+        mode = .prompt(Prompt(purpose: .search, label: "search\(now), \\v for a regex, lower case ignores case, empty clears: ", text: ""))
     }
 
     /// The prompt's text: a new search from the selected row on.
     func acceptSearch(_ typed: String) {
+        guard !typed.isEmpty else {
+            // An empty search ends the one in force: no more highlights, n says there is none.
+            search = SearchState()
+            rows.highlight = nil
+            table.invalidate()
+            message = Message(text: "search cleared", isError: false)
+            return
+        }
         let pattern: SearchPattern
         do {
             pattern = try SearchPattern(parsing: typed)

@@ -80,6 +80,14 @@ struct ViewerSearchTests {
         #expect(h.screen.contains("not a regular expression"))
         find("ORCH")
         #expect(h.screen.contains(#"no match for "ORCH""#))
+
+        // An empty search clears it: no highlight, n says there is no search.
+        find("orch")
+        find("")
+        #expect(h.screen.contains("search cleared"))
+        #expect(!h.canvas.style(line: line, column: nameColumn).attributes.contains(.underline))
+        h.send(.character("n"))
+        #expect(h.screen.contains("no search yet"))
     }
 
     @Test("f filters the column: a value, text*, >= 10, < 5, 10..20, and the prompt says what it means")
