@@ -17,6 +17,9 @@ struct ConfigTests {
         let config = try Self.config(#"{"keys": {"quit": ["Q", "Ctrl-X"], "search": "s", "sortByColumn": ["o"]}}"#)
         let json = #"{"p": {"a": {"name": "Ann"}, "b": {"name": "Bo"}}}"#
         let h = try ViewerHarness(json, path: "/p") { $0.keyBindings = config.keyBindings(standardKeyBindings) }
+        // The message line's reminder shows the keys as bound.
+        let hint = h.lines[23]
+        #expect(hint.contains("? help  Q quit") && hint.contains("s search") && hint.contains("o sort"), "\(hint)")
         h.send(.character("q"))
         #expect(h.viewer.isRunning)
         // s now searches (it was sort), o sorts.
