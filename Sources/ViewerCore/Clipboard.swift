@@ -33,7 +33,6 @@ public func copyToClipboard(_ text: String, fd: Int32) {
             done += n
         }
     }
-    return nil
 }
 
 /// Standard base64 (RFC 4648) with padding.

@@ -1,6 +1,7 @@
 // Issue 13 item 6: what is not a regular file is refused, and no read grows without a bound.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct InputLimitTests {
     @Test("validate and list refuse devices, and what is not a file or a pipe, at once")

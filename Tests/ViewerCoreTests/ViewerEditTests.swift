@@ -27,9 +27,11 @@ struct ViewerEditTests {
         #expect(h.screen.contains("a key cannot be edited"))
 
         h.send(.tab, .tab, .character("+"))
+        try h.waitForWrites()
         #expect(try Self.root(h).node(at: Path("/players/a/score"))?.numberText == "11")
         #expect(h.screen.contains("/players/a/score +1"))
         h.send(.character("-"), .character("-"))
+        try h.waitForWrites()
         #expect(try Self.root(h).node(at: Path("/players/a/score"))?.numberText == "9")
 
         h.send(.character("e"))
@@ -37,6 +39,7 @@ struct ViewerEditTests {
         h.send(.backspace)
         h.type("42")
         h.send(.enter)
+        try h.waitForWrites()
         #expect(try Self.root(h).node(at: Path("/players/a/score"))?.numberText == "42")
         try h.waitUntil("a after b") { _ in h.hasRows(inOrder: ["b", "a"]) && h.selectedKey == "a" }
 
@@ -45,6 +48,7 @@ struct ViewerEditTests {
         h.send(.character("\u{15}"))
         h.type("Zoë 42")
         h.send(.enter)
+        try h.waitForWrites()
         #expect(try Self.root(h).node(at: Path("/players/a/name"))?.stringValue == "Zoë 42")
 
         h.send(.character("d"))
@@ -52,6 +56,7 @@ struct ViewerEditTests {
         h.send(.character("n"))
         #expect(h.screen.contains("nothing deleted") && h.line(ofKey: "a") != nil)
         h.send(.character("d"), .character("y"))
+        try h.waitForWrites()
         #expect(try Self.root(h).node(at: Path("/players/a")) == nil)
         try h.waitUntil("a gone") { _ in h.line(ofKey: "a") == nil && h.line(ofKey: "b") != nil }
 
@@ -60,6 +65,7 @@ struct ViewerEditTests {
         h.send(.character("\u{15}"))
         h.type(#"{"name": "Neu", "score": 30}"#)
         h.send(.enter)
+        try h.waitForWrites()
         let players = try #require(try Self.root(h).child("players"))
         let keys = players.members.compactMap { $0.key.stringValue }
         // The new key is a push id: 20 characters, after the existing keys.
