@@ -41,6 +41,8 @@ install: deps
 	$(SWIFT) build -c release --product synctable
 	install -d "$(DESTDIR)$(PREFIX)/bin"
 	install -m 755 .build/release/synctable "$(DESTDIR)$(PREFIX)/bin/synctable"
+	install -d "$(DESTDIR)$(PREFIX)/share/man/man1"
+	install -m 644 docs/synctable.1 "$(DESTDIR)$(PREFIX)/share/man/man1/synctable.1"
 
 # libFuzzer over the parser and validate's error path, seeded with JSONTestSuite.
 fuzz:

@@ -66,7 +66,7 @@ let package = Package(
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
-            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI"]
+            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

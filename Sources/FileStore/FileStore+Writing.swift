@@ -115,11 +115,23 @@ extension FileStore {
     /// write began (the file's next read then brings it, as another process's write would).
     /// A JSON Lines file or a stream is never rewritten: `done` hears `.appendOnly` at once.
     public func startWrite(_ writes: [JSONWrite], done: @escaping (Result<WriteResult, WriteError>) -> Void) {
-        if options.format == .jsonLines || isStream { return done(.failure(FileStore.appendOnlyError(path))) }
+        let path = absolutePath
+        let hint = currentRevision?.document
+        startWatchedWrite({ () throws(WriteError) in
+            // Nothing watched: only the result is passed on.
+            let result = try FileStore.write(writes, toFile: path, basedOn: hint)
+            return WatchedWrite(before: nil, after: nil, applied: true, result: result)
+        }, done: { done($0.map(\.result)) })
+    }
+
+    /// Runs `write` on the writer thread; `done` hears of it on the loop thread (see `startWrite`).
+    func startWatchedWrite(_ write: @escaping @Sendable () throws(WriteError) -> WatchedWrite,
+                           done: @escaping (Result<WatchedWrite, WriteError>) -> Void) {
+        if isAppendOnly { return done(.failure(FileStore.appendOnlyError(path))) }
         let id = nextWriteID
         nextWriteID += 1
         pendingWrites[id] = PendingWrite(revision: currentRevision?.number, done: done)
-        writer.start(id: id, writes, toFile: absolutePath, basedOn: currentRevision?.document)
+        writer.start(id: id, write)
     }
 
     /// Starts adding `value` under `path` with a new push id as its key (see `startWrite`).
@@ -131,11 +143,15 @@ extension FileStore {
         return key
     }
 
+    /// Whether a write started with `startWrite` has not yet been handed back to its caller.
+    public var hasWritesInProgress: Bool { !pendingWrites.isEmpty }
+
     /// A write started with `startWrite` has finished: its result becomes the current revision
     /// (if nothing newer was published meanwhile), then its caller hears of it.
     func finish(_ write: FinishedWrite) {
         guard let pending = pendingWrites.removeValue(forKey: write.id) else { return }
-        if case .success(let result) = write.result, result.changed {
+        if case .success(let watched) = write.result, watched.result.changed {
+            let result = watched.result
             if currentRevision?.number == pending.revision {
                 if currentRevision?.document.bytes != result.document.bytes {
                     commitWrittenRevision(document: result.document, identity: result.identity)
@@ -205,7 +221,7 @@ extension FileStore {
 struct PendingWrite {
     /// The revision current when it started.
     let revision: Int?
-    let done: (Result<WriteResult, WriteError>) -> Void
+    let done: (Result<WatchedWrite, WriteError>) -> Void
 }
 
 extension StoreReference {

@@ -7,7 +7,7 @@ import Synchronization
 /// A write's result, waiting for the loop.
 struct FinishedWrite: Sendable {
     let id: Int
-    let result: Result<WriteResult, WriteError>
+    let result: Result<WatchedWrite, WriteError>
 }
 
 /// Runs writes on a serial queue (in the order started) and signals `wake` when one finishes.
@@ -21,9 +21,10 @@ final class WriteWorker: Sendable {
         self.wake = wake
     }
 
-    func start(id: Int, _ writes: [JSONWrite], toFile path: String, basedOn hint: JSONDocument?) {
+    /// Runs `write` on the queue; its result waits in `takeFinished()` under `id`.
+    func start(id: Int, _ write: @escaping @Sendable () throws(WriteError) -> WatchedWrite) {
         queue.async { [self] in
-            let result = Result { () throws(WriteError) in try FileStore.write(writes, toFile: path, basedOn: hint) }
+            let result = Result { () throws(WriteError) in try write() }
             finished.withLock { $0.append(FinishedWrite(id: id, result: result)) }
             wake.signal()
         }

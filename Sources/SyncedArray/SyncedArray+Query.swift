@@ -26,6 +26,13 @@ extension SyncedArray {
         return true
     }
 
+    /// Shows the first `pages` pages (a paged array): to reach a row further down, or back up.
+    /// The change arrives as one batch, like a page more.
+    public func showPages(_ pages: Int) {
+        guard paging != nil, pages != self.pages else { return }
+        replace(query, paging: paging, pages: Swift.max(1, pages))
+    }
+
     private func replace(_ query: Query, paging: Paging?, pages: Int) {
         if isUpdating {
             return deferredWhileUpdating.append { [weak self] in self?.replace(query, paging: paging, pages: pages) }

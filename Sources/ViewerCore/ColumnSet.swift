@@ -49,6 +49,11 @@ struct ColumnSet {
     private(set) var numeric: [Bool]
     /// Given by --columns: never extended.
     let isFixed: Bool
+    /// Columns the user hid (`x`, `--columns -name`): not shown, and not added back when a
+    /// child has them, until shown again (`X`).
+    private(set) var hidden: [ColumnSpec] = []
+    /// Widths the user set (`>` `<`), in cells.
+    private(set) var widths: [ColumnSpec: Int] = [:]
 
     /// More would not fit any terminal; members past this are not shown.
     static let maximumColumns = 64
@@ -99,7 +104,7 @@ struct ColumnSet {
         var known = Set(specs)
         var added = false
         for i in indexes {
-            for spec in ColumnSet.memberSpecs(of: rows[i].value) {
+            for spec in ColumnSet.memberSpecs(of: rows[i].value) where !hidden.contains(spec) {
                 guard specs.count < ColumnSet.maximumColumns, known.insert(spec).inserted else { continue }
                 specs.append(spec)
                 numeric.append(false)
@@ -108,6 +113,54 @@ struct ColumnSet {
         }
         if added { recomputeNumeric(rows) }
         return added
+    }
+
+    // MARK: Shaping by the user
+
+    /// Hides the column at `index` (never the key, column 0).
+    mutating func hide(at index: Int) {
+        guard index > 0, index < specs.count else { return }
+        hidden.append(specs.remove(at: index))
+        numeric.remove(at: index)
+    }
+
+    /// Hides the columns named (`--columns -name`) before any is shown.
+    mutating func hide(_ names: [ColumnSpec]) {
+        for spec in names where !hidden.contains(spec) {
+            if let i = specs.firstIndex(of: spec), i > 0 {
+                hide(at: i)
+            } else {
+                hidden.append(spec)
+            }
+        }
+    }
+
+    /// Shows a hidden column again, at the end; `recomputeNumeric` then decides its alignment.
+    mutating func show(_ spec: ColumnSpec) {
+        guard let i = hidden.firstIndex(of: spec) else { return }
+        hidden.remove(at: i)
+        specs.append(spec)
+        numeric.append(false)
+    }
+
+    /// Moves the column at `index` one place left (`delta` -1) or right; the key stays first.
+    /// - Returns: its new index.
+    mutating func move(at index: Int, by delta: Int) -> Int {
+        let target = index + delta
+        guard index > 0, target > 0, target < specs.count else { return index }
+        specs.swapAt(index, target)
+        numeric.swapAt(index, target)
+        return target
+    }
+
+    /// Keeps what the user chose in `other` (hidden columns, widths) in freshly inferred columns.
+    mutating func adoptChoices(of other: ColumnSet) {
+        hide(other.hidden)
+        widths = other.widths
+    }
+
+    mutating func setWidth(_ width: Int, of spec: ColumnSpec) {
+        widths[spec] = width
     }
 
     /// Decides which columns are numeric from `rows`.

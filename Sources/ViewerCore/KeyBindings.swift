@@ -3,14 +3,21 @@
 import TableUI
 
 /// What a key asks the viewer to do.
-public enum ViewerAction: Hashable, Sendable {
+public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case down, up, pageDown, pageUp, first, last
     case columnLeft, columnRight
+    case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
-    case pause, showJSON, focusJSON, copyPath
-    case edit, increment, decrement, delete, add
+    case search, searchNext, searchPrevious
+    case pause, showJSON, focusJSON, copyPath, copyValue
+    case edit, increment, decrement, delete, add, undo
     case help, repaint, quit
+}
+
+extension ViewerAction {
+    /// The action's name in a configuration file's `keys` (`searchNext`).
+    public var name: String { String(describing: self) }
 }
 
 /// One line of the help screen: the keys, what they do, and the action they trigger.
@@ -40,22 +47,33 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("G End", [.character("G"), .end], .last, "last row (loads the next page when there is one)"),
     KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (its title is highlighted)"),
     KeyBinding("→ Tab", [.right, .tab], .columnRight, "column cursor right"),
+    KeyBinding("x", [.character("x")], .hideColumn, "hide the column under the cursor"),
+    KeyBinding("X", [.character("X")], .showColumns, "show hidden columns again (a list to pick from)"),
+    KeyBinding(">", [.character(">")], .widenColumn, "widen the column under the cursor"),
+    KeyBinding("<", [.character("<")], .narrowColumn, "narrow the column under the cursor"),
+    KeyBinding("H", [.character("H")], .moveColumnLeft, "move the column under the cursor left"),
+    KeyBinding("L", [.character("L")], .moveColumnRight, "move the column under the cursor right"),
     KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
     KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location"),
     KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
     KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
     KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
-    KeyBinding("/", [.character("/")], .filter, "filter the column under the cursor (sorting by it): a value, or text* for a prefix"),
+    KeyBinding("/", [.character("/")], .search, "find a text in any key or cell of every child (\\v: a regex; lower case ignores case)"),
+    KeyBinding("n", [.character("n")], .searchNext, "next match (wraps at the bottom)"),
+    KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
+    KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
     KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
     KeyBinding("y", [.character("y")], .copyPath, "copy the selected child's path (terminal clipboard, OSC 52)"),
+    KeyBinding("Y", [.character("Y")], .copyValue, "copy the selected child's value as JSON (OSC 52; controls escaped)"),
     KeyBinding("e", [.character("e")], .edit, "edit the selected cell (JSON, or text as a string)"),
     KeyBinding("+", [.character("+")], .increment, "add 1 to the selected cell (server increment)"),
     KeyBinding("-", [.character("-")], .decrement, "subtract 1 from the selected cell"),
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
+    KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit"),

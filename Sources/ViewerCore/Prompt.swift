@@ -7,8 +7,12 @@ import TableUI
 enum PromptPurpose {
     /// `/`: a filter on the column `spec`, ordering by `ordering`.
     case filter(spec: ColumnSpec, ordering: Query.Ordering)
+    /// `/`: a text to find in the rows.
+    case search
     /// `e`: a new value for the cell at `path`.
     case edit(path: Path)
+    /// `X`: which of these hidden columns to show again.
+    case showColumn([ColumnSpec])
     /// `a`: the value of a new child of the location.
     case add
 }

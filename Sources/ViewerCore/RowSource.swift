@@ -22,6 +22,8 @@ final class RowSource: TableDataSource {
     private(set) var sort: (spec: ColumnSpec?, descending: Bool) = (nil, false)
     private(set) var columns: [TableColumn] = [TableColumn("key")]
     private let unicode: Bool
+    /// The search's test for a cell: matching cells are highlighted (nil: no search).
+    var highlight: ((String) -> Bool)?
 
     init(unicode: Bool) { self.unicode = unicode }
 
@@ -62,6 +64,15 @@ final class RowSource: TableDataSource {
         return columnSet.specs.map { $0.cell(key: shown.key, child: shown.value) }
     }
 
+    func highlightedColumns(ofRow row: Int) -> Set<Int> {
+        guard let highlight, let shown = self.row(row) else { return [] }
+        var found = Set<Int>()
+        for (i, spec) in columnSet.specs.enumerated() where highlight(spec.cell(key: shown.key, child: shown.value)) {
+            found.insert(i)
+        }
+        return found
+    }
+
     // MARK: Changing what is shown
 
     /// Shows `rows` (nil: nothing yet).
@@ -96,6 +107,11 @@ final class RowSource: TableDataSource {
         columns = columnSet.specs.enumerated().map { i, spec in
             var title = spec.title
             if spec == sort.spec { title += sort.descending ? (unicode ? "↓" : "v") : (unicode ? "↑" : "^") }
+            if let width = columnSet.widths[spec] {
+                var column = TableColumn(title, numeric: columnSet.numeric[i], minWidth: width, maxWidth: width)
+                column.isFixedWidth = true
+                return column
+            }
             return TableColumn(title, numeric: columnSet.numeric[i], minWidth: i == 0 ? 3 : 1, maxWidth: i == 0 ? 24 : 40)
         }
     }

@@ -17,6 +17,60 @@ public struct ViewQuery: Equatable {
         case equal(JSON, text: String)
         /// Values starting with the text: `startAt(text).endAt(text + "\u{FFFF}")`.
         case prefix(String)
+        /// `>= 10`, `> 10`, `<= 5`, `< 5` or `10..20`: startAt/startAfter and endAt/endBefore.
+        case range(start: Query.Start?, end: Query.End?)
+
+        /// What `f` typed means: `42`, `text*`, `>= 10`, `< 5`, `10..20` (both ends included);
+        /// nil for an empty text. A value is JSON when it parses, else text.
+        public init?(typed text: String) {
+            let t = text.trimmingSpaces
+            guard !t.isEmpty else { return nil }
+            for (op, make) in Filter.comparisons where t.hasPrefix(op) && t.count > op.count {
+                self = make(typedValue(String(t.dropFirst(op.count)).trimmingSpaces))
+                return
+            }
+            if let dots = t.firstRange(of: ".."), dots.lowerBound != t.startIndex, dots.upperBound != t.endIndex {
+                let low = typedValue(String(t[..<dots.lowerBound]).trimmingSpaces)
+                let high = typedValue(String(t[dots.upperBound...]).trimmingSpaces)
+                self = .range(start: .at(Query.Bound(low)), end: .at(Query.Bound(high)))
+                return
+            }
+            if t.count > 1, t.hasSuffix("*") {
+                self = .prefix(String(t.dropLast()))
+                return
+            }
+            self = .equal(typedValue(text), text: text)
+        }
+
+        /// Longest operators first, so `>=` is not read as `>` and `=10`.
+        private static let comparisons: [(String, @Sendable (JSON) -> Filter)] = [
+            (">=", { .range(start: .at(Query.Bound($0)), end: nil) }),
+            ("<=", { .range(start: nil, end: .at(Query.Bound($0))) }),
+            (">", { .range(start: .after(Query.Bound($0)), end: nil) }),
+            ("<", { .range(start: nil, end: .before(Query.Bound($0))) }),
+        ]
+
+        /// The filter in words, for the prompt and the status bar: `score = 42`,
+        /// `name starts with "Orch"`, `score >= 10, < 20`.
+        func words(column: String) -> String {
+            switch self {
+            case .equal(_, let text): return "\(column) = \(text)"
+            case .prefix(let text): return "\(column) starts with \(JSON.string(text).serializedString())"
+            case .range(let start, let end):
+                var parts: [String] = []
+                switch start {
+                case .at(let b)?: parts.append(">= \(b.value.serializedString())")
+                case .after(let b)?: parts.append("> \(b.value.serializedString())")
+                case nil: break
+                }
+                switch end {
+                case .at(let b)?: parts.append("<= \(b.value.serializedString())")
+                case .before(let b)?: parts.append("< \(b.value.serializedString())")
+                case nil: break
+                }
+                return "\(column) " + parts.joined(separator: ", ")
+            }
+        }
     }
 
     /// How many rows the window keeps.
@@ -163,6 +217,23 @@ public struct ViewQuery: Equatable {
             q = try q.equalTo(ordering == .key ? .string(text) : value)
         case .prefix(let text)?:
             q = try q.startAt(.string(text)).endAt(.string(text + "\u{FFFF}"))
+        case .range(let start, let end)?:
+            // With orderByKey a bound is a key: the text typed, as a string.
+            func bound(_ b: Query.Bound) -> (JSON, String?) {
+                guard ordering == .key else { return (b.value, nil) }
+                if case .string = b.value { return (b.value, nil) }
+                return (.string(b.value.serializedString()), nil)
+            }
+            switch start {
+            case .at(let b)?: q = try q.startAt(bound(b).0)
+            case .after(let b)?: q = try q.startAfter(bound(b).0)
+            case nil: break
+            }
+            switch end {
+            case .at(let b)?: q = try q.endAt(bound(b).0)
+            case .before(let b)?: q = try q.endBefore(bound(b).0)
+            case nil: break
+            }
         case nil:
             if isEqualTo, let start {
                 q = try q.equalTo(start.bound.value, key: start.bound.key)
@@ -200,8 +271,7 @@ public struct ViewQuery: Equatable {
         if displayReversed { order += " descending" }
         parts.append(order)
         switch filter {
-        case .equal(_, let text)?: parts.append("\(column) = \(text)")
-        case .prefix(let text)?: parts.append("\(column) starting with \(JSON.string(text).serializedString())")
+        case let filter?: parts.append(filter.words(column: column))
         case nil:
             if isEqualTo, let start {
                 parts.append("\(column) = \(describe(start.bound))")
@@ -224,5 +294,12 @@ public struct ViewQuery: Equatable {
 
     private func describe(_ bound: Query.Bound) -> String {
         bound.value.serializedString() + (bound.key.map { " (key \(JSON.string($0).serializedString()))" } ?? "")
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces.
+    var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -94,7 +94,8 @@ extension Viewer {
         var badges: [Segment] = []
         if array?.isShowingCache == true { badges.append(Segment(" CACHED: reading the file… ", badgeStyle)) }
         if array?.isAwaitingRows == true { badges.append(Segment(" UPDATING: the new query's rows follow… ", badgeStyle)) }
-        if writesInFlight > 0 { badges.append(Segment(" WRITING… ", badgeStyle)) }
+        if store.hasWritesInProgress { badges.append(Segment(" WRITING… ", badgeStyle)) }
+        if readOnlyReason != nil { badges.append(Segment(" READ-ONLY ", badgeStyle)) }
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
         badges += streamBadges.map { Segment($0, badgeStyle) }
         switch storeStatus.problem {
@@ -131,7 +132,19 @@ extension Viewer {
             if let revision = store.currentRevision { text += " — showing revision \(revision.number)" }
             return [Segment(text, errorStyle)]
         }
-        return [Segment("? help  q quit  Enter open  s sort  r reverse  / filter  p pause  v JSON  e edit", noteStyle)]
+        return [Segment(keyHint, noteStyle)]
+    }
+
+    /// The message line's reminder of the main keys, as bound (a configuration may move them):
+    /// `? help  q quit  Enter open  / search  n next  f filter  s sort  r reverse  v JSON  e edit`.
+    private var keyHint: String {
+        let shown: [(ViewerAction, String)] = [(.help, "help"), (.quit, "quit"), (.open, "open"), (.search, "search"),
+                                               (.searchNext, "next"), (.filter, "filter"), (.sortByColumn, "sort"),
+                                               (.reverse, "reverse"), (.showJSON, "JSON"), (.edit, "edit")]
+        return shown.compactMap { action, word in
+            options.keyBindings.first { $0.action == action && !$0.keys.isEmpty }
+                .map { "\($0.label.split(separator: " ").first.map(String.init) ?? $0.label) \(word)" }
+        }.joined(separator: "  ")
     }
 
     // MARK: The JSON pane

@@ -1,4 +1,5 @@
-// The edit keys: writes through the store (atomic, minimal, re-applied if the file changed).
+// The edit keys: writes through the store (atomic, minimal, re-applied if the file changed),
+// off the loop thread (see `recordedWrite`).
 import FileStore
 import JSONTree
 import LiveQuery
@@ -22,34 +23,37 @@ extension Viewer {
 
     /// `e`: a prompt prefilled with the cell's value.
     func startEdit() {
-        guard let (path, node) = selectedCellPath() else { return }
+        guard mayWrite("e"), let (path, node) = selectedCellPath() else { return }
         mode = .prompt(Prompt(purpose: .edit(path: path), label: "\(path) = ", text: editableText(node)))
     }
 
     /// `+` / `-`: a server increment, so a concurrent change by another process is not lost.
     func increment(by delta: Int) {
-        guard let (path, node) = selectedCellPath() else { return }
+        guard mayWrite(delta > 0 ? "+" : "-"), let (path, node) = selectedCellPath() else { return }
         if let node, !node.isNull, node.kind != .number {
             message = Message(text: "\(path) is not a number", isError: true)
             return
         }
         let increment: JSON = [".sv": ["increment": .number(JSONNumber(delta))]]
-        write(JSONWrite.set(path, increment), done: "\(path) \(delta > 0 ? "+" : "-")1")
+        recordedWrite(JSONWrite.set(path, increment), at: path) { before, after in
+            "\(path) \(delta > 0 ? "+" : "-")1: \(shown(before)) → \(shown(after))"
+        }
     }
 
     /// `d`: asks before deleting the selected child.
     func askToDelete() {
-        guard let (key, _) = selectedChild else { return }
+        guard mayWrite("d"), let (key, _) = selectedChild else { return }
         let path = location.child(key)
         mode = .confirm(Confirmation(question: "delete \(path)? (y/n)", path: path))
     }
 
     func remove(_ path: Path) {
-        write(JSONWrite.remove(path), done: "deleted \(path)")
+        recordedWrite(JSONWrite.remove(path), at: path) { _, _ in "deleted \(path) (u undoes)" }
     }
 
     /// `a`: a prompt for a new child's value, prefilled with an object of the table's columns.
     func startAdd() {
+        guard mayWrite("a") else { return }
         var members: [(key: String, value: JSON)] = []
         for spec in rows.columnSet.specs {
             guard case .member(let path) = spec, path.keys.count == 1 else { continue }
@@ -77,58 +81,43 @@ extension Viewer {
         switch prompt.purpose {
         case .filter(_, let ordering):
             var next = query
-            if prompt.text.isEmpty {
-                next.clearFilter()
-            } else if prompt.text.count > 1, prompt.text.hasSuffix("*") {
-                next.setFilter(.prefix(String(prompt.text.dropLast())), ordering: ordering)
+            if let filter = ViewQuery.Filter(typed: prompt.text) {
+                next.setFilter(filter, ordering: ordering)
             } else {
-                next.setFilter(.equal(typedValue(prompt.text), text: prompt.text), ordering: ordering)
+                next.clearFilter()
             }
             replaceQuery(next)
+        case .search:
+            acceptSearch(prompt.text)
+        case .showColumn(let hidden):
+            acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path):
-            write(JSONWrite.set(path, typedValue(prompt.text)), done: "set \(path)")
+            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { before, after in
+                "set \(path): \(shown(before)) → \(shown(after))"
+            }
         case .add:
             guard !prompt.text.isEmpty else {
                 message = Message(text: "nothing added", isError: false)
                 return
             }
-            let target = location
             if store.isAppendOnly {
                 // A log takes a new line with one append, which never waits for a lock.
                 do {
-                    let key = try store.push(target, typedValue(prompt.text))
+                    let key = try store.push(location, typedValue(prompt.text))
                     pendingSelection = key
-                    message = Message(text: "added \(target.child(key))", isError: false)
+                    message = Message(text: "added \(location.child(key))", isError: false)
                 } catch {
                     message = Message(text: "not added: \(error)", isError: true)
                 }
                 return
             }
-            var key = ""
-            writesInFlight += 1
-            key = store.startPush(target, typedValue(prompt.text)) { [weak self] result in
-                guard let self else { return }
-                writesInFlight -= 1
-                switch result {
-                case .success:
+            let key = FileStore.newPushID()
+            let path = location.child(key)
+            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { [weak self] _, _ in
+                if let self {
                     if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
-                    message = Message(text: "added \(target.child(key))", isError: false)
-                case .failure(let error):
-                    message = Message(text: "not added: \(error)", isError: true)
                 }
-            }
-        }
-    }
-
-    /// Writes off the loop thread (a write may wait for another writer's lock), saying what
-    /// happened in the message line when it has.
-    private func write(_ writes: [JSONWrite], done: String) {
-        writesInFlight += 1
-        store.startWrite(writes) { [weak self] result in
-            self?.writesInFlight -= 1
-            switch result {
-            case .success: self?.message = Message(text: done, isError: false)
-            case .failure(let error): self?.message = Message(text: "not written: \(error)", isError: true)
+                return "added \(path)"
             }
         }
     }

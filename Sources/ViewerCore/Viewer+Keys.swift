@@ -55,6 +55,12 @@ extension Viewer {
         case .last: table.selectLast()
         case .columnLeft: moveColumnCursor(by: -1)
         case .columnRight: moveColumnCursor(by: 1)
+        case .hideColumn: hideColumn()
+        case .showColumns: startShowColumn()
+        case .widenColumn: resizeColumn(by: Self.widthStep)
+        case .narrowColumn: resizeColumn(by: -Self.widthStep)
+        case .moveColumnLeft: moveColumn(by: -1)
+        case .moveColumnRight: moveColumn(by: 1)
         case .open: openSelected()
         case .back: goBack()
         case .sortByColumn: sort(by: cursorSpec)
@@ -64,6 +70,9 @@ extension Viewer {
             next.reverse()
             replaceQuery(next)
         case .filter: startFilter()
+        case .search: startSearch()
+        case .searchNext: stepSearch(.next)
+        case .searchPrevious: stepSearch(.previous)
         case .clearFilter:
             if query.filter != nil {
                 var next = query
@@ -80,11 +89,13 @@ extension Viewer {
             paneOpen = true
             paneFocused = true
         case .copyPath: copySelectedPath()
+        case .copyValue: copySelectedValue()
         case .edit: startEdit()
         case .increment: increment(by: 1)
         case .decrement: increment(by: -1)
         case .delete: askToDelete()
         case .add: startAdd()
+        case .undo: undo()
         case .help: mode = .help(top: 0)
         case .repaint:
             environment.perform(.repaintFully)
@@ -165,16 +176,9 @@ extension Viewer {
     private func startFilter() {
         let spec = cursorSpec
         // The prompt starts empty (typing replaces the filter); the one in force is named.
-        var now = ""
-        if spec == query.sortSpec {
-            switch query.filter {
-            case .equal(_, let typed)?: now = " (now \(typed))"
-            case .prefix(let prefix)?: now = " (now \(prefix)*)"
-            case nil: break
-            }
-        }
+        let now = spec == query.sortSpec ? query.filter.map { " (now \($0.words(column: spec.title)))" } ?? "" : ""
         mode = .prompt(Prompt(purpose: .filter(spec: spec, ordering: ordering(for: spec)),
-                              label: "filter \(spec.title)\(now) = (a value, or text* for a prefix; empty clears): ", text: ""))
+                              label: "filter \(spec.title)\(now): 42 equals, text* starts with, >= 10, < 5, 10..20; empty clears: ", text: ""))
     }
 
     // MARK: Moving between locations

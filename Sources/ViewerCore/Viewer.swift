@@ -23,6 +23,12 @@ public struct ViewerOptions {
     public var cache: FirstPageCache?
     /// The keys: dispatch and the help screen both read this table.
     public var keyBindings: [KeyBinding]
+    /// Columns not to show (`--columns -name`), for the starting location.
+    public var hiddenColumns: [Path] = []
+    /// No key writes (`--read-only`); a file the user cannot write is read-only anyway.
+    public var readOnly = false
+    /// Styles from the configuration, over the terminal's standard theme.
+    public var styles = ThemeStyles()
 
     public init(file: String, format: FileStore.Format = .json, location: Path = .root, query: ViewQuery? = nil,
                 columns: [Path]? = nil, pageSize: Int = 200, animations: Bool = true,
@@ -95,8 +101,12 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var paneTop = 0
     var paneChild: Path?
     var message: Message?
-    /// Writes started from the keys and not yet finished (the status bar says so until they are).
-    var writesInFlight = 0
+    /// `/` search: the pattern, its matches, a search running on another thread.
+    var search = SearchState()
+    /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
+    var readOnlyReason: String?
+    /// The viewer's own writes, latest last, for `u`.
+    var undoSteps: [UndoStep] = []
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()
@@ -134,28 +144,38 @@ public final class Viewer: SyncedArrayBatchDelegate {
         location = options.location
         query = options.query
         storeStatus = store.status
+        readOnlyReason = Viewer.readOnlyReason(options: options)
         rows = RowSource(unicode: environment.unicode)
-        var settings = TableSettings(theme: environment.theme)
+        var settings = TableSettings(theme: options.styles.applied(to: environment.theme, colors: environment.colors))
         settings.animationsEnabled = options.animations
         table = TableView(dataSource: rows, settings: settings)
         table.selectColumn(0)
-        if let columns = options.columns { rows.setColumns(ColumnSet(fixed: columns)) }
+        var columns = options.columns.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: [])
+        columns.hide(options.hiddenColumns.map { $0.isRoot ? .value : .member($0) })
+        rows.setColumns(columns)
+        // The key column stays on screen while the others scroll.
+        table.settings.frozenColumns = 1
         storeObservers = [
             store.observeStatus { [unowned self] status in storeStatus = status },
             store.observeRevisions { [unowned self] revision in
-                lastRevision = (revision.number, self.environment.clock.timeOfDay())
+                let time = self.environment.clock.timeOfDay()
+                lastRevision = (revision.number, time)
+                noteUndoChanges(revision, time: time)
             },
         ]
         subscribe(cache: options.cache)
     }
 
     /// The next moment an animation frame is due (the caller's wait ends then); nil: none.
-    public var nextDeadline: Double? { table.nextDeadline }
+    public var nextDeadline: Double? {
+        [table.nextDeadline, searchDeadline].compactMap { $0 }.min()
+    }
 
     /// The clock moved: animations advance, and the next page loads when the selection is near
     /// the end of the rows.
     public func tick() {
         table.tick(now: environment.clock.now())
+        collectSearch()
         loadMoreIfNeeded()
     }
 
@@ -253,7 +273,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
         let reversed = query.displayReversed
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
-            var columns = rows.columnSet.isFixed ? rows.columnSet : ColumnSet(inferredFrom: newRows)
+            var columns = rows.columnSet
+            if !columns.isFixed {
+                columns = ColumnSet(inferredFrom: newRows)
+                columns.adoptChoices(of: rows.columnSet)
+            }
             columns.recomputeNumeric(newRows)
             setColumns(columns, cursorOn: nil)
             table.reloadData()

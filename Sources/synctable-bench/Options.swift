@@ -49,6 +49,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
     BenchmarkGroup(name: "serve", run: runServeBenchmarks),
+    BenchmarkGroup(name: "search", run: runSearchBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

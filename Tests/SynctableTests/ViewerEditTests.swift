@@ -35,6 +35,8 @@ struct ViewerEditTests {
 
         FileManager.default.createFile(atPath: file + ".go", contents: Data())
         waitForFile(file, "a's score 11") { number($0, "/players/a/score") == 11 }
-        try session.waitFor("the message") { $0.contains("/players/a/score +1") }
+        // The help screen covers the message line: close it to read what the write says.
+        try session.send("Escape")
+        try session.waitFor("the message") { $0.contains("/players/a/score +1: 10 → 11") }
     }
 }

@@ -49,13 +49,13 @@ struct ViewerTests {
     @Test("the key table is the viewer's option: dispatch and the help screen both read it")
     func customKeyBindings() throws {
         let bindings = standardKeyBindings.filter { $0.action != .quit }
-            + [KeyBinding("x", [.character("x")], .quit, "leave")]
+            + [KeyBinding("Z", [.character("Z")], .quit, "leave")]
         let h = try ViewerHarness(ViewerTests.players, path: "/players") { $0.keyBindings = bindings }
         h.send(.character("q"))
         #expect(h.viewer.isRunning)
         h.send(.character("?"), .character("G"))
         #expect(h.screen.contains("leave"))
-        h.send(.escape, .character("x"))
+        h.send(.escape, .character("Z"))
         #expect(!h.viewer.isRunning)
     }
 }

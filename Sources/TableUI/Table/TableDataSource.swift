@@ -10,6 +10,8 @@ public struct TableColumn: Hashable, Sendable {
     public var minWidth: Int
     /// The widest the column gets; longer text is cut with `…`.
     public var maxWidth: Int
+    /// The width was chosen by the user: spare room does not widen it.
+    public var isFixedWidth = false
 
     public init(_ title: String, numeric: Bool = false, minWidth: Int = 1, maxWidth: Int = 40) {
         self.title = title
@@ -28,4 +30,11 @@ public protocol TableDataSource: AnyObject {
     /// The cells of `row` (0..<numberOfRows), one per column, as raw untrusted text: the
     /// table sanitises them. Missing cells show empty; extra ones are ignored.
     func cells(ofRow row: Int) -> [String]
+    /// The columns of `row` whose cells are highlighted (a search's matches).
+    func highlightedColumns(ofRow row: Int) -> Set<Int>
+}
+
+extension TableDataSource {
+    /// The columns of `row` to highlight (a search's matches); none by default.
+    public func highlightedColumns(ofRow row: Int) -> Set<Int> { [] }
 }

@@ -26,12 +26,16 @@ struct TableLayout: Hashable {
     ///   - widths: each column's width in cells (its content, within min and max).
     ///   - firstColumn: the horizontal scroll.
     ///   - width: the canvas width.
-    init(widths: [Int], firstColumn: Int, width: Int) {
+    ///   - frozen: the first columns stay on screen while the others scroll (the key column).
+    init(widths: [Int], firstColumn: Int, width: Int, frozen: Int = 0) {
         self.width = width
         var placements: [ColumnPlacement] = []
         var x = TableLayout.gutter
-        var i = firstColumn
+        let frozen = min(frozen, widths.count)
+        var i = 0
         while i < widths.count {
+            if i == frozen { i = max(i, firstColumn) }
+            guard i < widths.count else { break }
             let room = width - x - 1  // keep the marker cell
             if widths[i] <= room {
                 placements.append(ColumnPlacement(index: i, x: x, width: widths[i]))
@@ -46,17 +50,24 @@ struct TableLayout: Hashable {
             break
         }
         self.placements = placements
-        moreLeft = firstColumn > 0
+        moreLeft = firstColumn > frozen
         let lastFull = placements.last.map { $0.width == widths[$0.index] } ?? false
         moreRight = !widths.isEmpty && ((placements.last?.index ?? (firstColumn - 1)) < widths.count - 1 || !lastFull)
     }
 
+    /// The indexes shown from `firstColumn` with `frozen` columns kept (before any is cut).
+    static func scrolledIndexes(count: Int, firstColumn: Int, frozen: Int) -> [Int] {
+        let f = min(frozen, count)
+        return Array(0..<f) + Array(min(count, max(firstColumn, f))..<count)
+    }
+
     /// The largest first column worth scrolling to: the one from which every remaining
     /// column fits (scrolling further would only hide columns).
-    static func lastFirstColumn(widths: [Int], width: Int) -> Int {
-        var used = gutter
+    static func lastFirstColumn(widths: [Int], width: Int, frozen: Int = 0) -> Int {
+        let f = min(frozen, widths.count)
+        var used = widths[0..<f].reduce(gutter) { $0 + $1 + 2 }
         var first = widths.count
-        while first > 0 {
+        while first > f {
             let need = widths[first - 1] + (first == widths.count ? 1 : 2)
             if used + need > width { break }
             used += need

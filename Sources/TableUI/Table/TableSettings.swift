@@ -17,6 +17,8 @@ public struct TableSettings: Sendable {
     public var wheelLines = 3
     /// Shown on the first body line when there are no rows.
     public var emptyText = "no rows"
+    /// The first columns stay on screen while the others scroll left and right (a key column).
+    public var frozenColumns = 0
     public var theme: TableTheme
 
     public init(theme: TableTheme = .standard(colors: .none)) {

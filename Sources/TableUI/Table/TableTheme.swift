@@ -34,6 +34,8 @@ public struct TableTheme: Hashable, Sendable {
     public var moved: CellStyle
     /// Markers in the gutter (+ - ↑ ↓ *).
     public var marker: CellStyle
+    /// A cell a search matched (over the row's style).
+    public var match = CellStyle([.bold, .underline])
     /// The empty-table and too-small messages.
     public var note: CellStyle
     public var symbols: TableSymbols

@@ -58,7 +58,7 @@ extension TableView {
 
     /// Scrolls the columns left or right, stopping when the last column is in view.
     public func scrollColumns(by delta: Int) {
-        let limit = viewport.map { TableLayout.lastFirstColumn(widths: columnWidths(width: $0.width), width: $0.width) }
+        let limit = viewport.map { TableLayout.lastFirstColumn(widths: columnWidths(width: $0.width), width: $0.width, frozen: settings.frozenColumns) }
             ?? max(0, knownColumns.count - 1)
         state.firstColumn = max(0, min(state.firstColumn + delta, limit))
     }
@@ -68,11 +68,21 @@ extension TableView {
     public func selectColumn(_ column: Int?) {
         let count = dataSource.columns.count
         state.selectedColumn = column.map { max(0, min($0, count - 1)) }
-        if let c = state.selectedColumn, c < state.firstColumn { state.firstColumn = c }
+        if let c = state.selectedColumn, c >= settings.frozenColumns, c < state.firstColumn { state.firstColumn = c }
     }
 
     /// Moves the column cursor `delta` columns right (left when negative).
     public func moveColumnSelection(by delta: Int) {
         selectColumn((state.selectedColumn ?? 0) + delta)
+    }
+}
+
+extension TableView {
+    /// The width column `column` had in the latest render (before a cut at the right edge); nil
+    /// before the first render.
+    public func shownWidth(ofColumn column: Int) -> Int? {
+        guard let viewport else { return nil }
+        let widths = columnWidths(width: viewport.width)
+        return column >= 0 && column < widths.count ? widths[column] : nil
     }
 }

@@ -40,6 +40,8 @@ public final class TableView {
     /// Sanitised cells of the rows drawn by the latest render (old values for reloads,
     /// and the text of a deleted row's closing line).
     var rowCells: [Int: [String]] = [:]
+    /// The highlighted columns of the rows on screen (from the data source, per render).
+    var rowHighlights: [Int: Set<Int>] = [:]
     /// The widest sanitised text seen per column since the latest reload (widths only grow,
     /// so columns do not jump while scrolling).
     var contentWidths: [Int] = []
@@ -117,6 +119,11 @@ public final class TableView {
         let columns = dataSource.columns
         for case .row(let r)? in items { cells[r] = fetchCells(r, columnCount: columns.count) }
         rowCells = cells
+        rowHighlights = [:]
+        for r in cells.keys {
+            let marked = dataSource.highlightedColumns(ofRow: r)
+            if !marked.isEmpty { rowHighlights[r] = marked }
+        }
         let layout = layoutColumns(columns, rows: cells.values, width: size.columns)
 
         let header = renderHeader(columns, layout)
@@ -195,18 +202,22 @@ public final class TableView {
         if let c = state.selectedColumn { state.selectedColumn = min(c, max(0, columns.count - 1)) }
         let widths = columnWidths(width: width)
         scrollToSelectedColumn(widths: widths, width: width)
-        return TableLayout(widths: widths, firstColumn: state.firstColumn, width: width)
+        return TableLayout(widths: widths, firstColumn: state.firstColumn, width: width, frozen: settings.frozenColumns)
     }
 
     /// Scrolls the columns as little as needed for the column cursor's column to be shown whole.
     private func scrollToSelectedColumn(widths: [Int], width: Int) {
         guard let c = state.selectedColumn, c < widths.count else { return }
+        let frozen = min(settings.frozenColumns, widths.count)
+        // A frozen column is always on screen: the scroll stays as it is.
+        if c < frozen { return }
         if c < state.firstColumn {
             state.firstColumn = c
             return
         }
+        state.firstColumn = max(state.firstColumn, frozen)
         func fits() -> Bool {
-            let x = widths[state.firstColumn..<c].reduce(TableLayout.gutter) { $0 + $1 + 2 }
+            let x = widths[state.firstColumn..<c].reduce(widths[0..<frozen].reduce(TableLayout.gutter) { $0 + $1 + 2 }) { $0 + $1 + 2 }
             return x + widths[c] + 1 <= width
         }
         while state.firstColumn < c, !fits() { state.firstColumn += 1 }
@@ -222,9 +233,9 @@ public final class TableView {
             let column = knownColumns[i]
             return min(cap, min(column.maxWidth, max(column.minWidth, contentWidths[i])))
         }
-        let first = min(state.firstColumn, widths.count)
-        var spare = width - widths[first...].reduce(TableLayout.gutter - 1) { $0 + $1 + 2 }
-        for i in widths.indices.dropFirst(first) where spare > 0 && contentWidths[i] > widths[i] {
+        let shown = TableLayout.scrolledIndexes(count: widths.count, firstColumn: state.firstColumn, frozen: settings.frozenColumns)
+        var spare = width - shown.reduce(TableLayout.gutter - 1) { $0 + widths[$1] + 2 }
+        for i in shown where spare > 0 && contentWidths[i] > widths[i] && !knownColumns[i].isFixedWidth {
             let grow = min(spare, min(cap, contentWidths[i]) - widths[i])
             guard grow > 0 else { continue }
             widths[i] += grow
@@ -283,7 +294,8 @@ public final class TableView {
             let i = placement.index
             let change = i < frame.changes.count ? frame.changes[i] : .same
             let text = i < cells.count ? cells[i] : ""
-            let cellStyle = change == .same ? base : overlay(base, theme.changedCell)
+            var cellStyle = change == .same ? base : overlay(base, theme.changedCell)
+            if case .row(let r) = item, rowHighlights[r]?.contains(i) == true { cellStyle = overlay(cellStyle, theme.match) }
             let shown = columns[i].isNumeric
                 ? fitNumber(text, width: placement.width, ellipsis: theme.symbols.ellipsis)
                 : fit(text, width: placement.width, ellipsis: theme.symbols.ellipsis)

@@ -38,10 +38,18 @@ struct List: ParsableCommand {
     @Option(help: "json: one array of {\"key\", \"value\"}; jsonl: one such object a line; tsv, table: a column per child field. Default: table on a terminal, else json.")
     var format: Format?
 
+    // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "The children's fields to print, for every format: name,score,metrics/views (these, in order), "
+            + "or -email,-id (all but these). json and jsonl print each value with only those fields.",
+        valueName: "a,b,c/d"))
+    var columns: String?
+
     func run() throws {
         let (path, query) = try self.query.resolved()
+        let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         if file != "-", input.format(of: file) == .jsonLines, let document = newestRecords(file, path: path, query: query) {
-            return print(Window(query: query, path: path, document: document))
+            return print(Window(query: query, path: path, document: document), choice: choice)
         }
         let bytes: [UInt8]
         do {
@@ -68,16 +76,17 @@ struct List: ParsableCommand {
                 }
             }
         }
-        print(Window(query: query, path: path, document: document))
+        print(Window(query: query, path: path, document: document), choice: choice)
     }
 
-    private func print(_ window: Window) {
+    private func print(_ window: Window, choice: ColumnChoice?) {
         var out = [UInt8]()
+        let rows = window.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) }
         switch format ?? (isatty(1) != 0 ? .table : .json) {
-        case .json: writeJSON(window, to: &out, lines: false)
-        case .jsonl: writeJSON(window, to: &out, lines: true)
-        case .tsv: writeTSV(rowTable(window), to: &out)
-        case .table: writeTable(rowTable(window), to: &out)
+        case .json: writeJSON(rows, to: &out, lines: false)
+        case .jsonl: writeJSON(rows, to: &out, lines: true)
+        case .tsv: writeTSV(rowTable(rows, shown: choice?.shown), to: &out)
+        case .table: writeTable(rowTable(rows, shown: choice?.shown), to: &out)
         }
         writeOut(out)
     }
@@ -116,16 +125,16 @@ private func streamOfValues(_ bytes: [UInt8]) -> JSONDocument? {
 // MARK: - JSON
 
 /// `{"key":K,"value":V}` per row: in one array (a row a line), or one per line.
-private func writeJSON(_ window: Window, to out: inout [UInt8], lines: Bool) {
-    if !lines { out.append(contentsOf: window.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
-    for (i, row) in window.enumerated() {
+private func writeJSON(_ rows: [(key: String, value: JSON)], to out: inout [UInt8], lines: Bool) {
+    if !lines { out.append(contentsOf: rows.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
+    for (i, row) in rows.enumerated() {
         if !lines { out.append(contentsOf: "  ".utf8) }
         out.append(contentsOf: #"{"key":"#.utf8)
         writeJSONString(row.key, to: &out, escaping: .invisibles)
         out.append(contentsOf: #","value":"#.utf8)
-        row.value.json.write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
+        row.value.write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
         out.append(UInt8(ascii: "}"))
-        if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
+        if !lines && i < rows.count - 1 { out.append(UInt8(ascii: ",")) }
         out.append(UInt8(ascii: "\n"))
         // Written as it goes: the whole output held at once would cost more than the file.
         if out.count >= 1 << 20 {
@@ -133,7 +142,7 @@ private func writeJSON(_ window: Window, to out: inout [UInt8], lines: Bool) {
             out.removeAll(keepingCapacity: true)
         }
     }
-    if !lines && !window.isEmpty { out.append(contentsOf: "]\n".utf8) }
+    if !lines && !rows.isEmpty { out.append(contentsOf: "]\n".utf8) }
 }
 
 // MARK: - Tables
@@ -150,30 +159,29 @@ private struct Cell {
     var isNumber = false
 }
 
-private func rowTable(_ window: Window) -> RowTable {
-    var fields = [String]()
+/// `shown`: exactly these columns (the values were projected to objects of them).
+private func rowTable(_ rows: [(key: String, value: JSON)], shown: [Path]?) -> RowTable {
+    var fields = shown?.map(ColumnChoice.title) ?? []
     var fieldIndex = [JSONKey: Int]()
+    for (i, name) in fields.enumerated() { fieldIndex[JSONKey(name)] = i }
     var hasValue = false
-    for row in window {
-        guard row.value.kind == .object else {
+    for row in rows where shown == nil {
+        guard case .object(let object) = row.value else {
             hasValue = true
             continue
         }
-        for m in row.value.members {
-            let name = m.key.stringValue!
-            if fieldIndex[JSONKey(name)] == nil {
-                fieldIndex[JSONKey(name)] = fields.count
-                fields.append(name)
-            }
+        for m in object.members where fieldIndex[JSONKey(m.key)] == nil {
+            fieldIndex[JSONKey(m.key)] = fields.count
+            fields.append(m.key)
         }
     }
     let valueColumn = hasValue ? fields.count : -1
     var table = RowTable(header: ["key"] + fields + (hasValue ? ["value"] : []), rows: [])
-    for row in window {
+    for row in rows {
         var cells = [Cell](repeating: Cell(text: ""), count: fields.count + (hasValue ? 1 : 0))
-        if row.value.kind == .object {
-            for m in row.value.members { cells[fieldIndex[JSONKey(m.key.stringValue!)]!] = cell(m.value) }
-        } else {
+        if case .object(let object) = row.value {
+            for m in object.members { if let i = fieldIndex[JSONKey(m.key)] { cells[i] = cell(m.value) } }
+        } else if valueColumn >= 0 {
             cells[valueColumn] = cell(row.value)
         }
         table.rows.append([Cell(text: row.key)] + cells)
@@ -181,13 +189,13 @@ private func rowTable(_ window: Window) -> RowTable {
     return table
 }
 
-private func cell(_ node: JSONNode) -> Cell {
-    switch node.kind {
+private func cell(_ value: JSON) -> Cell {
+    switch value {
     case .null: Cell(text: "")
-    case .bool: Cell(text: node.boolValue! ? "true" : "false")
-    case .number: Cell(text: node.numberText!, isNumber: true)
-    case .string: Cell(text: node.stringValue!)
-    case .array, .object: Cell(text: node.json.serializedString())
+    case .bool(let b): Cell(text: b ? "true" : "false")
+    case .number(let n): Cell(text: n.text, isNumber: true)
+    case .string(let s): Cell(text: s)
+    case .array, .object: Cell(text: value.serializedString())
     }
 }
 

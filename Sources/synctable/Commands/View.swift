@@ -1,4 +1,7 @@
 // `synctable [view] FILE`: the live table.
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import FileStore
 import JSONTree
@@ -35,19 +38,25 @@ struct View: ParsableCommand {
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
 
-    @Option(help: ArgumentHelp(
-        "Columns after the key: comma-separated paths inside each child (nested: metrics/views). "
-            + "Default: the children's members, most common first.",
+    // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Columns after the key: comma-separated paths inside each child (nested: metrics/views); "
+            + "-name hides one from the default set (the children's members, most common first).",
         valueName: "a,b,c/d"))
     var columns: String?
 
     @Option(help: ArgumentHelp(
         "Rows per page without a limit flag; the next page loads near the end (0: every row at once).",
         valueName: "N"))
-    var pageSize: Int = 200
+    var pageSize: Int?
 
     @Flag(help: "Show each change at once, without animations.")
     var noAnimation = false
+
+    @Flag(help: ArgumentHelp(
+        "No key writes to the file (the status bar says READ-ONLY). A file you cannot write "
+            + "(by its permission bits, even as root) opens read-only by itself."))
+    var readOnly = false
 
     @Flag(help: ArgumentHelp(
         "Do not keep the first page between runs (by default it is kept under $XDG_CACHE_HOME/synctable "
@@ -55,12 +64,12 @@ struct View: ParsableCommand {
     var noCache = false
 
     func run() throws {
-        try launchViewer(try viewerOptions())
+        try launchViewer(try viewerOptions(config: try loadConfig()))
     }
 
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
-    private func viewerOptions() throws(CommandError) -> ViewerOptions {
+    private func viewerOptions(config: ViewerConfig) throws(CommandError) -> ViewerOptions {
         let location: Path
         let flags: Query
         do {
@@ -68,23 +77,37 @@ struct View: ParsableCommand {
         } catch {
             throw CommandError("\(error)")
         }
+        let pageSize = self.pageSize ?? config.pageSize ?? 200
         guard pageSize >= 0 else { throw CommandError("--page-size must be 0 or more, not \(pageSize)") }
-        var paths: [Path]?
-        if let columns {
-            paths = []
-            for item in columns.split(separator: ",", omittingEmptySubsequences: false) {
-                let text = item.trimmedSpaces
-                guard !text.isEmpty else { throw CommandError("--columns: an empty column name in '\(columns)'") }
-                do { paths!.append(try Path(text)) } catch { throw CommandError("--columns: \(error)") }
-            }
-        }
+        let choice = try (columns ?? config.columns).map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
         var viewQuery = ViewQuery(flags: flags, pageSize: pageSize)
         // A log's records are shown as `tail -f` shows them: the newest at the bottom, followed.
         if format == .jsonLines && location.isRoot { viewQuery.showTail() }
-        return ViewerOptions(
-            file: file, format: format, location: location, query: viewQuery, columns: paths,
-            pageSize: pageSize, animations: !noAnimation, cache: noCache || file == "-" ? nil : FirstPageCache.standard())
+        var options = ViewerOptions(
+            file: file, format: format, location: location, query: viewQuery, columns: choice?.shown,
+            pageSize: pageSize, animations: !(noAnimation || config.noAnimation == true),
+            cache: noCache || config.noCache == true || file == "-" ? nil : FirstPageCache.standard(),
+            keyBindings: config.keyBindings(standardKeyBindings))
+        options.hiddenColumns = choice?.hidden ?? []
+        options.readOnly = readOnly || config.readOnly == true
+        options.styles = config.styles
+        return options
+    }
+}
+
+/// The user's configuration (`$XDG_CONFIG_HOME/synctable/config.json`), empty when there is
+/// none; a bad one ends the command before the viewer starts.
+func loadConfig() throws(CommandError) -> ViewerConfig {
+    var environment: [String: String] = [:]
+    for name in ["XDG_CONFIG_HOME", "HOME"] {
+        if let value = getenv(name) { environment[name] = String(cString: value) }
+    }
+    guard let path = ViewerConfig.standardPath(environment: environment) else { return ViewerConfig() }
+    do {
+        return try ViewerConfig.load(path: path) ?? ViewerConfig()
+    } catch {
+        throw CommandError("bad configuration: \(error.located) (the viewer did not start)")
     }
 }
 

@@ -100,6 +100,21 @@ final class ViewerHarness {
         }
     }
 
+    /// Runs the store's loop until every write the viewer started has finished and been handed
+    /// back (writes run off the loop thread); fails after 10 s.
+    func waitForWrites(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var waited = 0
+        while store.hasWritesInProgress {
+            guard waited < 1000 else {
+                Issue.record("a write never finished", sourceLocation: sourceLocation)
+                throw HarnessTimeout()
+            }
+            store.waitAndProcessChanges(timeoutMilliseconds: 10)
+            waited += 1
+        }
+        viewer.tick()
+    }
+
     /// The table line (0-based canvas line) whose key column shows `key`.
     func line(ofKey key: String) -> Int? {
         let lines = self.lines

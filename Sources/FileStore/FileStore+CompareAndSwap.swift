@@ -1,0 +1,95 @@
+// A write that reports the value it replaced, and one that happens only when a value is still
+// what the caller expects (compare-and-swap): the viewer's undo.
+import JSONTree
+import LiveQuery
+
+/// What a watched write did at its path.
+public struct WatchedWrite: Sendable {
+    /// The value at the path just before the write, in the same atomic step (nil: missing).
+    public let before: JSON?
+    /// The value there after it (server values resolved; nil: missing), or, when the write was
+    /// refused because the value was not the one expected, the value found.
+    public let after: JSON?
+    /// False when the expected value was not there: nothing was written.
+    public let applied: Bool
+    public let result: WriteResult
+}
+
+extension FileStore {
+    /// A new push id (the generator every write of the process shares, so ids sort in creation order).
+    public static func newPushID() -> String { pushIDs.next() }
+
+    /// Applies `writes` as `write(_:)` does, reading the value at `path` before and after in
+    /// the same atomic step. With `expected`, the writes happen only while the value at `path`
+    /// is still `expected` (`.some(nil)`: missing), compared as JSON values; otherwise nothing is
+    /// written and `after` is the value found.
+    /// - Throws: `WriteError`; the file and the store are untouched.
+    public func write(_ writes: [JSONWrite], watching path: Path, ifStill expected: JSON?? = nil) throws(WriteError) -> WatchedWrite {
+        let done = try FileStore.write(writes, toFile: absolutePath, basedOn: currentRevision?.document,
+                                       watching: path, ifStill: expected)
+        if currentRevision?.document.bytes != done.result.document.bytes {
+            commitWrittenRevision(document: done.result.document, identity: done.result.identity)
+        }
+        return done
+    }
+
+    /// Starts the watched write of `write(_:watching:ifStill:)` on the store's writer thread
+    /// (shared with `startWrite`, so writes stay in the order started) and returns at once;
+    /// `done` is called on the loop thread, from `processPendingChanges()`, once it has finished,
+    /// after its result became the current revision (as with `startWrite`).
+    public func startWrite(_ writes: [JSONWrite], watching path: Path, ifStill expected: JSON?? = nil,
+                           done: @escaping (Result<WatchedWrite, WriteError>) -> Void) {
+        let file = absolutePath
+        let hint = currentRevision?.document
+        startWatchedWrite({ () throws(WriteError) in
+            try FileStore.write(writes, toFile: file, basedOn: hint, watching: path, ifStill: expected)
+        }, done: done)
+    }
+
+    /// The watched write on the file at `file`, without a store.
+    static func write(_ writes: [JSONWrite], toFile file: String, basedOn hint: JSONDocument?,
+                      watching path: Path, ifStill expected: JSON??) throws(WriteError) -> WatchedWrite {
+        var before: JSON?
+        var after: JSON?
+        var applied = true
+        var last: JSONDocument?
+        let outcome = try AtomicFile.modify(file) { snapshot throws(WriteError) in
+            let document: JSONDocument
+            if let hint, hint.bytes == snapshot.bytes {
+                document = hint
+            } else {
+                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes) } catch { throw .invalidJSON(error) }
+            }
+            before = value(at: path, in: document)
+            if let expected, before != expected {
+                applied = false
+                after = before
+                last = document
+                return nil
+            }
+            applied = true
+            let edited: JSONDocument
+            do throws(JSONEditError) {
+                edited = try document.applying(writes, serverTime: Int64(PushIDGenerator.systemMilliseconds()))
+            } catch { throw .edit(error) }
+            after = value(at: path, in: edited)
+            last = edited
+            return edited === document ? nil : edited.bytes
+        }
+        let bytes = outcome.snapshot.bytes
+        let document: JSONDocument
+        if let last, last.bytes == bytes {
+            document = last
+        } else {
+            do throws(JSONParseError) { document = try JSONDocument(parsing: bytes) } catch { throw .invalidJSON(error) }
+        }
+        let result = WriteResult(document: document, identity: outcome.snapshot.identity, changed: outcome.replaced, attempts: outcome.attempts)
+        return WatchedWrite(before: before, after: after, applied: applied, result: result)
+    }
+}
+
+/// The value at `path` as JSON; nil when missing or null.
+private func value(at path: Path, in document: JSONDocument) -> JSON? {
+    guard let node = document.root.node(at: path), !node.isNull else { return nil }
+    return node.json
+}

@@ -1,0 +1,27 @@
+// `Y`: the selected child's value as JSON, to the terminal's clipboard (OSC 52).
+import JSONTree
+
+extension Viewer {
+    /// Terminals cap what OSC 52 carries (xterm and tmux near 100 kB of base64); more is refused.
+    static let copyLimit = 74_000
+
+    /// Copies the selected child's value as compact JSON. Every control, DEL, C1 and
+    /// bidirectional character is written as a `\u` escape, so the text pasted is the same JSON
+    /// value and never carries a raw control character.
+    func copySelectedValue() {
+        guard let (key, value) = selectedChild else {
+            message = Message(text: "no row selected", isError: true)
+            return
+        }
+        let path = location.child(key)
+        let text = value.json.serializedString(.compact, escaping: .invisibles)
+        let size = text.utf8.count
+        guard size <= Self.copyLimit else {
+            message = Message(text: "not copied: the value of \(path) is \(size) bytes of JSON, more than a terminal's "
+                              + "clipboard takes (\(Self.copyLimit)); synctable list prints it", isError: true)
+            return
+        }
+        environment.perform(.copyToClipboard(text))
+        message = Message(text: "copied the value of \(path) as JSON (\(size) bytes)", isError: false)
+    }
+}

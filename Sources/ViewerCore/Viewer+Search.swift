@@ -1,0 +1,193 @@
+// `/` search with n/N: a text in any key or cell of the location's children, over all of them
+// (not only the rows loaded), evaluated off the loop thread for a large location.
+import Dispatch
+import FileStore
+import JSONTree
+import LiveQuery
+import TableUI
+
+/// The search in force and its latest matches.
+struct SearchState {
+    var pattern: SearchPattern?
+    var context: SearchContext?
+    var matches: [SearchMatch] = []
+    /// A search running on another thread, and where to go when it ends.
+    var job: SearchJob?
+    var pendingStep: SearchStep = .first
+    /// The match last landed on (its index in `matches`).
+    var current: Int?
+}
+
+/// Where a search lands: from the selected row on, or the next / previous match.
+enum SearchStep {
+    case first, next, previous
+}
+
+/// A search on another thread; the loop thread collects its matches on a tick.
+final class SearchJob: @unchecked Sendable {
+    private let lock = DispatchSemaphore(value: 1)
+    private var found: [SearchMatch]?
+    let context: SearchContext
+
+    init(context: SearchContext) { self.context = context }
+
+    /// The matches, once found (read on the loop thread).
+    var result: [SearchMatch]? {
+        lock.wait()
+        defer { lock.signal() }
+        return found
+    }
+
+    func finish(_ matches: [SearchMatch]) {
+        lock.wait()
+        found = matches
+        lock.signal()
+    }
+}
+
+extension Viewer {
+    /// Over more children than this, a search runs on another thread (as a large first window does).
+    static let inlineSearchLimit = 50_000
+
+    /// `/`: a prompt for the text to find.
+    func startSearch() {
+        let now = search.pattern.map { " (now \($0.description))" } ?? ""
+        mode = .prompt(Prompt(purpose: .search, label: "search\(now), \\v for a regex, lower case ignores case, empty clears: ", text: ""))
+    }
+
+    /// The prompt's text: a new search from the selected row on.
+    func acceptSearch(_ typed: String) {
+        guard !typed.isEmpty else {
+            // An empty search ends the one in force: no more highlights, n says there is none.
+            search = SearchState()
+            rows.highlight = nil
+            table.invalidate()
+            message = Message(text: "search cleared", isError: false)
+            return
+        }
+        let pattern: SearchPattern
+        do {
+            pattern = try SearchPattern(parsing: typed)
+        } catch {
+            message = Message(text: "\(error)", isError: true)
+            return
+        }
+        search = SearchState(pattern: pattern)
+        rows.highlight = pattern.matcher()
+        table.invalidate()
+        runSearch(then: .first)
+    }
+
+    /// `n` / `N`: the next or previous match (wrapping), searching again when the file, the
+    /// query or the columns changed since.
+    func stepSearch(_ step: SearchStep) {
+        guard search.pattern != nil else {
+            message = Message(text: "no search yet: / finds a text", isError: false)
+            return
+        }
+        if search.job != nil {
+            search.pendingStep = step
+            return
+        }
+        if search.context != searchContext() {
+            runSearch(then: step)
+        } else {
+            land(step)
+        }
+    }
+
+    /// What a search now would run on (nil before the first revision, or on a bad query).
+    func searchContext() -> SearchContext? {
+        guard let revision = store.currentRevision, var built = try? query.makeQuery() else { return nil }
+        if query.isPaged { built = built.withoutLimit }
+        return SearchContext(revision: revision.number, location: location, query: built, reversed: query.fromEnd,
+                             columns: rows.columnSet.specs)
+    }
+
+    /// Finds the matches of the current pattern, here or (over a large location) on another
+    /// thread, then lands per `step`.
+    func runSearch(then step: SearchStep) {
+        guard let pattern = search.pattern, let context = searchContext(), let revision = store.currentRevision else {
+            message = Message(text: "nothing to search yet", isError: false)
+            return
+        }
+        search.pendingStep = step
+        let children = revision.root.node(at: location).map { $0.count } ?? 0
+        if children <= Self.inlineSearchLimit {
+            search.context = context
+            search.matches = findMatches(pattern, in: revision.document, context)
+            land(step)
+            return
+        }
+        let job = SearchJob(context: context)
+        search.job = job
+        let document = revision.document
+        DispatchQueue.global().async {
+            job.finish(findMatches(pattern, in: document, context))
+        }
+        message = Message(text: "searching \(children) children for \(pattern.description)…", isError: false)
+    }
+
+    /// On a tick: takes a finished search's matches and lands.
+    func collectSearch() {
+        guard let job = search.job, let found = job.result else { return }
+        search.job = nil
+        // The user went to another location or changed the query meanwhile: n searches afresh.
+        guard let now = searchContext(), now.location == job.context.location, now.query == job.context.query,
+            now.reversed == job.context.reversed
+        else { return }
+        search.context = job.context
+        search.matches = found
+        land(search.pendingStep)
+    }
+
+    /// While a search runs, the loop wakes soon to collect it.
+    var searchDeadline: Double? {
+        search.job == nil ? nil : environment.clock.now() + 0.02
+    }
+
+    /// Selects the match `step` asks for, relative to the selected row, wrapping at the ends.
+    private func land(_ step: SearchStep) {
+        guard let pattern = search.pattern else { return }
+        let matches = search.matches
+        guard !matches.isEmpty else {
+            search.current = nil
+            message = Message(text: "no match for \(pattern.description)", isError: true)
+            return
+        }
+        let selected = table.state.selection ?? 0
+        var index: Int
+        var wrapped = false
+        switch step {
+        case .first:
+            index = matches.firstIndex { $0.row >= selected } ?? 0
+            wrapped = matches[index].row < selected
+        case .next:
+            index = matches.firstIndex { $0.row > selected } ?? 0
+            wrapped = matches[index].row <= selected
+        case .previous:
+            index = matches.lastIndex { $0.row < selected } ?? matches.count - 1
+            wrapped = matches[index].row >= selected
+        }
+        search.current = index
+        let match = matches[index]
+        go(to: match)
+        let note = wrapped ? (step == .previous ? " (wrapped to the bottom)" : " (wrapped to the top)") : ""
+        message = Message(text: "match \(index + 1) of \(matches.count) for \(pattern.description)\(note)", isError: false)
+    }
+
+    /// Selects the match's row, loading the pages up to it when it is not loaded yet, and puts
+    /// the column cursor on its column (the columns scroll to show it).
+    private func go(to match: SearchMatch) {
+        table.selectColumn(match.column)
+        if let row = rows.tableRow(ofKey: match.key) {
+            table.select(row: row)
+            return
+        }
+        guard case .paged(let size, _) = query.limit, let array else { return }
+        let pages = match.row / max(1, size) + 1
+        query.limit = .paged(size: size, pages: pages)
+        pendingSelection = match.key
+        ownUpdateRequested(array) { array.showPages(pages) }
+    }
+}

@@ -1,0 +1,127 @@
+// Read-only mode, and `u`: undoing the viewer's own writes, each as a compare-and-swap.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+
+/// One write the viewer made, to undo.
+struct UndoStep {
+    let path: Path
+    /// The value before the write and after it (nil: missing).
+    let before: JSON?
+    let after: JSON?
+    /// The first revision (number and time) in which the value was no longer `after`.
+    var changedIn: (number: Int, time: String)?
+}
+
+extension Viewer {
+    /// The most writes `u` can undo.
+    static let undoLimit = 100
+
+    /// Why the viewer does not write, or nil when it does: `--read-only`, or a file the user
+    /// cannot write.
+    static func readOnlyReason(options: ViewerOptions) -> String? {
+        if options.readOnly { return "read-only (--read-only)" }
+        if !fileIsWritable(options.file) { return "read-only (\(baseName(options.file)) is not writable)" }
+        return nil
+    }
+
+    /// Says why a write key does nothing when read-only; true when it may go on.
+    func mayWrite(_ what: String) -> Bool {
+        guard let reason = readOnlyReason else { return true }
+        message = Message(text: "\(reason): \(what) does not write", isError: true)
+        return false
+    }
+
+    /// Writes off the loop thread (a write may wait for another writer's lock) and, once it is
+    /// done, remembers the step for `u` and says what happened with `describe` (the values
+    /// before and after), or why nothing was written.
+    func recordedWrite(_ writes: [JSONWrite], at path: Path, describe: @escaping (JSON?, JSON?) -> String) {
+        store.startWrite(writes, watching: path) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let done):
+                undoSteps.append(UndoStep(path: path, before: done.before, after: done.after))
+                if undoSteps.count > Self.undoLimit { undoSteps.removeFirst() }
+                message = Message(text: describe(done.before, done.after), isError: false)
+            case .failure(let error):
+                message = Message(text: "not written: \(error)", isError: true)
+            }
+        }
+    }
+
+    /// On each revision: notes the first one in which a value the viewer wrote changed.
+    func noteUndoChanges(_ revision: Revision, time: String) {
+        for i in undoSteps.indices {
+            let node = revision.root.node(at: undoSteps[i].path)
+            let now: JSON? = node.flatMap { $0.isNull ? nil : $0.json }
+            // Changed back (a later step undone) is unchanged again.
+            if now == undoSteps[i].after {
+                undoSteps[i].changedIn = nil
+            } else if undoSteps[i].changedIn == nil {
+                undoSteps[i].changedIn = (revision.number, time)
+            }
+        }
+    }
+
+    /// `u`: puts back the value before the viewer's last write, only if the value is still the
+    /// one it wrote; otherwise says who changed it (the revision and time) and leaves the file.
+    func undo() {
+        guard mayWrite("u") else { return }
+        guard let step = undoSteps.popLast() else {
+            message = Message(text: "nothing to undo (u undoes this viewer's own writes)", isError: false)
+            return
+        }
+        let writes = step.before.map { JSONWrite.set(step.path, $0) } ?? JSONWrite.remove(step.path)
+        store.startWrite(writes, watching: step.path, ifStill: .some(step.after)) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let done) where done.applied:
+                message = Message(text: "undone: \(step.path) back to \(shown(step.before)) (\(undoSteps.count) more to undo)",
+                                  isError: false)
+            case .success(let done):
+                let when = step.changedIn.map { " in rev \($0.number) at \($0.time)" } ?? ""
+                message = Message(text: "not undone: \(step.path) changed\(when) by another writer (now \(shown(done.after)))",
+                                  isError: true)
+            case .failure(let error):
+                undoSteps.append(step)
+                message = Message(text: "not undone: \(error)", isError: true)
+            }
+        }
+    }
+}
+
+/// A value for the message line: a scalar as compact JSON (a long string shortened), an
+/// object or array by its size (`{3}`, `[5]`), or `missing`.
+func shown(_ value: JSON?) -> String {
+    switch value {
+    case nil: return "missing"
+    case .object(let o)?: return "{\(o.count)}"
+    case .array(let a)?: return "[\(a.count)]"
+    case .string(let s)? where s.count > 40: return JSON.string(String(s.prefix(39)) + "…").serializedString()
+    case let scalar?: return scalar.serializedString()
+    }
+}
+
+/// Whether the user may write `path`, by its permission bits rather than access(2): root may
+/// write any file, but a file its owner made read-only (0444) is opened read-only for root too.
+/// A file that does not exist yet is writable (it may appear); a read-only file system is not.
+func fileIsWritable(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return true }
+    let mode = info.st_mode
+    let uid = geteuid()
+    let writable: Bool
+    if uid == 0 {
+        writable = mode & (S_IWUSR | S_IWGRP | S_IWOTH) != 0
+    } else if info.st_uid == uid {
+        writable = mode & S_IWUSR != 0
+    } else if info.st_gid == getegid() {
+        writable = mode & S_IWGRP != 0
+    } else {
+        writable = mode & S_IWOTH != 0
+    }
+    // access(2) still refuses a read-only mount and supplementary groups the bits above miss.
+    return writable && access(path, W_OK) == 0
+}
