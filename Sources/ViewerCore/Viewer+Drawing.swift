@@ -5,19 +5,22 @@ import JSONTree
 import TableUI
 
 extension Viewer {
-    /// The screen's layout for a size: the table's lines, the pane's, the two bottom lines.
+    /// The screen's layout for a size: the table's lines, the pane's, the status bar, and the
+    /// message lines at the bottom (one, or as many as a long message needs: never cut).
     struct Layout: Equatable {
         var table: Range<Int>
         var pane: Range<Int>
         var status: Int
-        var message: Int
+        var message: Range<Int>
     }
 
     func layout(_ size: CanvasSize) -> Layout? {
         guard size.rows >= 4 else { return nil }
-        let status = size.rows - 2
+        // A message may take up to half of the screen above the status bar.
+        let messageCount = min(max(1, messageLines(width: size.columns).count), max(1, (size.rows - 2) / 2))
+        let status = size.rows - 1 - messageCount
         let tableEnd = paneOpen && status >= 8 ? max(3, status / 2) : status
-        return Layout(table: 0..<tableEnd, pane: tableEnd..<status, status: status, message: status + 1)
+        return Layout(table: 0..<tableEnd, pane: tableEnd..<status, status: status, message: status + 1..<size.rows)
     }
 
     /// Draws what changed and flushes.
@@ -44,7 +47,10 @@ extension Viewer {
         table.render(into: canvas, lines: layout.table)
         if !layout.pane.isEmpty { drawPane(layout.pane) }
         screen.draw(statusSegments(width: size.columns), line: layout.status, fill: statusStyle, on: canvas)
-        screen.draw(messageSegments(width: size.columns), line: layout.message, on: canvas)
+        let message = messageLines(width: size.columns)
+        for (i, line) in layout.message.enumerated() {
+            screen.draw(i < message.count ? message[i] : [], line: line, on: canvas)
+        }
         canvas.flush()
     }
 
@@ -114,25 +120,30 @@ extension Viewer {
 
     // MARK: The message line
 
-    private func messageSegments(width: Int) -> [Segment] {
+    /// The message area's lines: a prompt, a question, a message or the file's problem, wrapped
+    /// to the width rather than cut; else the reminder of the main keys.
+    func messageLines(width: Int) -> [[Segment]] {
+        func wrapped(_ text: String, _ style: CellStyle) -> [[Segment]] {
+            wrap(sanitize(text), width: width).map { [Segment($0, style)] }
+        }
         switch mode {
         case .prompt(let prompt):
             let label = sanitize(prompt.label)
             let room = max(1, width - displayWidth(label) - 1)
-            return [Segment(label, labelStyle), Segment(tail(sanitize(prompt.text), width: room)), Segment(" ", CellStyle(.reverse))]
+            return [[Segment(label, labelStyle), Segment(tail(sanitize(prompt.text), width: room)), Segment(" ", CellStyle(.reverse))]]
         case .confirm(let question):
-            return [Segment(question.question, labelStyle)]
+            return wrapped(question.question, labelStyle)
         case .table, .help:
             break
         }
-        if let message { return [Segment(message.text, message.isError ? errorStyle : labelStyle)] }
+        if let message { return wrapped(message.text, message.isError ? errorStyle : labelStyle) }
         if let problem = storeStatus.problem {
             var text = problem.description
             if case .missing = problem { text = "\(options.file): file not found; waiting for it to appear" }
             if let revision = store.currentRevision { text += " — showing revision \(revision.number)" }
-            return [Segment(text, errorStyle)]
+            return wrapped(text, errorStyle)
         }
-        return [Segment(keyHint, noteStyle)]
+        return [[Segment(keyHint, noteStyle)]]
     }
 
     /// The message line's reminder of the main keys, as bound (a configuration may move them):

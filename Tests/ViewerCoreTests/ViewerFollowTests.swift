@@ -77,9 +77,9 @@ struct ViewerFollowTests {
         #expect(screen.contains("descending"))
     }
 
-    @Test("a adds a line to a log with one append; + says a log is only appended to and leaves it")
+    @Test("a adds a line to a log with one append; + says, wrapped and whole, that a log is only appended to")
     func writesToALogAppendOrAreRefused() throws {
-        let h = try ViewerHarness("{\"n\":0}\n{\"n\":1}\n", format: .jsonLines, rows: 12, columns: 200) { options in
+        let h = try ViewerHarness("{\"n\":0}\n{\"n\":1}\n", format: .jsonLines, rows: 12, columns: 60) { options in
             options.query.showTail()
         }
         try h.waitUntil("the tail") { _ in h.selectedKey == "1" }
@@ -90,7 +90,17 @@ struct ViewerFollowTests {
         try h.waitUntil("the new line, followed") { $0.contains("added /2") && h.selectedKey == "2" }
         #expect(readFileText(h.file) == "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n")
         h.send(.tab, .character("+"))
-        try h.waitUntil("the refusal") { $0.contains("only appended to") }
+        // The refusal is longer than the screen is wide: it wraps onto more lines, never cut.
+        let refusal = "not written: \(h.file): a JSON Lines file is only appended to: set, update and remove would rewrite "
+            + "lines that other programs are appending after; use push to append a record"
+        try h.waitUntil("the whole refusal") { _ in
+            // The lines below the status bar; a continuation line starts with one space.
+            let bottom = Array(h.lines.drop { !$0.contains("rows") }.dropFirst())
+            guard let first = bottom.first else { return false }
+            var text = first + bottom.dropFirst().map { String($0.dropFirst()) }.joined()
+            while text.hasSuffix(" ") { text.removeLast() }
+            return text == refusal
+        }
         #expect(readFileText(h.file) == "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n")
     }
 }
