@@ -19,10 +19,10 @@ public struct FileSnapshot: Sendable {
 ///
 /// `AtomicFile.modify(path) { snapshot in newBytes }`:
 /// 1. resolves symbolic links (the link's final target is written; the link stays);
-/// 2. takes an exclusive `flock` on the target's folder (see *Locking*);
+/// 2. takes an exclusive `flock` on the target file itself (see *Locking*);
 /// 3. reads the file completely and consistently, and asks `transform` for the new content;
-/// 4. writes it to a temporary file in the same folder (same permission bits, and owner when
-///    allowed) and `fsync`s it;
+/// 4. writes it to a new temporary file in the same folder (same permission bits, and owner
+///    when allowed) and `fsync`s it;
 /// 5. checks that the file still holds the bytes read, then (last, a few microseconds before
 ///    the swap) that it still is the same file: inode, size, mtime. If not, it drops the
 ///    temporary file and goes back to 3 with the newer content — at most `maxAttempts` times,
@@ -31,17 +31,22 @@ public struct FileSnapshot: Sendable {
 ///    file system lacks it), removes the old file and `fsync`s the folder.
 ///
 /// A crash or kill at any moment leaves the old or the new complete file at the path, since
-/// the only change to it is one rename. A killed writer may leave its temporary file,
-/// `.NAME.synctable.tmp`; the next write to the same file removes it (under the lock, no
-/// other writer of ours can be using it).
+/// the only change to it is one rename.
 ///
-/// *Locking.* Our writers serialise on an advisory `flock` of the folder, held from the read
-/// to the swap. A lock on the file itself would not do: the rename replaces the inode, so a
-/// writer that opened the new file would not see the old file's lock. A lock file beside it
-/// would be litter. The folder is stable across renames and needs no extra file. (The lock
-/// serialises our writes to all files of one folder; they are short. Where the folder cannot
-/// be locked — some network file systems — writes go on without it, protected by the check
-/// alone, with unique temporary names.)
+/// *Temporary files.* Each is new: created unnamed (`O_TMPFILE`) and given a unique name
+/// (`.NAME.synctable-PID-RANDOM.tmp`, `linkat`) only just before the swap, or, where the file
+/// system cannot, created under such a name with `O_EXCL`. A name that exists already is never
+/// removed or reused (in a shared folder it may be another user's): the next random name is
+/// tried, a bounded number of times. A killed writer leaves nothing behind, except in the
+/// microseconds between the naming and the swap (or, without `O_TMPFILE`, while it writes).
+///
+/// *Locking.* Our writers serialise on an advisory `flock` of the file itself, held from the
+/// read to the swap, so writers of different files never wait for each other. The swap
+/// replaces the file's inode, so a writer that locked the old inode may hold a lock nobody
+/// else needs any more: after taking the lock, a writer checks that the path still names the
+/// inode it locked, and otherwise locks the new one. Where the file cannot be locked (some
+/// network file systems, a file this user cannot open), writes go on without it, protected by
+/// the check alone.
 ///
 /// *Guarantees.*
 /// - Between writers using this type (threads or processes): every write is applied to the
@@ -72,6 +77,9 @@ public enum AtomicFile {
         /// Tests only: called between the check and the swap, to put another writer's rename
         /// in that window.
         var beforeSwap: (@Sendable () -> Void)?
+        /// Tests only: false makes temporary files named from the start (as on file systems
+        /// without `O_TMPFILE`).
+        var unnamedTemporaries = true
 
         public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
             self.maxAttempts = max(1, maxAttempts)
@@ -139,7 +147,7 @@ func sameFile(_ a: FileIdentity, _ b: FileIdentity) -> Bool {
     a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified == b.modified
 }
 
-/// One call of `AtomicFile.modify`: the resolved path, the locked folder, temporary files.
+/// One call of `AtomicFile.modify`: the resolved path, the locked file, temporary files.
 private struct WriteSession {
     let path: String
     let options: AtomicFile.Options
@@ -147,7 +155,8 @@ private struct WriteSession {
     let folder: String
     let name: String
     let folderFD: Int32
-    let locked: Bool
+    /// The file, open and locked; -1 where it could not be locked.
+    let lockFD: Int32
     let reader = SnapshotReader()
 
     init(path: String, options: AtomicFile.Options) throws(WriteError) {
@@ -164,34 +173,59 @@ private struct WriteSession {
         folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else { throw .system("open the folder \(folder)", path: path, errno: errno) }
         do {
-            locked = try WriteSession.lock(folderFD, path: path, timeout: options.lockTimeoutMilliseconds)
+            lockFD = try WriteSession.lock(name, in: folderFD, path: path, timeout: options.lockTimeoutMilliseconds)
         } catch {
             Glibc.close(folderFD)
             throw error
         }
     }
 
-    /// Takes the folder's lock; false where the file system cannot lock folders.
-    static func lock(_ fd: Int32, path: String, timeout: Int) throws(WriteError) -> Bool {
+    /// Opens and locks the file `name` in the folder, making sure the lock is on the inode the
+    /// name still holds (another writer's swap may have replaced it while we waited).
+    /// - Returns: the locked descriptor; -1 where the file cannot be locked (the check alone
+    ///   protects the write then).
+    static func lock(_ name: String, in folderFD: Int32, path: String, timeout: Int) throws(WriteError) -> Int32 {
         let start = monotonicNanoseconds()
         var attempt = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            switch errno {
-            case EWOULDBLOCK, EINTR:
+        while true {
+            // Non-blocking: opening a FIFO for reading would wait for a writer.
+            let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+            guard fd >= 0 else {
+                if errno == ENOENT { throw .missing(path: path) }
+                return -1
+            }
+            var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+            while !locked {
+                let code = errno
+                guard code == EWOULDBLOCK || code == EINTR else {
+                    Glibc.close(fd)
+                    return -1
+                }
                 attempt += 1
                 if monotonicNanoseconds() - start > UInt64(timeout) * 1_000_000 {
+                    Glibc.close(fd)
                     throw .lockTimeout(path: path, milliseconds: timeout)
                 }
                 usleep(UInt32(min(attempt, 20) * 250))
-            default:
-                return false
+                locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+            }
+            var held = stat(), named = stat()
+            if fstat(fd, &held) == 0, fstatat(folderFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0,
+                held.st_dev == named.st_dev, held.st_ino == named.st_ino
+            {
+                return fd
+            }
+            // Replaced while we waited (or gone): lock whatever the name holds now.
+            Glibc.close(fd)
+            if monotonicNanoseconds() - start > UInt64(timeout) * 1_000_000 {
+                throw .lockTimeout(path: path, milliseconds: timeout)
             }
         }
-        return true
     }
 
+    /// Closing the descriptor releases the lock.
     func close() {
-        if locked { flock(folderFD, LOCK_UN) }
+        if lockFD >= 0 { Glibc.close(lockFD) }
         Glibc.close(folderFD)
     }
 
@@ -205,12 +239,21 @@ private struct WriteSession {
                 return AtomicFile.Outcome(snapshot: base, replaced: false, attempts: attempt)
             }
             if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES { throw .readOnly(path: path) }
-            let (temporary, written) = try writeTemporary(content, like: base)
+            let created = try writeTemporary(content, like: base)
+            defer { Glibc.close(created.fd) }
+            let written = created.identity
             // The check: the file still holds the bytes we read (slow, so first), and still is
             // the same file (fast, so last: the window for another writer's rename before our
-            // swap is a few microseconds).
-            guard hasBytes(base), isFile(name, base.identity) else {
-                unlinkat(folderFD, temporary, 0)
+            // swap is a few microseconds). An unnamed temporary file gets its name in between.
+            guard hasBytes(base) else {
+                if let name = created.name { discard(name) }
+                pause(attempt)
+                continue
+            }
+            let temporary: String
+            if let named = created.name { temporary = named } else { temporary = try name(created.fd) }
+            guard isFile(name, base.identity) else {
+                discard(temporary)
                 pause(attempt)
                 continue
             }
@@ -224,9 +267,11 @@ private struct WriteSession {
                     try restore(temporary, ours: written)
                     continue
                 }
-                unlinkat(folderFD, temporary, 0)
+                discard(temporary)
             }
-            fsync(folderFD)
+            // The swap is done; a folder that cannot be synced (some file systems) changes
+            // nothing about it.
+            _ = fsync(folderFD)
             return AtomicFile.Outcome(snapshot: FileSnapshot(bytes: content, identity: written), replaced: true, attempts: attempt)
         }
     }
@@ -241,7 +286,7 @@ private struct WriteSession {
         if !isFile(temporary, ours) {
             _ = renameExchange!(folderFD, temporary, folderFD, name, renameExchangeFlag)
         }
-        unlinkat(folderFD, temporary, 0)
+        discard(temporary)
     }
 
     /// The file's current content; nil (after a pause) when a writer was busy with it.
@@ -269,35 +314,42 @@ private struct WriteSession {
         return sameFile(identity, snapshot.identity) && bytes == snapshot.bytes
     }
 
-    /// Creates `.NAME.synctable.tmp` holding `content`, with the mode and owner of `like`'s
-    /// file, synced to disk. Returns its name and identity.
-    func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> (String, FileIdentity) {
+    /// A temporary file written and synced: open, unnamed (`O_TMPFILE`) or named.
+    struct Temporary {
+        let fd: Int32
+        let name: String?
+        let identity: FileIdentity
+    }
+
+    /// How many fresh random names are tried before giving up (each one taken already).
+    static let nameAttempts = 32
+
+    /// A name for a temporary file of ours that no other file has (it is random).
+    func temporaryName() -> String {
+        ".\(name).synctable-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+    }
+
+    /// Creates a new temporary file holding `content`, with the mode and owner of `like`'s
+    /// file, synced to disk: unnamed where the file system allows it, else under a new name.
+    func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> Temporary {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
-        var fd: Int32 = -1
-        var temporary = ""
-        while fd < 0 {
-            // Under the lock no other writer of ours is mid-write, so an existing temporary
-            // file is a leftover of a killed one. Without the lock, names must be unique.
-            temporary = locked
-                ? ".\(name).synctable.tmp"
-                : ".\(name).synctable-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-            fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd < 0 {
-                let code = errno
-                guard code == EEXIST else { throw .system("create a temporary file in \(folder)", path: path, errno: code) }
-                if locked { unlinkat(folderFD, temporary, 0) }
-            }
-        }
+        let (fd, temporary) = try createTemporary()
         var ok = false
         defer {
-            Glibc.close(fd)
-            if !ok { unlinkat(folderFD, temporary, 0) }
+            if !ok {
+                Glibc.close(fd)
+                if let temporary { discard(temporary) }
+            }
         }
         if haveStat {
-            // Owner first: chown by a non-root user clears set-id bits, which chmod then restores.
+            // Owner first: chown by a non-root user clears set-id bits, which chmod then
+            // restores. Another owner is kept only where allowed (root); the group where we
+            // belong to it; otherwise the file becomes ours, as any editor's would.
             if fchown(fd, st.st_uid, st.st_gid) != 0 { _ = fchown(fd, uid_t.max, st.st_gid) }
-            _ = fchmod(fd, st.st_mode & 0o7777)
+            guard fchmod(fd, st.st_mode & 0o7777) == 0 else {
+                throw .system("set the mode of a temporary file in \(folder)", path: path, errno: errno)
+            }
         }
         var offset = 0
         while offset < content.count {
@@ -312,7 +364,46 @@ private struct WriteSession {
         var written = stat()
         guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
         ok = true
-        return (temporary, FileIdentity(written))
+        return Temporary(fd: fd, name: temporary, identity: FileIdentity(written))
+    }
+
+    /// A new, empty temporary file in the folder: unnamed (nil) where the file system and
+    /// `/proc` allow, else under a new random name made with `O_EXCL`.
+    func createTemporary() throws(WriteError) -> (Int32, String?) {
+        if options.unnamedTemporaries && canNameUnnamedFiles {
+            let fd = openat(folderFD, ".", oTmpfile | O_WRONLY | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, nil) }
+            let code = errno
+            // Not supported here: fall back to a named file. Anything else is a real failure.
+            guard code == EOPNOTSUPP || code == EISDIR || code == EINVAL || code == ENOENT else {
+                throw .system("create a temporary file in \(folder)", path: path, errno: code)
+            }
+        }
+        for _ in 0..<WriteSession.nameAttempts {
+            let temporary = temporaryName()
+            let fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 { return (fd, temporary) }
+            let code = errno
+            guard code == EEXIST else { throw .system("create a temporary file in \(folder)", path: path, errno: code) }
+        }
+        throw .system("create a temporary file in \(folder) (every new name was taken)", path: path, errno: EEXIST)
+    }
+
+    /// Gives the unnamed temporary file `fd` a new random name in the folder.
+    func name(_ fd: Int32) throws(WriteError) -> String {
+        for _ in 0..<WriteSession.nameAttempts {
+            let temporary = temporaryName()
+            if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", folderFD, temporary, AT_SYMLINK_FOLLOW) == 0 { return temporary }
+            let code = errno
+            guard code == EEXIST else { throw .system("name a temporary file in \(folder)", path: path, errno: code) }
+        }
+        throw .system("name a temporary file in \(folder) (every new name was taken)", path: path, errno: EEXIST)
+    }
+
+    /// Removes a temporary file of ours. Should that fail, the file stays as litter; the
+    /// write's outcome does not depend on it.
+    func discard(_ temporary: String) {
+        _ = unlinkat(folderFD, temporary, 0)
     }
 
     enum Swap { case renamed, exchanged }
@@ -324,13 +415,13 @@ private struct WriteSession {
             if exchange(folderFD, temporary, folderFD, name, renameExchangeFlag) == 0 { return .exchanged }
             let code = errno
             guard code == EINVAL || code == ENOSYS || code == EOPNOTSUPP else {
-                unlinkat(folderFD, temporary, 0)
+                discard(temporary)
                 throw .system("replace the file", path: path, errno: code)
             }
         }
         guard renameat(folderFD, temporary, folderFD, name) == 0 else {
             let code = errno
-            unlinkat(folderFD, temporary, 0)
+            discard(temporary)
             throw .system("replace the file", path: path, errno: code)
         }
         return .renamed
@@ -341,6 +432,11 @@ private struct WriteSession {
 /// (it needs `_GNU_SOURCE`). nil where the library lacks it.
 private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
 private let renameExchangeFlag: UInt32 = 1 << 1  // RENAME_EXCHANGE in <linux/fs.h>
+/// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY` in <fcntl.h>; Glibc's module map leaves it out).
+private let oTmpfile: Int32 = 0o20000000 | O_DIRECTORY
+/// Whether an unnamed file can be linked into a folder: through `/proc/self/fd` (the other
+/// way, `AT_EMPTY_PATH`, needs a capability).
+private let canNameUnnamedFiles = access("/proc/self/fd", X_OK) == 0
 private let renameExchange: RenameAt2? = {
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
     return unsafeBitCast(symbol, to: RenameAt2.self)

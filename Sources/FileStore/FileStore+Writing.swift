@@ -76,6 +76,47 @@ extension FileStore {
         return result
     }
 
+    /// Starts `writes` on the store's writer thread and returns at once; `done` is called on
+    /// the loop thread, from `processPendingChanges()`, when the write has finished. Writes
+    /// started one after another are done in that order.
+    ///
+    /// For a loop that must not wait (a UI's): the write may wait up to the lock timeout for
+    /// another writer of the file, and `fsync`s. When it succeeds, the result is the current
+    /// revision before `done` is called, unless the store has published a newer read since the
+    /// write began (the file's next read then brings it, as another process's write would).
+    public func startWrite(_ writes: [JSONWrite], done: @escaping (Result<WriteResult, WriteError>) -> Void) {
+        let id = nextWriteID
+        nextWriteID += 1
+        pendingWrites[id] = PendingWrite(revision: currentRevision?.number, done: done)
+        writer.start(id: id, writes, toFile: absolutePath, basedOn: currentRevision?.document)
+    }
+
+    /// Starts adding `value` under `path` with a new push id as its key (see `startWrite`).
+    /// - Returns: the new key, at once.
+    @discardableResult
+    public func startPush(_ path: Path, _ value: JSON, done: @escaping (Result<WriteResult, WriteError>) -> Void) -> String {
+        let key = FileStore.pushIDs.next()
+        startWrite(JSONWrite.set(path.child(key), value), done: done)
+        return key
+    }
+
+    /// A write started with `startWrite` has finished: its result becomes the current revision
+    /// (if nothing newer was published meanwhile), then its caller hears of it.
+    func finish(_ write: FinishedWrite) {
+        guard let pending = pendingWrites.removeValue(forKey: write.id) else { return }
+        if case .success(let result) = write.result, result.changed {
+            if currentRevision?.number == pending.revision {
+                if currentRevision?.document.bytes != result.document.bytes {
+                    commitWrittenRevision(document: result.document, identity: result.identity)
+                }
+            } else {
+                // A read published meanwhile may be older or newer than the write: read again.
+                noteChange(complete: false)
+            }
+        }
+        pending.done(write.result)
+    }
+
     /// Replaces the value at `path` (null removes it).
     @discardableResult
     public func set(_ path: Path, _ value: JSON) throws(WriteError) -> WriteResult {
@@ -102,6 +143,13 @@ extension FileStore {
     public func remove(_ path: Path) throws(WriteError) -> WriteResult {
         try write(JSONWrite.remove(path))
     }
+}
+
+/// A write started with `startWrite` and not yet finished.
+struct PendingWrite {
+    /// The revision current when it started.
+    let revision: Int?
+    let done: (Result<WriteResult, WriteError>) -> Void
 }
 
 extension StoreReference {

@@ -81,6 +81,10 @@ public final class FileStore {
     public internal(set) var status: StoreStatus
 
     let worker: ReadWorker
+    let writer: WriteWorker
+    /// Writes started with `startWrite`, by id: the revision current then, and who to tell.
+    var pendingWrites: [Int: PendingWrite] = [:]
+    var nextWriteID = 1
     private let folderWatch: FolderWatch?
     private let pollTimer: LoopTimer
     private let settleTimer: LoopTimer
@@ -120,6 +124,7 @@ public final class FileStore {
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
         worker = ReadWorker(wake: wake)
+        writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)
         poller = StatPoller(path: absolutePath)
@@ -172,6 +177,7 @@ public final class FileStore {
         }
         for result in worker.takeFinished() { finish(result) }
         for evaluated in worker.takeEvaluatedWindows() { deliverFirstWindow(evaluated) }
+        for write in writer.takeFinished() { finish(write) }
         deliverStatusIfChanged()
     }
 
@@ -201,7 +207,7 @@ public final class FileStore {
     ///   file (or `touch`) changes no bytes that an earlier event did not announce — except
     ///   through `mmap`, which sends no `IN_MODIFY` — so it asks for one more (cheap, usually
     ///   unchanged) read after the one in flight instead of cancelling it.
-    private func noteChange(complete: Bool, supersedes: Bool = true) {
+    func noteChange(complete: Bool, supersedes: Bool = true) {
         lastEventComplete = complete
         guard let inFlight else { return startRead() }
         changePending = true

@@ -22,7 +22,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
     case readOnly(path: String)
     /// Another process changed the file before every one of our attempts.
     case conflict(path: String, attempts: Int)
-    /// Another writer of this library held the folder's lock for too long.
+    /// Another writer of this library held the file's lock for too long.
     case lockTimeout(path: String, milliseconds: Int)
 
     /// The file the write was for; nil for errors in the writes themselves.
@@ -47,7 +47,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAFile: "not a regular file"
         case .readOnly: "the file is read-only"
         case .conflict(_, let attempts): "the file changed under every one of \(attempts) attempts to write it; gave up"
-        case .lockTimeout(_, let ms): "another writer held the folder's lock for more than \(ms) ms"
+        case .lockTimeout(_, let ms): "another writer held the file's lock for more than \(ms) ms"
         }
     }
 

@@ -92,23 +92,29 @@ extension Viewer {
                 message = Message(text: "nothing added", isError: false)
                 return
             }
-            do {
-                let key = try store.push(location, typedValue(prompt.text))
-                if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
-                message = Message(text: "added \(location.child(key))", isError: false)
-            } catch {
-                message = Message(text: "not added: \(error)", isError: true)
+            let target = location
+            var key = ""
+            key = store.startPush(target, typedValue(prompt.text)) { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success:
+                    if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
+                    message = Message(text: "added \(target.child(key))", isError: false)
+                case .failure(let error):
+                    message = Message(text: "not added: \(error)", isError: true)
+                }
             }
         }
     }
 
-    /// Writes, saying what happened in the message line.
+    /// Writes off the loop thread (a write may wait for another writer's lock), saying what
+    /// happened in the message line when it has.
     private func write(_ writes: [JSONWrite], done: String) {
-        do {
-            try store.write(writes)
-            message = Message(text: done, isError: false)
-        } catch {
-            message = Message(text: "not written: \(error)", isError: true)
+        store.startWrite(writes) { [weak self] result in
+            switch result {
+            case .success: self?.message = Message(text: done, isError: false)
+            case .failure(let error): self?.message = Message(text: "not written: \(error)", isError: true)
+            }
         }
     }
 }

@@ -146,3 +146,51 @@ final class EventLog { var lines: [String] = [] }
         #expect(recording.revisions.count == 1 + 6)
     }
 }
+
+// Item 1: a write must never block the loop thread (the viewer's), even while another writer
+// holds the file's lock.
+@Suite struct StartedWriteTests {
+    @Test func aStartedWriteReturnsAtOnceAndIsDeliveredOnTheLoop() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("scores.json")
+        writeInPlace(file, players)
+        let recording = try openStore(file)
+        let store = recording.store
+        // Another process holds the file's lock (and its folder's, which older writers took)
+        // until told to stop.
+        let holder = try startProcess(["/usr/bin/flock", folder.path, "/usr/bin/flock", file, "/bin/sh", "-c", #"touch "$1.held"; while [ ! -e "$1.go" ]; do sleep 0.01; done"#, "sh", file])
+        defer { _ = waitForProcess(holder) }
+        recording.run { access(file + ".held", F_OK) == 0 }
+
+        var results: [Result<WriteResult, WriteError>] = []
+        store.startWrite(JSONWrite.set(try Path("/players/a/score"), 5)) { results.append($0) }
+        let key = store.startPush(try Path("/players"), ["score": 0]) { results.append($0) }
+        // Returned while the lock is held: nothing written, nobody told.
+        #expect(results.isEmpty)
+        #expect(readAll(file) == Array(players.utf8))
+        store.waitAndProcessChanges(timeoutMilliseconds: 200)
+        #expect(results.isEmpty)
+
+        writeInPlace(file + ".go", "")
+        recording.run { results.count == 2 }
+        #expect(results.allSatisfy { (try? $0.get())?.changed == true })
+        let root = try JSONDocument(parsing: readAll(file)!).root
+        #expect(root.node(at: try Path("/players/a/score"))?.json == 5)
+        #expect(root.node(at: try Path("/players/\(key)/score"))?.json == 0)
+        #expect(store.currentRevision?.document.bytes == readAll(file))
+    }
+
+    @Test func aStartedWritesFailureIsDeliveredAndChangesNothing() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("scores.json")
+        writeInPlace(file, players)
+        let recording = try openStore(file)
+        let revision = recording.store.currentRevision?.number
+        var result: Result<WriteResult, WriteError>?
+        recording.store.startWrite(JSONWrite.set(try Path("/title/x"), 1)) { result = $0 }
+        recording.run { result != nil }
+        guard case .failure(.edit) = result else { Issue.record("got \(String(describing: result))"); return }
+        #expect(readAll(file) == Array(players.utf8))
+        #expect(recording.store.currentRevision?.number == revision)
+    }
+}

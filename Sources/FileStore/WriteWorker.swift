@@ -1,0 +1,38 @@
+// Writing off the loop thread: writes run one after another on their own queue, and their
+// results are handed back through the loop's wake-up.
+import Dispatch
+import JSONTree
+import Synchronization
+
+/// A write's result, waiting for the loop.
+struct FinishedWrite: Sendable {
+    let id: Int
+    let result: Result<WriteResult, WriteError>
+}
+
+/// Runs writes on a serial queue (in the order started) and signals `wake` when one finishes.
+/// A write may wait for another writer's lock or `fsync` a large file: neither blocks the loop.
+final class WriteWorker: Sendable {
+    private let queue = DispatchQueue(label: "FileStore.write", qos: .userInitiated)
+    private let finished = Mutex<[FinishedWrite]>([])
+    private let wake: WakeSignal
+
+    init(wake: WakeSignal) {
+        self.wake = wake
+    }
+
+    func start(id: Int, _ writes: [JSONWrite], toFile path: String, basedOn hint: JSONDocument?) {
+        queue.async { [self] in
+            let result = Result { () throws(WriteError) in try FileStore.write(writes, toFile: path, basedOn: hint) }
+            finished.withLock { $0.append(FinishedWrite(id: id, result: result)) }
+            wake.signal()
+        }
+    }
+
+    func takeFinished() -> [FinishedWrite] {
+        finished.withLock { results in
+            defer { results.removeAll() }
+            return results
+        }
+    }
+}
