@@ -8,6 +8,8 @@ struct BenchOptions: Sendable {
     var only: [String] = []
     /// Fewer runs and smaller inputs, for the unit test of the harness.
     var quick = false
+    /// How many edits the large-file followers follow (1,000 unless given).
+    var followEdits: Int?
 
     static func parse(_ args: [String]) -> BenchOptions {
         var o = BenchOptions()
@@ -17,8 +19,9 @@ struct BenchOptions: Sendable {
             case "--root" where i + 1 < args.count: o.root = args[i + 1]; i += 1
             case "--only" where i + 1 < args.count: o.only.append(args[i + 1]); i += 1
             case "--quick": o.quick = true
+            case "--follow-edits" where i + 1 < args.count: o.followEdits = Int(args[i + 1]); i += 1
             default:
-                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick)")
+                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick, --follow-edits N)")
                 exit(2)
             }
             i += 1
@@ -46,6 +49,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
+    BenchmarkGroup(name: "large file", run: runLargeFileBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

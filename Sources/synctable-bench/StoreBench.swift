@@ -221,7 +221,7 @@ private func compactJSON(_ node: JSONNode) -> String { String(decoding: node.jso
 // MARK: - Processes and files
 
 /// A child process whose standard output is read line by line.
-private final class LineReadingProcess {
+final class LineReadingProcess {
     let pid: pid_t
     private let fd: Int32
     private var buffer = [UInt8]()
@@ -286,7 +286,7 @@ private final class LineReadingProcess {
     }
 }
 
-private func synctableBinaryBesideBench() -> String? {
+func synctableBinaryBesideBench() -> String? {
     var buffer = [CChar](repeating: 0, count: 4096)
     let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard n > 0 else { return nil }
@@ -295,7 +295,7 @@ private func synctableBinaryBesideBench() -> String? {
     return access(candidate, X_OK) == 0 ? candidate : nil
 }
 
-private func writeFileInPlace(_ path: String, _ bytes: [UInt8]) {
+func writeFileInPlace(_ path: String, _ bytes: [UInt8]) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
     var done = 0
@@ -307,7 +307,7 @@ private func writeFileInPlace(_ path: String, _ bytes: [UInt8]) {
     close(fd)
 }
 
-private func shellStatus(_ command: String) -> Int32 {
+func shellStatus(_ command: String) -> Int32 {
     var pid = pid_t()
     let words: [String] = ["/bin/sh", "-c", command]
     let argv = words.map { strdup($0) } + [nil]
