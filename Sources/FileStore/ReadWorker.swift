@@ -117,7 +117,8 @@ final class ReadWorker: Sendable {
 
     /// - Complexity: O(file size).
     private func perform(_ request: ReadRequest) -> ReadOutcome {
-        switch reader.read(request.path) {
+        let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes)
+        switch snapshot {
         case .missing: return .missing
         case .unreadable(let why): return .unreadable(why)
         case .unstable: return .unstable
@@ -126,7 +127,9 @@ final class ReadWorker: Sendable {
             let document: JSONDocument
             do {
                 // An edit to one child re-parses that child only.
-                if let current = request.current {
+                if let current = request.current, let (prefix, suffix) = sharedEnds {
+                    document = try current.reparsing(bytes, sharedPrefix: prefix, sharedSuffix: suffix)
+                } else if let current = request.current {
                     document = try current.reparsing(bytes)
                 } else {
                     document = try JSONDocument(parsing: bytes)

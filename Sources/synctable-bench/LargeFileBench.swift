@@ -41,21 +41,34 @@ struct PlayersFile {
     }
 }
 
-func runLargeFileBenchmarks(_ report: Report, _ options: BenchOptions) {
+/// The large file, written afresh under .build/bench/large for one group of figures.
+private func largeFile(_ options: BenchOptions) -> (binary: String, folder: String, path: String, file: PlayersFile)? {
     guard let binary = synctableBinaryBesideBench() else {
         printError("large file: no synctable binary beside \(CommandLine.arguments[0]); build it first")
-        return
+        return nil
     }
     let folder = options.root + "/.build/bench/large"
     _ = shellStatus("rm -rf '\(folder)' && mkdir -p '\(folder)'")
-    var file = PlayersFile(children: options.quick ? 20_000 : 1_000_000)
+    let file = PlayersFile(children: options.quick ? 20_000 : 1_000_000)
     let path = folder + "/players.json"
     writeFileInPlace(path, file.bytes)
-    let mb = Double(file.bytes.count) / 1e6
-    print("(\(file.children) children, \(Report.fmt(mb)) MB, indent 2)")
+    print("(\(file.children) children, \(Report.fmt(Double(file.bytes.count) / 1e6)) MB, indent 2)")
+    return (binary, folder, path, file)
+}
+
+func runLargeFirstScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, _, path, file) = largeFile(options) else { return }
     largeFirstScreen(report, options, binary: binary, path: path, size: file.bytes.count)
+}
+
+func runLargeWriteBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, folder, _, file) = largeFile(options) else { return }
     largeWrites(report, options, binary: binary, folder: folder, file: file)
-    var edit = 0
+}
+
+func runLargeFollowBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, folder, path, start) = largeFile(options) else { return }
+    var file = start, edit = 0
     largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit)
     largeViewerFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit)
     _ = shellStatus("rm -rf '\(folder)'")

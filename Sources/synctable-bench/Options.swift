@@ -49,7 +49,9 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
-    BenchmarkGroup(name: "large file", run: runLargeFileBenchmarks),
+    BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
+    BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
+    BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

@@ -8,6 +8,7 @@ import Dispatch
 import JSONTree
 import Synchronization
 import Testing
+import TestSupport
 
 /// Runs `body` on another thread; its result, or nil when it has not finished within `seconds`
 /// (it is then left running: the write it tests hangs).
