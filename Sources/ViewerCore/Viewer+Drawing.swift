@@ -94,6 +94,7 @@ extension Viewer {
         var badges: [Segment] = []
         if array?.isShowingCache == true { badges.append(Segment(" CACHED: reading the file… ", badgeStyle)) }
         if array?.isAwaitingRows == true { badges.append(Segment(" UPDATING: the new query's rows follow… ", badgeStyle)) }
+        if writesInFlight > 0 { badges.append(Segment(" WRITING… ", badgeStyle)) }
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
         switch storeStatus.problem {
         case .invalidJSON?: badges.append(Segment(" INVALID JSON ", badgeStyle))

@@ -94,8 +94,10 @@ extension Viewer {
             }
             let target = location
             var key = ""
+            writesInFlight += 1
             key = store.startPush(target, typedValue(prompt.text)) { [weak self] result in
                 guard let self else { return }
+                writesInFlight -= 1
                 switch result {
                 case .success:
                     if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
@@ -110,7 +112,9 @@ extension Viewer {
     /// Writes off the loop thread (a write may wait for another writer's lock), saying what
     /// happened in the message line when it has.
     private func write(_ writes: [JSONWrite], done: String) {
+        writesInFlight += 1
         store.startWrite(writes) { [weak self] result in
+            self?.writesInFlight -= 1
             switch result {
             case .success: self?.message = Message(text: done, isError: false)
             case .failure(let error): self?.message = Message(text: "not written: \(error)", isError: true)

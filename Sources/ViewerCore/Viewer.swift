@@ -92,6 +92,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var paneTop = 0
     var paneChild: Path?
     var message: Message?
+    /// Writes started from the keys and not yet finished (the status bar says so until they are).
+    var writesInFlight = 0
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()

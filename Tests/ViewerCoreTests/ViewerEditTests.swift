@@ -1,4 +1,7 @@
 // The edit keys write through the store: the file changes, and the table follows.
+#if canImport(Glibc)
+import Glibc
+#endif
 import FileStore
 import JSONTree
 import LiveQuery
@@ -9,6 +12,11 @@ import ViewerCore
 
 @Suite("The viewer's edit keys")
 struct ViewerEditTests {
+    /// Runs the loop until the file satisfies `condition`: writes finish off the loop thread.
+    static func waitForFile(_ h: ViewerHarness, _ what: String, _ condition: @escaping (JSONNode) -> Bool) throws {
+        try h.waitUntil(what) { _ in (try? Self.root(h)).map(condition) ?? false }
+    }
+
     /// The file's current content, parsed.
     static func root(_ h: ViewerHarness) throws -> JSONNode {
         try JSONDocument(parsing: Array(try #require(readFileText(h.file)).utf8)).root
@@ -27,17 +35,19 @@ struct ViewerEditTests {
         #expect(h.screen.contains("a key cannot be edited"))
 
         h.send(.tab, .tab, .character("+"))
-        #expect(try Self.root(h).node(at: Path("/players/a/score"))?.numberText == "11")
-        #expect(h.screen.contains("/players/a/score +1"))
+        try Self.waitForFile(h, "a's score 11") { $0.node(at: try! Path("/players/a/score"))?.numberText == "11" }
+        try h.waitUntil("the message") { $0.contains("/players/a/score +1") }
         h.send(.character("-"), .character("-"))
-        #expect(try Self.root(h).node(at: Path("/players/a/score"))?.numberText == "9")
+        try Self.waitForFile(h, "a's score 9") { $0.node(at: try! Path("/players/a/score"))?.numberText == "9" }
+        // The write's revision is current once its message is shown (the result arrives first).
+        try h.waitUntil("the message") { $0.contains("/players/a/score -1") && !$0.contains("WRITING") }
 
         h.send(.character("e"))
         #expect(h.screen.contains("/players/a/score = 9"))
         h.send(.backspace)
         h.type("42")
         h.send(.enter)
-        #expect(try Self.root(h).node(at: Path("/players/a/score"))?.numberText == "42")
+        try Self.waitForFile(h, "a's score 42") { $0.node(at: try! Path("/players/a/score"))?.numberText == "42" }
         try h.waitUntil("a after b") { _ in h.hasRows(inOrder: ["b", "a"]) && h.selectedKey == "a" }
 
         h.send(.backTab, .character("e"))
@@ -45,14 +55,14 @@ struct ViewerEditTests {
         h.send(.character("\u{15}"))
         h.type("Zoë 42")
         h.send(.enter)
-        #expect(try Self.root(h).node(at: Path("/players/a/name"))?.stringValue == "Zoë 42")
+        try Self.waitForFile(h, "a's new name") { $0.node(at: try! Path("/players/a/name"))?.stringValue == "Zoë 42" }
 
         h.send(.character("d"))
         #expect(h.screen.contains("delete /players/a? (y/n)"))
         h.send(.character("n"))
         #expect(h.screen.contains("nothing deleted") && h.line(ofKey: "a") != nil)
         h.send(.character("d"), .character("y"))
-        #expect(try Self.root(h).node(at: Path("/players/a")) == nil)
+        try Self.waitForFile(h, "a removed") { $0.node(at: try! Path("/players/a")) == nil }
         try h.waitUntil("a gone") { _ in h.line(ofKey: "a") == nil && h.line(ofKey: "b") != nil }
 
         h.send(.character("a"))
@@ -60,11 +70,30 @@ struct ViewerEditTests {
         h.send(.character("\u{15}"))
         h.type(#"{"name": "Neu", "score": 30}"#)
         h.send(.enter)
+        try Self.waitForFile(h, "a child added") { $0.child("players").map { Array($0.members).count } == 2 }
         let players = try #require(try Self.root(h).child("players"))
         let keys = players.members.compactMap { $0.key.stringValue }
         // The new key is a push id: 20 characters, after the existing keys.
         #expect(keys.count == 2 && keys[1].utf8.count == 20, "keys: \(keys)")
         #expect(players.child(keys[1])?.child("name")?.stringValue == "Neu")
         try h.waitUntil("the new row, selected") { $0.contains("Neu") && h.selectedKey == keys[1] }
+    }
+
+    // Issue 16: a write to a large file runs off the loop thread; the status bar says so until
+    // it is done, and the keys keep working meanwhile.
+    @Test("the status bar shows a write until it is done, and keys work meanwhile")
+    func statusBarShowsAWriteInFlight() throws {
+        let h = try ViewerHarness(itemsJSON(50), path: "/items")
+        // Another writer holds the file's lock, so the viewer's write waits for it.
+        let fd = open(h.file, O_RDONLY)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)
+        let selected = h.selectedKey
+        h.send(.tab, .character("+"))
+        try h.waitUntil("the write shown") { $0.contains("WRITING") }
+        h.send(.character("j"))
+        #expect(h.selectedKey != selected && h.screen.contains("WRITING"))
+        flock(fd, LOCK_UN)
+        try h.waitUntil("the write done") { $0.contains("+1") && !$0.contains("WRITING") }
     }
 }
