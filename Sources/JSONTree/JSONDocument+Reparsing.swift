@@ -132,7 +132,7 @@ extension JSONDocument {
             shiftEntries(from: tape.base + oldNext, to: out + oldNext + countDelta, count: tape.count - oldNext,
                          firstIndex: oldNext, byteDelta: byteDelta, countDelta: countDelta, bytes: newBytes)
         }
-        return TapeStorage(memory: memory, count: count)
+        return TapeStorage(memory: memory, count: count, keepsSpare: true)
     }
 }
 

@@ -32,14 +32,18 @@ final class TapeStorage: @unchecked Sendable {
     @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
     @usableFromInline let count: Int
     private let memory: TapeMemory
+    /// Whether this tape's memory is kept as the spare when it goes: a re-parsed tape (a file
+    /// followed edit by edit, whose next re-parse needs the same size), not a one-off parse.
+    private let keepsSpare: Bool
 
-    init(memory: TapeMemory, count: Int) {
+    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false) {
         self.memory = memory
         self.base = memory.base
         self.count = count
+        self.keepsSpare = keepsSpare
     }
 
-    deinit { memory.releaseKeepingSpare() }
+    deinit { if keepsSpare { memory.releaseKeepingSpare() } else { memory.release() } }
 
     @inlinable subscript(i: Int) -> TapeEntry { base[i] }
 }

@@ -2,10 +2,11 @@
 // transparent huge pages asked for: a 1,000,000-child file has a 200 MB tape, and touching
 // it 4 KiB page by page cost more than parsing it (800 ms of faults against a 180 ms re-parse).
 //
-// A finished tape's mapping is kept as a spare when its document goes (one at a time): a file
+// A re-parsed tape's mapping is kept as a spare when its document goes (one at a time): a file
 // followed edit by edit needs a tape of the same size for every revision, and taking the last
-// one's pages again saves faulting and zeroing 200 MB per edit. The spare is handed to the
-// kernel with MADV_FREE, so it is reclaimed first under memory pressure.
+// one's pages again saves faulting and zeroing 150 MB per edit. The price is that much more
+// resident memory while following. The spare is handed to the kernel with MADV_FREE, so it is
+// reclaimed first under memory pressure.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
