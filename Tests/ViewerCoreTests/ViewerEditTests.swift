@@ -39,8 +39,13 @@ struct ViewerEditTests {
         try h.waitUntil("the message") { $0.contains("/players/a/score +1") }
         h.send(.character("-"), .character("-"))
         try Self.waitForFile(h, "a's score 9") { $0.node(at: try! Path("/players/a/score"))?.numberText == "9" }
-        // The write's revision is current once its message is shown (the result arrives first).
-        try h.waitUntil("the message") { $0.contains("/players/a/score -1") && !$0.contains("WRITING") }
+        // The table shows the written value once the write's revision (or the next read) is current.
+        try h.waitUntil("a's score 9 on screen") { _ in
+            h.lines.contains { line in
+                let words = line.split(separator: " ")
+                return words.contains("a") && words.last == "9"
+            }
+        }
 
         h.send(.character("e"))
         #expect(h.screen.contains("/players/a/score = 9"))
