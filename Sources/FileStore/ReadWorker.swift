@@ -129,7 +129,8 @@ final class ReadWorker: Sendable {
             guard let document = news.document else { return .lines(news, []) }
             return .lines(news, changes(request, document))
         }
-        switch reader.read(request.path) {
+        let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes)
+        switch snapshot {
         case .missing: return .missing
         case .unreadable(let why): return .unreadable(why)
         case .unstable: return .unstable
@@ -138,7 +139,9 @@ final class ReadWorker: Sendable {
             let document: JSONDocument
             do {
                 // An edit to one child re-parses that child only.
-                if let current = request.current {
+                if let current = request.current, let (prefix, suffix) = sharedEnds {
+                    document = try current.reparsing(bytes, sharedPrefix: prefix, sharedSuffix: suffix)
+                } else if let current = request.current {
                     document = try current.reparsing(bytes)
                 } else {
                     document = try JSONDocument(parsing: bytes)

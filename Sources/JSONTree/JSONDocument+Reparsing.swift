@@ -15,19 +15,44 @@ extension JSONDocument {
     /// - Complexity: O(n) to compare the bytes and copy the tape, O(k) to parse the k bytes
     ///   of the container edited, instead of O(n) parsing.
     public func reparsing(_ bytes: [UInt8]) throws(JSONParseError) -> JSONDocument {
-        if let document = reparsedInPlace(bytes) { return document }
-        return try JSONDocument(parsing: bytes)
+        guard bytes.count < Int(UInt32.max), !self.bytes.isEmpty, !bytes.isEmpty else {
+            return try JSONDocument(parsing: bytes)
+        }
+        let prefix = commonPrefix(self.bytes, bytes)
+        let suffix = commonSuffix(self.bytes, bytes, limit: min(self.bytes.count, bytes.count) - prefix)
+        return try reparsing(bytes, sharedPrefix: prefix, sharedSuffix: suffix)
     }
 
-    /// The new document when the change lies inside one container that is at most half of
-    /// the file and still parses; nil when a full parse is needed (or the bytes are invalid,
-    /// which the full parse reports with the right position).
+    /// `reparsing(_:)` when the caller has already measured the bytes `bytes` shares with this
+    /// document: the first `sharedPrefix` bytes, and the last `sharedSuffix` (at most the rest
+    /// of the shorter of the two) — as a reader can while the bytes arrive.
+    /// - Precondition: the counts are exactly those (they are trusted, not checked).
+    /// - Complexity: O(n) to copy the tape, O(k) to parse the k bytes of the container edited.
+    public func reparsing(_ bytes: [UInt8], sharedPrefix prefix: Int, sharedSuffix suffix: Int) throws(JSONParseError) -> JSONDocument {
+        guard bytes.count < Int(UInt32.max), !self.bytes.isEmpty, !bytes.isEmpty else {
+            return try JSONDocument(parsing: bytes)
+        }
+        if prefix == self.bytes.count && prefix == bytes.count { return self }
+        if let document = reparsedInPlace(bytes, prefix: prefix, suffix: suffix) { return document }
+        let tape = try JSONParser.parse(bytes)
+        return JSONDocument(bytes: bytes, tape: tape, previous: self, shared: (prefix, suffix))
+    }
+
+    /// `reparsedInPlace(_:prefix:suffix:)` with the shared ends measured here; this document
+    /// itself for the same bytes.
     func reparsedInPlace(_ new: [UInt8]) -> JSONDocument? {
+        guard new.count < Int(UInt32.max), !bytes.isEmpty, !new.isEmpty else { return nil }
+        let prefix = commonPrefix(bytes, new)
+        if prefix == bytes.count && prefix == new.count { return self }
+        return reparsedInPlace(new, prefix: prefix, suffix: commonSuffix(bytes, new, limit: min(bytes.count, new.count) - prefix))
+    }
+
+    /// The new document when the change (after the first `prefix` bytes, before the last
+    /// `suffix`) lies inside one container that is at most half of the file and still parses;
+    /// nil when a full parse is needed (or the bytes are invalid, which the full parse reports
+    /// with the right position).
+    func reparsedInPlace(_ new: [UInt8], prefix: Int, suffix: Int) -> JSONDocument? {
         let old = bytes
-        guard new.count < Int(UInt32.max), !old.isEmpty, !new.isEmpty else { return nil }
-        let prefix = commonPrefix(old, new)
-        if prefix == old.count && prefix == new.count { return self }
-        let suffix = commonSuffix(old, new, limit: min(old.count, new.count) - prefix)
         // The changed bytes: old[prefix..<oldEnd], new[prefix..<new.count - suffix].
         let oldEnd = old.count - suffix
         let delta = new.count - old.count
@@ -75,8 +100,8 @@ extension JSONDocument {
         } catch {
             return nil
         }
-        return JSONDocument(bytes: new, tape: splice(region, replacing: container, at: oldStart,
-                                                     ancestors: path, byteDelta: delta, new: new))
+        let tape = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta, new: new)
+        return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
     }
 
     /// This tape with the subtree at `index` replaced by `region` (parsed from the new bytes
@@ -104,18 +129,37 @@ extension JSONDocument {
                 e.end += UInt32(offset)
                 out[index + k] = e
             }
-            for k in oldNext..<tape.count {
-                var e = tape[k]
-                e.start = UInt32(Int(e.start) + byteDelta)
-                e.end = UInt32(Int(e.end) + byteDelta)
-                let first = newBytes[Int(e.start)]
-                if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-                    e.payload = UInt32(Int(e.payload) + countDelta)
-                }
-                out[k + countDelta] = e
-            }
+            shiftEntries(from: tape.base + oldNext, to: out + oldNext + countDelta, count: tape.count - oldNext,
+                         firstIndex: oldNext, byteDelta: byteDelta, countDelta: countDelta, bytes: newBytes)
         }
-        return TapeStorage(memory: memory, count: count)
+        return TapeStorage(memory: memory, count: count, keepsSpare: true)
+    }
+}
+
+/// Copies `count` tape entries (the first at tape index `firstIndex`), moving their byte ranges
+/// by `byteDelta` and their containers' next indexes by `countDelta`. A copy when both are 0.
+///
+/// A container's payload is its next index, more than its own index; a string's is its flags,
+/// at most 3: so a payload over 3 marks a container without reading the document's bytes (a
+/// cache miss per entry), and only a payload of 1...3 needs its first byte looked at.
+private func shiftEntries(
+    from source: UnsafeMutablePointer<TapeEntry>, to target: UnsafeMutablePointer<TapeEntry>, count: Int,
+    firstIndex: Int, byteDelta: Int, countDelta: Int, bytes: UnsafeBufferPointer<UInt8>
+) {
+    if byteDelta == 0 && countDelta == 0 { return target.update(from: source, count: count) }
+    let byteShift = UInt32(truncatingIfNeeded: byteDelta), countShift = UInt32(truncatingIfNeeded: countDelta)
+    let flagsLimit = Tape.escaped | Tape.shadowed
+    for k in 0..<count {
+        var e = source[k]
+        e.start &+= byteShift
+        e.end &+= byteShift
+        if e.payload > flagsLimit {
+            e.payload &+= countShift
+        } else if e.payload != 0 && firstIndex + k < Int(flagsLimit) {
+            let first = bytes[Int(e.start)]
+            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload &+= countShift }
+        }
+        target[k] = e
     }
 }
 

@@ -32,14 +32,18 @@ final class TapeStorage: @unchecked Sendable {
     @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
     @usableFromInline let count: Int
     private let memory: TapeMemory
+    /// Whether this tape's memory is kept as the spare when it goes: a re-parsed tape (a file
+    /// followed edit by edit, whose next re-parse needs the same size), not a one-off parse.
+    private let keepsSpare: Bool
 
-    init(memory: TapeMemory, count: Int) {
+    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false) {
         self.memory = memory
         self.base = memory.base
         self.count = count
+        self.keepsSpare = keepsSpare
     }
 
-    deinit { memory.release() }
+    deinit { if keepsSpare { memory.releaseKeepingSpare() } else { memory.release() } }
 
     @inlinable subscript(i: Int) -> TapeEntry { base[i] }
 }
@@ -52,10 +56,25 @@ public final class JSONDocument: Sendable {
     /// The document's bytes, exactly as parsed.
     public let bytes: [UInt8]
     @usableFromInline let tape: TapeStorage
+    /// The document this one was re-parsed from, while it exists (see `sharedEnds(with:)`).
+    private weak let previous: JSONDocument?
+    /// How many leading and trailing bytes this document shares with `previous`.
+    private let sharedWithPrevious: (prefix: Int, suffix: Int)
 
-    init(bytes: [UInt8], tape: TapeStorage) {
+    init(bytes: [UInt8], tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0)) {
         self.bytes = bytes
         self.tape = tape
+        self.previous = previous
+        self.sharedWithPrevious = shared
+    }
+
+    /// How many leading bytes this document shares with `other`, and how many trailing bytes
+    /// (at most the rest of the shorter one), when this document was re-parsed from `other`
+    /// (`reparsing`), which measured them: later stages need not compare the bytes again.
+    /// nil otherwise.
+    public func sharedEnds(with other: JSONDocument) -> (prefix: Int, suffix: Int)? {
+        guard let previous, previous === other else { return nil }
+        return sharedWithPrevious
     }
 
     /// Parses `bytes` strictly (RFC 8259).

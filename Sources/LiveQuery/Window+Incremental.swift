@@ -30,7 +30,8 @@ extension Window {
     /// The children at `path` in `document`, paired with `old`'s: derived from `old` around what
     /// the edit changed when possible (`ChildList.derived`), else read in full.
     static func matchChildren(_ old: ChildList, _ document: JSONDocument, _ path: Path) -> (ChildList, ChildMatch) {
-        let (cp, cs) = old.document.withTapeReader { ot in
+        // A document re-parsed from the old one knows the ends they share; else they are compared.
+        let (cp, cs) = document.sharedEnds(with: old.document) ?? old.document.withTapeReader { ot in
             document.withTapeReader { nt in
                 let cp = commonPrefixLength(ot.bytes, nt.bytes)
                 return (cp, commonSuffixLength(ot.bytes, nt.bytes, limit: Swift.min(ot.bytes.count, nt.bytes.count) - cp))

@@ -8,6 +8,8 @@ struct BenchOptions: Sendable {
     var only: [String] = []
     /// Fewer runs and smaller inputs, for the unit test of the harness.
     var quick = false
+    /// How many edits the large-file followers follow (1,000 unless given).
+    var followEdits: Int?
 
     static func parse(_ args: [String]) -> BenchOptions {
         var o = BenchOptions()
@@ -17,8 +19,9 @@ struct BenchOptions: Sendable {
             case "--root" where i + 1 < args.count: o.root = args[i + 1]; i += 1
             case "--only" where i + 1 < args.count: o.only.append(args[i + 1]); i += 1
             case "--quick": o.quick = true
+            case "--follow-edits" where i + 1 < args.count: o.followEdits = Int(args[i + 1]); i += 1
             default:
-                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick)")
+                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick, --follow-edits N)")
                 exit(2)
             }
             i += 1
@@ -50,6 +53,9 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
     BenchmarkGroup(name: "serve", run: runServeBenchmarks),
     BenchmarkGroup(name: "search", run: runSearchBenchmarks),
+    BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
+    BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
+    BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

@@ -105,4 +105,66 @@ import TestSupport
         #expect(doc.reparsedInPlace(new) == nil)
         #expect(throws: JSONParseError.self) { try doc.reparsing(new) }
     }
+
+    /// The shared ends as the naive definition gives them (the suffix at most the rest of the shorter).
+    static func naiveEnds(_ a: [UInt8], _ b: [UInt8]) -> (prefix: Int, suffix: Int) {
+        var p = 0
+        while p < min(a.count, b.count) && a[p] == b[p] { p += 1 }
+        var s = 0
+        while s < min(a.count, b.count) - p && a[a.count - 1 - s] == b[b.count - 1 - s] { s += 1 }
+        return (p, s)
+    }
+
+    @Test func measuredEndsGiveWhatAFullParseGivesAndAreKept() throws {
+        try forEachSeed(1_000, base: 0x16) { seed, r in
+            let old = Self.document(&r)
+            let doc = try JSONDocument(parsing: old)
+            var new = old
+            let node = r.int(0..<doc.nodeCount)
+            new.replaceSubrange(Int(doc.tape[node].start)..<Int(doc.tape[node].end), with: Self.replacement(&r))
+            let ends = Self.naiveEnds(old, new)
+            let full = Self.outcome { () throws(JSONParseError) in try JSONDocument(parsing: new) }
+            let again = Self.outcome { () throws(JSONParseError) in
+                try doc.reparsing(new, sharedPrefix: ends.prefix, sharedSuffix: ends.suffix)
+            }
+            #expect(again == full, "seed \(seed)")
+            // A later stage reads the ends back instead of comparing the bytes again.
+            if let next = try? doc.reparsing(new), next !== doc {
+                let kept = try #require(next.sharedEnds(with: doc))
+                #expect(kept.prefix == ends.prefix && kept.suffix == ends.suffix, "seed \(seed)")
+                #expect(next.sharedEnds(with: next) == nil && doc.sharedEnds(with: next) == nil)
+            }
+        }
+    }
+
+    @Test func entriesAfterTheEditKeepTheirKindsAtTheStartOfTheTape() throws {
+        // The empty arrays at tape indexes 2 and 3 have next indexes of 3 and 4, within the range
+        // of string flags: their kind is read from their bytes. The escaped string's flag stays.
+        let old = Array(#"[[], [], [], "\u0041", {"k": []}]"#.utf8)
+        let doc = try JSONDocument(parsing: old)
+        for new in [#"[[1], [], [], "\u0041", {"k": []}]"#, #"[[], [{"a": 1}], [], "\u0041", {"k": []}]"#] {
+            let bytes = Array(new.utf8)
+            let again = try #require(doc.reparsedInPlace(bytes))
+            #expect(Self.outcome { () throws(JSONParseError) in again } == Self.outcome { () throws(JSONParseError) in
+                try JSONDocument(parsing: bytes)
+            })
+        }
+    }
+
+    @Test func aChainOfLargeReparsesReusesTapeMemoryCorrectly() throws {
+        // Tapes over the mapping threshold: each document dropped leaves its mapping as the spare
+        // that the next re-parse fills; every state must still equal a full parse.
+        let strings = Array(repeating: #""abcd""#, count: 800_000).joined(separator: ",")
+        var bytes = Array((#"{"big": ["# + strings + #"], "small": {"a": [1, 2]}}"#).utf8)
+        var doc = try JSONDocument(parsing: bytes)
+        for step in 0..<4 {
+            bytes.replaceSubrange((bytes.count - 2)..<(bytes.count - 2), with: Array(#", "s\#(step)": [\#(step)]"#.utf8))
+            let next = try doc.reparsing(bytes)
+            doc = next  // the previous document goes, and its tape memory with it
+            #expect(doc.root[key: "small"]?[key: "s\(step)"]?[index: 0]?.doubleValue == Double(step))
+            #expect(Self.outcome { () throws(JSONParseError) in doc } == Self.outcome { () throws(JSONParseError) in
+                try JSONDocument(parsing: bytes)
+            }, "step \(step)")
+        }
+    }
 }

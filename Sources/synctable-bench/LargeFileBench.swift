@@ -1,0 +1,304 @@
+// The large file (issue 16): a generated 1,000,000-child file of about 150 MB, indented as
+// editors and `jq` write it. An edit must cost what it changes, a write what it writes.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// `{"players": {"p0000000": {"name", "score", "team", "meta": {"views"}}, …}}`, indent 2,
+/// with each child's score (6 digits) at a known offset so an edit keeps the file's length.
+struct PlayersFile {
+    private(set) var bytes: [UInt8] = []
+    private var scoreOffsets: [Int] = []
+
+    static func key(_ i: Int) -> String { "p" + String(10_000_000 + i).dropFirst() }
+
+    init(children: Int) {
+        var r = SeededRandom(seed: 16)
+        let teams = ["red", "green", "blue", "amber", "violet", "teal"]
+        bytes.reserveCapacity(children * 160 + 64)
+        scoreOffsets.reserveCapacity(children)
+        bytes += "{\n  \"players\": {\n".utf8
+        for i in 0..<children {
+            bytes += "    \"\(PlayersFile.key(i))\": {\n      \"name\": \"player \(i)\",\n      \"score\": ".utf8
+            scoreOffsets.append(bytes.count)
+            // Generated scores stay below 900000: an edit sets a higher one, entering the top of the window.
+            bytes += String(100_000 + r.next(800_000)).utf8
+            bytes += ",\n      \"team\": \"\(teams[r.next(teams.count)])\",\n      \"meta\": {\n        \"views\": ".utf8
+            bytes += String(r.next(10_000_000)).utf8
+            bytes += (i + 1 < children ? "\n      }\n    },\n" : "\n      }\n    }\n").utf8
+        }
+        bytes += "  }\n}\n".utf8
+    }
+
+    var children: Int { scoreOffsets.count }
+
+    /// Sets child `i`'s score to `score` (6 digits), in the bytes only.
+    mutating func setScore(_ i: Int, _ score: Int) {
+        let digits = Array(String(score).utf8)
+        precondition(digits.count == 6)
+        for (k, d) in digits.enumerated() { bytes[scoreOffsets[i] + k] = d }
+    }
+}
+
+/// The large file, written afresh under .build/bench/large for one group of figures.
+private func largeFile(_ options: BenchOptions) -> (binary: String, folder: String, path: String, file: PlayersFile)? {
+    guard let binary = synctableBinaryBesideBench() else {
+        printError("large file: no synctable binary beside \(CommandLine.arguments[0]); build it first")
+        return nil
+    }
+    let folder = options.root + "/.build/bench/large"
+    _ = shellStatus("rm -rf '\(folder)' && mkdir -p '\(folder)'")
+    let file = PlayersFile(children: options.quick ? 20_000 : 1_000_000)
+    let path = folder + "/players.json"
+    writeFileInPlace(path, file.bytes)
+    print("(\(file.children) children, \(Report.fmt(Double(file.bytes.count) / 1e6)) MB, indent 2)")
+    return (binary, folder, path, file)
+}
+
+func runLargeFirstScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, _, path, file) = largeFile(options) else { return }
+    largeFirstScreen(report, options, binary: binary, path: path, size: file.bytes.count)
+}
+
+func runLargeWriteBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, folder, _, file) = largeFile(options) else { return }
+    largeWrites(report, options, binary: binary, folder: folder, file: file)
+}
+
+func runLargeFollowBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, folder, path, start) = largeFile(options) else { return }
+    var file = start, edit = 0
+    largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit)
+    largeViewerFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit)
+    _ = shellStatus("rm -rf '\(folder)'")
+}
+
+/// The query both followers use: the 20 best scores, which every edit enters.
+private let topScores = ["--path", "/players", "--order-by-child", "score", "--limit-to-last", "20"]
+
+/// Saves `file` with child `edit`'s pick given the best score so far, in place (even edits) or
+/// by rename (odd); returns the monotonic time right after the write's close or rename.
+private func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String) -> (child: Int, savedAt: Double) {
+    let child = Int(UInt64(edit + 1) &* 0x9E37_79B9 % UInt64(file.children))
+    file.setScore(child, 900_000 + edit % 100_000)
+    if edit % 2 == 0 {
+        writeFileInPlace(path, file.bytes)
+    } else {
+        writeFileInPlace(path + ".tmp", file.bytes)
+        rename(path + ".tmp", path)
+    }
+    return (child, now())
+}
+
+private func followEdits(_ options: BenchOptions) -> Int { options.followEdits ?? (options.quick ? 40 : 1_000) }
+
+/// `synctable events` following edits: the first 200 timed (edit → its events line), resident
+/// size sampled every 100.
+private func largeEventsFollowing(
+    _ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile, edit: inout Int
+) {
+    guard let events = LineReadingProcess([binary, "events", path] + topScores) else { return }
+    defer { events.stop() }
+    guard events.readLines(untilPrefix: #"{"event":"value""#, seconds: 120) != nil else {
+        printError("large file: synctable events printed no first window")
+        return
+    }
+    var inPlace = [Double](), renamed = [Double](), resident = [Double]()
+    let total = followEdits(options), timed = min(total, 200)
+    for k in 0..<total {
+        let (child, savedAt) = saveEdit(&file, edit, to: path)
+        let style = edit % 2
+        edit += 1
+        guard let lines = events.readLines(untilPrefix: #"{"event":"value""#, seconds: 30) else {
+            printError("large file: no events line for edit \(k)")
+            return
+        }
+        let latency = (now() - savedAt) * 1000
+        if !lines.contains(where: { $0.contains("\"\(PlayersFile.key(child))\"") }) {
+            printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
+        }
+        if k < timed { if style == 0 { inPlace.append(latency) } else { renamed.append(latency) } }
+        if (k + 1) % 100 == 0 || k == 0, let rss = settledResidentBytes(events.pid) { resident.append(Double(rss)) }
+    }
+    let all = inPlace + renamed
+    let p50 = Stats(all).median, p99 = percentile(all, 0.99)
+    let note = "\(all.count) edits, half in place (whole file rewritten), half by rename; in place p50 "
+        + "\(Report.fmt(Stats(inPlace).median)) p99 \(Report.fmt(percentile(inPlace, 0.99))) ms, rename p50 "
+        + "\(Report.fmt(Stats(renamed).median)) p99 \(Report.fmt(percentile(renamed, 0.99))) ms"
+    report.add(Figure(name: "large: edit → events line p50", unit: "ms", synctable: Stats(all),
+                      target: "≤ 40 ms", met: p50 <= 40, note: note))
+    report.add(Figure(name: "large: edit → events line p99", unit: "ms", synctable: Stats([p99]),
+                      target: "≤ 100 ms", met: p99 <= 100, note: "max \(Report.fmt(all.max() ?? .nan)) ms"))
+    addResidentFigure(report, "large: events resident while following \(total) edits", resident, size: file.bytes.count)
+}
+
+/// The viewer following edits: the first 100 timed (edit → the edited child's key on the
+/// terminal), resident size sampled every 100.
+private func largeViewerFollowing(
+    _ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile, edit: inout Int
+) {
+    guard let viewer = try? PtyProcess(binary, [path] + topScores + ["--no-cache"], rows: 40, columns: 160) else { return }
+    defer { viewer.stop() }
+    // The window's best child is the last edit's.
+    let best = Int(UInt64(edit) &* 0x9E37_79B9 % UInt64(file.children))
+    guard viewer.waitFor(Array(PlayersFile.key(best).utf8), timeout: 120) != nil else {
+        printError("large file: the viewer never showed its first screen")
+        return
+    }
+    viewer.drain(for: 0.5)
+    var latencies = [Double](), resident = [Double]()
+    let total = followEdits(options), timed = min(total, 100)
+    var seen = 0
+    for k in 0..<total {
+        let (child, savedAt) = saveEdit(&file, edit, to: path)
+        edit += 1
+        guard let at = viewer.waitFor(Array(PlayersFile.key(child).utf8), timeout: 30) else { continue }
+        seen += 1
+        if k < timed { latencies.append((at - savedAt) * 1000) }
+        viewer.drain(for: 0.02)
+        if (k + 1) % 100 == 0 || k == 0, let rss = settledResidentBytes(viewer.process.processIdentifier) {
+            resident.append(Double(rss))
+        }
+    }
+    largeViewerWrite(report, viewer)
+    let p50 = Stats(latencies).median
+    report.add(Figure(name: "large: edit → screen in the viewer p50", unit: "ms", synctable: Stats(latencies),
+                      target: "≤ 50 ms", met: p50 <= 50,
+                      note: "p99 \(Report.fmt(percentile(latencies, 0.99))) ms; \(seen) of \(total) edits seen"))
+    addResidentFigure(report, "large: viewer resident while following \(total) edits", resident, size: file.bytes.count)
+}
+
+/// `+` on the score column of the large file: the write runs off the loop thread, so the help
+/// key answers while it runs (the WRITING badge still shown), and the badge goes when it is done.
+private func largeViewerWrite(_ report: Report, _ viewer: PtyProcess) {
+    viewer.drain(for: 0.3)
+    let start = now()
+    viewer.send("\t\t+")
+    guard viewer.waitFor(Array("WRITING".utf8), timeout: 10) != nil else {
+        report.add(Figure(name: "large: keys during a viewer write", unit: "ms", synctable: nil, target: "keys answer while writing",
+                          met: false, note: "no WRITING badge seen"))
+        return
+    }
+    let asked = now()
+    viewer.send("?")
+    let answered = viewer.waitFor(Array("next row".utf8), timeout: 10)
+    viewer.send("?")
+    let done = viewer.waitFor(Array("+1".utf8), timeout: 30)
+    let response = answered.map { ($0 - asked) * 1000 }
+    let writing = done.map { ($0 - start) * 1000 }
+    report.add(Figure(name: "large: a key during a viewer write (+)", unit: "ms", synctable: response.map { Stats([$0]) },
+                      target: "answered before the write ends", met: response != nil && writing != nil && answered! < done!,
+                      note: "the write took \(writing.map(Report.fmt) ?? "-") ms; the help screen came \(response.map(Report.fmt) ?? "-") ms after '?'"))
+    viewer.drain(for: 0.3)
+}
+
+/// Resident size after the first edit and every 100th. Flat means no growth per revision: over
+/// the second half of the edits (after the allocator's arenas have warmed up) the resident size
+/// grows by at most 1% of the file (1.5 KB a revision over 500).
+private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Double], size: Int) {
+    guard samples.count >= 3 else {
+        report.add(Figure(name: name, unit: "MB", synctable: nil, target: "flat", met: nil, note: "too few samples"))
+        return
+    }
+    let middle = samples[samples.count / 2]
+    let growth = (samples.last! - middle) / 1e6
+    let mbs = samples.map { Report.fmt($0 / 1e6) }.joined(separator: " ")
+    report.add(Figure(name: name, unit: "MB", synctable: Stats(samples.map { $0 / 1e6 }),
+                      target: "flat: second half grows ≤ 1% of the file", met: growth <= 0.01 * Double(size) / 1e6,
+                      note: "second half grew \(Report.fmt(growth)) MB; samples \(mbs)"))
+}
+
+/// The viewer's first screen from the file (no cache), by child, limit 50: time until the
+/// first row is on the terminal, and peak memory.
+private func largeFirstScreen(_ report: Report, _ options: BenchOptions, binary: String, path: String, size: Int) {
+    let query = ["--path", "/players", "--order-by-child", "score", "--limit-to-first", "50"]
+    let list = runCommand(binary, ["list", path] + query + ["--format", "jsonl"])
+    guard list.status == 0, let first = jsonlKeys(list.output).first else {
+        printError("large file: synctable list failed (status \(list.status))")
+        return
+    }
+    var times = [Double](), peaks = [Double]()
+    for _ in 0..<(options.quick ? 1 : 5) {
+        let start = now()
+        guard let viewer = try? PtyProcess(binary, [path] + query + ["--no-cache"], rows: 40, columns: 160) else { break }
+        if let seen = viewer.waitFor(Array(first.utf8), timeout: 60) { times.append(seen - start) }
+        if let peak = viewer.peakResidentBytes() { peaks.append(Double(peak)) }
+        viewer.stop()
+    }
+    let t = Stats(times), ratio = Stats(peaks.map { $0 / Double(size) })
+    report.add(Figure(name: "large: first screen, by child, limit 50, no cache", unit: "s", synctable: times.isEmpty ? nil : t,
+                      target: "≤ 0.35 s", met: !times.isEmpty && t.median <= 0.35,
+                      note: "\(times.count) of \(options.quick ? 1 : 5) runs showed it"))
+    report.add(Figure(name: "large: first screen peak memory", unit: "× file", synctable: ratio,
+                      target: "≤ 2× file", met: ratio.median <= 2, note: "peak \(Report.fmt(Stats(peaks).median / 1e6)) MB"))
+}
+
+/// `synctable set` of one value beside `jq … > tmp && mv`: time and peak memory.
+private func largeWrites(_ report: Report, _ options: BenchOptions, binary: String, folder: String, file: PlayersFile) {
+    let copy = folder + "/write.json"
+    writeFileInPlace(copy, file.bytes)
+    var times = [Double](), peaks = [Double]()
+    for run in 0..<(options.quick ? 2 : 7) {
+        guard let (seconds, peak, status) = timedWithPeak([binary, "set", copy, "/players/p0000001/score", String(run)]),
+            status == 0
+        else {
+            printError("large file: synctable set failed")
+            return
+        }
+        times.append(seconds)
+        peaks.append(peak)
+    }
+    var jqTimes = [Double](), jqPeaks = [Double]()
+    var jqNote: String? = "jq not installed"
+    if let jq = which("jq") {
+        jqNote = nil
+        for run in 0..<(options.quick ? 1 : 2) {
+            let script = "'\(jq)' '.players.p0000001.score = \(run + 10)' '\(copy)' > '\(copy).jq' && mv '\(copy).jq' '\(copy)'"
+            if let (seconds, peak, status) = timedWithPeak(["/bin/sh", "-c", script]), status == 0 {
+                jqTimes.append(seconds)
+                jqPeaks.append(peak)
+            }
+        }
+    }
+    let size = Double(file.bytes.count)
+    let t = Stats(times), jqT = jqTimes.isEmpty ? nil : Stats(jqTimes)
+    report.add(Figure(name: "large: set one value", unit: "s", synctable: t,
+                      peers: [(name: "jq > tmp && mv", stats: jqT, note: jqNote)],
+                      target: "≤ 0.35 s", met: t.median <= 0.35, ratio: jqT.map { $0.median / t.median },
+                      note: "whole command: read, edit, temporary file, fsync, rename"))
+    let p = Stats(peaks.map { $0 / size }), jqP = jqPeaks.isEmpty ? nil : Stats(jqPeaks.map { $0 / size })
+    report.add(Figure(name: "large: set one value, peak memory", unit: "× file", synctable: p,
+                      peers: [(name: "jq > tmp && mv", stats: jqP, note: jqNote)],
+                      target: "≤ 1.5× file", met: p.median <= 1.5,
+                      note: "peak \(Report.fmt(Stats(peaks).median / 1e6)) MB"))
+}
+
+/// Runs `argv` under `/usr/bin/time`: wall seconds, peak resident bytes (of the largest
+/// process it ran), exit status.
+private func timedWithPeak(_ argv: [String]) -> (Double, Double, Int32)? {
+    let out = "/tmp/synctable-bench-time-\(getpid())"
+    defer { unlink(out) }
+    let start = now()
+    let r = runCommand("/usr/bin/time", ["-f", "%M", "-o", out] + argv)
+    let seconds = now() - start
+    guard let text = try? String(contentsOfFile: out, encoding: .utf8),
+        let kb = Double(text.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
+    else { return nil }
+    return (seconds, kb * 1024, r.status)
+}
+
+/// Resident size of process `pid` once the revision it just showed has settled (the previous
+/// revision released), in bytes.
+private func settledResidentBytes(_ pid: pid_t) -> Int? {
+    usleep(200_000)
+    return residentBytes(pid)
+}
+
+/// Resident size of process `pid` now (VmRSS), in bytes.
+private func residentBytes(_ pid: pid_t) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return nil }
+    return Int(line.filter(\.isNumber)).map { $0 * 1024 }
+}

@@ -1,0 +1,67 @@
+// The reader measures the bytes a new state shares with the old one at each end while it reads.
+@testable import FileStore
+import Testing
+import TestSupport
+
+@Suite struct SnapshotReaderTests {
+    static func naiveEnds(_ old: [UInt8], _ new: [UInt8]) -> (prefix: Int, suffix: Int) {
+        var p = 0
+        while p < min(old.count, new.count) && old[p] == new[p] { p += 1 }
+        var s = 0
+        while s < min(old.count, new.count) - p && old[old.count - 1 - s] == new[new.count - 1 - s] { s += 1 }
+        return (p, s)
+    }
+
+    /// Two states of a file: random bytes over a small alphabet (so runs repeat), and an edit
+    /// that replaces, inserts or deletes a few bytes anywhere — or none.
+    static func states(_ r: inout SplitMix64) -> (old: [UInt8], new: [UInt8]) {
+        let old = (0..<r.int(0...300)).map { _ in UInt8(r.int(97...99)) }
+        var new = old
+        let at = r.int(0...old.count), length = r.int(0...min(8, old.count - at))
+        switch r.int(0..<4) {
+        case 0: new.replaceSubrange(at..<(at + length), with: (0..<r.int(0...8)).map { _ in UInt8(r.int(97...99)) })
+        case 1: new.removeSubrange(at..<(at + length))
+        case 2: new.insert(contentsOf: (0..<r.int(1...20)).map { _ in UInt8(r.int(97...99)) }, at: at)
+        default: break
+        }
+        return (old, new)
+    }
+
+    @Test func endsMeasuredChunkByChunkAreTheSharedEnds() {
+        forEachSeed(5_000, base: 0x1616) { seed, r in
+            let (old, new) = Self.states(&r)
+            var comparison = EndsComparison(oldCount: old.count, newCount: new.count)
+            var from = 0
+            new.withUnsafeBufferPointer { n in
+                old.withUnsafeBufferPointer { o in
+                    while from < new.count {
+                        let count = r.int(1...max(1, min(new.count - from, r.pick([1, 7, 8, 9, 64, 1000]))))
+                        comparison.add(n, from: from, count: count, old: o)
+                        from += count
+                    }
+                }
+            }
+            let expected = Self.naiveEnds(old, new)
+            #expect(comparison.sharedEnds == expected, "seed \(seed): \(old) → \(new)")
+        }
+    }
+
+    @Test func aReadOfARealFileMeasuresItsEnds() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("ends.json")
+        // Over several read chunks (1 MiB), with the edit in the middle.
+        let old = Array(("[" + String(repeating: "1234567890,", count: 300_000) + "0]").utf8)
+        var new = old
+        new.replaceSubrange(1_700_000..<1_700_003, with: Array("99999".utf8))
+        writeInPlace(path, String(decoding: new, as: UTF8.self))
+        let (snapshot, ends) = SnapshotReader().read(path, comparingWith: old)
+        guard case .bytes(let bytes, _) = snapshot else {
+            Issue.record("not read: \(snapshot)")
+            return
+        }
+        #expect(bytes == new)
+        let measured = try #require(ends)
+        let expected = Self.naiveEnds(old, new)
+        #expect(measured.prefix == expected.prefix && measured.suffix == expected.suffix)
+    }
+}
