@@ -209,78 +209,15 @@ final class EventLineWriter {
         raw(first ? "{\"\(name)\":" : ",\"\(name)\":")
     }
 
-    /// A JSON string from decoded UTF-8 bytes.
+    /// A JSON string from decoded UTF-8 bytes, written by the tree's serializer with what a
+    /// terminal would act on (`isInvisibleControl`) escaped.
     private func string(_ bytes: [UInt8]) {
-        buffer.append(UInt8(ascii: "\""))
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            switch b {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                buffer.append(UInt8(ascii: "\\"))
-                buffer.append(b)
-            case 0..<0x20, 0x7F: unicodeEscape(UInt32(b))
-            default:
-                i += copyScalar(bytes, i)
-                continue
-            }
-            i += 1
-        }
-        buffer.append(UInt8(ascii: "\""))
+        writeJSONString(String(decoding: bytes, as: UTF8.self), to: &buffer, escaping: .invisibles)
     }
 
-    /// A value's bytes as written in the file, without the whitespace between tokens, so that
-    /// key order and number spelling stay the file's own and the value fits on one line.
+    /// A value on one line, by the tree's serializer: key order and number spelling stay the
+    /// file's own, and what a terminal would act on is escaped.
     private func compactValue(_ node: JSONNode) {
-        let bytes = node.rawBytes
-        var i = bytes.startIndex
-        var inString = false
-        while i < bytes.endIndex {
-            let b = bytes[i]
-            if inString {
-                if b == UInt8(ascii: "\\") {
-                    buffer.append(b)
-                    buffer.append(bytes[i + 1])
-                    i += 2
-                    continue
-                }
-                if b == UInt8(ascii: "\"") { inString = false }
-                if b >= 0x7F {
-                    i += copyScalar(bytes, i)
-                    continue
-                }
-                buffer.append(b)
-            } else if b == UInt8(ascii: "\"") {
-                inString = true
-                buffer.append(b)
-            } else if b != 0x20 && b != 0x0A && b != 0x0D && b != 0x09 {
-                buffer.append(b)
-            }
-            i += 1
-        }
-    }
-
-    /// Copies the UTF-8 scalar at `i` (valid: the file was parsed strictly), escaping what
-    /// terminals and line-based readers would act on instead of show (`isInvisibleControl`:
-    /// DEL, C1, bidirectional controls, U+2028/U+2029).
-    /// - Returns: its length in bytes.
-    private func copyScalar<C: RandomAccessCollection>(_ bytes: C, _ i: C.Index) -> Int where C.Element == UInt8, C.Index == Int {
-        let b0 = bytes[i]
-        let length = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4
-        let end = min(i + length, bytes.endIndex)
-        var scalar = UInt32(b0) & (length == 1 ? 0x7F : length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-        for k in (i + 1)..<max(i + 1, end) { scalar = scalar << 6 | UInt32(bytes[k] & 0x3F) }
-        if isInvisibleControl(scalar) {
-            unicodeEscape(scalar)
-        } else {
-            buffer.append(contentsOf: bytes[i..<end])
-        }
-        return length
-    }
-
-    private func unicodeEscape(_ u: UInt32) {
-        let hex = Array("0123456789abcdef".utf8)
-        buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
-        for shift in [12, 8, 4, 0] { buffer.append(hex[Int((u >> UInt32(shift)) & 0xF)]) }
+        node.json.write(to: &buffer, style: .compact, depth: 0, escaping: .invisibles)
     }
 }
