@@ -89,15 +89,16 @@ import TestSupport
         #expect(mixed.status == 2 && mixed.err.contains("--columns: either names to show"))
     }
 
+    // The table has the viewer's columns and cells (one policy): metadata left out, containers by size.
     @Test func tableAndTSV() throws {
         let table = try list(players, ["--path", "/game/players", "--order-by-key", "--format", "table"])
         #expect(table.out == """
-            key  name  score  tags   .priority  value
-            ---  ----  -----  -----  ---------  -----
-            ann  Ann      12  ["a"]
-            bob  Bob      -5
-            cy   Cy       30                 1
-            dee                                     7
+            key  name  score  tags  value
+            ---  ----  -----  ----  -----
+            ann  Ann      12  [1]   {3}
+            bob  Bob      -5        {2}
+            cy   Cy       30        {3}
+            dee                     7
 
             """)
         let tsv = try list(players, ["--path", "/game/players", "--order-by-key", "--end-before", "c", "--format", "tsv"])

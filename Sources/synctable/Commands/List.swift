@@ -3,7 +3,9 @@ import ArgumentParser
 import FileStore
 import JSONTree
 import LiveQuery
+import SyncedArray
 import TableUI
+import ViewerCore
 
 #if canImport(Glibc)
 import Glibc
@@ -81,12 +83,17 @@ struct List: ParsableCommand {
 
     private func print(_ window: Window, choice: ColumnChoice?) {
         var out = [UInt8]()
-        let rows = window.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) }
+        var rows: [(key: String, value: JSON)] { window.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) } }
         switch format ?? (isatty(1) != 0 ? .table : .json) {
         case .json: writeJSON(rows, to: &out, lines: false)
         case .jsonl: writeJSON(rows, to: &out, lines: true)
         case .tsv: writeTSV(rowTable(rows, shown: choice?.shown), to: &out)
-        case .table: writeTable(rowTable(rows, shown: choice?.shown), to: &out)
+        case .table:
+            // The viewer's columns and cells, so the printed table is the one the viewer shows.
+            let table = ColumnTable(window.map { SyncedRow(key: $0.key, value: $0.value) },
+                                    shown: choice?.shown, hidden: choice?.hidden ?? [])
+            let cells = table.rows.map { row in row.enumerated().map { Cell(text: $0.element, isNumber: table.numeric[$0.offset]) } }
+            writeTable(RowTable(header: table.header, rows: cells), to: &out)
         }
         writeOut(out)
     }
@@ -218,12 +225,14 @@ private func writeTable(_ table: RowTable, to out: inout [UInt8]) {
         return
     }
     let maxWidth = 40
-    func clipped(_ text: String) -> String {
+    func clipped(_ text: String, isNumber: Bool = false) -> String {
         let safe = sanitize(text)
-        return displayWidth(safe) > maxWidth ? fit(safe, width: maxWidth) : safe
+        guard displayWidth(safe) > maxWidth else { return safe }
+        // A number is never cut to a prefix of its digits.
+        return isNumber ? fitNumber(safe, width: maxWidth) : fit(safe, width: maxWidth)
     }
-    let header = table.header.map(clipped)
-    let rows = table.rows.map { $0.map { (text: clipped($0.text), isNumber: $0.isNumber) } }
+    let header = table.header.map { clipped($0) }
+    let rows = table.rows.map { $0.map { (text: clipped($0.text, isNumber: $0.isNumber), isNumber: $0.isNumber) } }
     var widths = header.map { displayWidth($0) }
     for row in rows {
         for (c, cell) in row.enumerated() { widths[c] = max(widths[c], displayWidth(cell.text)) }
