@@ -42,7 +42,7 @@ import TestSupport
 
     @Test func theReadmeExampleWorks() throws {
         let folder = ScratchFolder()
-        let demo = folder.write("demo.json", try String(contentsOfFile: packageRoot() + "/Sources/synctable/Demo/leaderboard.json", encoding: .utf8))
+        let demo = folder.write("demo.json", try String(contentsOfFile: packageRoot + "/Sources/synctable/Demo/leaderboard.json", encoding: .utf8))
         let server = try TestServer(file: demo)
         let listed = try synctable(["list", demo, "--path", "/players", "--order-by-child", "score", "--limit-to-last", "5", "--format", "json"])
         let sdk = try adminSDK("readme.py", port: server.port)
@@ -125,7 +125,7 @@ import TestSupport
         let server = try TestServer(file: file)
         let incrementers = try (0..<4).map { _ in try adminSDK("transaction.py", port: server.port, ["/counter", "50"]) }
         // The fifth process writes the file itself, beside the server, until the others finish.
-        let editor = try Child(["/bin/sh", "-c", """
+        let editor = try ChildProcess(["/bin/sh", "-c", """
             i=0; while [ ! -e "$1/stop" ]; do i=$((i+1)); "$0" set "$1/db.json" /others/e$((i % 7)) $i || exit 1; done; echo $i
             """, try builtProduct("synctable"), folder.path])
         for incrementer in incrementers {

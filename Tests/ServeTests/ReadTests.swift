@@ -3,6 +3,7 @@ import JSONTree
 import LiveQuery
 import Serve
 import Testing
+import TestSupport
 
 @Suite struct ReadTests {
     static let players = """

@@ -7,6 +7,7 @@ import FileStore
 import JSONTree
 import Serve
 import Testing
+import TestSupport
 
 @Suite struct SafetyTests {
     static let content = #"{"a": {"b": 1}, "secret": 42}"#

@@ -5,7 +5,7 @@ import TestSupport
 @Suite struct ServeCommandTests {
     /// Runs `synctable serve ARGUMENTS` expecting it to stop at once; its status and standard error.
     private func failedStart(_ arguments: [String]) throws -> (status: Int32, error: String) {
-        let child = try Child([try builtProduct("synctable"), "serve"] + arguments)
+        let child = try ChildProcess([try builtProduct("synctable"), "serve"] + arguments)
         child.closeInput()
         let status = child.wait()
         return (status, child.standardError())

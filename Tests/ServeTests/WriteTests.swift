@@ -6,6 +6,7 @@ import Foundation
 import JSONTree
 import Serve
 import Testing
+import TestSupport
 
 @Suite struct WriteTests {
     static let original = """

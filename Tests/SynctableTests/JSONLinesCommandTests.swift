@@ -4,56 +4,16 @@ import JSONTree
 import Testing
 import TestSupport
 
-/// A running `synctable` whose standard output is read line by line as it is written.
-private final class StreamingProcess {
-    let process = Process()
-    private let output = Pipe()
-    let input = Pipe()
-    private var buffer = [UInt8]()
+/// `synctable ARGUMENTS` running in `directory`, its output read line by line as it is written.
+private func streaming(_ arguments: [String], directory: String) throws -> ChildProcess {
+    try ChildProcess([try synctableBinary()] + arguments, directory: directory)
+}
 
-    init(_ arguments: [String], directory: String) throws {
-        process.executableURL = URL(fileURLWithPath: try synctableBinary())
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
-
-    /// The next line, or nil at the end of output or after `seconds`.
-    func readLine(seconds: Double = 15) -> String? {
-        let fd = output.fileHandleForReading.fileDescriptor
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                defer { buffer.removeFirst(nl + 1) }
-                return String(decoding: buffer[..<nl], as: UTF8.self)
-            }
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 1, Int32(left * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { return nil }
-            buffer += chunk[0..<n]
-        }
-    }
-
+extension ChildProcess {
     /// Lines up to and including the first that contains `needle`.
-    func lines(through needle: String, seconds: Double = 15) -> [String] {
-        var lines = [String]()
-        while let line = readLine(seconds: seconds) {
-            lines.append(line)
-            if line.contains(needle) { return lines }
-        }
-        Issue.record("no line with \(needle) after \(lines)")
+    fileprivate func lines(through needle: String, seconds: Double = 15) -> [String] {
+        let lines = readLines(until: { $0.contains(needle) }, seconds: seconds)
+        if lines.last?.contains(needle) != true { Issue.record("no line with \(needle) after \(lines)") }
         return lines
     }
 }
@@ -113,15 +73,15 @@ private func append(_ text: String, to path: String) throws {
 
     @Test func listOfStandardInputTakesADocumentOrAStreamOfValues() throws {
         let folder = ScratchFolder()
-        let stream = try StreamingProcess(["list", "-", "--format", "jsonl"], directory: folder.path)
-        stream.input.fileHandleForWriting.write(Data("1 2\n{\"a\":\n 3}".utf8))
-        try stream.input.fileHandleForWriting.close()
+        let stream = try streaming(["list", "-", "--format", "jsonl"], directory: folder.path)
+        stream.write("1 2\n{\"a\":\n 3}")
+        stream.closeInput()
         #expect(stream.lines(through: #""key":"2""#) == [
             #"{"key":"0","value":1}"#, #"{"key":"1","value":2}"#, #"{"key":"2","value":{"a":3}}"#,
         ])
-        let document = try StreamingProcess(["list", "-", "--format", "jsonl"], directory: folder.path)
-        document.input.fileHandleForWriting.write(Data("{\"x\": {\"y\": 1},\n \"z\": 2}\n".utf8))
-        try document.input.fileHandleForWriting.close()
+        let document = try streaming(["list", "-", "--format", "jsonl"], directory: folder.path)
+        document.write("{\"x\": {\"y\": 1},\n \"z\": 2}\n")
+        document.closeInput()
         #expect(document.lines(through: #""key":"z""#) == [#"{"key":"x","value":{"y":1}}"#, #"{"key":"z","value":2}"#])
     }
 
@@ -129,7 +89,7 @@ private func append(_ text: String, to path: String) throws {
         let folder = ScratchFolder()
         let path = folder.file("events.ndjson")
         try Data("{\"n\":0}\n".utf8).write(to: URL(fileURLWithPath: path))
-        let events = try StreamingProcess(["events", path], directory: folder.path)
+        let events = try streaming(["events", path], directory: folder.path)
         #expect(events.lines(through: #""event":"value""#) == [
             #"{"event":"child_added","key":"0","prevKey":null,"index":0,"value":{"n":0}}"#, #"{"event":"value","count":1}"#,
         ])
@@ -145,15 +105,14 @@ private func append(_ text: String, to path: String) throws {
 
     @Test func eventsOfStandardInputEndWithTheInput() throws {
         let folder = ScratchFolder()
-        let events = try StreamingProcess(["events", "-"], directory: folder.path)
-        events.input.fileHandleForWriting.write(Data("{\"a\":1}\n".utf8))
+        let events = try streaming(["events", "-"], directory: folder.path)
+        events.write("{\"a\":1}\n")
         #expect(events.lines(through: #""event":"value""#).first == #"{"event":"child_added","key":"0","prevKey":null,"index":0,"value":{"a":1}}"#)
-        events.input.fileHandleForWriting.write(Data("{\"a\":2}\n".utf8))
+        events.write("{\"a\":2}\n")
         #expect(events.lines(through: #""event":"value""#).first == #"{"event":"child_added","key":"1","prevKey":"0","index":1,"value":{"a":2}}"#)
-        try events.input.fileHandleForWriting.close()
+        events.closeInput()
         #expect(events.readLine() == nil)
-        events.process.waitUntilExit()
-        #expect(events.process.terminationStatus == 0)
+        #expect(events.wait() == 0)
     }
 
     @Test func racingPushesAppendWholeLinesWithDistinctKeys() throws {

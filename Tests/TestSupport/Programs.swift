@@ -95,4 +95,5 @@ public func runProgram(_ path: String, _ arguments: [String], environment: [Stri
                          errors: String(decoding: errors, as: UTF8.self))
 }
 
-private let spawnLock = Mutex(())
+/// Held while pipes are made and a child spawned (runProgram, ChildProcess).
+let spawnLock = Mutex(())

@@ -31,6 +31,16 @@ public final class ScratchFolder {
     deinit { removeTree(path) }
 
     public func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes `text` to `name` by rename, as an editor saves; returns the file's path.
+    @discardableResult
+    public func write(_ name: String, _ text: String) -> String {
+        writeFileByRename(file(name), Array(text.utf8))
+        return file(name)
+    }
+
+    /// The text of `name`; empty when it cannot be read.
+    public func read(_ name: String) -> String { readFileText(file(name)) ?? "" }
 }
 
 /// Removes `path` and everything below it (symbolic links are removed, not followed).

@@ -8,37 +8,6 @@ import TestSupport
 import Synchronization
 import Testing
 
-/// A temporary folder, removed with everything in it when the value goes away.
-final class ScratchFolder {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/synctable-serve-XXXXXX".utf8CString)
-        path = String(cString: mkdtemp(&template)!)
-    }
-
-    deinit { _ = system("rm -rf '\(path)'") }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    /// Writes `text` to `name` by rename, as an editor saves; returns the path.
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String {
-        let target = file(name)
-        let temporary = target + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var bytes = Array(text.utf8)
-        _ = Glibc.write(fd, &bytes, bytes.count)
-        close(fd)
-        rename(temporary, target)
-        return target
-    }
-
-    func read(_ name: String) -> String {
-        (try? AtomicFile.read(file(name))).map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
-    }
-}
-
 /// `synctable serve FILE --port 0 …` as a child process, on the port it printed; killed when
 /// the value goes away (`stop()` ends it as SIGTERM would and returns its exit status).
 final class TestServer {

@@ -5,9 +5,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The built `synctable`.
-func synctableBinary() throws -> String { try builtProduct("synctable") }
-
 /// The first-page caches of the viewers the tests run (not the user's).
 let cacheFolder = packageRoot + "/.build/synctable-tests/cache"
 
