@@ -16,7 +16,8 @@ build: deps
 # Build everything (with tests), then run every test. The terminal tests use the
 # debug `synctable` and `tabledemo` binaries built here; the serve tests, the Firebase
 # Admin SDK for Python in .build/firebase-venv.
-test: deps
+test:
+	@scripts/ensure-deps.sh test
 	@scripts/ensure-firebase-admin.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

@@ -7,6 +7,9 @@ required=()
 [ -e /usr/include/ncursesw/curses.h ] || required+=(libncurses-dev)
 command -v tmux >/dev/null 2>&1 || required+=(tmux)
 optional=()
+if [ "${1:-}" = test ]; then
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || required+=(python3 python3-venv)
+fi
 if [ "${1:-}" = bench ]; then
   command -v jq >/dev/null 2>&1 || required+=(jq)
   command -v wrk >/dev/null 2>&1 || required+=(wrk)
