@@ -46,44 +46,18 @@ extension FileStore {
         }, done: done)
     }
 
-    /// The watched write on the file at `file`, without a store.
+    /// The watched write on the file at `file`, without a store: the compare-and-swap writer of
+    /// `write(toFile:deriving:)`, with the value at `path` read in the same atomic step.
     static func write(_ writes: [JSONWrite], toFile file: String, basedOn hint: JSONDocument?,
                       watching path: Path, ifStill expected: JSON??) throws(WriteError) -> WatchedWrite {
         var before: JSON?
-        var after: JSON?
         var applied = true
-        var last: JSONDocument?
-        let outcome = try AtomicFile.modify(file) { snapshot throws(WriteError) in
-            let document: JSONDocument
-            if let hint, hint.bytes == snapshot.bytes {
-                document = hint
-            } else {
-                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes) } catch { throw .invalidJSON(error) }
-            }
+        let result = try FileStore.write(toFile: file, basedOn: hint) { document in
             before = value(at: path, in: document)
-            if let expected, before != expected {
-                applied = false
-                after = before
-                last = document
-                return nil
-            }
-            applied = true
-            let edited: JSONDocument
-            do throws(JSONEditError) {
-                edited = try document.applying(writes, serverTime: Int64(PushIDGenerator.systemMilliseconds()))
-            } catch { throw .edit(error) }
-            after = value(at: path, in: edited)
-            last = edited
-            return edited === document ? nil : edited.bytes
+            applied = expected.map { before == $0 } ?? true
+            return applied ? writes : []
         }
-        let bytes = outcome.snapshot.bytes
-        let document: JSONDocument
-        if let last, last.bytes == bytes {
-            document = last
-        } else {
-            do throws(JSONParseError) { document = try JSONDocument(parsing: bytes) } catch { throw .invalidJSON(error) }
-        }
-        let result = WriteResult(document: document, identity: outcome.snapshot.identity, changed: outcome.replaced, attempts: outcome.attempts)
+        let after = applied ? value(at: path, in: result.document) : before
         return WatchedWrite(before: before, after: after, applied: applied, result: result)
     }
 }

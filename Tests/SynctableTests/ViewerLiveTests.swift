@@ -45,11 +45,7 @@ struct ViewerLiveTests {
         for (signal, status) in [(SIGTERM, 143), (SIGSEGV, 139)] {
             let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
             try session.waitFor("the table") { $0.line(ofKey: "a") != nil }
-            // The pane runs sh, whose one child is synctable.
-            let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
-            let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
-            #expect(kill(viewer, signal) == 0)
+            try signalViewer(in: session, signal)
             let screen = try session.waitFor("the shell back after signal \(signal)", history: true) { $0.contains("EXITED \(status)") }
             #expect(!screen.contains("/players · "), "signal \(signal) left the table on screen:\n\(screen.text)")
             #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
@@ -65,14 +61,18 @@ struct ViewerLiveTests {
         for signal in [SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, __libc_current_sigrtmin() + 1] {
             let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
             try session.waitFor("the table") { $0.line(ofKey: "a") != nil }
-            let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
-            let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
-            #expect(kill(viewer, signal) == 0)
+            try signalViewer(in: session, signal)
             let screen = try session.waitFor("the shell back after signal \(signal)", history: true) { $0.contains("EXITED \(128 + signal)") }
             #expect(!screen.contains("[key]"), "signal \(signal) left the table on screen:\n\(screen.text)")
             #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
         }
     }
 
+    /// Sends `signal` to the synctable of `session`: the pane runs sh, whose one child it is.
+    private func signalViewer(in session: TmuxSession, _ signal: Int32) throws {
+        let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+        #expect(kill(viewer, signal) == 0)
+    }
 }
