@@ -28,7 +28,7 @@ struct SyncTable: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as CommandError {
-            printError("synctable: error: \(error.message)")
+            printError(error.line)
             Glibc.exit(error.exitCode)
         } catch {
             if exitCode(for: error) == .validationFailure {

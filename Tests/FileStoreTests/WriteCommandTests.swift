@@ -84,7 +84,7 @@ private func fingerprint(_ path: String) -> String {
         let before = fingerprint(file)
         let run = try synctable("set", file, "/a", "Bob")
         #expect(run.status == 2)
-        #expect(run.stderr == "error: the value is not valid JSON (line 1, column 1: expected a value, found 'B'); a string needs quotes: '\"Bob\"'\n")
+        #expect(run.stderr == "synctable: error: the value is not valid JSON (line 1, column 1: expected a value, found 'B'); a string needs quotes: '\"Bob\"'\n")
         #expect(fingerprint(file) == before)
         #expect(try synctable("update", file, "/", "[1]").status == 2)
         #expect(try synctable("set", file, "/a~2", "1").status == 2)

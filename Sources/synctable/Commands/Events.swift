@@ -56,12 +56,10 @@ struct Events: ParsableCommand {
         // A bad path or query: exit 2 with the flag named, as `synctable list`.
         let location: Path, filter: Query
         do { location = try Path(query.path) } catch {
-            printError("synctable events: --path: \(error)")
-            throw ExitCode(2)
+            throw CommandError("--path: \(error)")
         }
         do { filter = try query.makeQuery() } catch {
-            printError("synctable events: \(error)")
-            throw ExitCode(2)
+            throw CommandError("\(error)")
         }
         let store: FileStore
         do {
@@ -69,8 +67,7 @@ struct Events: ParsableCommand {
                 ? try FileStore(stream: 0, options: FileStore.Options(format: .jsonLines))
                 : try FileStore(path: file, options: FileStore.Options(format: input.format(of: file)))
         } catch {
-            printError("synctable events: \(error)")
-            throw ExitCode(2)
+            throw CommandError("\(error)")
         }
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
@@ -98,8 +95,7 @@ struct Events: ParsableCommand {
             if let n = exitAfterRevisions, revisions >= n { return }
             if ended { return }
             if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
-                printError("synctable events: poll failed: \(String(cString: strerror(errno)))")
-                throw ExitCode(1)
+                throw CommandError("poll failed: \(String(cString: strerror(errno)))", exitCode: 1)
             }
             if fds[0].revents != 0 { return }
             store.processPendingChanges()

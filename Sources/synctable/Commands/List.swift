@@ -58,8 +58,7 @@ struct List: ParsableCommand {
             // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
             bytes = file == "-" ? try readInput(file, maxBytes: maxSize) : try AtomicFile.read(file).bytes
         } catch {
-            printError("\(file): error: \((error as? WriteError)?.message ?? "\(error)")")
-            throw ExitCode(2)
+            throw CommandError((error as? WriteError)?.message ?? "\(error)", at: file)
         }
         let document: JSONDocument
         let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
@@ -73,8 +72,7 @@ struct List: ParsableCommand {
                 if file == "-", input.input != .json, let stream = streamOfValues(bytes) {
                     document = stream
                 } else {
-                    printError("\(file == "-" ? "<stdin>" : file):\(error.line):\(error.column): error: \(error.message)")
-                    throw ExitCode(1)
+                    throw CommandError(error.message, exitCode: 1, at: "\(file == "-" ? "<stdin>" : file):\(error.line):\(error.column)")
                 }
             }
         }

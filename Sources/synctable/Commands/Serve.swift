@@ -47,8 +47,7 @@ struct ServeFile: ParsableCommand {
             streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs)
         let server: DatabaseServer
         do { server = try DatabaseServer(file: file, options: options) } catch {
-            printError("synctable: error: \(error)")
-            throw ExitCode(2)
+            throw CommandError("\(error)")
         }
         // The server is async; this command (like its siblings) is not: wait for it here.
         let failure = Mutex<String?>(nil)
@@ -64,8 +63,7 @@ struct ServeFile: ParsableCommand {
         }
         done.wait()
         if let message = failure.withLock({ $0 }) {
-            printError("synctable: error: \(message)")
-            throw ExitCode(2)
+            throw CommandError(message)
         }
     }
 }

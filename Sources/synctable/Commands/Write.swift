@@ -53,10 +53,10 @@ struct UpdateValues: ParsableCommand {
     func run() throws {
         let base = try parsePathArgument(path)
         guard case .object(let object) = try parseJSONArgument(values) else {
-            throw argumentError("the values must be a JSON object of relative paths and values, such as {\"a/b\": 1}")
+            throw CommandError("the values must be a JSON object of relative paths and values, such as {\"a/b\": 1}")
         }
         let writes: [JSONWrite]
-        do { writes = try JSONWrite.update(base, object) } catch { throw argumentError(error.description) }
+        do { writes = try JSONWrite.update(base, object) } catch { throw CommandError(error.description) }
         try performWrite(file, writes, input)
     }
 }
@@ -81,7 +81,7 @@ struct PushValue: ParsableCommand {
         let content = try parseJSONArgument(value[0])
         if input.format(of: file) == .jsonLines {
             guard parent.isRoot else {
-                throw argumentError("a JSON Lines file takes new records at its root (its end), not at \(parent)")
+                throw CommandError("a JSON Lines file takes new records at its root (its end), not at \(parent)")
             }
             // One line, appended with one write: its index is the key.
             try report(file) { () throws(WriteError) in print(try FileStore.appendLine(content, toFile: file)) }
@@ -112,25 +112,21 @@ struct RemoveValue: ParsableCommand {
 
 private func validateOneValue(_ value: [String]) throws {
     if value.count != 1 {
-        throw argumentError(value.isEmpty ? "give the value as JSON" : "give one JSON value, not \(value.count) (quote it as one argument)")
+        // From `validate()`: a usage error, which the argument parser reports (status 2).
+        throw ValidationError(value.isEmpty ? "give the value as JSON" : "give one JSON value, not \(value.count) (quote it as one argument)")
     }
 }
 
-/// Prints `message` as an argument error and returns the exit code for it (2).
-private func argumentError(_ message: String) -> ExitCode {
-    printError("error: \(message)")
-    return ExitCode(2)
-}
 
 private func parsePathArgument(_ text: String) throws -> Path {
-    do { return try Path(text) } catch { throw argumentError(error.description) }
+    do { return try Path(text) } catch { throw CommandError(error.description) }
 }
 
 /// The JSON value of an argument, or of standard input for "-".
 private func parseJSONArgument(_ text: String) throws -> JSON {
     let bytes: [UInt8]
     if text == "-" {
-        do { bytes = try readInput("-") } catch { throw argumentError("standard input: \(error)") }
+        do { bytes = try readInput("-") } catch { throw CommandError("standard input: \(error)") }
     } else {
         bytes = Array(text.utf8)
     }
@@ -142,7 +138,7 @@ private func parseJSONArgument(_ text: String) throws -> JSON {
         if let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z") {
             message += "; a string needs quotes: '\"\(text)\"'"
         }
-        throw argumentError(message)
+        throw CommandError(message)
     }
 }
 
@@ -165,14 +161,11 @@ private func report(_ file: String, _ body: () throws(WriteError) -> Void) throw
     } catch {
         switch error {
         case .invalidJSON(let e):
-            printError(e.diagnostic(file: file))
-            throw ExitCode(1)
+            throw CommandError(e.message, exitCode: 1, at: "\(file):\(e.line):\(e.column)")
         case .missing, .unreadable, .notAFile:
-            printError("\(file): error: \(error.message)")
-            throw ExitCode(2)
+            throw CommandError(error.message, at: file)
         default:
-            printError("\(file): error: \(error.message)")
-            throw ExitCode(1)
+            throw CommandError(error.message, exitCode: 1, at: file)
         }
     }
 }
