@@ -16,15 +16,7 @@ func runSearchBenchmarks(_ report: Report, _ options: BenchOptions) {
     _ = runShell("rm -rf '\(folder)' && mkdir -p '\(folder)'")
     let path = folder + "/items.json"
     let bytes = generateCollection(children: children)
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { return }
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-        if n <= 0 { break }
-        done += n
-    }
-    close(fd)
+    writeFileInPlace(path, bytes)
 
     // A child half-way down, in key order (the default order): its page is far past the first.
     let target = children / 2
