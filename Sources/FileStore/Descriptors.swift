@@ -15,11 +15,11 @@ final class OwnedDescriptor: Sendable {
 }
 
 /// A pipe used as a wake-up: any thread may `signal()`; the loop polls `fd` and `drain()`s it.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     private let readEnd: OwnedDescriptor
     private let writeEnd: OwnedDescriptor
 
-    init() throws(FileStoreError) {
+    package init() throws(FileStoreError) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw .system("pipe", errno) }
         for fd in fds {
@@ -31,17 +31,17 @@ final class WakeSignal: Sendable {
     }
 
     /// The end to poll for `POLLIN`.
-    var fd: Int32 { readEnd.raw }
+    package var fd: Int32 { readEnd.raw }
 
     /// Makes `fd` readable. A full pipe is already readable, so a failed write loses nothing.
-    func signal() {
+    package func signal() {
         var one: UInt8 = 1
         _ = write(writeEnd.raw, &one, 1)
     }
 
     /// Clears the signal; returns whether it was set.
     @discardableResult
-    func drain() -> Bool {
+    package func drain() -> Bool {
         var signalled = false
         withUnsafeTemporaryAllocation(byteCount: 256, alignment: 1) { buffer in
             while read(readEnd.raw, buffer.baseAddress, buffer.count) > 0 { signalled = true }

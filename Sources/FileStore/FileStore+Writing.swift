@@ -191,6 +191,9 @@ extension FileStore {
         return key
     }
 
+    /// Adds `value` under `path` at once, as `push(_:_:)` does: a log's next line.
+    public func append(_ value: JSON, under path: Path) throws(WriteError) -> String { try push(path, value) }
+
     /// Adds `value` under `parent` in the file at `path` as `push(_:_:)` does, without a store.
     /// - Returns: the new key.
     @discardableResult
@@ -227,22 +230,36 @@ struct PendingWrite {
 extension StoreReference {
     /// Replaces the value at this location (null removes it).
     @discardableResult
-    public func set(_ value: JSON) throws(WriteError) -> WriteResult { try store.set(path, value) }
+    public func set(_ value: JSON) throws(WriteError) -> WriteResult { try writeAndWait(JSONWrite.set(path, value)) }
 
     /// Replaces the value at each relative path below this location, all in one write.
     @discardableResult
     public func update(_ values: [(path: Path, value: JSON)]) throws(WriteError) -> WriteResult {
-        try store.update(path, values)
+        try writeAndWait(JSONWrite.update(path, values))
     }
 
     /// Adds `value` under this location as a new child (see `FileStore.push(_:_:)`).
     /// - Returns: a reference to the new child.
     @discardableResult
     public func push(_ value: JSON) throws(WriteError) -> StoreReference {
-        child(try store.push(path, value))
+        if let file = store as? FileStore { return child(try file.push(path, value)) }
+        let key = FileStore.newPushID()
+        try writeAndWait(JSONWrite.set(path.child(key), value))
+        return child(key)
     }
 
     /// Removes this location.
     @discardableResult
-    public func remove() throws(WriteError) -> WriteResult { try store.remove(path) }
+    public func remove() throws(WriteError) -> WriteResult { try writeAndWait(JSONWrite.remove(path)) }
+
+    /// Writes and returns once the write is the current revision: a file store writes on this
+    /// thread; another store's loop runs here until its write is done.
+    @discardableResult
+    private func writeAndWait(_ writes: [JSONWrite]) throws(WriteError) -> WriteResult {
+        if let file = store as? FileStore { return try file.write(writes) }
+        var outcome: Result<WatchedWrite, WriteError>?
+        store.startWrite(writes, watching: path, ifStill: nil) { outcome = $0 }
+        try? store.run { outcome != nil }
+        return try outcome!.get().result
+    }
 }

@@ -16,7 +16,7 @@ import JSONTree
 /// let store = try FileStore(path: "scores.json")
 /// let top = try store.reference("/players").orderByChild("score").limitToLast(10)
 /// let handle = top.observe(.childAdded) { event in print("added", event.key) }
-/// _ = store.observeStatus { status in print("status:", status.problem?.description ?? "ok") }
+/// _ = store.observeStatus { status in print("status:", hub.status.problem?.description ?? "ok") }
 ///
 /// var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]           // the keyboard
 /// fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -44,7 +44,7 @@ import JSONTree
 /// written to (two writes mixed), a state older than the current one. Problems are reported in
 /// `status` (observe it with `observeStatus`) with line and column for JSON errors; one seen
 /// while a writer is still busy is reported only if it lasts `settleMilliseconds`.
-public final class FileStore {
+public final class FileStore: LiveStore {
     /// Tuning; the defaults suit interactive use.
     public struct Options: Sendable {
         /// How to watch; nil: inotify when available, else polling.
@@ -96,7 +96,7 @@ public final class FileStore {
     ///
     /// When a JSON Lines file holds at least `minimumBytes` when first read, its last `records`
     /// records (and only they: the lines before are counted, not parsed; see `LinesTail`) are a
-    /// provisional first revision, with `status.lines.isPartial`; the whole file is read next and
+    /// provisional first revision, with `hub.status.lines.isPartial`; the whole file is read next and
     /// is the following revision. A window among those records (`limitToLast(k)` in line order,
     /// k ≤ `records`) is exact at once; other queries see only those records until the whole file
     /// arrives.
@@ -117,10 +117,9 @@ public final class FileStore {
     /// Whether the store's records are only ever appended (a JSON Lines file or a stream).
     public var isAppendOnly: Bool { options.format == .jsonLines || isStream }
 
-    /// The latest complete, valid state of the file; nil until the first one is read.
-    public internal(set) var currentRevision: Revision?
-    /// The current revision's number, the problem with the file if any, and how it is watched.
-    public internal(set) var status: StoreStatus
+    /// The current revision, the status (the problem with the file if any, how it is watched)
+    /// and the observers.
+    public let hub: RevisionHub
 
     let worker: ReadWorker
     let writer: WriteWorker
@@ -155,8 +154,6 @@ public final class FileStore {
 
     /// Counts of the store's work, for tests and benchmarks.
     public private(set) var statistics = Statistics()
-    var observers = ObserverRegistry()
-    private var deliveredStatus: StoreStatus?
 
     /// Opens a store on `path` and starts reading it (the first revision arrives through the loop).
     /// A missing or invalid file is not an error: it is reported in `status` and waited for.
@@ -175,10 +172,12 @@ public final class FileStore {
         poller = StatPoller(path: absolutePath)
         folderWatch = options.watchMode == .polling ? nil : FolderWatch(path: absolutePath)
         stream = nil
-        status = StoreStatus(revision: 0, problem: nil, watchMode: .polling,
-                             lines: options.format == .jsonLines ? LinesStatus() : nil)
+        hub = RevisionHub(
+            status: StoreStatus(revision: 0, problem: nil, watchMode: .polling,
+                                lines: options.format == .jsonLines ? LinesStatus() : nil),
+            worker: worker, inlineEvaluationLimit: options.inlineEvaluationLimit)
         if folderWatch?.watch() == true {
-            status.watchMode = .inotify
+            hub.status.watchMode = .inotify
         } else {
             _ = poller.poll()
             pollTimer.arm(milliseconds: options.pollMilliseconds, repeating: options.pollMilliseconds)
@@ -203,12 +202,19 @@ public final class FileStore {
         poller = StatPoller(path: name)
         folderWatch = nil
         stream = input
-        status = StoreStatus(revision: 0, problem: nil, watchMode: .inotify, lines: LinesStatus())
+        hub = RevisionHub(
+            status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify, lines: LinesStatus()),
+            worker: worker, inlineEvaluationLimit: options.inlineEvaluationLimit)
         input.start(wake: wake)
     }
 
     /// Whether the store reads a stream (`init(stream:)`) rather than a file.
     public var isStream: Bool { stream != nil }
+
+    /// The path as given (`-` or the name given for a stream).
+    public var name: String { path }
+
+    public var loadingMessage: String { isStream ? "waiting for standard input…" : "reading \(path)…" }
 
     /// Whether a read (or parse) of the file is in progress on the worker thread.
     public var isReading: Bool { inFlight != nil }
@@ -248,15 +254,15 @@ public final class FileStore {
             noteChange(complete: lastEventComplete)
         }
         for result in worker.takeFinished() { finish(result) }
-        for evaluated in worker.takeEvaluatedWindows() { deliverFirstWindow(evaluated) }
+        hub.deliverEvaluatedWindows()
         for write in writer.takeFinished() { finish(write) }
-        deliverStatusIfChanged()
+        hub.deliverStatusIfChanged()
     }
 
     // MARK: - Watching
 
     private func startPolling() {
-        status.watchMode = .polling
+        hub.status.watchMode = .polling
         _ = poller.poll()
         pollTimer.arm(milliseconds: options.pollMilliseconds, repeating: options.pollMilliseconds)
     }
@@ -265,7 +271,7 @@ public final class FileStore {
         // Back to inotify as soon as the folder can be watched again; anything may have changed.
         if let folderWatch, !folderWatch.isWatching, folderWatch.watch() {
             pollTimer.disarm()
-            status.watchMode = .inotify
+            hub.status.watchMode = .inotify
             noteChange(complete: false)
             return
         }
@@ -289,7 +295,7 @@ public final class FileStore {
     private func startRead() {
         let request = ReadRequest(
             generation: nextGeneration, path: absolutePath, current: currentRevision?.document,
-            settled: lastEventComplete || settleExpired, listeners: listenerSnapshots)
+            settled: lastEventComplete || settleExpired, listeners: hub.listenerSnapshots)
         nextGeneration += 1
         settleExpired = false
         changePending = false
@@ -310,11 +316,11 @@ public final class FileStore {
                 statistics.parses += 1
                 lastReadSuperseded = false
                 settleTimer.disarm()
-                publish(document: document, identity: identity, precomputed: changes)
+                hub.publish(document: document, identity: identity, precomputed: changes)
             case .unchanged:
                 lastReadSuperseded = false
                 settleTimer.disarm()
-                status.problem = nil
+                hub.status.problem = nil
             case .invalid(let error):
                 statistics.parses += 1
                 found(.invalidJSON(error), by: result.request)
@@ -346,7 +352,7 @@ public final class FileStore {
         if changePending { return }
         if request.settled {
             settleTimer.disarm()
-            status.problem = problem
+            hub.status.problem = problem
         } else if !settleTimer.isArmed {
             settleTimer.arm(milliseconds: options.settleMilliseconds)
         }
@@ -355,7 +361,7 @@ public final class FileStore {
     /// What a read of a JSON Lines source found: new records (a revision), a restart, a problem.
     private func received(_ news: LinesNews, changes: [PrecomputedChange]) {
         lastReadSuperseded = false
-        var lines = status.lines ?? LinesStatus()
+        var lines = hub.status.lines ?? LinesStatus()
         lines.records = news.records
         lines.invalidRecords = news.invalidRecords
         lines.inputEnded = news.ended
@@ -367,24 +373,12 @@ public final class FileStore {
             lines.restarts += 1
             lines.lastRestart = restart
         }
-        status.lines = lines
+        hub.status.lines = lines
         if let document = news.document {
             statistics.parses += 1
-            publish(document: document, identity: news.identity, precomputed: changes)
+            hub.publish(document: document, identity: news.identity, precomputed: changes)
         }
-        status.problem = news.missing ? .missing : news.unreadable.map { .unreadable($0) }
-    }
-
-    /// Makes a new revision current and tells the observers.
-    func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange] = []) {
-        let revision = Revision(
-            number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
-            publishedAt: monotonicNanoseconds())
-        currentRevision = revision
-        status.revision = revision.number
-        status.problem = nil
-        deliver(revision)
-        deliverQueryEvents(revision, precomputed: precomputed)
+        hub.status.problem = news.missing ? .missing : news.unreadable.map { .unreadable($0) }
     }
 
     /// Makes a state the store itself has just written current at once, as one revision.
@@ -397,14 +391,8 @@ public final class FileStore {
         oldestUsefulGeneration = nextGeneration
         if inFlight != nil { changePending = true }
         settleTimer.disarm()
-        publish(document: document, identity: identity)
-        deliverStatusIfChanged()
-    }
-
-    private func deliverStatusIfChanged() {
-        guard deliveredStatus != status else { return }
-        deliveredStatus = status
-        deliver(status)
+        hub.publish(document: document, identity: identity)
+        hub.deliverStatusIfChanged()
     }
 }
 

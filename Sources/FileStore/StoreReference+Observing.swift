@@ -23,17 +23,17 @@ extension StoreReference {
     /// Removes `handle` if this reference registered it; returns whether it did.
     @discardableResult
     public func removeObserver(_ handle: ObserverHandle) -> Bool {
-        defer { store.dropUnwantedEvaluations() }
-        return store.observers.remove(handle, owner: owner)
+        defer { store.hub.dropUnwantedEvaluations() }
+        return store.hub.observers.remove(handle, owner: owner)
     }
 
     /// Removes every observer registered through this reference (or a copy of it), and no other.
     public func removeAllObservers() {
-        store.observers.removeAll(owner: owner)
-        store.dropUnwantedEvaluations()
+        store.hub.observers.removeAll(owner: owner)
+        store.hub.dropUnwantedEvaluations()
     }
 
     private func register(_ callback: QueryObserver.Callback) -> ObserverHandle {
-        store.register(callback, path: path, query: query, owner: owner)
+        store.hub.register(callback, path: path, query: query, owner: owner)
     }
 }

@@ -2,7 +2,8 @@
 import JSONTree
 import LiveQuery
 
-/// A location in a `FileStore`, with a query over its children — the store's counterpart of
+/// A location in a live store (a `FileStore` or a remote one), with a query over its children —
+/// the store's counterpart of
 /// the Realtime Database's `DatabaseReference` and `DatabaseQuery`.
 ///
 /// References are cheap values. The query builders return new references and throw
@@ -22,18 +23,18 @@ import LiveQuery
 /// A reference holds its store strongly; an observer that captures its own reference keeps the
 /// store alive until it is removed.
 public struct StoreReference {
-    public let store: FileStore
+    public let store: any LiveStore
     /// The location whose children the query orders.
     public let path: Path
     public let query: Query
     /// Identifies this reference (and its copies) as the owner of the observers it registers.
     let owner: UInt64
 
-    init(store: FileStore, path: Path, query: Query) {
+    init(store: any LiveStore, path: Path, query: Query) {
         self.store = store
         self.path = path
         self.query = query
-        owner = store.observers.newOwner()
+        owner = store.hub.observers.newOwner()
     }
 
     /// The child `key` of this location, with no query.
@@ -84,17 +85,4 @@ public struct StoreReference {
     }
     public func limitToFirst(_ n: Int) throws(QueryError) -> StoreReference { withQuery(try query.limitToFirst(n)) }
     public func limitToLast(_ n: Int) throws(QueryError) -> StoreReference { withQuery(try query.limitToLast(n)) }
-}
-
-extension FileStore {
-    /// A reference to the location `path` (the root by default), with no query.
-    public func reference(_ path: Path = .root) -> StoreReference {
-        StoreReference(store: self, path: path, query: Query())
-    }
-
-    /// A reference to the location written as `path` (`"/players"`, `"/a~1b"` for the key `a/b`).
-    /// - Throws: `PathError` for a malformed path.
-    public func reference(_ path: String) throws(PathError) -> StoreReference {
-        reference(try Path(path))
-    }
 }

@@ -7,7 +7,7 @@ extension SyncedArray {
     /// paging replaces it).
     public var cacheKey: CacheKey {
         CacheKey(
-            file: resolvedPath(store.path), location: location,
+            file: resolvedPath(store.name), location: location,
             query: paging == nil ? query.description : query.withoutLimit.description, paging: paging)
     }
 
@@ -30,7 +30,7 @@ extension SyncedArray {
     func showCachedPage() {
         guard let cache else { return }
         let key = cacheKey
-        switch cache.load(key, identity: currentIdentity(resolvedPath(store.path))) {
+        switch cache.load(key, identity: currentIdentity(resolvedPath(store.name))) {
         case .success(let page):
             whileUpdating {
                 let batch = keyedBatch(to: page.rows)

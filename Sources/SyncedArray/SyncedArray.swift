@@ -3,7 +3,7 @@ import FileStore
 import JSONTree
 import LiveQuery
 
-/// A query's window on a `FileStore`, kept as an array that tells a list view exactly which
+/// A query's window on a live store (a `FileStore` or a remote one), kept as an array that tells a list view exactly which
 /// rows to insert, delete, move and reload — FirebaseUI's `FUIArray` / `FUIBatchedArray`, made exact.
 ///
 /// Bind it to a table in a few lines:
@@ -42,7 +42,7 @@ import LiveQuery
 /// leave the rows as they were are not reported.
 public final class SyncedArray {
     /// The store observed.
-    public let store: FileStore
+    public let store: any LiveStore
     /// The location whose children the query orders.
     public let location: Path
     /// The query as given (a paged array replaces its limit); see `observedQuery`.

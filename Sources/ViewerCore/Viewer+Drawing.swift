@@ -68,7 +68,7 @@ extension Viewer {
             case .missing?: return "\(options.file) does not exist yet: waiting for it"
             case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
             case .unreadable?: return "\(options.file) cannot be read: waiting"
-            case nil: return store.isStream ? "waiting for standard input…" : "reading \(options.file)…"
+            case nil: return store.loadingMessage
             }
         }
         if rows.rows == nil { return "reading…" }

@@ -103,7 +103,7 @@ extension Viewer {
             if store.isAppendOnly {
                 // A log takes a new line with one append, which never waits for a lock.
                 do {
-                    let key = try store.push(location, typedValue(prompt.text))
+                    let key = try store.append(typedValue(prompt.text), under: location)
                     pendingSelection = key
                     message = Message(text: "added \(location.child(key))", isError: false)
                 } catch {

@@ -38,7 +38,7 @@ extension Viewer {
     /// done, remembers the step for `u` and says what happened with `describe` (the values
     /// before and after), or why nothing was written.
     func recordedWrite(_ writes: [JSONWrite], at path: Path, describe: @escaping (JSON?, JSON?) -> String) {
-        store.startWrite(writes, watching: path) { [weak self] result in
+        store.startWrite(writes, watching: path, ifStill: nil) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let done):

@@ -59,7 +59,7 @@ public struct ViewerOptions {
 /// the rows on screen to the array's rows instead, so rows still animate to their places.
 public final class Viewer: SyncedArrayBatchDelegate {
     let options: ViewerOptions
-    let store: FileStore
+    let store: any LiveStore
     let canvas: Canvas
     let environment: ViewerEnvironment
     public let table: TableView
@@ -136,7 +136,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     /// A viewer of `store` drawing into `canvas`; it subscribes at once (the store answers with
     /// its current rows when it has a revision).
-    public init(options: ViewerOptions, store: FileStore, canvas: Canvas, environment: ViewerEnvironment = ViewerEnvironment()) {
+    public init(options: ViewerOptions, store: any LiveStore, canvas: Canvas, environment: ViewerEnvironment = ViewerEnvironment()) {
         self.options = options
         self.store = store
         self.canvas = canvas

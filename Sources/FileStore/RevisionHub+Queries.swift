@@ -2,7 +2,7 @@
 import JSONTree
 import LiveQuery
 
-extension FileStore {
+extension RevisionHub {
     /// Adds a query observer and gives it the current window as a change from nothing: at once,
     /// or — over more than `inlineEvaluationLimit` children — once the worker has evaluated it.
     func register(_ callback: QueryObserver.Callback, path: Path, query: Query, owner: UInt64) -> ObserverHandle {
@@ -12,7 +12,7 @@ extension FileStore {
         var window = observers.groups[index].window
         if window == nil, let currentRevision {
             if observers.groups[index].evaluating { return handle }
-            if hasMoreChildren(than: options.inlineEvaluationLimit, at: path, in: currentRevision.document) {
+            if hasMoreChildren(than: inlineEvaluationLimit, at: path, in: currentRevision.document) {
                 observers.groups[index].evaluating = true
                 worker.evaluate(group: observers.groups[index].id, query: query, path: path, revision: currentRevision)
                 return handle
