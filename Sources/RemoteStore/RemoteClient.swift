@@ -34,6 +34,14 @@ public final class RemoteClient: Sendable {
         executor = EventLoopExecutor(group.next())
     }
 
+    /// A client dropped without `shutdown()` (a caller that threw on its way out) is shut down
+    /// in the background rather than left to AsyncHTTPClient's "not shut down" trap.
+    deinit {
+        guard !isShutDown.load(ordering: .acquiring) else { return }
+        let group = self.group
+        http.shutdown().whenComplete { _ in group.shutdownGracefully(queue: .global()) { _ in } }
+    }
+
     /// Shuts the client and its event loop down; later requests fail. Calling it again does nothing.
     public func shutdown() async throws {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -35,10 +35,11 @@ public final class RestClient: Sendable {
         case preconditionFailed(etag: String, current: JSON)
     }
 
-    /// The value at `path` (null when there is none) and its ETag.
+    /// The value at `path` (null when there is none) and its ETag (none for a query).
     /// - Parameter parameters: query parameters as given (`orderBy`, `limitToFirst`, `shallow`, …).
     public func get(_ path: Path, parameters: [(name: String, value: String)] = []) async throws(RemoteError) -> (value: JSON, etag: String?) {
-        let response = try await send(.GET, path, parameters: parameters, headers: [("X-Firebase-ETag", "true")])
+        // The database gives no ETag for a query or a shallow read (and refuses to be asked).
+        let response = try await send(.GET, path, parameters: parameters, headers: parameters.isEmpty ? [("X-Firebase-ETag", "true")] : [])
         return (try response.json(), response.headers.first(name: "ETag"))
     }
 
@@ -76,12 +77,17 @@ public final class RestClient: Sendable {
 
     /// Replaces the value at `path` by `change(current value)`, atomically: reads it with its
     /// ETag, writes with `if-match`, and on 412 calls `change` again on the value the server
-    /// returned, up to `transactionTries` times. The value written.
+    /// returned (after a short random wait), up to `transactionTries` times. The value written.
     /// - Throws: what `change` throws (nothing is written then), a `RemoteError`, or
     ///   `.transactionRetriesExhausted` when every try met another writer.
     public func transaction(_ path: Path, _ change: (JSON) async throws -> JSON) async throws -> JSON {
         var (value, etag) = try await get(path)
-        for _ in 0..<Self.transactionTries {
+        var random = SystemRandomNumberGenerator()
+        for attempt in 0..<Self.transactionTries {
+            if attempt > 0 {
+                // Writers that collided wait a random while, so that one of them gets through.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...min(100, 2 << attempt), using: &random)))
+            }
             guard let tag = etag else {
                 throw RemoteError(.malformedResponse, "the server gave no ETag for \(path); it cannot do transactions")
             }

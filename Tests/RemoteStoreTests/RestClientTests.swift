@@ -17,7 +17,8 @@ import TestSupport
     private func file(_ server: ServedFile) -> JSON { fileValue(server.file, at: .root) ?? .null }
 
     @Test func writesReachTheFile() async throws {
-        let (server, _) = try Self.served(#"{"players": {"alice": {"score": 1}}, "other": true}"#, "remote-rest")
+        let (server, folder) = try Self.served(#"{"players": {"alice": {"score": 1}}, "other": true}"#, "remote-rest")
+        defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/players"), environment: [:]), credential: nil)
         let players = Path(keys: ["players"])
@@ -38,7 +39,8 @@ import TestSupport
     }
 
     @Test func aStaleETagIsPreconditionFailedWithTheCurrentValue() async throws {
-        let (server, _) = try Self.served(#"{"n": 1}"#, "remote-etag")
+        let (server, folder) = try Self.served(#"{"n": 1}"#, "remote-etag")
+        defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
         let n = Path(keys: ["n"])
@@ -58,7 +60,8 @@ import TestSupport
     }
 
     @Test func aTransactionRetriesOnAConcurrentWrite() async throws {
-        let (server, _) = try Self.served(#"{"n": 10}"#, "remote-transaction")
+        let (server, folder) = try Self.served(#"{"n": 10}"#, "remote-transaction")
+        defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
         let n = Path(keys: ["n"])
@@ -81,7 +84,8 @@ import TestSupport
     }
 
     @Test func concurrentTransactionsLoseNoIncrement() async throws {
-        let (server, _) = try Self.served(#"{"counter": 0}"#, "remote-counter")
+        let (server, folder) = try Self.served(#"{"counter": 0}"#, "remote-counter")
+        defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
         let counter = Path(keys: ["counter"])
@@ -105,7 +109,8 @@ import TestSupport
     }
 
     @Test func errorsCarryTheStatusAndTheServersMessage() async throws {
-        let (server, _) = try Self.served(#"{"a": 1}"#, "remote-errors")
+        let (server, folder) = try Self.served(#"{"a": 1}"#, "remote-errors")
+        defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
         do {
@@ -125,7 +130,8 @@ import TestSupport
     }
 
     @Test func synchronousCommandsUseTheBlockingBridge() throws {
-        let (server, _) = try Self.served(#"{"a": 1}"#, "remote-blocking")
+        let (server, folder) = try Self.served(#"{"a": 1}"#, "remote-blocking")
+        defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         defer { try? client.syncShutdown() }
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/a"), environment: [:]), credential: nil)

@@ -18,21 +18,21 @@ import TestSupport
         #expect(await eventually { recorder.state == .online })
         #expect(recorder.batches == [[.put(.root, ["a": 1])]])
 
-        let burst = "event: patch\ndata: {\"path\":\"/\",\"data\":{\"b\":2,\"c\":3}}\n\n"
+        let burst = "event: patch\ndata: {\"path\":\"/\",\"data\":{\"b\":2,\"c\":{\"e\":3}}}\n\n"
             + "event: put\ndata: {\"path\":\"/a\",\"data\":null}\n\n"
             + "event: keep-alive\ndata: null\n\n"
             + "event: put\ndata: {\"path\":\"/c/d\",\"data\":\"x\"}\n\n"
         #expect(server.send(burst) == 1)
         #expect(await eventually { recorder.batches.count == 2 })
         #expect(recorder.batches.last == [
-            .patch(.root, ["b": 2, "c": 3]), .put(Path(keys: ["a"]), .null), .keepAlive, .put(Path(keys: ["c", "d"]), "x"),
+            .patch(.root, ["b": 2, "c": ["e": 3]]), .put(Path(keys: ["a"]), .null), .keepAlive, .put(Path(keys: ["c", "d"]), "x"),
         ])
-        #expect(recorder.value == ["b": 2, "c": ["d": "x"]])
+        #expect(recorder.value == ["b": 2, "c": ["e": 3, "d": "x"]])
 
         // An event cut across two writes comes whole with the second.
         #expect(server.send("event: put\ndata: {\"path\":\"/b\",") == 1)
         #expect(server.send("\"data\":7}\n\n") == 1)
-        #expect(await eventually { recorder.value == ["b": 7, "c": ["d": "x"]] })
+        #expect(await eventually { recorder.value == ["b": 7, "c": ["e": 3, "d": "x"]] })
         #expect(recorder.batches.last == [.put(Path(keys: ["b"]), 7)])
     }
 
@@ -74,10 +74,12 @@ import TestSupport
         let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.quick)
         defer { connection.stop() }
         #expect(await eventually {
-            if case .reconnecting(_, _, let why) = recorder.state { why == "HTTP 503 X: the database is restarting" } else { false }
+            if case .reconnecting(_, _, let why) = recorder.state { why.hasPrefix("HTTP 503") && why.hasSuffix(": the database is restarting") } else { false }
         })
         server.command(["respond": 400, "body": #"{"error": "orderBy must be a valid JSON encoded path"}"#])
-        #expect(await eventually { recorder.state == .offline(reason: "HTTP 400 X: orderBy must be a valid JSON encoded path") })
+        #expect(await eventually {
+            if case .offline(let why) = recorder.state { why.hasPrefix("HTTP 400") && why.hasSuffix(": orderBy must be a valid JSON encoded path") } else { false }
+        })
         server.command(["respond": 200, "type": "application/json", "body": "{}"])
         #expect(await eventually { recorder.state == .offline(reason: "the server answered with application/json, not an event stream") })
         server.command(["respond": 200, "type": "text/event-stream"])

@@ -74,7 +74,8 @@ import Synchronization
         let client = RemoteClient()
         defer { try? client.syncShutdown() }
         // Nothing listens on this port: every try fails, and the next one is a minute away.
-        let closed = try ServedFile(file: ScratchFolder("remote-closed").write("db.json", "{}"))
+        let folder = ScratchFolder("remote-closed")
+        let closed = try ServedFile(file: folder.write("db.json", "{}"))
         let url = closed.url("/a")
         closed.kill()
         let (connection, recorder) = try follow(url, client: client,

@@ -21,10 +21,14 @@ final class Recorder: Sendable {
         { events in
             self.log.withLock { log in
                 log.batches.append(events)
-                do {
-                    log.value = try log.value.applying(events.flatMap(\.writes))
-                } catch {
-                    log.problems.append("\(events): \(error)")
+                // Event by event: one call to `applying` refuses writes that overlap, and a
+                // later event of a batch may write inside an earlier one's value.
+                for event in events {
+                    do {
+                        log.value = try log.value.applying(event.writes)
+                    } catch {
+                        log.problems.append("\(event): \(error)")
+                    }
                 }
             }
         }
