@@ -86,7 +86,7 @@ public final class RestClient: Sendable {
         for attempt in 0..<Self.transactionTries {
             if attempt > 0 {
                 // Writers that collided wait a random while, so that one of them gets through.
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...min(100, 2 << attempt), using: &random)))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...min(1000, 10 << attempt), using: &random)))
             }
             guard let tag = etag else {
                 throw RemoteError(.malformedResponse, "the server gave no ETag for \(path); it cannot do transactions")

@@ -6,14 +6,17 @@ import Testing
 import TestSupport
 
 @Suite struct ScriptedStreamTests {
-    /// Quick retries, so that each test sees the connection come back.
-    static let quick = EventStreamConnection.Options(backoff: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)))
+    /// Quick retries, so that each test sees the connection come back; the scripted server
+    /// sends no keep-alives, so no idle timeout while a loaded machine runs the test slowly.
+    static let quick = EventStreamConnection.Options(idleTimeout: .seconds(3600),
+                                                     backoff: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)))
+    static let patient = EventStreamConnection.Options(idleTimeout: .seconds(3600))
 
     @Test func aBurstInOneChunkIsOneBatch() async throws {
         let server = try ScriptedServer()
         let client = RemoteClient()
         defer { try? client.syncShutdown() }
-        let (connection, recorder) = try follow(server.url("/"), client: client)
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.patient)
         defer { connection.stop() }
         #expect(await eventually { recorder.state == .online })
         #expect(recorder.batches == [[.put(.root, ["a": 1])]])

@@ -97,7 +97,7 @@ func normalized(_ value: JSON) -> JSON {
 
 /// Polls `condition` until it holds (true) or `seconds` pass (false), sleeping between polls
 /// without holding a thread; for `#expect(await eventually { … })`.
-func eventually(seconds: Double = 20, _ condition: () throws -> Bool) async rethrows -> Bool {
+func eventually(seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while true {
         if try condition() { return true }
