@@ -4,6 +4,7 @@ import PackageDescription
 
 // Layers, each depending only on those above it:
 // CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
+// JSONTree → RemoteStore (a database URL over REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "Serve", targets: ["Serve"]),
+        .library(name: "RemoteStore", targets: ["RemoteStore"]),
         .library(name: "TableUI", targets: ["TableUI"]),
         .library(name: "ViewerCore", targets: ["ViewerCore"]),
         .executable(name: "synctable", targets: ["synctable"]),
@@ -27,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
     ],
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
@@ -44,6 +48,18 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // A Realtime Database location over the network: its URL, REST reads and writes, and
+        // its event stream with reconnection.
+        .target(
+            name: "RemoteStore",
+            dependencies: [
+                "JSONTree",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
@@ -83,6 +99,11 @@ let package = Package(
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
             name: "ServeTests", dependencies: ["Serve", "FileStore", "LiveQuery", "JSONTree", "TestSupport"],
+            exclude: ["Python"]
+        ),
+        // Its Python proxy stalls and cuts connections between a client and a server.
+        .testTarget(
+            name: "RemoteStoreTests", dependencies: ["RemoteStore", "JSONTree", "TestSupport"],
             exclude: ["Python"]
         ),
     ],

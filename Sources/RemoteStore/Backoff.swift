@@ -1,0 +1,40 @@
+// How long to wait before the next try to reconnect.
+
+/// Exponential backoff with "equal" jitter: the n-th try waits between half and all of
+/// `initial × 2^(n-1)`, capped at `maximum`; so clients that lost a server together do not
+/// all come back at the same instant, and none waits less than half its step.
+public struct Backoff: Sendable, Equatable {
+    /// The first step (the full delay of the first try, before jitter).
+    public var initial: Duration
+    /// The largest step; also the pace of tries after a refusal (401, 403, 4xx).
+    public var maximum: Duration
+
+    public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5)) {
+        self.initial = initial
+        self.maximum = max(initial, maximum)
+    }
+
+    /// The step of try `attempt` (1 for the first), before jitter.
+    public func step(attempt: Int) -> Duration {
+        var step = initial
+        var doublings = 1
+        while doublings < attempt && step < maximum {
+            step = step * 2
+            doublings += 1
+        }
+        return min(step, maximum)
+    }
+
+    /// The delay of try `attempt`: a random point in the upper half of its step.
+    public func delay(attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
+        let step = milliseconds(self.step(attempt: attempt))
+        let half = step / 2
+        return .milliseconds(half + Int.random(in: 0...(step - half), using: &random))
+    }
+}
+
+/// A duration in whole milliseconds.
+func milliseconds(_ d: Duration) -> Int {
+    let (seconds, attoseconds) = d.components
+    return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+}

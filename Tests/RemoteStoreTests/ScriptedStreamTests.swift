@@ -1,0 +1,116 @@
+// The protocol's edges, against a server that sends exactly what the test says: batches per
+// chunk, malformed events, cancel and auth_revoked, error statuses, a body that is no stream.
+import JSONTree
+@testable import RemoteStore
+import Testing
+import TestSupport
+
+@Suite struct ScriptedStreamTests {
+    /// Quick retries, so that each test sees the connection come back; the scripted server
+    /// sends no keep-alives, so no idle timeout while a loaded machine runs the test slowly.
+    static let quick = EventStreamConnection.Options(idleTimeout: .seconds(3600),
+                                                     backoff: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)))
+    static let patient = EventStreamConnection.Options(idleTimeout: .seconds(3600))
+
+    @Test func aBurstInOneChunkIsOneBatch() async throws {
+        let server = try ScriptedServer()
+        let client = RemoteClient()
+        defer { try? client.syncShutdown() }
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.patient)
+        defer { connection.stop() }
+        #expect(await eventually { recorder.state == .online })
+        #expect(recorder.batches == [[.put(.root, ["a": 1])]])
+
+        let burst = "event: patch\ndata: {\"path\":\"/\",\"data\":{\"b\":2,\"c\":{\"e\":3}}}\n\n"
+            + "event: put\ndata: {\"path\":\"/a\",\"data\":null}\n\n"
+            + "event: keep-alive\ndata: null\n\n"
+            + "event: put\ndata: {\"path\":\"/c/d\",\"data\":\"x\"}\n\n"
+        #expect(server.send(burst) == 1)
+        #expect(await eventually { recorder.batches.count == 2 })
+        #expect(recorder.batches.last == [
+            .patch(.root, ["b": 2, "c": ["e": 3]]), .put(Path(keys: ["a"]), .null), .keepAlive, .put(Path(keys: ["c", "d"]), "x"),
+        ])
+        #expect(recorder.value == ["b": 2, "c": ["e": 3, "d": "x"]])
+
+        // An event cut across two writes comes whole with the second.
+        #expect(server.send("event: put\ndata: {\"path\":\"/b\",") == 1)
+        #expect(server.send("\"data\":7}\n\n") == 1)
+        #expect(await eventually { recorder.value == ["b": 7, "c": ["e": 3, "d": "x"]] })
+        #expect(recorder.batches.last == [.put(Path(keys: ["b"]), 7)])
+    }
+
+    @Test func aMalformedEventDropsTheConnectionAndAFreshOneCatchesUp() async throws {
+        let server = try ScriptedServer()
+        let client = RemoteClient()
+        defer { try? client.syncShutdown() }
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.quick)
+        defer { connection.stop() }
+        #expect(await eventually { recorder.state == .online })
+        server.command(["initial": "event: put\ndata: {\"path\":\"/\",\"data\":{\"a\":2}}\n\n"])
+        server.send("event: put\ndata: {\"path\":\"/a\",\"data\":tru\n\n")
+        #expect(await eventually { recorder.rootPuts == 2 && recorder.state == .online })
+        #expect(recorder.value == ["a": 2])
+        #expect(recorder.states.contains { if case .reconnecting(1, _, let why) = $0 { why.contains("not JSON") } else { false } })
+    }
+
+    @Test func cancelIsOfflineAndAuthRevokedIsUnauthorized() async throws {
+        let server = try ScriptedServer()
+        let client = RemoteClient()
+        defer { try? client.syncShutdown() }
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.quick)
+        defer { connection.stop() }
+        #expect(await eventually { recorder.state == .online })
+        server.send("event: cancel\ndata: \"Permission denied\"\n\n")
+        #expect(await eventually { recorder.states.contains(.offline(reason: "the server cancelled the stream: Permission denied")) })
+        #expect(recorder.batches.joined().contains(.cancel("Permission denied")))
+        #expect(await eventually { recorder.state == .online })
+        server.send("event: auth_revoked\ndata: \"credential is no longer valid\"\n\n")
+        #expect(await eventually { if case .unauthorized(let why) = recorder.state { why.contains("auth_revoked") } else { false } })
+        #expect(await eventually { recorder.state == .online })
+    }
+
+    @Test func errorStatusesAreReportedWithTheServersWords() async throws {
+        let server = try ScriptedServer()
+        server.command(["respond": 503, "body": #"{"error": "the database is restarting"}"#])
+        let client = RemoteClient()
+        defer { try? client.syncShutdown() }
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.quick)
+        defer { connection.stop() }
+        #expect(await eventually {
+            if case .reconnecting(_, _, let why) = recorder.state { why.hasPrefix("HTTP 503") && why.hasSuffix(": the database is restarting") } else { false }
+        })
+        server.command(["respond": 400, "body": #"{"error": "orderBy must be a valid JSON encoded path"}"#])
+        #expect(await eventually {
+            if case .offline(let why) = recorder.state { why.hasPrefix("HTTP 400") && why.hasSuffix(": orderBy must be a valid JSON encoded path") } else { false }
+        })
+        server.command(["respond": 200, "type": "application/json", "body": "{}"])
+        #expect(await eventually { recorder.state == .offline(reason: "the server answered with application/json, not an event stream") })
+        server.command(["respond": 200, "type": "text/event-stream"])
+        #expect(await eventually { recorder.state == .online })
+        #expect(recorder.value == ["a": 1])
+    }
+
+    @Test func refusalsAreRetriedAtTheSlowestPace() {
+        var random = SplitMix64(seed: 3)
+        let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5))
+        for ending in [EventStreamConnection.Ending.refused("400"), .unauthorized("401")] {
+            let delay = EventStreamConnection.retryDelay(after: ending, attempt: 1, backoff: backoff, using: &random)
+            #expect(delay >= .milliseconds(2500) && delay <= .seconds(5))
+        }
+        let lost = EventStreamConnection.retryDelay(after: .lost("gone"), attempt: 1, backoff: backoff, using: &random)
+        #expect(lost >= .milliseconds(50) && lost <= .milliseconds(100))
+    }
+
+    @Test func aStreamQueryTheServerRefusesIsOffline() async throws {
+        // `synctable serve` streams whole locations only: a query is a 400.
+        let folder = ScratchFolder("remote-query")
+        let server = try ServedFile(file: folder.write("db.json", #"{"a": {"x": 1}}"#))
+        let client = RemoteClient()
+        defer { try? client.syncShutdown() }
+        let (connection, recorder) = try follow(server.url("/a"), client: client,
+                                                options: .init(parameters: [("orderBy", "\"$key\""), ("limitToLast", "2")]))
+        defer { connection.stop() }
+        #expect(await eventually { if case .offline(let why) = recorder.state { why.hasPrefix("HTTP 400") && why.contains("no orderBy") } else { false } })
+        #expect(recorder.batches.isEmpty)
+    }
+}
