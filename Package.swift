@@ -4,7 +4,7 @@ import PackageDescription
 
 // Layers, each depending only on those above it:
 // CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
-// JSONTree → RemoteStore (a database URL over REST and its event stream, on AsyncHTTPClient);
+// FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "RemoteStore",
             dependencies: [
-                "JSONTree",
+                "JSONTree", "LiveQuery", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "synctable",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve",
+                "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -103,7 +103,7 @@ let package = Package(
         ),
         // Its Python proxy stalls and cuts connections between a client and a server.
         .testTarget(
-            name: "RemoteStoreTests", dependencies: ["RemoteStore", "JSONTree", "TestSupport"],
+            name: "RemoteStoreTests", dependencies: ["RemoteStore", "FileStore", "LiveQuery", "JSONTree", "TestSupport"],
             exclude: ["Python"]
         ),
     ],

@@ -13,6 +13,13 @@ public struct WatchedWrite: Sendable {
     /// False when the expected value was not there: nothing was written.
     public let applied: Bool
     public let result: WriteResult
+
+    package init(before: JSON?, after: JSON?, applied: Bool, result: WriteResult) {
+        self.before = before
+        self.after = after
+        self.applied = applied
+        self.result = result
+    }
 }
 
 extension FileStore {

@@ -13,6 +13,13 @@ public struct WriteResult: Sendable {
     public let changed: Bool
     /// 1, or more when the file changed under the write and it was applied again.
     public let attempts: Int
+
+    package init(document: JSONDocument, identity: FileIdentity, changed: Bool, attempts: Int) {
+        self.document = document
+        self.identity = identity
+        self.changed = changed
+        self.attempts = attempts
+    }
 }
 
 extension FileStore {

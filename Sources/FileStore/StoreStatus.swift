@@ -45,12 +45,49 @@ public struct StoreStatus: Sendable, Equatable {
     /// For a JSON Lines file or a pipe: its records, invalid records, restarts and end; nil for
     /// a JSON document.
     public var lines: LinesStatus?
+    /// For a database over the network: the connection; nil for a file or a pipe.
+    public var connection: ConnectionStatus?
 
-    public init(revision: Int, problem: StoreProblem?, watchMode: WatchMode, lines: LinesStatus? = nil) {
+    public init(revision: Int, problem: StoreProblem?, watchMode: WatchMode, lines: LinesStatus? = nil,
+                connection: ConnectionStatus? = nil) {
         self.revision = revision
         self.problem = problem
         self.watchMode = watchMode
         self.lines = lines
+        self.connection = connection
+    }
+}
+
+/// A remote store's connection to its database, for a status bar. While it is not `online`, the
+/// last revision stays current.
+public enum ConnectionStatus: Sendable, Equatable, CustomStringConvertible {
+    /// The first connection is being made.
+    case connecting
+    /// The stream is open and its first `put` has been delivered: changes arrive as they happen.
+    case online
+    /// The stream was lost (`reason`); the next try, number `attempt` since the stream was last
+    /// online, starts after `delayMilliseconds`.
+    case reconnecting(attempt: Int, delayMilliseconds: Int, reason: String)
+    /// The server refuses to stream the location (a 4xx other than 401/403, such as a query it
+    /// does not allow, or a `cancel` event); tries go on at the slowest pace.
+    case offline(reason: String)
+    /// The token is missing, refused (401, 403) or was revoked; tries go on at the slowest pace,
+    /// in case access is granted.
+    case unauthorized(reason: String)
+
+    /// Whether changes are arriving.
+    public var isOnline: Bool { self == .online }
+
+    /// One line for a person.
+    public var description: String {
+        switch self {
+        case .connecting: "connecting"
+        case .online: "online"
+        case .reconnecting(let attempt, let ms, let reason):
+            "\(reason); reconnecting in \(ms < 1000 ? "\(ms) ms" : "\(ms / 1000) s") (attempt \(attempt))"
+        case .offline(let reason): "offline: \(reason)"
+        case .unauthorized(let reason): "unauthorized: \(reason)"
+        }
     }
 }
 

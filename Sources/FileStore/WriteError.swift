@@ -26,6 +26,8 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
     case lockTimeout(path: String, milliseconds: Int)
     /// The write would rewrite a JSON Lines file (or a pipe), whose records are only appended.
     case appendOnly(path: String, what: String)
+    /// A database over the network (`url`, never with a token) refused or did not take the write.
+    case remote(url: String, reason: String)
 
     /// The file the write was for; nil for errors in the writes themselves.
     public var path: String? {
@@ -33,7 +35,8 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .edit: nil
         case .invalidJSON: nil
         case .missing(let path), .unreadable(let path, _), .system(_, let path, _), .notAFile(let path),
-            .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _), .appendOnly(let path, _):
+            .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _), .appendOnly(let path, _),
+            .remote(let path, _):
             path
         }
     }
@@ -51,6 +54,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict(_, let attempts): "the file changed under every one of \(attempts) attempts to write it; gave up"
         case .lockTimeout(_, let ms): "another writer held the file's lock for more than \(ms) ms"
         case .appendOnly(_, let what): what
+        case .remote(_, let reason): reason
         }
     }
 

@@ -68,7 +68,7 @@ extension Viewer {
             case .missing?: return "\(options.file) does not exist yet: waiting for it"
             case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
             case .unreadable?: return "\(options.file) cannot be read: waiting"
-            case nil: return store.loadingMessage
+            case nil: return storeStatus.connection.flatMap(\.problemText) ?? store.loadingMessage
             }
         }
         if rows.rows == nil { return "reading…" }
@@ -110,6 +110,7 @@ extension Viewer {
         case .unreadable?: badges.append(Segment(" UNREADABLE ", badgeStyle))
         case nil: break
         }
+        if let badge = storeStatus.connection?.badge { badges.append(Segment(badge, badgeStyle)) }
         let room = max(0, width - badges.reduce(0) { $0 + displayWidth(sanitize($1.text)) })
         var left = sanitize(compose(options.file))
         if displayWidth(left) > room { left = sanitize(compose(baseName(options.file))) }
@@ -142,6 +143,10 @@ extension Viewer {
             if case .missing = problem { text = "\(options.file): file not found; waiting for it to appear" }
             if let revision = store.currentRevision { text += " — showing revision \(revision.number)" }
             return wrapped(text, errorStyle)
+        }
+        if let text = storeStatus.connection?.problemText {
+            let shown = store.currentRevision.map { " — showing revision \($0.number)" } ?? ""
+            return wrapped(text + shown, errorStyle)
         }
         return [[Segment(keyHint, noteStyle)]]
     }
@@ -252,4 +257,20 @@ func wrap(_ text: String, width: Int) -> [String] {
 /// The last component of a file path.
 func baseName(_ path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
+}
+
+extension ConnectionStatus {
+    /// The status bar's badge while the connection is not online.
+    var badge: String? {
+        switch self {
+        case .online: nil
+        case .connecting: " CONNECTING… "
+        case .reconnecting: " OFFLINE: RECONNECTING… "
+        case .offline: " OFFLINE "
+        case .unauthorized: " UNAUTHORIZED "
+        }
+    }
+
+    /// The message line's account of a connection that is not online.
+    var problemText: String? { isOnline || self == .connecting ? nil : description }
 }

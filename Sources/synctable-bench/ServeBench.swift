@@ -190,13 +190,14 @@ private func runProgram(_ arguments: [String]) -> String {
 // MARK: - The server
 
 /// `synctable serve FILE --port 0` as a child process.
-private final class ServedFile {
+final class ServedFile {
     let process = Process()
     let port: Int
 
-    init?(binary: String, file: String) {
+    /// Serves `file` on `port` (0: a free one).
+    init?(binary: String, file: String, port: Int = 0) {
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", file, "--port", "0"]
+        process.arguments = ["serve", file, "--port", String(port)]
         let pipe = Pipe()
         process.standardOutput = pipe
         do { try process.run() } catch {
@@ -220,10 +221,16 @@ private final class ServedFile {
         process.terminate()
         process.waitUntilExit()
     }
+
+    /// Ends the server at once (SIGKILL: its clients get no goodbye).
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
 }
 
 /// Replaces `path` with `text` by rename, as an editor saves.
-private func saveByRename(_ path: String, _ text: String) {
+func saveByRename(_ path: String, _ text: String) {
     let temporary = path + ".tmp"
     FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8))
     rename(temporary, path)

@@ -162,6 +162,8 @@ public final class ChildProcess {
 
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// The debug `synctable` built beside the test bundle.

@@ -35,11 +35,12 @@ struct Events: ParsableCommand {
             """
     )
 
-    @Argument(help: "The JSON file to watch ('-' for standard input).")
+    @Argument(help: "The JSON file to watch ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
@@ -61,18 +62,12 @@ struct Events: ParsableCommand {
         do { filter = try query.makeQuery() } catch {
             throw CommandError("\(error)")
         }
-        let store: FileStore
-        do {
-            store = file == "-"
-                ? try FileStore(stream: 0, options: FileStore.Options(format: .jsonLines))
-                : try FileStore(path: file, options: FileStore.Options(format: input.format(of: file)))
-        } catch {
-            throw CommandError("\(error)")
-        }
+        let store = try openStore(file, remote: remote, file: FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file)))
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }
         var lastProblem: StoreProblem?
+        var lastConnection: ConnectionStatus?
         var revisions = 0
         var ended = false
         store.observeStatus { status in
@@ -82,6 +77,11 @@ struct Events: ParsableCommand {
                 revisions += 1
             }
             lastProblem = status.problem
+            // A database's connection lost, refused or back: the stream goes on.
+            if let connection = status.connection, connection != lastConnection, let state = connection.problemName {
+                output.appendConnection(state, connection.description)
+            }
+            lastConnection = status.connection
             for error in status.lines?.recentErrors ?? [] { output.appendError(error) }
             ended = status.lines?.inputEnded ?? false
         }
@@ -170,6 +170,18 @@ final class EventLineWriter {
         raw("}\n")
     }
 
+    /// A database's connection lost or refused: `{"event":"error","connection":STATE,"message":M,…}`.
+    func appendConnection(_ state: String, _ message: String) {
+        field("event", first: true)
+        string(Array("error".utf8))
+        field("connection")
+        string(Array(state.utf8))
+        field("message")
+        string(Array(message.utf8))
+        raw(#","line":null,"column":null}"#)
+        raw("\n")
+    }
+
     /// An invalid record of a JSON Lines file or stream.
     func appendError(_ error: JSONLinesError) {
         field("event", first: true)
@@ -215,5 +227,17 @@ final class EventLineWriter {
     /// file's own, and what a terminal would act on is escaped.
     private func compactValue(_ node: JSONNode) {
         node.json.write(to: &buffer, style: .compact, depth: 0, escaping: .invisibles)
+    }
+}
+
+extension ConnectionStatus {
+    /// The state's name in an error line; nil while connecting or online.
+    fileprivate var problemName: String? {
+        switch self {
+        case .connecting, .online: nil
+        case .reconnecting: "reconnecting"
+        case .offline: "offline"
+        case .unauthorized: "unauthorized"
+        }
     }
 }

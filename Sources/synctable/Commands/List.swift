@@ -28,11 +28,12 @@ struct List: ParsableCommand {
         case json, jsonl, tsv, table
     }
 
-    @Argument(help: "The JSON file ('-' for standard input).")
+    @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -50,6 +51,9 @@ struct List: ParsableCommand {
     func run() throws {
         let (path, query) = try self.query.resolved()
         let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
+        if let url = try databaseURL(file) {
+            return print(try remoteWindow(url, remote, path: path, query: query), choice: choice)
+        }
         if file != "-", input.format(of: file) == .jsonLines, let document = newestRecords(file, path: path, query: query) {
             return print(Window(query: query, path: path, document: document), choice: choice)
         }

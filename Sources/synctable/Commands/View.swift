@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import RemoteStore
 import FileStore
 import JSONTree
 import LiveQuery
@@ -31,12 +32,13 @@ struct View: ParsableCommand {
             """
     )
 
-    @Argument(help: "The JSON file to show (it need not exist yet); '-' reads standard input.")
+    @Argument(help: "The JSON file to show (it need not exist yet); '-' reads standard input; or a database URL (http(s)://…/location).")
     var file: String
 
     /// `--path` (the location whose children are the rows) and the query flags.
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
 
     // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -64,7 +66,7 @@ struct View: ParsableCommand {
     var noCache = false
 
     func run() throws {
-        try launchViewer(try viewerOptions(config: try loadConfig()))
+        try launchViewer(try viewerOptions(config: try loadConfig()), remote: remote)
     }
 
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
@@ -87,7 +89,8 @@ struct View: ParsableCommand {
         var options = ViewerOptions(
             file: file, format: format, location: location, query: viewQuery, columns: choice?.shown,
             pageSize: pageSize, animations: !(noAnimation || config.noAnimation == true),
-            cache: noCache || config.noCache == true || file == "-" ? nil : FirstPageCache.standard(),
+            // Only a file's first page is kept: a database's may hold what a token was needed for.
+            cache: noCache || config.noCache == true || file == "-" || DatabaseURL.looksLikeURL(file) ? nil : FirstPageCache.standard(),
             keyBindings: config.keyBindings(standardKeyBindings))
         options.hiddenColumns = choice?.hidden ?? []
         options.readOnly = readOnly || config.readOnly == true
@@ -112,8 +115,8 @@ func loadConfig() throws(CommandError) -> ViewerConfig {
 }
 
 /// Runs the viewer with `options`; a status other than 0 (a signal) ends the program with it.
-func launchViewer(_ options: ViewerOptions, signals: SignalWatch? = nil) throws {
-    let status = try runViewer(options, signals: signals ?? SignalWatch())
+func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, signals: SignalWatch? = nil) throws {
+    let status = try runViewer(options, remote: remote, signals: signals ?? SignalWatch())
     if status != 0 { throw ExitCode(status) }
 }
 

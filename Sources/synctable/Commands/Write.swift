@@ -21,8 +21,9 @@ struct SetValue: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set", abstract: "Replace the value at a path (null removes it).", discussion: writeDiscussion)
 
-    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The JSON file to write, or a database URL (http(s)://…).") var file: String
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
     @Argument(help: "Where: a path such as /users/alice ('/' is the root).") var path: String
     // Parsed as "all unrecognized" so that a negative number is a value, not an option.
     @Argument(parsing: .allUnrecognized, help: "The new value, as JSON (quote strings: '\"Bob\"'); '-' reads it from standard input.")
@@ -31,8 +32,12 @@ struct SetValue: ParsableCommand {
     func validate() throws { try validateOneValue(value) }
 
     func run() throws {
-        let writes = JSONWrite.set(try parsePathArgument(path), try parseJSONArgument(value[0]))
-        try performWrite(file, writes, input)
+        let path = try parsePathArgument(path), content = try parseJSONArgument(value[0])
+        if let url = try databaseURL(file) {
+            let target = url.location.appending(path)
+            return _ = try remoteRequest(url, remote) { rest in try await rest.set(target, content) }
+        }
+        try performWrite(file, JSONWrite.set(path, content), input)
     }
 }
 
@@ -44,8 +49,9 @@ struct UpdateValues: ParsableCommand {
         discussion: "Each key of the object is a path relative to PATH ({\"a/b\": 1, \"c\": null}); "
             + "other values are kept.\n\n" + writeDiscussion)
 
-    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The JSON file to write, or a database URL (http(s)://…).") var file: String
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
     @Argument(help: "The base path, such as /users/alice ('/' is the root).") var path: String
     @Argument(help: "A JSON object of relative paths and their new values; '-' reads it from standard input.")
     var values: String
@@ -57,6 +63,10 @@ struct UpdateValues: ParsableCommand {
         }
         let writes: [JSONWrite]
         do { writes = try JSONWrite.update(base, object) } catch { throw CommandError(error.description) }
+        if let url = try databaseURL(file) {
+            let target = url.location.appending(base)
+            return try remoteRequest(url, remote) { rest in try await rest.update(target, object) }
+        }
         try performWrite(file, writes, input)
     }
 }
@@ -68,8 +78,9 @@ struct PushValue: ParsableCommand {
         abstract: "Add a value under a path (at the next index of an array, else with a new push id) and print its key.",
         discussion: writeDiscussion)
 
-    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The JSON file to write, or a database URL (http(s)://…).") var file: String
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
     @Argument(help: "The parent path, such as /messages ('/' is the root).") var path: String
     @Argument(parsing: .allUnrecognized, help: "The new child's value, as JSON; '-' reads it from standard input.")
     var value: [String] = []
@@ -79,6 +90,10 @@ struct PushValue: ParsableCommand {
     func run() throws {
         let parent = try parsePathArgument(path)
         let content = try parseJSONArgument(value[0])
+        if let url = try databaseURL(file) {
+            let target = url.location.appending(parent)
+            return print(try remoteRequest(url, remote) { rest in try await rest.push(target, content) })
+        }
         if input.format(of: file) == .jsonLines {
             guard parent.isRoot else {
                 throw CommandError("a JSON Lines file takes new records at its root (its end), not at \(parent)")
@@ -99,12 +114,18 @@ struct RemoveValue: ParsableCommand {
         commandName: "remove", abstract: "Remove the value at a path (and any object left empty).",
         discussion: writeDiscussion)
 
-    @Argument(help: "The JSON file to write.") var file: String
+    @Argument(help: "The JSON file to write, or a database URL (http(s)://…).") var file: String
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
     @Argument(help: "The path to remove, such as /users/alice.") var path: String
 
     func run() throws {
-        try performWrite(file, JSONWrite.remove(try parsePathArgument(path)), input)
+        let path = try parsePathArgument(path)
+        if let url = try databaseURL(file) {
+            let target = url.location.appending(path)
+            return try remoteRequest(url, remote) { rest in try await rest.remove(target) }
+        }
+        try performWrite(file, JSONWrite.remove(path), input)
     }
 }
 

@@ -9,7 +9,7 @@ import ViewerCore
 
 /// Runs `viewer` on `terminal` until `q`, a quitting signal or the terminal going away.
 /// - Returns: the exit status (0, or 128 + the signal).
-func runLoop(_ viewer: Viewer, store: FileStore, terminal: Terminal, signals: SignalWatch) -> Int32 {
+func runLoop(_ viewer: Viewer, store: any LiveStore, terminal: Terminal, signals: SignalWatch) -> Int32 {
     signals.takeOverFromTerminal()
     var fds = [pollfd(fd: terminal.inputFD, events: Int16(POLLIN), revents: 0),
                pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]

@@ -11,18 +11,14 @@ import ViewerCore
 /// - Parameter signals: made by the caller before any thread started (see `SignalWatch`).
 /// - Returns: the viewer's exit status.
 /// - Throws: `CommandError` when the file cannot be read or the terminal cannot be used.
-func runViewer(_ options: ViewerOptions, signals: SignalWatch) throws(CommandError) -> Int32 {
+func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, signals: SignalWatch) throws(CommandError) -> Int32 {
     let isStream = options.file == "-"
     // Keys come from the terminal itself when standard input is the data.
     let keyboard = isStream ? try terminalForKeys() : 0
     defer { if keyboard != 0 { close(keyboard) } }
-    if !isStream { try checkReadable(options.file) }
-    let store: FileStore
-    do {
-        store = isStream ? try FileStore(stream: 0) : try FileStore(path: options.file, options: storeOptions(options))
-    } catch {
-        throw CommandError("\(options.file): \(error)")
-    }
+    let isURL = try databaseURL(options.file) != nil
+    if !isStream && !isURL { try checkReadable(options.file) }
+    let store = try openStore(options.file, remote: remote, file: storeOptions(options))
     let terminal: Terminal
     do {
         terminal = try Terminal(Terminal.Options(inputFD: keyboard))

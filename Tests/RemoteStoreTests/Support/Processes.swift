@@ -1,48 +1,11 @@
-// The processes the network tests run: `synctable serve` (killed and restarted on its port)
-// and the Python proxy that stalls and cuts connections.
+// The processes the network tests run beside `synctable serve` (TestSupport's `ServedFile`):
+// the Python proxy that stalls and cuts connections, and a scripted server.
 #if canImport(Glibc)
 import Glibc
 #endif
 import JSONTree
 import Testing
 import TestSupport
-
-/// `synctable serve FILE` in another process, on the port it printed.
-final class ServedFile {
-    let file: String
-    let arguments: [String]
-    private(set) var port: Int
-    private var process: ChildProcess?
-
-    /// Starts the server on a free port.
-    init(file: String, arguments: [String] = []) throws {
-        self.file = file
-        self.arguments = arguments
-        port = 0
-        try start()
-    }
-
-    /// `http://127.0.0.1:PORT` + `path`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    /// Starts the server again (on the port it had, once it has one).
-    func start() throws {
-        let child = try ChildProcess([try synctableBinary(), "serve", file, "--port", String(port)] + arguments)
-        // "listening on http://127.0.0.1:PORT"
-        guard let line = child.readLine(seconds: 30), line.hasPrefix("listening on "),
-            let colon = line.lastIndex(of: ":"), let printed = Int(line[line.index(after: colon)...])
-        else { throw StartError("the server did not start: \(child.standardError())") }
-        port = printed
-        process = child
-    }
-
-    /// Kills the server with SIGKILL (no goodbye to its clients) and waits for it.
-    func kill() {
-        process?.signal(SIGKILL)
-        process?.wait()
-        process = nil
-    }
-}
 
 /// The proxy of Python/proxy.py between the tests and `target`.
 final class Proxy {
