@@ -83,8 +83,8 @@ struct List: ParsableCommand {
         var out = [UInt8]()
         var rows: [(key: String, value: JSON)] { window.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) } }
         switch format ?? (isatty(1) != 0 ? .table : .json) {
-        case .json: writeJSON(rows, to: &out, lines: false)
-        case .jsonl: writeJSON(rows, to: &out, lines: true)
+        case .json: writeJSON(window, choice, to: &out, lines: false)
+        case .jsonl: writeJSON(window, choice, to: &out, lines: true)
         case .tsv: writeTSV(rowTable(rows, shown: choice?.shown), to: &out)
         case .table:
             // The viewer's columns and cells, so the printed table is the one the viewer shows.
@@ -129,25 +129,31 @@ private func streamOfValues(_ bytes: [UInt8]) -> JSONDocument? {
 
 // MARK: - JSON
 
-/// `{"key":K,"value":V}` per row: in one array (a row a line), or one per line.
-private func writeJSON(_ rows: [(key: String, value: JSON)], to out: inout [UInt8], lines: Bool) {
-    if !lines { out.append(contentsOf: rows.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
-    for (i, row) in rows.enumerated() {
+/// `{"key":K,"value":V}` per row: in one array (a row a line), or one per line. Written as it
+/// goes, straight from the document: the whole output (or one row's `JSON` value) held at once
+/// would cost more than the file.
+private func writeJSON(_ window: Window, _ choice: ColumnChoice?, to out: inout [UInt8], lines: Bool) {
+    func drain(_ out: inout [UInt8]) {
+        writeOut(out)
+        out.removeAll(keepingCapacity: true)
+    }
+    if !lines { out.append(contentsOf: window.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
+    for (i, row) in window.enumerated() {
         if !lines { out.append(contentsOf: "  ".utf8) }
         out.append(contentsOf: #"{"key":"#.utf8)
         writeJSONString(row.key, to: &out, escaping: .invisibles)
         out.append(contentsOf: #","value":"#.utf8)
-        row.value.write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
-        out.append(UInt8(ascii: "}"))
-        if !lines && i < rows.count - 1 { out.append(UInt8(ascii: ",")) }
-        out.append(UInt8(ascii: "\n"))
-        // Written as it goes: the whole output held at once would cost more than the file.
-        if out.count >= 1 << 20 {
-            writeOut(out)
-            out.removeAll(keepingCapacity: true)
+        if let choice {
+            choice.project(row.value).write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
+        } else {
+            row.value.writeCompact(to: &out, escaping: .invisibles, drainingAt: 1 << 20, drain: drain)
         }
+        out.append(UInt8(ascii: "}"))
+        if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "\n"))
+        if out.count >= 1 << 20 { drain(&out) }
     }
-    if !lines && !rows.isEmpty { out.append(contentsOf: "]\n".utf8) }
+    if !lines && !window.isEmpty { out.append(contentsOf: "]\n".utf8) }
 }
 
 // MARK: - Tables
