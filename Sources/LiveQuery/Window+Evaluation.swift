@@ -29,11 +29,15 @@ extension Window {
 
     /// Evaluates `query` over `children`, reading every child.
     static func evaluate(_ query: Query, _ path: Path, _ children: ChildList) -> Window {
-        var members = [Int32]()
+        var members = MemberList([])
         var boundary: StoredSortKey?
         children.document.withTapeReader { tape in
             let arena = ByteArena()
             let plan = QueryPlan(query, arena: arena)
+            if let inOrder = fileOrderMembers(query, plan, children, tape, arena) {
+                (members, boundary) = inOrder
+                return
+            }
             var entries = [Entry]()
             entries.reserveCapacity(children.count)
             for o in 0..<children.count {
@@ -56,9 +60,36 @@ extension Window {
             } else {
                 sortEntries(&entries)
             }
-            members = entries.map(\.ordinal)
+            members = MemberList(entries.map(\.ordinal))
         }
         return Window(query: query, path: path, children: children, members: members, boundary: boundary)
+    }
+}
+
+/// The members and boundary `evaluate` computes, when every child is in range and file order
+/// is query order (an array by key, a file kept sorted): found in one pass that keeps only the
+/// previous sort key, where sorting would hold a sort key per child (tens of bytes each).
+/// nil as soon as a child is out of range or out of order.
+/// - Complexity: O(n), reading children up to the first one out of range or order.
+private func fileOrderMembers(
+    _ query: Query, _ plan: QueryPlan, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena
+) -> (members: MemberList, boundary: StoredSortKey?)? {
+    let n = children.count
+    var previous: SortKey?
+    for o in 0..<n {
+        let k = plan.sortKey(o, children, tape, arena)
+        guard plan.inRange(k) else { return nil }
+        if let previous, compareSortKeys(previous, k) >= 0 { return nil }
+        previous = k
+    }
+    guard let limit = query.limit, case let keep = keptMembers(forLimit: limit.count), n > keep else {
+        return (MemberList(consecutive: 0..<Int32(n)), nil)
+    }
+    switch limit {
+    case .first:
+        return (MemberList(consecutive: 0..<Int32(keep)), StoredSortKey(plan.sortKey(keep - 1, children, tape, arena)))
+    case .last:
+        return (MemberList(consecutive: Int32(n - keep)..<Int32(n)), StoredSortKey(plan.sortKey(n - keep, children, tape, arena)))
     }
 }
 
