@@ -34,12 +34,13 @@ final class ChildList: @unchecked Sendable {
     /// Whether the location object has members overridden by a later duplicate key.
     private(set) var hasShadowed = false
 
-    private init(document: JSONDocument, isArray: Bool, capacity: Int, location: Int) {
+    /// - Parameter stored: false for an array of scalars without nulls (nothing stored per child).
+    private init(document: JSONDocument, isArray: Bool, capacity: Int, location: Int, stored: Bool = true) {
         self.document = document
         self.isArray = isArray
         self.location = location
-        nodes = .allocate(capacity: max(capacity, 1))
-        indexes = isArray ? .allocate(capacity: max(capacity, 1)) : nil
+        nodes = stored ? .allocate(capacity: max(capacity, 1)) : nil
+        indexes = stored && isArray ? .allocate(capacity: max(capacity, 1)) : nil
     }
 
     deinit {
@@ -68,25 +69,41 @@ final class ChildList: @unchecked Sendable {
             return
         }
         let (isArray, end) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.nextIndex(node.index)) }
+        if isArray && document.withTapeReader({ ChildList.isOneEntryEach(node.index + 1, end, $0) }) {
+            // Known before anything is stored: a buffer filled and then dropped still counts at
+            // the process's peak.
+            self.init(document: document, isArray: true, capacity: 0, location: node.index, stored: false)
+            count = end - node.index - 1
+            return
+        }
         self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, node.index + 1, end), location: node.index)
         let (n, shadowed) = document.withTapeReader { tape in
             append(tape, from: node.index + 1, to: end, elementIndex: 0, at: 0)
         }
         count = n
         hasShadowed = shadowed
-        if isArray { dropConsecutive(elements: end - node.index - 1) }
+        if isArray { dropConsecutive() }
     }
 
-    /// Frees what an array's children do not need: element indexes when no element is null,
-    /// and tape indexes too when every element is also a scalar (one tape entry each).
-    private func dropConsecutive(elements tapeEntries: Int) {
+    /// Whether the elements between tape indexes `from` and `to` take one tape entry each (no
+    /// element has children) and none is null: then child `o` is tape entry `from + o`.
+    private static func isOneEntryEach(_ from: Int, _ to: Int, _ tape: TapeReader) -> Bool {
+        var k = from
+        while k < to {
+            let first = tape.firstByte(k)
+            if first == UInt8(ascii: "n") { return false }
+            if first == UInt8(ascii: "[") || first == UInt8(ascii: "{") { if tape.nextIndex(k) != k + 1 { return false } }
+            k += 1
+        }
+        return true
+    }
+
+    /// Frees an array's element indexes when no element is null (they are the ordinals).
+    private func dropConsecutive() {
         // Element indexes are 0, 1, … exactly when the last child is the last element.
         guard count == 0 || Int(indexes![count - 1]) == count - 1 else { return }
         indexes?.deallocate()
         indexes = nil
-        guard count == tapeEntries else { return }
-        nodes?.deallocate()
-        nodes = nil
     }
 
     /// At most how many children the members (or elements) between tape indexes `from` and `to`
