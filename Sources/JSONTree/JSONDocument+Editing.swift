@@ -52,7 +52,8 @@ extension JSONDocument {
         case .unchanged:
             return nil
         case .edited(let splices):
-            return try JSONEdit(base: self, splices: splices)
+            let edit = try JSONEdit(base: self, splices: splices)
+            return edit.splices.isEmpty ? nil : edit
         case .removed:
             var empty: [UInt8] = Array("{}".utf8)
             if case .children = tree, root.kind == .array { empty = Array("[]".utf8) }
@@ -73,8 +74,9 @@ public struct JSONEdit: Sendable {
     /// The size of the edited bytes.
     public let count: Int
 
+    /// Splices that would write the bytes already there are left out.
     init(base: JSONDocument, splices: [Splice]) throws(JSONEditError) {
-        let sorted = splices.sorted {
+        let sorted = splices.filter { !base.bytes[$0.range].elementsEqual($0.bytes) }.sorted {
             ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound)
         }
         var at = 0, count = base.bytes.count
