@@ -38,24 +38,29 @@ extension Window {
                 (members, boundary) = inOrder
                 return
             }
+            // A limited window needs only its `keep` best children: whenever twice as many are
+            // held, the rest are dropped (a sort key per child of millions would cost far more
+            // than the file).
+            let keep = query.limit.map { keptMembers(forLimit: $0.count) }
+            let pruneAt = keep.map { $0 > Int.max / 4 ? Int.max : Swift.max(2 * $0, 1024) } ?? Int.max
+            var pruned = false
             var entries = [Entry]()
-            entries.reserveCapacity(children.count)
+            entries.reserveCapacity(Swift.min(children.count, pruneAt))
             for o in 0..<children.count {
                 let k = plan.sortKey(o, children, tape, arena)
-                if plan.inRange(k) { entries.append(Entry(key: k, ordinal: Int32(o))) }
+                guard plan.inRange(k) else { continue }
+                entries.append(Entry(key: k, ordinal: Int32(o)))
+                if entries.count >= pruneAt, let limit = query.limit, let keep {
+                    keepBest(&entries, keep, of: limit)
+                    pruned = true
+                }
             }
-            if let limit = query.limit, case let keep = keptMembers(forLimit: limit.count), entries.count > keep {
+            if let limit = query.limit, let keep, entries.count > keep || pruned {
+                keepBest(&entries, keep, of: limit)
+                sortEntries(&entries)
                 switch limit {
-                case .first:
-                    partitionSmallest(&entries, keep, by: entryLess)
-                    entries.removeLast(entries.count - keep)
-                    sortEntries(&entries)
-                    boundary = StoredSortKey(entries[keep - 1].key)
-                case .last:
-                    partitionSmallest(&entries, entries.count - keep, by: entryLess)
-                    entries.removeFirst(entries.count - keep)
-                    sortEntries(&entries)
-                    boundary = StoredSortKey(entries[0].key)
+                case .first: boundary = StoredSortKey(entries[entries.count - 1].key)
+                case .last: boundary = StoredSortKey(entries[0].key)
                 }
             } else {
                 sortEntries(&entries)
@@ -90,6 +95,20 @@ private func fileOrderMembers(
         return (MemberList(consecutive: 0..<Int32(keep)), StoredSortKey(plan.sortKey(keep - 1, children, tape, arena)))
     case .last:
         return (MemberList(consecutive: Int32(n - keep)..<Int32(n)), StoredSortKey(plan.sortKey(n - keep, children, tape, arena)))
+    }
+}
+
+/// Keeps the `keep` entries a limit selects (the smallest for limitToFirst, the largest for
+/// limitToLast), in no particular order.
+private func keepBest(_ entries: inout [Entry], _ keep: Int, of limit: Query.Limit) {
+    guard entries.count > keep else { return }
+    switch limit {
+    case .first:
+        partitionSmallest(&entries, keep, by: entryLess)
+        entries.removeLast(entries.count - keep)
+    case .last:
+        partitionSmallest(&entries, entries.count - keep, by: entryLess)
+        entries.removeFirst(entries.count - keep)
     }
 }
 

@@ -130,6 +130,23 @@ import TestSupport
         }
     }
 
+    /// A limited window over thousands of children keeps only its best children while it reads
+    /// (pruned several times over): the same rows, members and boundary as the reference.
+    @Test func limitedWindowsOverManyChildrenMatchReference() throws {
+        try forEachSeed(24) { seed, rng in
+            let items = (0..<5000).map { i -> (key: String, value: JSON) in
+                ("c\(rng.int(0..<100_000))-\(i)", rng.chance(0.5) ? .number(JSONNumber(Double(rng.int(0..<300)))) : randomChildValue(&rng))
+            }
+            var q = randomQuery(&rng)
+            if q.limit == nil { q = try q.limitToFirst(rng.int(1..<40)) }
+            let (doc, root) = document(documentText(items, asArray: rng.chance(0.2), pretty: false))
+            let w = Window(query: q, path: itemsPath, document: doc)
+            let expected = refWindow(q, root, itemsPath)
+            #expect(rows(w) == expected, "seed \(seed): \(q)\n got \(w.keys)\n want \(expected.map(\.key))")
+            #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
+        }
+    }
+
     /// A file whose children are already in query order takes the one-pass evaluation (no sort
     /// keys kept per child); its windows must be exactly those of the reference, limits,
     /// boundaries and ranges included.
