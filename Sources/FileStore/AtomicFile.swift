@@ -15,6 +15,23 @@ public struct FileSnapshot: Sendable {
     }
 }
 
+/// New content for a file, given piece by piece: a writer copies each piece to the temporary
+/// file, so an edit made of the old file's bytes around a new value never needs the whole new
+/// file in memory.
+public protocol FileContent {
+    /// Calls `body` with the content's bytes in order; stops when `body` returns false.
+    /// - Returns: whether every piece was given.
+    @discardableResult
+    func forEachPiece(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool
+}
+
+extension Array: FileContent where Element == UInt8 {
+    @discardableResult
+    public func forEachPiece(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+        try withUnsafeBytes(body)
+    }
+}
+
 /// Atomic, compare-and-swap replacement of a file's content.
 ///
 /// `AtomicFile.modify(path) { snapshot in newBytes }`:
@@ -98,6 +115,30 @@ public enum AtomicFile {
         public let attempts: Int
     }
 
+    /// What `modify(_:options:writing:)` did.
+    public struct ContentOutcome<Content: FileContent> {
+        /// The content `transform` was last given.
+        public let base: FileSnapshot
+        /// What it returned then: the file's content now; nil when the file was left as it was.
+        public let written: Content?
+        /// The file's identity now.
+        public let identity: FileIdentity
+        /// How many times `transform` was asked.
+        public let attempts: Int
+    }
+
+    /// Replaces the content of the file at `path` with `transform(current content)`, as
+    /// `modify(_:options:_:)` does, with the new content given piece by piece (`FileContent`).
+    /// - Throws: `WriteError` (the file is untouched).
+    public static func modify<Content: FileContent>(
+        _ path: String, options: Options = Options(),
+        writing transform: (FileSnapshot) throws(WriteError) -> Content?
+    ) throws(WriteError) -> ContentOutcome<Content> {
+        let session = try WriteSession(path: path, options: options)
+        defer { session.close() }
+        return try session.run(transform)
+    }
+
     /// Replaces the content of the file at `path` with `transform(current content)`.
     ///
     /// `transform` may be called several times, each time with newer content; it returns nil
@@ -108,9 +149,9 @@ public enum AtomicFile {
         _ path: String, options: Options = Options(),
         _ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?
     ) throws(WriteError) -> Outcome {
-        let session = try WriteSession(path: path, options: options)
-        defer { session.close() }
-        return try session.run(transform)
+        let outcome = try modify(path, options: options, writing: transform)
+        let snapshot = outcome.written.map { FileSnapshot(bytes: $0, identity: outcome.identity) } ?? outcome.base
+        return Outcome(snapshot: snapshot, replaced: outcome.written != nil, attempts: outcome.attempts)
     }
 
     /// Reads the whole file as one consistent state (retrying while a writer is busy).
@@ -128,6 +169,8 @@ public enum AtomicFile {
         throw .conflict(path: path, attempts: attempts)
     }
 }
+
+extension AtomicFile.ContentOutcome: Sendable where Content: Sendable {}
 
 /// The error for a file `SnapshotReader` found unreadable.
 private func unreadable(_ path: String, _ why: String) -> WriteError {
@@ -229,14 +272,16 @@ private struct WriteSession {
         Glibc.close(folderFD)
     }
 
-    func run(_ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?) throws(WriteError) -> AtomicFile.Outcome {
+    func run<Content: FileContent>(
+        _ transform: (FileSnapshot) throws(WriteError) -> Content?
+    ) throws(WriteError) -> AtomicFile.ContentOutcome<Content> {
         var attempt = 0
         while true {
             attempt += 1
             guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
             guard let base = try readTarget(attempt) else { continue }
             guard let content = try transform(base) else {
-                return AtomicFile.Outcome(snapshot: base, replaced: false, attempts: attempt)
+                return AtomicFile.ContentOutcome(base: base, written: nil, identity: base.identity, attempts: attempt)
             }
             if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES { throw .readOnly(path: path) }
             let created = try writeTemporary(content, like: base)
@@ -272,7 +317,7 @@ private struct WriteSession {
             // The swap is done; a folder that cannot be synced (some file systems) changes
             // nothing about it.
             _ = fsync(folderFD)
-            return AtomicFile.Outcome(snapshot: FileSnapshot(bytes: content, identity: written), replaced: true, attempts: attempt)
+            return AtomicFile.ContentOutcome(base: base, written: content, identity: written, attempts: attempt)
         }
     }
 
@@ -308,10 +353,11 @@ private struct WriteSession {
     }
 
     /// Whether the file at the path still holds `snapshot`'s bytes. Timestamps can be coarse:
-    /// a same-size write in place within one clock tick keeps them, so compare the bytes.
+    /// a same-size write in place within one clock tick keeps them, so compare the bytes (as
+    /// they are read, not as a second copy of the file).
     func hasBytes(_ snapshot: FileSnapshot) -> Bool {
-        guard case .bytes(let bytes, let identity) = reader.read(folder + "/" + name) else { return false }
-        return sameFile(identity, snapshot.identity) && bytes == snapshot.bytes
+        guard let identity = reader.identityIfHolding(snapshot.bytes, at: folder + "/" + name) else { return false }
+        return sameFile(identity, snapshot.identity)
     }
 
     /// A temporary file written and synced: open, unnamed (`O_TMPFILE`) or named.
@@ -331,7 +377,7 @@ private struct WriteSession {
 
     /// Creates a new temporary file holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk: unnamed where the file system allows it, else under a new name.
-    func writeTemporary(_ content: [UInt8], like base: FileSnapshot) throws(WriteError) -> Temporary {
+    func writeTemporary(_ content: some FileContent, like base: FileSnapshot) throws(WriteError) -> Temporary {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
         let (fd, temporary) = try createTemporary()
@@ -351,15 +397,21 @@ private struct WriteSession {
                 throw .system("set the mode of a temporary file in \(folder)", path: path, errno: errno)
             }
         }
-        var offset = 0
-        while offset < content.count {
-            let n = content.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system("write a temporary file in \(folder)", path: path, errno: errno)
+        var failure: Int32 = 0
+        content.forEachPiece { piece in
+            var offset = 0
+            while offset < piece.count {
+                let n = Glibc.write(fd, piece.baseAddress! + offset, piece.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return false
+                }
+                offset += n
             }
-            offset += n
+            return true
         }
+        if failure != 0 { throw .system("write a temporary file in \(folder)", path: path, errno: failure) }
         guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
         var written = stat()
         guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }

@@ -3,6 +3,8 @@
 import JSONTree
 import LiveQuery
 
+extension JSONEdit: FileContent {}
+
 /// What a write did.
 public struct WriteResult: Sendable {
     /// The file's content after the write (its content when the write changed nothing).
@@ -60,30 +62,63 @@ extension FileStore {
         deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> WriteResult {
         var last: JSONDocument?
-        let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) in
-            let document: JSONDocument
-            if let hint, hint.bytes == snapshot.bytes {
-                document = hint
-            } else {
-                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes) } catch { throw .invalidJSON(error) }
-            }
+        let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) -> JSONEdit? in
+            let document = try parse(snapshot, hint: hint)
             last = document
-            let writes = try derive(document)
-            if writes.isEmpty { return nil }
-            let edited: JSONDocument
-            do throws(JSONEditError) { edited = try document.applying(writes, serverTime: serverTime()) } catch { throw .edit(error) }
-            last = edited
-            return edited === document ? nil : edited.bytes
+            guard let edit = try edit(document, derive(document), serverTime: serverTime) else { return nil }
+            // Parsed before the file is replaced: bytes that would not parse (an editor bug)
+            // are never written.
+            do throws(JSONEditError) { last = try edit.editedDocument() } catch { throw .edit(error) }
+            return edit
         }
-        let bytes = outcome.snapshot.bytes
-        let document: JSONDocument
-        if let last, last.bytes == bytes {
-            document = last
-        } else {
-            // The file holds content other than our last edit (another writer's, put back).
-            do throws(JSONParseError) { document = try JSONDocument(parsing: bytes) } catch { throw .invalidJSON(error) }
+        // The last call of `transform` parsed what the file holds now (kept or written).
+        return WriteResult(document: last!, identity: outcome.identity, changed: outcome.written != nil, attempts: outcome.attempts)
+    }
+
+    /// Applies `writes` to the JSON file at `path` as `write(_:toFile:…)` does, without parsing
+    /// the file's new content (for a command that writes a file it does not read after).
+    /// - Returns: whether the file was replaced, and after how many attempts.
+    /// - Throws: `WriteError`; the file is untouched.
+    @discardableResult
+    public static func writeUnread(
+        _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options = .init(),
+        serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }
+    ) throws(WriteError) -> (changed: Bool, attempts: Int) {
+        try writeUnread(toFile: path, options: options, serverTime: serverTime) { _ throws(WriteError) in writes }
+    }
+
+    /// Applies the writes that `derive` chooses for the file's content at the moment of writing,
+    /// as `write(toFile:…deriving:)` does, without parsing the file's new content. The new file
+    /// is written from the old file's bytes around the values spliced in, so the peak memory is
+    /// the old file's bytes and their parse: no second copy of the file, no second parse.
+    ///
+    /// The edited bytes are not parsed again before they are written (`write(toFile:…)` does):
+    /// the editor's splices are trusted here, as its property tests and fuzz target check them.
+    /// - Returns: whether the file was replaced, and after how many attempts.
+    /// - Throws: `WriteError`, or what `derive` throws; the file is untouched.
+    @discardableResult
+    public static func writeUnread(
+        toFile path: String, options: AtomicFile.Options = .init(),
+        serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) },
+        deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
+    ) throws(WriteError) -> (changed: Bool, attempts: Int) {
+        let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) -> JSONEdit? in
+            let document = try parse(snapshot, hint: nil)
+            return try edit(document, derive(document), serverTime: serverTime)
         }
-        return WriteResult(document: document, identity: outcome.snapshot.identity, changed: outcome.replaced, attempts: outcome.attempts)
+        return (outcome.written != nil, outcome.attempts)
+    }
+
+    /// The document of `snapshot`: `hint` when it has exactly those bytes.
+    private static func parse(_ snapshot: FileSnapshot, hint: JSONDocument?) throws(WriteError) -> JSONDocument {
+        if let hint, hint.bytes == snapshot.bytes { return hint }
+        do throws(JSONParseError) { return try JSONDocument(parsing: snapshot.bytes) } catch { throw .invalidJSON(error) }
+    }
+
+    /// `writes` applied to `document` as splices of its bytes; nil when they change nothing.
+    private static func edit(_ document: JSONDocument, _ writes: [JSONWrite], serverTime: () -> Int64) throws(WriteError) -> JSONEdit? {
+        if writes.isEmpty { return nil }
+        do throws(JSONEditError) { return try document.edit(writes, serverTime: serverTime()) } catch { throw .edit(error) }
     }
 
     /// Applies `writes` to the store's file as one atomic, minimal edit, and makes the result
@@ -206,7 +241,7 @@ extension FileStore {
     @discardableResult
     public static func push(_ value: JSON, under parent: Path, toFile path: String) throws(WriteError) -> String {
         var key = ""
-        try write(toFile: path) { document throws(WriteError) in
+        try writeUnread(toFile: path) { document throws(WriteError) in
             key = pushKey(under: parent, in: document)
             return JSONWrite.set(parent.child(key), value)
         }

@@ -104,6 +104,43 @@ final class SnapshotReader: Sendable {
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
 
+    /// The identity of the file at `path` when it holds exactly `expected`, unchanged while it
+    /// was compared; nil otherwise. Read a chunk at a time, so the check costs no second copy
+    /// of the file.
+    /// - Complexity: O(file size).
+    func identityIfHolding(_ expected: [UInt8], at path: String) -> FileIdentity? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0, (before.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let wd = watchInode(fd)
+        defer { if wd >= 0 { inotify_rm_watch(inodeWatch, wd) } }
+        guard fstat(fd, &before) == 0, Int(before.st_size) == expected.count else { return nil }
+        let same = expected.withUnsafeBytes { want in
+            withUnsafeTemporaryAllocation(byteCount: readChunk, alignment: 16) { chunk -> Bool in
+                var count = 0
+                while true {
+                    let n = Glibc.read(fd, chunk.baseAddress!, chunk.count)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    // The end of the file: it must be the end of the bytes.
+                    if n == 0 { return count == want.count }
+                    guard count + n <= want.count, memcmp(chunk.baseAddress!, want.baseAddress! + count, n) == 0 else { return false }
+                    count += n
+                }
+            }
+        }
+        var after = stat()
+        guard same, fstat(fd, &after) == 0 else { return nil }
+        let identity = FileIdentity(after), start = FileIdentity(before)
+        guard identity.inode == start.inode, identity.size == start.size, identity.modified == start.modified else { return nil }
+        if wd >= 0 && inodeWasModified(wd) { return nil }
+        return identity
+    }
+
     /// Watches the inode open as `fd` for writes; -1 when that is not possible.
     private func watchInode(_ fd: Int32) -> Int32 {
         guard inodeWatch >= 0 else { return -1 }

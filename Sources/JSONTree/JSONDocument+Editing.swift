@@ -29,6 +29,16 @@ extension JSONDocument {
     /// - Complexity: O(document size) for the result; the edit itself is proportional to the
     ///   members of the containers on the written paths plus the written values.
     public func applying(_ writes: [JSONWrite], serverTime: Int64? = nil) throws(JSONEditError) -> JSONDocument {
+        guard let edit = try edit(writes, serverTime: serverTime) else { return self }
+        return try edit.editedDocument()
+    }
+
+    /// The splices that applying `writes` makes to this document's bytes (see `applying`),
+    /// without making the edited bytes or document: nil when nothing changes.
+    /// - Throws: `JSONEditError`.
+    /// - Complexity: proportional to the members of the containers on the written paths plus
+    ///   the written values.
+    public func edit(_ writes: [JSONWrite], serverTime: Int64? = nil) throws(JSONEditError) -> JSONEdit? {
         var resolved = [JSONWrite]()
         resolved.reserveCapacity(writes.count)
         for w in writes {
@@ -38,21 +48,82 @@ extension JSONDocument {
         }
         let tree = try EditTree(resolved)
         let editor = DocumentEditor(document: self)
-        let splices: [Splice]
         switch try editor.edit(root, tree, path: .root, ancestors: []) {
         case .unchanged:
-            return self
-        case .edited(let s):
-            splices = s
+            return nil
+        case .edited(let splices):
+            let edit = try JSONEdit(base: self, splices: splices)
+            return edit.splices.isEmpty ? nil : edit
         case .removed:
             var empty: [UInt8] = Array("{}".utf8)
             if case .children = tree, root.kind == .array { empty = Array("[]".utf8) }
-            if root.rawBytes.elementsEqual(empty) { return self }
-            splices = [Splice(range: root.byteRange, bytes: empty)]
+            if root.rawBytes.elementsEqual(empty) { return nil }
+            return try JSONEdit(base: self, splices: [Splice(range: root.byteRange, bytes: empty)])
         }
-        let edited = try Splice.apply(splices, to: bytes)
+    }
+}
+
+/// An edit of a document as byte ranges replaced: the edited file is the base's bytes with the
+/// splices made. A writer can write it piece by piece (`forEachPiece`) straight from the base's
+/// bytes, never holding a second copy of the file.
+public struct JSONEdit: Sendable {
+    /// The document edited.
+    public let base: JSONDocument
+    /// Sorted, not overlapping.
+    let splices: [Splice]
+    /// The size of the edited bytes.
+    public let count: Int
+
+    /// Splices that would write the bytes already there are left out.
+    init(base: JSONDocument, splices: [Splice]) throws(JSONEditError) {
+        let sorted = splices.filter { !base.bytes[$0.range].elementsEqual($0.bytes) }.sorted {
+            ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound)
+        }
+        var at = 0, count = base.bytes.count
+        for s in sorted {
+            guard s.range.lowerBound >= at else {
+                throw JSONEditError(.internalError("overlapping edits at byte \(s.range.lowerBound)"))
+            }
+            at = s.range.upperBound
+            count += s.bytes.count - s.range.count
+        }
+        self.base = base
+        self.splices = sorted
+        self.count = count
+    }
+
+    /// Calls `body` with the edited bytes in order, as pieces of the base's bytes and of the
+    /// bytes written (empty pieces left out); stops when `body` returns false.
+    /// - Returns: whether every piece was given.
+    @discardableResult
+    public func forEachPiece(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+        try base.bytes.withUnsafeBytes { old in
+            var at = 0
+            for s in splices {
+                if s.range.lowerBound > at, try !body(UnsafeRawBufferPointer(rebasing: old[at..<s.range.lowerBound])) { return false }
+                if !s.bytes.isEmpty, try !s.bytes.withUnsafeBytes(body) { return false }
+                at = s.range.upperBound
+            }
+            return at == old.count ? true : try body(UnsafeRawBufferPointer(rebasing: old[at...]))
+        }
+    }
+
+    /// The edited bytes.
+    public func editedBytes() -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        forEachPiece { piece in
+            out.append(contentsOf: piece)
+            return true
+        }
+        return out
+    }
+
+    /// The edited document, re-parsed from the base (see `JSONDocument.reparsing`).
+    /// - Throws: `.internalError` when the edited bytes do not parse (an editor bug).
+    public func editedDocument() throws(JSONEditError) -> JSONDocument {
         do {
-            return try reparsing(edited)
+            return try base.reparsing(editedBytes())
         } catch {
             throw JSONEditError(.internalError("the edited document does not parse: \(error)"))
         }
@@ -67,30 +138,9 @@ private func differentIntegers(_ node: JSONNode, _ value: JSON) -> Bool {
 }
 
 /// Replace `range` of the old bytes with `bytes`.
-struct Splice {
+struct Splice: Sendable {
     var range: Range<Int>
     var bytes: [UInt8]
-
-    /// `old` with the splices made. Splices must not overlap.
-    /// - Complexity: O(old.count + inserted bytes + k log k) for k splices.
-    static func apply(_ splices: [Splice], to old: [UInt8]) throws(JSONEditError) -> [UInt8] {
-        let sorted = splices.sorted {
-            ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound)
-        }
-        var out = [UInt8]()
-        out.reserveCapacity(old.count + sorted.reduce(0) { $0 + $1.bytes.count })
-        var at = 0
-        for s in sorted {
-            guard s.range.lowerBound >= at else {
-                throw JSONEditError(.internalError("overlapping edits at byte \(s.range.lowerBound)"))
-            }
-            out.append(contentsOf: old[at..<s.range.lowerBound])
-            out.append(contentsOf: s.bytes)
-            at = s.range.upperBound
-        }
-        out.append(contentsOf: old[at...])
-        return out
-    }
 }
 
 /// What editing one node does to it.
@@ -103,7 +153,7 @@ enum EditOutcome {
 }
 
 /// One member of an object as written, duplicates included: tape index and byte ranges
-/// (no `JSONNode`, so scanning a large object retains nothing per member).
+/// (no `JSONNode`), read from the tape when asked.
 private struct RawMember {
     /// The key's tape index; the value's is one more.
     let key: Int
@@ -114,14 +164,36 @@ private struct RawMember {
     let shadowed: Bool
 }
 
-/// One element of an array: tape index and byte range.
-private struct RawElement {
-    let index: Int
-    let range: Range<Int>
-    let isNull: Bool
+/// An object's members in file order, duplicates included: the key's tape index (4 bytes) per
+/// member, the rest read from the tape when asked, so that editing a large object holds far
+/// less than its tape.
+private struct RawMembers: RandomAccessCollection {
+    let document: JSONDocument
+    let keys: [Int32]
+    var startIndex: Int { 0 }
+    var endIndex: Int { keys.count }
+
+    subscript(m: Int) -> RawMember {
+        let tape = document.tape
+        let position = Int(keys[m])
+        let k = tape[position], v = tape[position + 1]
+        return RawMember(
+            key: position, keyRange: Int(k.start)..<Int(k.end), valueRange: Int(v.start)..<Int(v.end),
+            valueIsNull: document.bytes[Int(v.start)] == UInt8(ascii: "n"), shadowed: k.payload & Tape.shadowed != 0)
+    }
 }
 
-private enum ElementState: Equatable { case unchanged, removed, edited }
+/// What editing an array needs of its elements, from one pass over its tape that keeps
+/// nothing per element: an array of millions of numbers is edited in place of its tape alone.
+private struct ElementScan {
+    var count = 0
+    /// The tape index of each element asked for, by element index.
+    var positions: [Int: Int] = [:]
+    /// Where the last element ends in the file.
+    var lastEnd = 0
+}
+
+private enum ElementState: Equatable { case removed, edited }
 
 /// Turns an `EditTree` into splices of one document.
 struct DocumentEditor {
@@ -192,45 +264,58 @@ struct DocumentEditor {
 
     /// The object's members in file order, duplicates included.
     /// - Complexity: O(members).
-    private func rawMembers(_ node: JSONNode) -> [RawMember] {
+    private func rawMembers(_ node: JSONNode) -> RawMembers {
         let tape = document.tape
-        return document.bytes.withUnsafeBufferPointer { bytes in
-            var out = [RawMember]()
-            var position = node.index + 1
-            let end = Int(tape[node.index].payload)
-            while position < end {
-                let k = tape[position], v = tape[position + 1]
-                let first = bytes[Int(v.start)]
-                out.append(RawMember(
-                    key: position, keyRange: Int(k.start)..<Int(k.end), valueRange: Int(v.start)..<Int(v.end),
-                    valueIsNull: first == UInt8(ascii: "n"), shadowed: k.payload & Tape.shadowed != 0))
-                position = first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? Int(v.payload) : position + 2
-            }
-            return out
+        var keys = [Int32]()
+        var position = node.index + 1
+        let end = Int(tape[node.index].payload)
+        while position < end {
+            keys.append(Int32(truncatingIfNeeded: position))
+            position = isContainerEntry(position + 1) ? Int(tape[position + 1].payload) : position + 2
+        }
+        return RawMembers(document: document, keys: keys)
+    }
+
+    /// Whether tape entry `i` is an object or an array.
+    private func isContainerEntry(_ i: Int) -> Bool {
+        let first = document.bytes[Int(document.tape[i].start)]
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    /// Calls `body` with each element's index and tape index, in order.
+    /// - Complexity: O(elements).
+    private func forEachElement(of node: JSONNode, _ body: (_ index: Int, _ position: Int) -> Void) {
+        let tape = document.tape
+        var position = node.index + 1
+        let end = Int(tape[node.index].payload)
+        var i = 0
+        while position < end {
+            body(i, position)
+            i += 1
+            position = isContainerEntry(position) ? Int(tape[position].payload) : position + 1
         }
     }
 
-    /// The array's elements in order.
-    /// - Complexity: O(elements).
-    private func rawElements(_ node: JSONNode) -> [RawElement] {
-        let tape = document.tape
-        return document.bytes.withUnsafeBufferPointer { bytes in
-            var out = [RawElement]()
-            var position = node.index + 1
-            let end = Int(tape[node.index].payload)
-            while position < end {
-                let e = tape[position]
-                let first = bytes[Int(e.start)]
-                out.append(RawElement(index: position, range: Int(e.start)..<Int(e.end), isNull: first == UInt8(ascii: "n")))
-                position = first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? Int(e.payload) : position + 1
-            }
-            return out
+    /// The array's element count, the tape indexes of the elements `wanted`, and its end.
+    private func scanElements(_ node: JSONNode, wanted: Set<Int>) -> ElementScan {
+        var scan = ElementScan()
+        forEachElement(of: node) { i, position in
+            if wanted.contains(i) { scan.positions[i] = position }
+            scan.count = i + 1
+            scan.lastEnd = Int(document.tape[position].end)
         }
+        return scan
     }
+
+    /// Whether tape entry `i` is `null`.
+    private func isNullEntry(_ i: Int) -> Bool { document.bytes[Int(document.tape[i].start)] == UInt8(ascii: "n") }
+
+    /// The byte range of tape entry `i`.
+    private func range(ofEntry i: Int) -> Range<Int> { Int(document.tape[i].start)..<Int(document.tape[i].end) }
 
     /// For each of `keys`, the members of `raw` with that key, in file order.
     /// - Complexity: O(total bytes of the members' keys + keys), with no allocation per member.
-    private func occurrences(of keys: [String], in raw: [RawMember]) -> [[Int]] {
+    private func occurrences(of keys: [String], in raw: RawMembers) -> [[Int]] {
         var result = [[Int]](repeating: [], count: keys.count)
         var wanted = [UInt64: [Int]](minimumCapacity: keys.count)
         // A bit per hash value's low 16 bits: most members are ruled out without a lookup.
@@ -299,8 +384,7 @@ struct DocumentEditor {
         }
         let anyRemoved = removed.contains(true)
         if !anyRemoved && additions.isEmpty { return splices.isEmpty ? .unchanged : .edited(splices) }
-        let kept = raw.indices.filter { !removed[$0] }
-        if additions.isEmpty && kept.allSatisfy({ !edited[$0] && (raw[$0].shadowed || raw[$0].valueIsNull) }) {
+        if additions.isEmpty && raw.indices.allSatisfy({ removed[$0] || (!edited[$0] && (raw[$0].shadowed || raw[$0].valueIsNull)) }) {
             return .removed
         }
         if raw.isEmpty {
@@ -322,7 +406,7 @@ struct DocumentEditor {
                 layout.writeMember(key: a.key, value: a.value, indent: style.memberIndent, to: &out)
             }
         }
-        guard let lastKept = kept.last else {
+        guard let lastKept = raw.indices.last(where: { !removed[$0] }) else {
             // Every member goes and new ones take their place, inside the same brackets.
             var out = [UInt8]()
             members(&out, leadingComma: false)
@@ -356,9 +440,9 @@ struct DocumentEditor {
         _ node: JSONNode, _ list: [(key: String, tree: EditTree)], path: Path, ancestors: [JSONNode],
         truncatingAt truncation: Int = .max
     ) throws(JSONEditError) -> EditOutcome {
-        let elements = rawElements(node)
-        let count = elements.count
-        var state = [ElementState](repeating: .unchanged, count: count)
+        let scan = scanElements(node, wanted: Set(list.compactMap { arrayIndex($0.key) }))
+        let count = scan.count
+        var state = [Int: ElementState]()
         var splices = [Splice]()
         var additions = [Int: JSON]()
         let inner = ancestors + [node]
@@ -368,9 +452,10 @@ struct DocumentEditor {
                 throw JSONEditError(.notAnIndex(write: tree.firstWrite(below: path.child(key)), array: path, key: key))
             }
             if index < count {
-                switch try edit(JSONNode(document: document, index: elements[index].index), tree, path: path.child(key), ancestors: inner) {
+                let position = scan.positions[index]!
+                switch try edit(JSONNode(document: document, index: position), tree, path: path.child(key), ancestors: inner) {
                 case .unchanged: break
-                case .removed: if index >= truncation || !elements[index].isNull { state[index] = .removed }
+                case .removed: if index >= truncation || !isNullEntry(position) { state[index] = .removed }
                 case .edited(let s):
                     state[index] = .edited
                     splices += s
@@ -382,12 +467,15 @@ struct DocumentEditor {
                 additions[index] = value
             }
         }
-        let anyRemoved = state.contains(.removed)
+        let anyRemoved = state.values.contains(.removed)
         if !anyRemoved && additions.isEmpty { return splices.isEmpty ? .unchanged : .edited(splices) }
-        func isNullAfter(_ i: Int) -> Bool {
-            state[i] == .removed || (state[i] == .unchanged && elements[i].isNull)
+        // The last element that is not null after the edit: its index and where it ends.
+        var lastKept: (index: Int, end: Int)?
+        forEachElement(of: node) { i, position in
+            let nullAfter = state[i] == .removed || (state[i] == nil && isNullEntry(position))
+            if !nullAfter { lastKept = (i, Int(document.tape[position].end)) }
         }
-        if additions.isEmpty && (0..<count).allSatisfy(isNullAfter) { return .removed }
+        if additions.isEmpty && lastKept == nil { return .removed }
         if count == 0 {
             let values = (0...additions.keys.max()!).map { additions[$0] ?? .null }
             let layout = reader.layout(chain: ancestors.reversed())
@@ -397,15 +485,12 @@ struct DocumentEditor {
         }
         // Removing the last element drops the null placeholders before it too.
         var keepCount = count
-        if additions.isEmpty && state[count - 1] == .removed {
-            while keepCount > 0 && isNullAfter(keepCount - 1) { keepCount -= 1 }
+        if additions.isEmpty && state[count - 1] == .removed, let lastKept { keepCount = lastKept.index + 1 }
+        for (i, s) in state where s == .removed && i < keepCount {
+            splices.append(Splice(range: range(ofEntry: scan.positions[i]!), bytes: Array("null".utf8)))
         }
-        for i in 0..<keepCount where state[i] == .removed {
-            splices.append(Splice(range: elements[i].range, bytes: Array("null".utf8)))
-        }
-        if keepCount < count {
-            splices.append(Splice(
-                range: elements[keepCount - 1].range.upperBound..<elements[count - 1].range.upperBound, bytes: []))
+        if keepCount < count, let lastKept {
+            splices.append(Splice(range: lastKept.end..<scan.lastEnd, bytes: []))
         }
         if let last = additions.keys.max() {
             let style = reader.style(of: node)!
@@ -417,8 +502,7 @@ struct DocumentEditor {
                 out += separator
                 layout.write(additions[i] ?? .null, indent: style.memberIndent, to: &out)
             }
-            let at = elements[count - 1].range.upperBound
-            splices.append(Splice(range: at..<at, bytes: out))
+            splices.append(Splice(range: scan.lastEnd..<scan.lastEnd, bytes: out))
         }
         return .edited(splices)
     }

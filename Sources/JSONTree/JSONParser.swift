@@ -81,7 +81,7 @@ struct TapeBuilder {
     mutating func finish() -> TapeStorage {
         // The capacity came from the separator count, usually close to what was used; give back
         // a large excess only (a resize that moves costs a copy; a kept size lets malloc reuse it).
-        if count < capacity - capacity / 4 { memory.resize(to: count) }
+        if count < capacity - capacity / 4 { memory.shrink(to: count) }
         return TapeStorage(memory: memory, count: count)
     }
 
@@ -133,10 +133,12 @@ private struct Parser {
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
             : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : jsonscan_survey(p.baseAddress!, p.count)
         utf8Checked = survey.utf8 == 1
-        // Every node but the first follows a separator, so this is enough unless separators
-        // hide in strings; then the tape still grows as needed, from a size proportional
-        // to the input (never a multiple of it).
-        tape = TapeBuilder(capacity: max(16, min(survey.separators + 1, p.count / 8)))
+        // Every node but the first follows a separator, and takes a byte with a separator or
+        // bracket after it (so at most about half the bytes are nodes): never too small for
+        // valid input. Large tapes are mappings whose pages count only once written, so an
+        // excess (separators inside strings) costs address space, not memory; `finish` gives
+        // it back.
+        tape = TapeBuilder(capacity: max(16, min(survey.separators + 1, p.count / 2 + 2)))
         stack = .allocate(capacity: depthLimit + 1)
         keys = malloc(keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self)
     }

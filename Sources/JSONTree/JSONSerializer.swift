@@ -95,8 +95,14 @@ public func writeUnicodeEscape(_ u: UInt32, to out: inout [UInt8]) {
 /// `\n`, `\t`, … or `\u00XX`; with `.invisibles`, also every `isInvisibleControl`
 /// scalar as `\uXXXX`; everything else as UTF-8.
 public func writeJSONString(_ s: String, to out: inout [UInt8], escaping: JSONEscaping = .required) {
+    out.append(UInt8(ascii: "\""))
+    appendEscapedText(s, to: &out, escaping: escaping)
+    out.append(UInt8(ascii: "\""))
+}
+
+/// The inside of `writeJSONString`'s quotes.
+func appendEscapedText(_ s: String, to out: inout [UInt8], escaping: JSONEscaping) {
     if escaping == .invisibles && s.utf8.contains(where: { $0 >= 0x7F }) {
-        out.append(UInt8(ascii: "\""))
         for scalar in s.unicodeScalars {
             let v = scalar.value
             if v >= 0x7F && isInvisibleControl(v) {
@@ -107,17 +113,14 @@ public func writeJSONString(_ s: String, to out: inout [UInt8], escaping: JSONEs
                 out.append(contentsOf: String(scalar).utf8)
             }
         }
-        out.append(UInt8(ascii: "\""))
         return
     }
-    out.append(UInt8(ascii: "\""))
     for b in s.utf8 { appendEscapedASCII(b, to: &out) }
-    out.append(UInt8(ascii: "\""))
 }
 
 /// One byte of a string: escaped when JSON requires it, else as it is.
 @inline(__always)
-private func appendEscapedASCII(_ b: UInt8, to out: inout [UInt8]) {
+func appendEscapedASCII(_ b: UInt8, to out: inout [UInt8]) {
     switch b {
     case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
     case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])

@@ -59,6 +59,21 @@ struct TapeMemory: @unchecked Sendable {
         }
     }
 
+    /// Gives back the room past the first `capacity` entries: a mapping's pages past them are
+    /// unmapped where they are (no copy, so no second tape while shrinking).
+    mutating func shrink(to capacity: Int) {
+        let keep = max(1, capacity)
+        guard keep < self.capacity else { return }
+        guard isMapped else { return resize(to: keep) }
+        let stride = MemoryLayout<TapeEntry>.stride
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (keep * stride + page - 1) / page * page
+        let end = self.capacity * stride
+        if start < end { munmap(UnsafeMutableRawPointer(base) + start, end - start) }
+        // What remains mapped: whole pages up to `start`.
+        self.capacity = start / stride
+    }
+
     /// Gives the block back; a mapping may be kept as the spare for the next tape.
     func releaseKeepingSpare() {
         guard isMapped else { return free(base) }

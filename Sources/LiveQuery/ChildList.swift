@@ -9,7 +9,8 @@ import JSONTree
 /// location or a leaf has no children.
 ///
 /// Built once per revision for a million children, so it keeps only what the tape does not
-/// already hold — the tape index of each child (4 bytes; 8 in an array) — in plain buffers, and
+/// already hold — the tape index of each child (4 bytes; 8 in an array with nulls, none in an
+/// array of scalars without nulls) — in plain buffers, and
 /// the next revision's list is derived from this one where the file did not change
 /// (`derived(from:…)`).
 final class ChildList: @unchecked Sendable {
@@ -21,36 +22,42 @@ final class ChildList: @unchecked Sendable {
     let isArray: Bool
     /// How many children; set once while the list is made.
     private(set) var count = 0
-    /// Per child: the tape index of its key (objects; its value follows it) or of its value (arrays).
-    let nodes: UnsafeMutablePointer<Int32>
-    /// Per child of an array: its element index, which is its key; nil for an object.
-    let indexes: UnsafeMutablePointer<Int32>?
+    /// Per child: the tape index of its key (objects; its value follows it) or of its value
+    /// (arrays). Freed (nil) for an array of scalars without nulls, whose child `o` is tape
+    /// entry `location + 1 + o`: millions of numbers need nothing per child.
+    private(set) var nodes: UnsafeMutablePointer<Int32>?
+    /// Per child of an array: its element index, which is its key. nil for an object, and for
+    /// an array without nulls (child `o` is element `o`).
+    private(set) var indexes: UnsafeMutablePointer<Int32>?
     /// The tape index of the location, or -1 when there is none.
     let location: Int
     /// Whether the location object has members overridden by a later duplicate key.
     private(set) var hasShadowed = false
 
-    private init(document: JSONDocument, isArray: Bool, capacity: Int, location: Int) {
+    /// - Parameter stored: false for an array of scalars without nulls (nothing stored per child).
+    private init(document: JSONDocument, isArray: Bool, capacity: Int, location: Int, stored: Bool = true) {
         self.document = document
         self.isArray = isArray
         self.location = location
-        nodes = .allocate(capacity: max(capacity, 1))
-        indexes = isArray ? .allocate(capacity: max(capacity, 1)) : nil
+        nodes = stored ? .allocate(capacity: max(capacity, 1)) : nil
+        indexes = stored && isArray ? .allocate(capacity: max(capacity, 1)) : nil
     }
 
     deinit {
-        nodes.deallocate()
+        nodes?.deallocate()
         indexes?.deallocate()
     }
 
+    /// The tape index of child `o`'s key (objects) or value (arrays).
+    @inline(__always) func node(_ o: Int) -> Int { nodes.map { Int($0[o]) } ?? location + 1 + o }
     /// The tape index of child `o`'s value.
-    @inline(__always) func valueIndex(_ o: Int) -> Int { isArray ? Int(nodes[o]) : Int(nodes[o]) + 1 }
+    @inline(__always) func valueIndex(_ o: Int) -> Int { isArray ? node(o) : node(o) + 1 }
     /// The tape index of child `o`'s key. - Precondition: an object's child.
-    @inline(__always) func keyIndex(_ o: Int) -> Int { Int(nodes[o]) }
+    @inline(__always) func keyIndex(_ o: Int) -> Int { node(o) }
     /// The element index of child `o`. - Precondition: an array's child.
-    @inline(__always) func elementIndex(_ o: Int) -> Int32 { indexes![o] }
+    @inline(__always) func elementIndex(_ o: Int) -> Int32 { indexes.map { $0[o] } ?? Int32(truncatingIfNeeded: o) }
     /// Where child `o` starts in the file (its key; its value in an array).
-    @inline(__always) func start(_ o: Int, _ tape: TapeReader) -> Int { tape.start(Int(nodes[o])) }
+    @inline(__always) func start(_ o: Int, _ tape: TapeReader) -> Int { tape.start(node(o)) }
     /// Where child `o` ends in the file (after its value).
     @inline(__always) func end(_ o: Int, _ tape: TapeReader) -> Int { tape.end(valueIndex(o)) }
 
@@ -62,12 +69,41 @@ final class ChildList: @unchecked Sendable {
             return
         }
         let (isArray, end) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.nextIndex(node.index)) }
+        if isArray && document.withTapeReader({ ChildList.isOneEntryEach(node.index + 1, end, $0) }) {
+            // Known before anything is stored: a buffer filled and then dropped still counts at
+            // the process's peak.
+            self.init(document: document, isArray: true, capacity: 0, location: node.index, stored: false)
+            count = end - node.index - 1
+            return
+        }
         self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, node.index + 1, end), location: node.index)
         let (n, shadowed) = document.withTapeReader { tape in
             append(tape, from: node.index + 1, to: end, elementIndex: 0, at: 0)
         }
         count = n
         hasShadowed = shadowed
+        if isArray { dropConsecutive() }
+    }
+
+    /// Whether the elements between tape indexes `from` and `to` take one tape entry each (no
+    /// element has children) and none is null: then child `o` is tape entry `from + o`.
+    private static func isOneEntryEach(_ from: Int, _ to: Int, _ tape: TapeReader) -> Bool {
+        var k = from
+        while k < to {
+            let first = tape.firstByte(k)
+            if first == UInt8(ascii: "n") { return false }
+            if first == UInt8(ascii: "[") || first == UInt8(ascii: "{") { if tape.nextIndex(k) != k + 1 { return false } }
+            k += 1
+        }
+        return true
+    }
+
+    /// Frees an array's element indexes when no element is null (they are the ordinals).
+    private func dropConsecutive() {
+        // Element indexes are 0, 1, … exactly when the last child is the last element.
+        guard count == 0 || Int(indexes![count - 1]) == count - 1 else { return }
+        indexes?.deallocate()
+        indexes = nil
     }
 
     /// At most how many children the members (or elements) between tape indexes `from` and `to`
@@ -91,7 +127,7 @@ final class ChildList: @unchecked Sendable {
                 k = tape.nextIndex(v)
                 defer { index += 1 }
                 guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
-                nodes[n] = Int32(truncatingIfNeeded: v)
+                nodes![n] = Int32(truncatingIfNeeded: v)
                 indexes![n] = index
                 n += 1
             }
@@ -110,7 +146,7 @@ final class ChildList: @unchecked Sendable {
             let first = bytes[s + 1]
             if first == UInt8(ascii: ".") { continue }
             if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
-            nodes[n] = Int32(truncatingIfNeeded: key)
+            nodes![n] = Int32(truncatingIfNeeded: key)
             n += 1
         }
         return (n - at, shadowed)
@@ -193,16 +229,16 @@ final class ChildList: @unchecked Sendable {
                 let capacity = prefix + ChildList.capacity(old.isArray, first, anchorTape) + suffix
                 let list = ChildList(document: document, isArray: old.isArray, capacity: capacity, location: node.index)
                 // Copy the prefix, read the middle, copy the suffix shifted.
-                list.nodes.update(from: old.nodes, count: prefix)
-                if old.isArray { list.indexes!.update(from: old.indexes!, count: prefix) }
+                for i in 0..<prefix { list.nodes![i] = Int32(truncatingIfNeeded: old.node(i)) }
+                if old.isArray { for i in 0..<prefix { list.indexes![i] = old.elementIndex(i) } }
                 let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix)
                 let at = prefix + middle.count
                 if suffix > 0 {
-                    let tapeShift = Int32(truncatingIfNeeded: anchorTape - Int(old.nodes[anchor]))
-                    for i in 0..<suffix { list.nodes[at + i] = old.nodes[anchor + i] &+ tapeShift }
+                    let tapeShift = anchorTape - old.node(anchor)
+                    for i in 0..<suffix { list.nodes![at + i] = Int32(truncatingIfNeeded: old.node(anchor + i) + tapeShift) }
                     if old.isArray {
                         let elementShift = anchorElement - old.elementIndex(anchor)
-                        for i in 0..<suffix { list.indexes![at + i] = old.indexes![anchor + i] &+ elementShift }
+                        for i in 0..<suffix { list.indexes![at + i] = old.elementIndex(anchor + i) &+ elementShift }
                     }
                 }
                 // A copied leading child is wrong if a key new in the middle overrides it (a later

@@ -29,36 +29,86 @@ extension Window {
 
     /// Evaluates `query` over `children`, reading every child.
     static func evaluate(_ query: Query, _ path: Path, _ children: ChildList) -> Window {
-        var members = [Int32]()
+        var members = MemberList([])
         var boundary: StoredSortKey?
         children.document.withTapeReader { tape in
             let arena = ByteArena()
             let plan = QueryPlan(query, arena: arena)
+            if let inOrder = fileOrderMembers(query, plan, children, tape, arena) {
+                (members, boundary) = inOrder
+                return
+            }
+            // A limited window needs only its `keep` best children: whenever twice as many are
+            // held, the rest are dropped (a sort key per child of millions would cost far more
+            // than the file).
+            let keep = query.limit.map { keptMembers(forLimit: $0.count) }
+            let pruneAt = keep.map { $0 > Int.max / 4 ? Int.max : Swift.max(2 * $0, 1024) } ?? Int.max
+            var pruned = false
             var entries = [Entry]()
-            entries.reserveCapacity(children.count)
+            entries.reserveCapacity(Swift.min(children.count, pruneAt))
             for o in 0..<children.count {
                 let k = plan.sortKey(o, children, tape, arena)
-                if plan.inRange(k) { entries.append(Entry(key: k, ordinal: Int32(o))) }
+                guard plan.inRange(k) else { continue }
+                entries.append(Entry(key: k, ordinal: Int32(o)))
+                if entries.count >= pruneAt, let limit = query.limit, let keep {
+                    keepBest(&entries, keep, of: limit)
+                    pruned = true
+                }
             }
-            if let limit = query.limit, case let keep = keptMembers(forLimit: limit.count), entries.count > keep {
+            if let limit = query.limit, let keep, entries.count > keep || pruned {
+                keepBest(&entries, keep, of: limit)
+                sortEntries(&entries)
                 switch limit {
-                case .first:
-                    partitionSmallest(&entries, keep, by: entryLess)
-                    entries.removeLast(entries.count - keep)
-                    sortEntries(&entries)
-                    boundary = StoredSortKey(entries[keep - 1].key)
-                case .last:
-                    partitionSmallest(&entries, entries.count - keep, by: entryLess)
-                    entries.removeFirst(entries.count - keep)
-                    sortEntries(&entries)
-                    boundary = StoredSortKey(entries[0].key)
+                case .first: boundary = StoredSortKey(entries[entries.count - 1].key)
+                case .last: boundary = StoredSortKey(entries[0].key)
                 }
             } else {
                 sortEntries(&entries)
             }
-            members = entries.map(\.ordinal)
+            members = MemberList(entries.map(\.ordinal))
         }
         return Window(query: query, path: path, children: children, members: members, boundary: boundary)
+    }
+}
+
+/// The members and boundary `evaluate` computes, when every child is in range and file order
+/// is query order (an array by key, a file kept sorted): found in one pass that keeps only the
+/// previous sort key, where sorting would hold a sort key per child (tens of bytes each).
+/// nil as soon as a child is out of range or out of order.
+/// - Complexity: O(n), reading children up to the first one out of range or order.
+private func fileOrderMembers(
+    _ query: Query, _ plan: QueryPlan, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena
+) -> (members: MemberList, boundary: StoredSortKey?)? {
+    let n = children.count
+    var previous: SortKey?
+    for o in 0..<n {
+        let k = plan.sortKey(o, children, tape, arena)
+        guard plan.inRange(k) else { return nil }
+        if let previous, compareSortKeys(previous, k) >= 0 { return nil }
+        previous = k
+    }
+    guard let limit = query.limit, case let keep = keptMembers(forLimit: limit.count), n > keep else {
+        return (MemberList(consecutive: 0..<Int32(n)), nil)
+    }
+    switch limit {
+    case .first:
+        return (MemberList(consecutive: 0..<Int32(keep)), StoredSortKey(plan.sortKey(keep - 1, children, tape, arena)))
+    case .last:
+        return (MemberList(consecutive: Int32(n - keep)..<Int32(n)), StoredSortKey(plan.sortKey(n - keep, children, tape, arena)))
+    }
+}
+
+/// Keeps the `keep` entries a limit selects (the smallest for limitToFirst, the largest for
+/// limitToLast), in no particular order.
+private func keepBest(_ entries: inout [Entry], _ keep: Int, of limit: Query.Limit) {
+    guard entries.count > keep else { return }
+    switch limit {
+    case .first:
+        partitionSmallest(&entries, keep, by: entryLess)
+        entries.removeLast(entries.count - keep)
+    case .last:
+        partitionSmallest(&entries, entries.count - keep, by: entryLess)
+        entries.removeFirst(entries.count - keep)
     }
 }
 

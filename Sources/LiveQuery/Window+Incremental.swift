@@ -134,7 +134,7 @@ extension Window {
                 if count < merged.count { merged.removeLast(merged.count - count) }
 
                 guard let limit = query.limit else {
-                    let window = Window(query: query, path: path, children: newChildren, members: merged, boundary: nil)
+                    let window = Window(query: query, path: path, children: newChildren, members: MemberList(merged), boundary: nil)
                     return (window, .patch(patch))
                 }
                 var (previous, changed) = patch.expanded(newCount: merged.count)
@@ -158,7 +158,7 @@ extension Window {
                         nextBoundary = StoredSortKey(newKey(Int(merged[keep - 1])))
                     }
                 }
-                let window = Window(query: query, path: path, children: newChildren, members: merged, boundary: nextBoundary)
+                let window = Window(query: query, path: path, children: newChildren, members: MemberList(merged), boundary: nextBoundary)
                 return (window, .members(previous: previous, changed: changed))
             }
         }

@@ -25,8 +25,8 @@ extension Window {
                 expected.append(Entry(key: k, ordinal: Int32(o)))
             }
             expected.sort(by: entryLess)
-            if expected.map(\.ordinal) != members {
-                problems.append("members \(members) are not the children in range within the boundary \(expected.map(\.ordinal))")
+            if expected.map(\.ordinal) != Array(members) {
+                problems.append("members \(Array(members)) are not the children in range within the boundary \(expected.map(\.ordinal))")
             }
             if let limit = query.limit {
                 if members.count > keptMembers(forLimit: limit.count) + reserve(forLimit: limit.count) {

@@ -29,7 +29,7 @@ public struct Window: Sendable {
     /// Children known to be in range, in query order, as ordinals into `children`: every child in
     /// range when `boundary` is nil; otherwise every child in range up to `boundary` (limitToFirst)
     /// or from it (limitToLast) — the rows plus a reserve that refills the window when rows leave.
-    let members: [Int32]
+    let members: MemberList
     /// The last (limitToFirst) or first (limitToLast) member's sort key, or nil when the members
     /// are all children in range.
     let boundary: StoredSortKey?
@@ -37,7 +37,7 @@ public struct Window: Sendable {
     let rows: Range<Int>
     private let lookup: Locked<OrdinalTable?>
 
-    init(query: Query, path: Path, children: ChildList, members: [Int32], boundary: StoredSortKey?) {
+    init(query: Query, path: Path, children: ChildList, members: MemberList, boundary: StoredSortKey?) {
         self.query = query
         self.path = path
         self.children = children

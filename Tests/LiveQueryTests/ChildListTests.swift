@@ -7,7 +7,7 @@ import TestSupport
 func columns(_ l: ChildList) -> [[Int64]] {
     l.document.withTapeReader { tape in
         (0..<l.count).map { o in
-            [Int64(l.nodes[o]), Int64(l.valueIndex(o)), Int64(l.isArray ? l.elementIndex(o) : -1), Int64(l.start(o, tape)), Int64(l.end(o, tape))]
+            [Int64(l.node(o)), Int64(l.valueIndex(o)), Int64(l.isArray ? l.elementIndex(o) : -1), Int64(l.start(o, tape)), Int64(l.end(o, tape))]
         }
     }
 }
@@ -84,5 +84,40 @@ func columns(_ l: ChildList) -> [[Int64]] {
         let doc = try JSONDocument(parsing: #"{"a":null,".priority":1,"\u002ehidden":2,"\u0062":3,"c":4}"#)
         let l = ChildList(document: doc, path: .root)
         #expect((0..<l.count).map { l.key($0) } == ["b", "c"])
+    }
+
+    /// An array keeps per child only what its tape does not say: nothing for scalars without
+    /// nulls, tape indexes without element indexes when no element is null, both otherwise.
+    /// Each list reads the same children as the reference, and derives the next revision's.
+    @Test func arraysKeepOnlyWhatTheTapeDoesNotSay() throws {
+        let cases: [(text: String, nodes: Bool, indexes: Bool)] = [
+            ("[1,2.5,\"x\",true,[],{}]", false, false),
+            ("[]", false, false),
+            ("[1,{\"a\":[2]},3]", true, false),
+            ("[1,null,3]", true, true),
+            ("[null,1]", true, true),
+            ("[1,2,null]", true, false),
+        ]
+        for c in cases {
+            let doc = try JSONDocument(parsing: c.text)
+            let list = ChildList(document: doc, path: .root)
+            #expect((list.nodes != nil) == c.nodes && (list.indexes != nil) == c.indexes, "\(c.text)")
+            var expected = [(key: String, value: JSON)]()
+            for (i, e) in doc.root.elements.enumerated() where !e.isNull { expected.append((String(i), e.json)) }
+            #expect((0..<list.count).map { list.key($0) } == expected.map(\.key), "\(c.text)")
+            #expect((0..<list.count).map { list.value($0).json } == expected.map(\.value), "\(c.text)")
+        }
+        // A long array of numbers, one edited: derived from a list that keeps nothing per child.
+        let numbers = (0..<500).map { String($0 * 7 % 101) }
+        let old = ChildList(document: try JSONDocument(parsing: "[" + numbers.joined(separator: ",") + "]"), path: .root)
+        #expect(old.nodes == nil)
+        for edit in ["1234", "null", "[5]"] {
+            var edited = numbers
+            edited[250] = edit
+            let doc = try JSONDocument(parsing: "[" + edited.joined(separator: ",") + "]")
+            let full = ChildList(document: doc, path: .root)
+            let derived = try #require(derive(old, doc, .root), "\(edit)")
+            #expect(columns(derived.list) == columns(full), "\(edit)")
+        }
     }
 }

@@ -129,4 +129,64 @@ import TestSupport
             #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
         }
     }
+
+    /// A limited window over thousands of children keeps only its best children while it reads
+    /// (pruned several times over): the same rows, members and boundary as the reference.
+    @Test func limitedWindowsOverManyChildrenMatchReference() throws {
+        try forEachSeed(24) { seed, rng in
+            let items = (0..<5000).map { i -> (key: String, value: JSON) in
+                ("c\(rng.int(0..<100_000))-\(i)", rng.chance(0.5) ? .number(JSONNumber(Double(rng.int(0..<300)))) : randomChildValue(&rng))
+            }
+            var q = randomQuery(&rng)
+            if q.limit == nil { q = try q.limitToFirst(rng.int(1..<40)) }
+            let (doc, root) = document(documentText(items, asArray: rng.chance(0.2), pretty: false))
+            let w = Window(query: q, path: itemsPath, document: doc)
+            let expected = refWindow(q, root, itemsPath)
+            #expect(rows(w) == expected, "seed \(seed): \(q)\n got \(w.keys)\n want \(expected.map(\.key))")
+            #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
+        }
+    }
+
+    /// A file whose children are already in query order takes the one-pass evaluation (no sort
+    /// keys kept per child); its windows must be exactly those of the reference, limits,
+    /// boundaries and ranges included.
+    @Test func matchesReferenceWhenFileOrderIsQueryOrder() throws {
+        try forEachSeed(400) { seed, rng in
+            var items = rng.chance(0.5) ? randomLargeCollection(&rng) : randomCollection(&rng)
+            let q = randomQuery(&rng)
+            // Every child, in the query's order, then the nulls (not children).
+            let (_, unordered) = document(documentText(items, asArray: false, pretty: false))
+            let order = refWindow(try orderOnly(q), unordered, itemsPath).map(\.key)
+            // By code units: "é" and "e\u{301}" are two keys.
+            let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { (Array($0.element.utf8), $0.offset) })
+            items.sort { (place[Array($0.key.utf8)] ?? Int.max) < (place[Array($1.key.utf8)] ?? Int.max) }
+            let (doc, root) = document(documentText(items, asArray: false, pretty: rng.chance(0.5)))
+            let w = Window(query: q, path: itemsPath, document: doc)
+            let expected = refWindow(q, root, itemsPath)
+            #expect(rows(w) == expected, "seed \(seed): \(q)\n got \(w.keys)\n want \(expected.map(\.key))")
+            #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
+        }
+    }
+
+    /// An array is in key order: limited windows over more children than they keep.
+    @Test func arraysByKeyWithLimitsMatchReference() throws {
+        let values = (0..<3000).map { i -> JSON in i % 7 == 3 ? .null : .number(JSONNumber(Double(i % 100))) }
+        let (doc, root) = document(JSON.object(JSONObject([(key: "items", value: .array(values))])).serializedString())
+        for q in [Query(), try Query().orderByKey(), try Query().orderByKey().limitToFirst(7), try Query().limitToLast(40),
+                  try Query().orderByKey().startAt("100").limitToLast(1200), try Query().orderByPriority().limitToFirst(1100)] {
+            let w = Window(query: q, path: itemsPath, document: doc)
+            #expect(rows(w) == refWindow(q, root, itemsPath), "\(q)")
+            #expect(w.invariantViolations().isEmpty, "\(q)")
+        }
+    }
+}
+
+/// `query`'s ordering alone: no range, no limit.
+private func orderOnly(_ query: Query) throws -> Query {
+    switch query.ordering {
+    case .priority: try Query().orderByPriority()
+    case .key: try Query().orderByKey()
+    case .value: try Query().orderByValue()
+    case .child(let path): try Query().orderByChild(path)
+    }
 }

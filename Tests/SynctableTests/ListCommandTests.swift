@@ -205,4 +205,19 @@ import TestSupport
             #expect(row.root[key: "value"]?[key: "name"]?.stringValue == "a\u{1b}[31mred\nline\ttab\u{9b}\u{202e}evil")
         }
     }
+
+    /// Output larger than the buffer `list` drains (1 MiB), from a window that keeps nothing per
+    /// child (an array of numbers by key) and from one long string: exactly the rows, in order.
+    @Test func largeOutputIsWrittenExactlyAsItGoes() throws {
+        let numbers = (0..<200_000).map { String($0 * 7919 % 1_000_003) }
+        let array = try list("[" + numbers.joined(separator: ",") + "]", ["--format", "jsonl"])
+        #expect(array.status == 0)
+        #expect(array.out == numbers.enumerated().map { #"{"key":"\#($0.offset)","value":\#($0.element)}"# + "\n" }.joined())
+        let text = String(repeating: "ab\u{1}é\u{202E}\"", count: 300_000)
+        let string = try list(String(decoding: JSON.object(JSONObject([(key: "s", value: .string(text))])).serialized(), as: UTF8.self),
+                              ["--format", "json"])
+        #expect(string.status == 0)
+        let value = String(decoding: JSON.string(text).serialized(escaping: .invisibles), as: UTF8.self)
+        #expect(string.out == "[\n  {\"key\":\"s\",\"value\":" + value + "}\n]\n")
+    }
 }

@@ -85,11 +85,12 @@ struct List: ParsableCommand {
 
     private func print(_ window: Window, choice: ColumnChoice?) {
         var out = [UInt8]()
-        var rows: [(key: String, value: JSON)] { window.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) } }
+        // Made row by row as read (twice for tsv: its columns, then its lines), never all at once.
+        let rows = window.lazy.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) }
         switch format ?? (isatty(1) != 0 ? .table : .json) {
-        case .json: writeJSON(rows, to: &out, lines: false)
-        case .jsonl: writeJSON(rows, to: &out, lines: true)
-        case .tsv: writeTSV(rowTable(rows, shown: choice?.shown), to: &out)
+        case .json: writeJSON(window, choice, to: &out, lines: false)
+        case .jsonl: writeJSON(window, choice, to: &out, lines: true)
+        case .tsv: writeTSV(rows, shown: choice?.shown, to: &out)
         case .table:
             // The viewer's columns and cells, so the printed table is the one the viewer shows.
             let table = ColumnTable(window.map { SyncedRow(key: $0.key, value: $0.value) },
@@ -133,31 +134,36 @@ private func streamOfValues(_ bytes: [UInt8]) -> JSONDocument? {
 
 // MARK: - JSON
 
-/// `{"key":K,"value":V}` per row: in one array (a row a line), or one per line.
-private func writeJSON(_ rows: [(key: String, value: JSON)], to out: inout [UInt8], lines: Bool) {
-    if !lines { out.append(contentsOf: rows.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
-    for (i, row) in rows.enumerated() {
+/// `{"key":K,"value":V}` per row: in one array (a row a line), or one per line. Written as it
+/// goes, straight from the document: the whole output (or one row's `JSON` value) held at once
+/// would cost more than the file.
+private func writeJSON(_ window: Window, _ choice: ColumnChoice?, to out: inout [UInt8], lines: Bool) {
+    func drain(_ out: inout [UInt8]) {
+        writeOut(out)
+        out.removeAll(keepingCapacity: true)
+    }
+    if !lines { out.append(contentsOf: window.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
+    for (i, row) in window.enumerated() {
         if !lines { out.append(contentsOf: "  ".utf8) }
         out.append(contentsOf: #"{"key":"#.utf8)
         writeJSONString(row.key, to: &out, escaping: .invisibles)
         out.append(contentsOf: #","value":"#.utf8)
-        row.value.write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
-        out.append(UInt8(ascii: "}"))
-        if !lines && i < rows.count - 1 { out.append(UInt8(ascii: ",")) }
-        out.append(UInt8(ascii: "\n"))
-        // Written as it goes: the whole output held at once would cost more than the file.
-        if out.count >= 1 << 20 {
-            writeOut(out)
-            out.removeAll(keepingCapacity: true)
+        if let choice {
+            choice.project(row.value).write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
+        } else {
+            row.value.writeCompact(to: &out, escaping: .invisibles, drainingAt: 1 << 20, drain: drain)
         }
+        out.append(UInt8(ascii: "}"))
+        if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "\n"))
+        if out.count >= 1 << 20 { drain(&out) }
     }
-    if !lines && !rows.isEmpty { out.append(contentsOf: "]\n".utf8) }
+    if !lines && !window.isEmpty { out.append(contentsOf: "]\n".utf8) }
 }
 
 // MARK: - Tables
 
-/// Rows as cells: a column for the key, one per field of object children (in order of first
-/// appearance, metadata such as `.priority` included), and `value` for children that are not objects.
+/// Rows as cells under a header (the table format's).
 private struct RowTable {
     var header: [String]
     var rows: [[Cell]]
@@ -168,34 +174,47 @@ private struct Cell {
     var isNumber = false
 }
 
-/// `shown`: exactly these columns (the values were projected to objects of them).
-private func rowTable(_ rows: [(key: String, value: JSON)], shown: [Path]?) -> RowTable {
-    var fields = shown?.map(ColumnChoice.title) ?? []
-    var fieldIndex = [JSONKey: Int]()
-    for (i, name) in fields.enumerated() { fieldIndex[JSONKey(name)] = i }
-    var hasValue = false
-    for row in rows where shown == nil {
-        guard case .object(let object) = row.value else {
-            hasValue = true
-            continue
+/// The columns of rows: a column for the key, one per field of object children (in order of
+/// first appearance, metadata such as `.priority` included), and `value` for children that are
+/// not objects.
+private struct RowColumns {
+    private(set) var header: [String]
+    private var fieldIndex = [JSONKey: Int]()
+    private let fieldCount: Int
+    private let valueColumn: Int
+
+    /// `shown`: exactly these columns (the values were projected to objects of them).
+    init(_ rows: some Sequence<(key: String, value: JSON)>, shown: [Path]?) {
+        var fields = shown?.map(ColumnChoice.title) ?? []
+        for (i, name) in fields.enumerated() { fieldIndex[JSONKey(name)] = i }
+        var hasValue = false
+        if shown == nil {
+            for row in rows {
+                guard case .object(let object) = row.value else {
+                    hasValue = true
+                    continue
+                }
+                for m in object.members where fieldIndex[JSONKey(m.key)] == nil {
+                    fieldIndex[JSONKey(m.key)] = fields.count
+                    fields.append(m.key)
+                }
+            }
         }
-        for m in object.members where fieldIndex[JSONKey(m.key)] == nil {
-            fieldIndex[JSONKey(m.key)] = fields.count
-            fields.append(m.key)
-        }
+        fieldCount = fields.count
+        valueColumn = hasValue ? fields.count : -1
+        header = ["key"] + fields + (hasValue ? ["value"] : [])
     }
-    let valueColumn = hasValue ? fields.count : -1
-    var table = RowTable(header: ["key"] + fields + (hasValue ? ["value"] : []), rows: [])
-    for row in rows {
-        var cells = [Cell](repeating: Cell(text: ""), count: fields.count + (hasValue ? 1 : 0))
+
+    /// A row's cells, the key's first.
+    func cells(_ row: (key: String, value: JSON)) -> [Cell] {
+        var cells = [Cell](repeating: Cell(text: ""), count: fieldCount + (valueColumn >= 0 ? 1 : 0))
         if case .object(let object) = row.value {
             for m in object.members { if let i = fieldIndex[JSONKey(m.key)] { cells[i] = cell(m.value) } }
         } else if valueColumn >= 0 {
             cells[valueColumn] = cell(row.value)
         }
-        table.rows.append([Cell(text: row.key)] + cells)
+        return [Cell(text: row.key)] + cells
     }
-    return table
 }
 
 private func cell(_ value: JSON) -> Cell {
@@ -209,14 +228,19 @@ private func cell(_ value: JSON) -> Cell {
 }
 
 /// Tab-separated, with a header line; in cells, `\`, tab, newline and other control characters
-/// are written as escapes (`\\`, `\t`, `\n`, `\x1b`), so a row is one line.
-private func writeTSV(_ table: RowTable, to out: inout [UInt8]) {
+/// are written as escapes (`\\`, `\t`, `\n`, `\x1b`), so a row is one line. Written as it goes.
+private func writeTSV(_ rows: some Collection<(key: String, value: JSON)>, shown: [Path]?, to out: inout [UInt8]) {
     func line(_ cells: [String]) {
         out.append(contentsOf: cells.map { sanitize(escapingBackslashes($0)) }.joined(separator: "\t").utf8)
         out.append(UInt8(ascii: "\n"))
+        if out.count >= 1 << 20 {
+            writeOut(out)
+            out.removeAll(keepingCapacity: true)
+        }
     }
-    line(table.header)
-    for row in table.rows { line(row.map(\.text)) }
+    let columns = RowColumns(rows, shown: shown)
+    line(columns.header)
+    for row in rows { line(columns.cells(row).map(\.text)) }
 }
 
 /// Aligned columns for reading, under a header and a rule: numbers right-aligned, long cells cut with "…", control

@@ -170,7 +170,8 @@ private func performWrite(_ file: String, _ writes: [JSONWrite], _ input: InputO
         if input.format(of: file) == .jsonLines {
             throw FileStore.appendOnlyError(file)
         }
-        try FileStore.write(writes, toFile: file)
+        // The new content is not read back: no second parse of the file.
+        try FileStore.writeUnread(writes, toFile: file)
     }
 }
 
