@@ -6,12 +6,17 @@
 public struct Backoff: Sendable, Equatable {
     /// The first step (the full delay of the first try, before jitter).
     public var initial: Duration
-    /// The largest step; also the pace of tries after a refusal (401, 403, 4xx).
+    /// The largest step. One second by default: a restarted server is followed again within a
+    /// second of being back, whatever the outage.
     public var maximum: Duration
+    /// The pace of tries after a refusal (401, 403, another 4xx): the server answered, so asking
+    /// again soon would only load it.
+    public var refused: Duration
 
-    public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5)) {
+    public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(1), refused: Duration = .seconds(30)) {
         self.initial = initial
         self.maximum = max(initial, maximum)
+        self.refused = max(self.maximum, refused)
     }
 
     /// The step of try `attempt` (1 for the first), before jitter.
@@ -27,7 +32,16 @@ public struct Backoff: Sendable, Equatable {
 
     /// The delay of try `attempt`: a random point in the upper half of its step.
     public func delay(attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
-        let step = milliseconds(self.step(attempt: attempt))
+        jittered(self.step(attempt: attempt), using: &random)
+    }
+
+    /// The delay after a refusal: a random point in the upper half of `refused`.
+    public func delayAfterRefusal(using random: inout some RandomNumberGenerator) -> Duration {
+        jittered(refused, using: &random)
+    }
+
+    private func jittered(_ duration: Duration, using random: inout some RandomNumberGenerator) -> Duration {
+        let step = milliseconds(duration)
         let half = step / 2
         return .milliseconds(half + Int.random(in: 0...(step - half), using: &random))
     }

@@ -154,12 +154,13 @@ public final class EventStreamConnection: Sendable {
         }
     }
 
-    /// The wait before the next try: the backoff's for a lost stream; its largest step after a
+    /// The wait before the next try: the backoff's for a lost stream; its slow pace after a
     /// refusal, which trying again soon would not change.
     static func retryDelay(after ending: Ending, attempt: Int, backoff: Backoff, using random: inout some RandomNumberGenerator) -> Duration {
         switch ending {
         case .lost: backoff.delay(attempt: attempt, using: &random)
-        case .refused, .unauthorized, .stopped: backoff.delay(attempt: .max, using: &random)
+        case .refused, .unauthorized: backoff.delayAfterRefusal(using: &random)
+        case .stopped: backoff.delay(attempt: .max, using: &random)
         }
     }
 

@@ -144,13 +144,11 @@ public final class RemoteStore: LiveStore {
             do {
                 document = try document.applying(writes)
             } catch {
-                // The server's events contradict the value built from them: start over from a
-                // fresh `put`, which the next connection begins with.
-                hub.status.problem = .unreadable("the server sent a change that does not apply (\(error)); reconnecting")
-                connection.stop()
-                mailbox.inbox.withLock { $0.batches.removeAll() }
-                connect()
-                return
+                // A put below a leaf replaces the leaf in the database, where the document's
+                // editor refuses to go through it: apply such an event to the value instead.
+                var value = document.root.json
+                for write in writes { value = replacing(value, at: write.path.keys[...], with: write.value) }
+                document = JSONDocument(value)
             }
         }
         guard received, before == nil || before!.bytes != document.bytes else { return }
@@ -243,6 +241,21 @@ private func relativeWrites(_ writes: [JSONWrite], below path: Path) -> [JSONWri
         relative.append(JSONWrite(Path(keys: Array(write.path.keys.dropFirst(path.keys.count))), write.value))
     }
     return relative
+}
+
+/// `value` with `new` at `keys` (null removes it, and objects left empty go too), as the
+/// database writes: a leaf on the way is replaced by an object.
+private func replacing(_ value: JSON, at keys: ArraySlice<String>, with new: JSON) -> JSON {
+    guard let key = keys.first else { return new }
+    var object: JSONObject
+    switch value {
+    case .object(let o): object = o
+    case .array(let elements): object = JSONObject(elements.enumerated().map { (key: String($0.offset), value: $0.element) })
+    default: object = JSONObject()
+    }
+    let child = replacing(object[key] ?? .null, at: keys.dropFirst(), with: new)
+    object[key] = child.isNull ? nil : child
+    return object.count == 0 ? .null : .object(object)
 }
 
 /// Wall-clock milliseconds since 1970: the time a server value `{".sv": "timestamp"}` takes.

@@ -9,6 +9,8 @@ import TestSupport
         #expect((1...9).map { milliseconds(backoff.step(attempt: $0)) } == [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000])
         #expect(backoff.step(attempt: .max) == .seconds(5))
         #expect(Backoff(initial: .seconds(2), maximum: .seconds(1)).maximum == .seconds(2))
+        // By default a lost server is tried at least once a second; a refusal twice a minute.
+        #expect(Backoff().maximum == .seconds(1) && Backoff().refused == .seconds(30))
     }
 
     @Test func delaysAreJitteredInTheUpperHalfOfTheStep() {

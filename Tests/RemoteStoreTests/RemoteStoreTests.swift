@@ -188,4 +188,22 @@ struct RemoteStoreTests {
         let allowed = try RemoteStore(url: url, credential: Credential(token: "s3cret-token"))
         #expect(pump([allowed]) { allowed.currentRevision?.root.child("b")?.doubleValue == 1 })
     }
+
+    @Test("a burst of events in one chunk is one revision, and a put below a leaf replaces the leaf as the database does")
+    func burstIsOneRevision() throws {
+        let server = try ScriptedServer()
+        let remote = try RemoteStore(url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil,
+                                     options: RemoteStore.Options(connection: .init(idleTimeout: .seconds(3600))))
+        var revisions: [Revision] = []
+        remote.observeRevisions { revisions.append($0) }
+        #expect(pump([remote]) { remote.status.connection == .online && revisions.count == 1 })
+        #expect(remote.currentRevision?.root.json == ["a": 1])
+        let burst = "event: patch\ndata: {\"path\":\"/\",\"data\":{\"b\":2,\"c\":5}}\n\n"
+            + "event: put\ndata: {\"path\":\"/a\",\"data\":null}\n\n"
+            + "event: put\ndata: {\"path\":\"/c/d\",\"data\":\"x\"}\n\n"
+        #expect(server.send(burst) == 1)
+        #expect(pump([remote]) { revisions.count == 2 })
+        #expect(remote.currentRevision?.root.json == ["b": 2, "c": ["d": "x"]])
+        #expect(pump([remote], seconds: 0.3) { revisions.count > 2 } == false, "one revision for the burst")
+    }
 }
