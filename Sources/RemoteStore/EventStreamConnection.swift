@@ -92,26 +92,25 @@ public final class EventStreamConnection: Sendable {
     /// is closed at once). From inside a callback it only asks the task to stop, which it
     /// does when the callback returns. Calling it again does nothing.
     public func stop() {
-        let task = running.withLock { running -> Task<Void, Never>? in
-            defer { running.task = nil }
-            running.started = true  // a later start() does nothing
-            return running.task
-        }
-        guard let task else { return }
-        task.cancel()
-        if Follow.connection != ObjectIdentifier(self) { finished.wait() }
+        guard cancelTask() != nil, Follow.connection != ObjectIdentifier(self) else { return }
+        finished.wait()
     }
 
     /// `stop()` for async code: waits for the task without blocking a thread.
     public func stop() async {
+        guard let task = cancelTask(), Follow.connection != ObjectIdentifier(self) else { return }
+        await task.value
+    }
+
+    /// Cancels the task, if one runs, and returns it; a later `start()` does nothing.
+    private func cancelTask() -> Task<Void, Never>? {
         let task = running.withLock { running -> Task<Void, Never>? in
             defer { running.task = nil }
-            running.started = true  // a later start() does nothing
+            running.started = true
             return running.task
         }
-        guard let task else { return }
-        task.cancel()
-        if Follow.connection != ObjectIdentifier(self) { await task.value }
+        task?.cancel()
+        return task
     }
 
     /// Whether the connection's task has ended (after `stop()`).

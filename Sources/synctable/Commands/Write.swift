@@ -11,6 +11,10 @@ private let writeDiscussion = """
     new content. Writing null removes, and an object left empty goes too. Server values work: \
     {".sv":"timestamp"}, {".sv":{"increment":1}}.
 
+    With a database URL instead of a file (http(s)://HOST/location; --auth-token or \
+    $SYNCTABLE_AUTH_TOKEN), PATH is below the URL's location and the write is one REST request \
+    (PUT, PATCH, POST, DELETE); a refusal or an unreachable server is exit status 1.
+
     Exit status: 0 on success; 1 when the file is not valid JSON (FILE:LINE:COLUMN: error: MESSAGE) \
     or the write cannot be applied to it (a path through a number, …); 2 for an invalid argument \
     or a file that cannot be read. On any error the file is untouched.
