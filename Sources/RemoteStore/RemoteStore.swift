@@ -63,9 +63,7 @@ public final class RemoteStore: LiveStore {
     private let client: RemoteClient
     private let ownsClient: Bool
     private let rest: RestClient
-    private let credential: Credential?
-    private let connectionOptions: EventStreamConnection.Options
-    private var connection: EventStreamConnection!
+    private let connection: EventStreamConnection
     private let mailbox = Mailbox()
     private var pendingWrites: [Int: (Result<WatchedWrite, WriteError>) -> Void] = [:]
     private var nextWriteID = 1
@@ -84,18 +82,12 @@ public final class RemoteStore: LiveStore {
         ownsClient = client == nil
         rest = RestClient(client: self.client, url: url, credential: credential)
         hub = RevisionHub(
+            // Changes are pushed to it, as inotify pushes a file's.
             status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify, connection: .connecting),
             wake: wake, inlineEvaluationLimit: options.inlineEvaluationLimit)
-        self.credential = credential
-        connectionOptions = options.connection
-        connect()
-    }
-
-    /// Starts a new stream, whose first `put` replaces the value.
-    private func connect() {
         let mailbox = self.mailbox, wake = self.wake
         connection = EventStreamConnection(
-            client: client, url: url, credential: credential, options: connectionOptions,
+            client: self.client, url: url, credential: credential, options: options.connection,
             onEvents: { events in
                 mailbox.inbox.withLock { $0.batches.append(events) }
                 wake.signal()
