@@ -29,10 +29,17 @@ public final class RemoteStore: LiveStore {
         public var connection: EventStreamConnection.Options
         /// A query observer added over at most this many children gets its first window at once.
         public var inlineEvaluationLimit: Int
+        /// The query the first screen shows, at `path` below the location: when it has a limit,
+        /// its children are asked for with a query `GET` (as the database's own clients do) and
+        /// are the first revision if they come before the stream's first `put`, which replaces
+        /// them. A large location then shows its first window without waiting for all of it.
+        public var firstWindow: (path: Path, query: Query)?
 
-        public init(connection: EventStreamConnection.Options = .init(), inlineEvaluationLimit: Int = 50_000) {
+        public init(connection: EventStreamConnection.Options = .init(), inlineEvaluationLimit: Int = 50_000,
+                    firstWindow: (path: Path, query: Query)? = nil) {
             self.connection = connection
             self.inlineEvaluationLimit = inlineEvaluationLimit
+            self.firstWindow = firstWindow
         }
     }
 
@@ -52,6 +59,8 @@ public final class RemoteStore: LiveStore {
         var batches: [[StreamEvent]] = []
         var state: ConnectionState?
         var writes: [(id: Int, result: Result<WatchedWrite, WriteError>)] = []
+        /// The first window's children, read with a query.
+        var firstWindow: JSON?
     }
 
     /// The inbox, shared with the network's callbacks and tasks.
@@ -97,6 +106,17 @@ public final class RemoteStore: LiveStore {
                 wake.signal()
             })
         connection.start()
+        if let (path, query) = options.firstWindow, query.limit != nil, let parameters = query.restParameters {
+            let rest = self.rest, location = url.location.appending(path)
+            Task {
+                // A failure costs nothing: the stream's first `put` comes anyway.
+                guard let value = try? await rest.get(location, parameters: parameters).value else { return }
+                var root = value
+                for key in path.keys.reversed() { root = .object(JSONObject([(key: key, value: root)])) }
+                mailbox.inbox.withLock { $0.firstWindow = root }
+                wake.signal()
+            }
+        }
     }
 
     deinit { close() }
@@ -115,6 +135,9 @@ public final class RemoteStore: LiveStore {
         let taken = mailbox.inbox.withLock { inbox in
             defer { inbox = Inbox() }
             return inbox
+        }
+        if let first = taken.firstWindow, taken.batches.isEmpty, currentRevision == nil {
+            hub.publish(document: JSONDocument(first), identity: remoteIdentity)
         }
         if !taken.batches.isEmpty { apply(taken.batches) }
         if let state = taken.state { hub.status.connection = state }
@@ -144,9 +167,11 @@ public final class RemoteStore: LiveStore {
             }
         }
         guard received, before == nil || before!.bytes != document.bytes else { return }
-        let identity = FileIdentity(device: 0, inode: 0, size: Int64(document.bytes.count), modified: 0, changed: 0)
-        hub.publish(document: document, identity: identity)
+        hub.publish(document: document, identity: remoteIdentity)
     }
+
+    /// A remote revision has no file behind it.
+    private var remoteIdentity: FileIdentity { FileIdentity(device: 0, inode: 0, size: 0, modified: 0, changed: 0) }
 
     // MARK: - Writing
 

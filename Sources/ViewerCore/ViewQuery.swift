@@ -203,7 +203,7 @@ public struct ViewQuery: Equatable {
 
     /// The query to run; without a limit when paged (the synced array's paging sets it).
     /// - Throws: `QueryError` (a filter value the order cannot take, such as `true` by priority).
-    func makeQuery() throws(QueryError) -> Query {
+    public func makeQuery() throws(QueryError) -> Query {
         var q = Query()
         switch ordering {
         case nil: break

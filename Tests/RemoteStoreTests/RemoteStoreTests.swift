@@ -206,4 +206,29 @@ struct RemoteStoreTests {
         #expect(remote.currentRevision?.root.json == ["b": 2, "c": ["d": "x"]])
         #expect(pump([remote], seconds: 0.3) { revisions.count > 2 } == false, "one revision for the burst")
     }
+
+    @Test("a limited first window is asked for with a query GET and shown before the stream's first put, which then moves nothing")
+    func firstWindowBeforeTheStream() throws {
+        let server = try ScriptedServer()
+        // The stream says nothing until told; a plain GET answers the query's children.
+        server.command(["initial": ""])
+        server.command(["get": #"{"p8":{"score":80},"p9":{"score":90}}"#])
+        let query = try Query().orderByChild(try Path("score")).limitToLast(2)
+        let remote = try RemoteStore(url: try DatabaseURL(parsing: server.url("/players"), environment: [:]), credential: nil,
+                                     options: RemoteStore.Options(connection: .init(idleTimeout: .seconds(3600)),
+                                                                  firstWindow: (Path.root, query)))
+        var changes: [WindowChange] = []
+        remote.reference().withQuery(query).observeChanges { changes.append($0) }
+        #expect(pump([remote]) { changes.count == 1 })
+        #expect(changes.first?.new.map(\.key) == ["p8", "p9"])
+        #expect(remote.status.connection == .connecting)
+        let gets = server.command(["gets": true])
+        #expect(gets.contains("orderBy=%22score%22") && gets.contains("limitToLast=2"), "\(gets)")
+
+        // The stream's put of the whole location replaces it: the window is the same, so no change.
+        let all = (0..<10).map { #""p\#($0)":{"score":\#($0 * 10)}"# }.joined(separator: ",")
+        #expect(server.send("event: put\ndata: {\"path\":\"/\",\"data\":{\(all)}}\n\n") == 1)
+        #expect(pump([remote]) { remote.status.connection == .online && remote.currentRevision?.root.count == 10 })
+        #expect(changes.count == 1, "the first window was already right: \(changes.count - 1) more changes")
+    }
 }

@@ -62,7 +62,8 @@ struct Events: ParsableCommand {
         do { filter = try query.makeQuery() } catch {
             throw CommandError("\(error)")
         }
-        let store = try openStore(file, remote: remote, file: FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file)))
+        let store = try openStore(file, remote: remote, file: FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file)),
+                                  firstWindow: (location, filter))
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }

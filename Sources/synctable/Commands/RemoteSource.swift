@@ -24,10 +24,13 @@ func databaseURL(_ source: String) throws(CommandError) -> DatabaseURL? {
 }
 
 /// A store following `source`: a database URL's location, or the file (`-`: standard input).
-func openStore(_ source: String, remote: RemoteOptions?, file options: FileStore.Options) throws(CommandError) -> any LiveStore {
+/// - Parameter firstWindow: for a URL, the query the first screen shows (see `RemoteStore.Options`).
+func openStore(_ source: String, remote: RemoteOptions?, file options: FileStore.Options,
+               firstWindow: (path: Path, query: Query)? = nil) throws(CommandError) -> any LiveStore {
     do {
         if let url = try databaseURL(source) {
-            return try RemoteStore(url: url, credential: remote?.credential ?? Credential.resolve(option: nil))
+            return try RemoteStore(url: url, credential: remote?.credential ?? Credential.resolve(option: nil),
+                                   options: RemoteStore.Options(firstWindow: firstWindow))
         }
         return source == "-" ? try FileStore(stream: 0, options: options) : try FileStore(path: source, options: options)
     } catch let error as CommandError {

@@ -18,7 +18,8 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, signals: Signal
     defer { if keyboard != 0 { close(keyboard) } }
     let isURL = try databaseURL(options.file) != nil
     if !isStream && !isURL { try checkReadable(options.file) }
-    let store = try openStore(options.file, remote: remote, file: storeOptions(options))
+    let firstWindow = (try? options.query.makeQuery()).map { (path: options.location, query: $0) }
+    let store = try openStore(options.file, remote: remote, file: storeOptions(options), firstWindow: firstWindow)
     let terminal: Terminal
     do {
         terminal = try Terminal(Terminal.Options(inputFD: keyboard))

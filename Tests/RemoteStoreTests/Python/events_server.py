@@ -6,6 +6,8 @@ Prints "listening on PORT", then reads JSON commands on standard input, one a li
   {"respond": STATUS, "type": TYPE, "body": TEXT}  how the next requests are answered
                                                     (default 200 text/event-stream)
   {"initial": TEXT}   the bytes every new stream starts with (default: a put of {"a":1})
+  {"get": TEXT}       the JSON body of a plain GET (no text/event-stream asked); answers "ok";
+                      the GETs' request lines are kept, and {"gets": true} answers them as JSON
   {"send": TEXT}      TEXT written to every open stream in one write; answers "sent N"
   {"close": true}     closes every open stream; answers "closed N"
   {"requests": true}  answers "requests N": how many requests came so far
@@ -21,17 +23,27 @@ state = {
     "body": "",
     "initial": 'event: put\ndata: {"path":"/","data":{"a":1}}\n\n',
     "requests": 0,
+    "get": "null",
+    "gets": [],
 }
 streams = set()
 
 
 async def handle(reader, writer):
     try:
-        await reader.readuntil(b"\r\n\r\n")
+        head = await reader.readuntil(b"\r\n\r\n")
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         writer.close()
         return
     state["requests"] += 1
+    if b"text/event-stream" not in head.lower():
+        state["gets"].append(head.split(b"\r\n")[0].decode())
+        body = state["get"].encode()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+                     % len(body) + body)
+        await writer.drain()
+        writer.close()
+        return
     if state["status"] != 200 or state["type"] != "text/event-stream":
         body = state["body"].encode()
         writer.write(b"HTTP/1.1 %d X\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
@@ -80,6 +92,10 @@ async def main():
             answer = "closed %d" % len(streams)
             for writer in list(streams):
                 writer.close()
+        elif "get" in command:
+            state["get"] = command["get"]
+        elif "gets" in command:
+            answer = json.dumps(state["gets"])
         elif "requests" in command:
             answer = "requests %d" % state["requests"]
         print(answer, flush=True)
