@@ -9,8 +9,9 @@ public struct Backoff: Sendable, Equatable {
     /// The largest step. One second by default: a restarted server is followed again within a
     /// second of being back, whatever the outage.
     public var maximum: Duration
-    /// The pace of tries after a refusal (401, 403, another 4xx): the server answered, so asking
-    /// again soon would only load it.
+    /// The largest step after refusals (401, 403, another 4xx, `cancel`): the server answered, so
+    /// asking again and again would only load it. The steps still start at `initial`, so that a
+    /// refusal that ends soon (a served file briefly removed) ends soon for the client too.
     public var refused: Duration
 
     public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(1), refused: Duration = .seconds(30)) {
@@ -20,14 +21,17 @@ public struct Backoff: Sendable, Equatable {
     }
 
     /// The step of try `attempt` (1 for the first), before jitter.
-    public func step(attempt: Int) -> Duration {
+    public func step(attempt: Int) -> Duration { step(attempt: attempt, upTo: maximum) }
+
+    /// `initial` doubled for each try after the first, at most `cap`.
+    private func step(attempt: Int, upTo cap: Duration) -> Duration {
         var step = initial
         var doublings = 1
-        while doublings < attempt && step < maximum {
+        while doublings < attempt && step < cap {
             step = step * 2
             doublings += 1
         }
-        return min(step, maximum)
+        return min(step, cap)
     }
 
     /// The delay of try `attempt`: a random point in the upper half of its step.
@@ -35,9 +39,9 @@ public struct Backoff: Sendable, Equatable {
         jittered(self.step(attempt: attempt), using: &random)
     }
 
-    /// The delay after a refusal: a random point in the upper half of `refused`.
-    public func delayAfterRefusal(using random: inout some RandomNumberGenerator) -> Duration {
-        jittered(refused, using: &random)
+    /// The delay of try `attempt` after a refusal: as `delay`, with steps up to `refused`.
+    public func delayAfterRefusal(attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
+        jittered(step(attempt: attempt, upTo: refused), using: &random)
     }
 
     private func jittered(_ duration: Duration, using random: inout some RandomNumberGenerator) -> Duration {

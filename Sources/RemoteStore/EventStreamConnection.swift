@@ -153,12 +153,12 @@ public final class EventStreamConnection: Sendable {
         }
     }
 
-    /// The wait before the next try: the backoff's for a lost stream; its slow pace after a
-    /// refusal, which trying again soon would not change.
+    /// The wait before the next try: the backoff's for a lost stream; after a refusal, the same
+    /// doubling up to the slow pace, since trying again and again would not change it.
     static func retryDelay(after ending: Ending, attempt: Int, backoff: Backoff, using random: inout some RandomNumberGenerator) -> Duration {
         switch ending {
         case .lost: backoff.delay(attempt: attempt, using: &random)
-        case .refused, .unauthorized: backoff.delayAfterRefusal(using: &random)
+        case .refused, .unauthorized: backoff.delayAfterRefusal(attempt: attempt, using: &random)
         case .stopped: backoff.delay(attempt: .max, using: &random)
         }
     }

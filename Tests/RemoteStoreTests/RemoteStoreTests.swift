@@ -231,4 +231,21 @@ struct RemoteStoreTests {
         #expect(pump([remote]) { remote.status.connection == .online && remote.currentRevision?.root.count == 10 })
         #expect(changes.count == 1, "the first window was already right: \(changes.count - 1) more changes")
     }
+
+    @Test("a served file removed for a while: OFFLINE (the server cancels the stream), then followed again within seconds of coming back")
+    func removedFileComesBack() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("gone.json")
+        writeFileInPlace(file, Array(#"{"p":{"a":1}}"#.utf8))
+        let server = try ServedFile(file: file)
+        let remote = try RemoteStore(url: try DatabaseURL(parsing: server.url("/p"), environment: [:]), credential: nil)
+        #expect(pump([remote]) { remote.currentRevision?.root.json == ["a": 1] })
+        #expect(unlink(file) == 0)
+        #expect(pump([remote]) {
+            if case .offline? = remote.status.connection { true } else { false }
+        })
+        writeFileInPlace(file, Array(#"{"p":{"a":2}}"#.utf8))
+        // A refusal's retries start quick and only slow down to 15–30 s after a while.
+        #expect(pump([remote], seconds: 10) { remote.status.connection == .online && remote.currentRevision?.root.json == ["a": 2] })
+    }
 }
