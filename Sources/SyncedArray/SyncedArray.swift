@@ -3,8 +3,9 @@ import FileStore
 import JSONTree
 import LiveQuery
 
-/// A query's window on a live store (a `FileStore` or a remote one), kept as an array that tells a list view exactly which
-/// rows to insert, delete, move and reload — FirebaseUI's `FUIArray` / `FUIBatchedArray`, made exact.
+/// A query's window on a live store (a `FileStore` or a `RemoteStore`), kept as an array that
+/// tells a list view exactly which rows to insert, delete, move and reload — FirebaseUI's
+/// `FUIArray` / `FUIBatchedArray`, made exact.
 ///
 /// Bind it to a table in a few lines:
 ///
