@@ -3,13 +3,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JSONTree
 
 /// The whole content of a file at one moment, with its identity then.
 public struct FileSnapshot: Sendable {
-    public let bytes: [UInt8]
+    public let bytes: DocumentBytes
     public let identity: FileIdentity
 
-    public init(bytes: [UInt8], identity: FileIdentity) {
+    public init(bytes: DocumentBytes, identity: FileIdentity) {
         self.bytes = bytes
         self.identity = identity
     }
@@ -29,6 +30,13 @@ extension Array: FileContent where Element == UInt8 {
     @discardableResult
     public func forEachPiece(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
         try withUnsafeBytes(body)
+    }
+}
+
+extension DocumentBytes: FileContent {
+    @discardableResult
+    public func forEachPiece(_ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+        try withUnsafeBufferPointer { p -> Bool in try body(UnsafeRawBufferPointer(p)) }
     }
 }
 
@@ -150,7 +158,7 @@ public enum AtomicFile {
         _ transform: (FileSnapshot) throws(WriteError) -> [UInt8]?
     ) throws(WriteError) -> Outcome {
         let outcome = try modify(path, options: options, writing: transform)
-        let snapshot = outcome.written.map { FileSnapshot(bytes: $0, identity: outcome.identity) } ?? outcome.base
+        let snapshot = outcome.written.map { FileSnapshot(bytes: DocumentBytes($0), identity: outcome.identity) } ?? outcome.base
         return Outcome(snapshot: snapshot, replaced: outcome.written != nil, attempts: outcome.attempts)
     }
 

@@ -2,11 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JSONTree
 
 /// What one attempt to read the file found.
 enum Snapshot: Sendable {
     /// The file's bytes, unchanged while they were read.
-    case bytes([UInt8], FileIdentity)
+    case bytes(DocumentBytes, FileIdentity)
     /// No file at the path.
     case missing
     /// A file that cannot be read; why.
@@ -47,7 +48,7 @@ final class SnapshotReader: Sendable {
     /// - Returns: the snapshot, and for bytes read the shared prefix and suffix (the suffix at
     ///   most the rest of the shorter one).
     /// - Complexity: O(file size).
-    func read(_ path: String, comparingWith old: [UInt8]?) -> (snapshot: Snapshot, sharedEnds: SharedEnds?) {
+    func read(_ path: String, comparingWith old: DocumentBytes?) -> (snapshot: Snapshot, sharedEnds: SharedEnds?) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
@@ -70,24 +71,25 @@ final class SnapshotReader: Sendable {
         let capacity = expected + 1
         var failure: Int32 = 0
         var comparison = old.map { EndsComparison(oldCount: $0.count, newCount: expected) }
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            askForHugePages(buffer)
-            var count = 0
-            while count < capacity {
-                let n = Glibc.read(fd, buffer.baseAddress! + count, min(capacity - count, readChunk))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    break
-                }
-                if n == 0 { break }
-                if let old, count + n <= expected {
-                    old.withUnsafeBufferPointer { comparison!.add(UnsafeBufferPointer(buffer), from: count, count: n, old: $0) }
-                }
-                count += n
+        // Recycled memory: a large file's next revision takes the pages of one that went.
+        let block = ByteBlock(capacity: capacity)
+        let buffer = UnsafeMutableBufferPointer(start: block.base, count: capacity)
+        askForHugePages(buffer)
+        var count = 0
+        while count < capacity {
+            let n = Glibc.read(fd, buffer.baseAddress! + count, min(capacity - count, readChunk))
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
             }
-            initialized = count
+            if n == 0 { break }
+            if let old, count + n <= expected {
+                old.withUnsafeBufferPointer { comparison!.add(UnsafeBufferPointer(buffer), from: count, count: n, old: $0) }
+            }
+            count += n
         }
+        let bytes = DocumentBytes(block: block, count: count)
         if failure != 0 { return (.unreadable(String(cString: strerror(failure))), nil) }
 
         var after = stat()
@@ -108,7 +110,7 @@ final class SnapshotReader: Sendable {
     /// was compared; nil otherwise. Read a chunk at a time, so the check costs no second copy
     /// of the file.
     /// - Complexity: O(file size).
-    func identityIfHolding(_ expected: [UInt8], at path: String) -> FileIdentity? {
+    func identityIfHolding(_ expected: DocumentBytes, at path: String) -> FileIdentity? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -236,25 +238,34 @@ struct EndsComparison {
     }
 }
 
-/// How many leading bytes `a` and `b` share, of `count`.
+/// How many leading bytes `a` and `b` share, of `count`: 4 KiB at a time with `memcmp` (vector
+/// code, several times faster than a loop of 8-byte loads), then byte by byte in the block that differs.
 private func matchingPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Int {
     var i = 0
-    while i + 8 <= count && UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) {
-        i += 8
+    while i < count {
+        let n = min(compareBlock, count - i)
+        if memcmp(a + i, b + i, n) != 0 {
+            while a[i] == b[i] { i += 1 }
+            return i
+        }
+        i += n
     }
-    while i < count && a[i] == b[i] { i += 1 }
-    return i
+    return count
 }
 
 /// The offset of the last byte where `a` and `b` differ, of `count`; nil when they are equal.
 private func lastMismatch(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Int? {
-    var k = count
-    while k >= 8 && UnsafeRawPointer(a + k - 8).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + k - 8).loadUnaligned(as: UInt64.self) {
-        k -= 8
-    }
-    while k > 0 {
-        if a[k - 1] != b[k - 1] { return k - 1 }
-        k -= 1
+    var end = count
+    while end > 0 {
+        let n = min(compareBlock, end)
+        if memcmp(a + end - n, b + end - n, n) != 0 {
+            var k = end
+            while a[k - 1] == b[k - 1] { k -= 1 }
+            return k - 1
+        }
+        end -= n
     }
     return nil
 }
+
+private let compareBlock = 4096

@@ -15,6 +15,11 @@ extension JSONDocument {
     /// - Complexity: O(n) to compare the bytes and copy the tape, O(k) to parse the k bytes
     ///   of the container edited, instead of O(n) parsing.
     public func reparsing(_ bytes: [UInt8]) throws(JSONParseError) -> JSONDocument {
+        try reparsing(DocumentBytes(bytes))
+    }
+
+    /// `reparsing(_:)` of bytes read into a `DocumentBytes`.
+    public func reparsing(_ bytes: DocumentBytes) throws(JSONParseError) -> JSONDocument {
         guard bytes.count < Int(UInt32.max), !self.bytes.isEmpty, !bytes.isEmpty else {
             return try JSONDocument(parsing: bytes)
         }
@@ -27,8 +32,9 @@ extension JSONDocument {
     /// document: the first `sharedPrefix` bytes, and the last `sharedSuffix` (at most the rest
     /// of the shorter of the two) — as a reader can while the bytes arrive.
     /// - Precondition: the counts are exactly those (they are trusted, not checked).
-    /// - Complexity: O(n) to copy the tape, O(k) to parse the k bytes of the container edited.
-    public func reparsing(_ bytes: [UInt8], sharedPrefix prefix: Int, sharedSuffix suffix: Int) throws(JSONParseError) -> JSONDocument {
+    /// - Complexity: O(n) to copy the tape, O(k) to parse the k bytes of the container edited;
+    ///   O(k) alone when the edit moved no node (a number's digits changed, say): the tape is shared.
+    public func reparsing(_ bytes: DocumentBytes, sharedPrefix prefix: Int, sharedSuffix suffix: Int) throws(JSONParseError) -> JSONDocument {
         guard bytes.count < Int(UInt32.max), !self.bytes.isEmpty, !bytes.isEmpty else {
             return try JSONDocument(parsing: bytes)
         }
@@ -40,7 +46,7 @@ extension JSONDocument {
 
     /// `reparsedInPlace(_:prefix:suffix:)` with the shared ends measured here; this document
     /// itself for the same bytes.
-    func reparsedInPlace(_ new: [UInt8]) -> JSONDocument? {
+    func reparsedInPlace(_ new: DocumentBytes) -> JSONDocument? {
         guard new.count < Int(UInt32.max), !bytes.isEmpty, !new.isEmpty else { return nil }
         let prefix = commonPrefix(bytes, new)
         if prefix == bytes.count && prefix == new.count { return self }
@@ -51,7 +57,7 @@ extension JSONDocument {
     /// `suffix`) lies inside one container that is at most half of the file and still parses;
     /// nil when a full parse is needed (or the bytes are invalid, which the full parse reports
     /// with the right position).
-    func reparsedInPlace(_ new: [UInt8], prefix: Int, suffix: Int) -> JSONDocument? {
+    func reparsedInPlace(_ new: DocumentBytes, prefix: Int, suffix: Int) -> JSONDocument? {
         let old = bytes
         // The changed bytes: old[prefix..<oldEnd], new[prefix..<new.count - suffix].
         let oldEnd = old.count - suffix
@@ -100,15 +106,38 @@ extension JSONDocument {
         } catch {
             return nil
         }
+        if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart, new: new) {
+            // Every node kept its place: the old tape is the new one too.
+            return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
+        }
         let tape = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta, new: new)
         return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
+    }
+
+    /// Whether `region` (parsed from the bytes at `offset`) holds exactly the entries of the
+    /// subtree at `index`, each at the same place.
+    private func sameEntries(_ region: TapeStorage, asSubtreeAt index: Int, offset: Int, new: DocumentBytes) -> Bool {
+        guard region.count == Int(tape[index].payload) - index else { return false }
+        return new.withUnsafeBufferPointer { newBytes in
+            for k in 0..<region.count {
+                var e = region[k]
+                // A container's payload is its next index, relative in the region; a string's, flags.
+                let first = newBytes[offset + Int(e.start)]
+                if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(index) }
+                let old = tape[index + k]
+                if e.start + UInt32(offset) != old.start || e.end + UInt32(offset) != old.end || e.payload != old.payload {
+                    return false
+                }
+            }
+            return true
+        }
     }
 
     /// This tape with the subtree at `index` replaced by `region` (parsed from the new bytes
     /// at offset `offset`): entries before it copied (its ancestors' ends and next indexes
     /// moved), the region's shifted into place, and the entries after it shifted.
     private func splice(
-        _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int, new: [UInt8]
+        _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int, new: DocumentBytes
     ) -> TapeStorage {
         let oldNext = Int(tape[index].payload)
         let countDelta = region.count - (oldNext - index)
@@ -164,7 +193,7 @@ private func shiftEntries(
 }
 
 /// How many leading bytes `a` and `b` share. - Complexity: O(n), 8 bytes a step.
-private func commonPrefix(_ a: [UInt8], _ b: [UInt8]) -> Int {
+private func commonPrefix(_ a: DocumentBytes, _ b: DocumentBytes) -> Int {
     a.withUnsafeBytes { pa in
         b.withUnsafeBytes { pb in
             let n = min(pa.count, pb.count)
@@ -181,7 +210,7 @@ private func commonPrefix(_ a: [UInt8], _ b: [UInt8]) -> Int {
 }
 
 /// How many trailing bytes `a` and `b` share, at most `limit`.
-private func commonSuffix(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int {
+private func commonSuffix(_ a: DocumentBytes, _ b: DocumentBytes, limit: Int) -> Int {
     a.withUnsafeBytes { pa in
         b.withUnsafeBytes { pb in
             var k = 0

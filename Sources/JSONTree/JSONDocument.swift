@@ -25,27 +25,52 @@ enum Tape {
     @usableFromInline static let shadowed: UInt32 = 2
 }
 
-/// The finished tape. Written only by the parser before the document exists; read-only
-/// after, which is why sharing it between threads is safe.
-@usableFromInline
-final class TapeStorage: @unchecked Sendable {
-    @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
-    @usableFromInline let count: Int
-    private let memory: TapeMemory
-    /// Whether this tape's memory is kept as the spare when it goes: a re-parsed tape (a file
-    /// followed edit by edit, whose next re-parse needs the same size), not a one-off parse.
+/// Tape memory and who owns it: one tape, or the revisions of a JSON Lines list, which share
+/// one block that only grows past the entries any of them reads.
+final class TapeBlock: @unchecked Sendable {
+    let memory: TapeMemory
+    /// Whether the memory is kept as a spare when it goes: a re-parsed tape (a file followed
+    /// edit by edit, whose next re-parse needs the same size), not a one-off parse.
     private let keepsSpare: Bool
 
-    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false) {
+    init(memory: TapeMemory, keepsSpare: Bool = false) {
         self.memory = memory
-        self.base = memory.base
-        self.count = count
         self.keepsSpare = keepsSpare
     }
 
     deinit { if keepsSpare { memory.releaseKeepingSpare() } else { memory.release() } }
+}
 
-    @inlinable subscript(i: Int) -> TapeEntry { base[i] }
+/// The finished tape of one document: its first `count` entries of a block. Written before the
+/// document exists and read-only after (entries past `count` may still be written, for a later
+/// document), which is why sharing it between threads is safe.
+///
+/// The root's entry is the document's own: in a JSON Lines list, where the revisions share every
+/// record's entries, each has its own root (its end and next index are where its records end).
+@usableFromInline
+final class TapeStorage: @unchecked Sendable {
+    @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
+    @usableFromInline let count: Int
+    @usableFromInline let root: TapeEntry
+    private let block: TapeBlock
+
+    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false) {
+        block = TapeBlock(memory: memory, keepsSpare: keepsSpare)
+        base = memory.base
+        self.count = count
+        root = base[0]
+    }
+
+    /// The first `count` entries of `block`, with `root` as entry 0.
+    init(sharing block: TapeBlock, count: Int, root: TapeEntry) {
+        precondition(count >= 1 && count <= block.memory.capacity)
+        self.block = block
+        base = block.memory.base
+        self.count = count
+        self.root = root
+    }
+
+    @inlinable subscript(i: Int) -> TapeEntry { i == 0 ? root : base[i] }
 }
 
 /// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.
@@ -54,14 +79,14 @@ final class TapeStorage: @unchecked Sendable {
 /// when asked, so parsing a file allocates only the tape (12 bytes a node).
 public final class JSONDocument: Sendable {
     /// The document's bytes, exactly as parsed.
-    public let bytes: [UInt8]
+    public let bytes: DocumentBytes
     @usableFromInline let tape: TapeStorage
     /// The document this one was re-parsed from, while it exists (see `sharedEnds(with:)`).
     private weak let previous: JSONDocument?
     /// How many leading and trailing bytes this document shares with `previous`.
     private let sharedWithPrevious: (prefix: Int, suffix: Int)
 
-    init(bytes: [UInt8], tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0)) {
+    init(bytes: DocumentBytes, tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0)) {
         self.bytes = bytes
         self.tape = tape
         self.previous = previous
@@ -81,6 +106,13 @@ public final class JSONDocument: Sendable {
     /// - Throws: `JSONParseError` with line, column and byte offset.
     /// - Complexity: O(n).
     public convenience init(parsing bytes: [UInt8]) throws(JSONParseError) {
+        try self.init(parsing: DocumentBytes(bytes))
+    }
+
+    /// Parses `bytes` strictly (RFC 8259).
+    /// - Throws: `JSONParseError` with line, column and byte offset.
+    /// - Complexity: O(n).
+    public convenience init(parsing bytes: DocumentBytes) throws(JSONParseError) {
         let tape = try JSONParser.parse(bytes)
         self.init(bytes: bytes, tape: tape)
     }

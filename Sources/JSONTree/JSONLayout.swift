@@ -88,7 +88,7 @@ struct ContainerStyle {
 /// Reads layout from a document's bytes.
 struct LayoutReader {
     let document: JSONDocument
-    var bytes: [UInt8] { document.bytes }
+    var bytes: DocumentBytes { document.bytes }
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 

@@ -38,8 +38,10 @@ public struct JSONLinesError: Sendable, Equatable {
 /// lines.append(Array("2}\n".utf8))                  // record 1
 /// let document = lines.document()                   // [{"a":1},{"a":2}]
 /// ```
-/// Building the document copies the array's bytes and tape (O(n) memory speed); parsing costs
-/// only what was appended.
+/// Every document made shares the builder's bytes and tape, which only grow past what earlier
+/// documents read: making one costs O(1), parsing only what was appended, so following a log
+/// costs what it appends however long the log is. (The array's bytes have no closing bracket:
+/// the next record's comma goes there. Its tape, not its bytes, delimits the array.)
 public struct JSONLinesBuilder: ~Copyable {
     /// How the input is cut into records.
     public enum Mode: Sendable {
@@ -61,12 +63,17 @@ public struct JSONLinesBuilder: ~Copyable {
     private var decided = false
     /// Whether the first record's bytes hold a newline (a pretty-printed value).
     private var firstSpansLines = false
-    /// The array of the records so far: `[`, the records comma-separated, `]`. The latest
-    /// document shares it (no copy); the next record copies it once, as any change of a shared array.
-    private var body: [UInt8] = [UInt8(ascii: "["), UInt8(ascii: "]")]
-    /// The tape of `body`: entry 0 is the array (completed by `document()`), then each record's.
-    private var tape: TapeMemory
+    /// The array of the records so far: `[`, then the records comma-separated, in the first
+    /// `bodyCount` bytes of a block that documents share. A block that is full is copied to
+    /// one twice as large; documents made before keep the old one.
+    private var body: ByteBlock
+    private var bodyCount = 1
+    /// The tape of the body: entry 0 is the array (each document has its own, see
+    /// `TapeStorage.root`), then each record's. Shared and grown like the body.
+    private var tape: TapeBlock
     private var tapeCount = 1
+    /// The last document made, and how many bytes it had, for the next one's shared ends.
+    private weak var lastDocument: JSONDocument?
     /// Input not yet part of a record.
     private var pending: [UInt8] = []
     /// How much of `pending` was already scanned for the end of a record, so a record that
@@ -107,22 +114,19 @@ public struct JSONLinesBuilder: ~Copyable {
         self.mode = mode
         decided = mode == .lines
         startedAsValues = mode == .values
-        tape = TapeMemory(capacity: 1024)
-        tape.base[0] = TapeEntry(start: 0, end: 0, payload: 0)
+        body = ByteBlock(capacity: 4096)
+        body.base[0] = UInt8(ascii: "[")
+        tape = TapeBlock(memory: TapeMemory(capacity: 1024))
+        tape.memory.base[0] = TapeEntry(start: 0, end: 1, payload: 1)
     }
-
-    deinit { if !tapeGiven { tape.release() } }
-
-    /// Whether `finishedList()` handed the tape to a document.
-    private var tapeGiven = false
 
     /// Makes room for about `bytes` more bytes of input at once (a whole file about to be read),
     /// so that the bytes and the tape grow once instead of doubling many times.
     public mutating func reserveCapacity(forInput bytes: Int) {
-        body.reserveCapacity(body.count + bytes + 2)
+        // An eighth more, so that a followed file's next appends fit too.
+        reserveBody(bytes + bytes / 8 + 2)
         // Log lines of ~200 bytes hold ~10 values; fewer entries only means a later doubling.
-        let entries = tapeCount + bytes / 16
-        if entries > tape.capacity { tape.resize(to: entries) }
+        reserveTape(bytes / 16 + bytes / 128)
     }
 
     /// Input bytes waiting for the rest of their record.
@@ -159,13 +163,40 @@ public struct JSONLinesBuilder: ~Copyable {
         return count - before
     }
 
-    /// The records so far as an array document.
-    /// - Complexity: O(n): copies the tape (the bytes are shared until the next record).
-    public func document() -> JSONDocument {
-        let memory = TapeMemory(capacity: tapeCount)
-        memory.base.update(from: tape.base, count: tapeCount)
-        memory.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
-        return JSONDocument(bytes: body, tape: TapeStorage(memory: memory, count: tapeCount))
+    /// The records so far as an array document, sharing the builder's bytes and tape.
+    /// - Complexity: O(1).
+    public mutating func document() -> JSONDocument {
+        let root = TapeEntry(start: 0, end: UInt32(bodyCount), payload: UInt32(tapeCount))
+        let bytes = DocumentBytes(block: body, count: bodyCount)
+        // The last document's bytes are this one's first bytes (a later `ChildList` copies its
+        // children instead of comparing a gigabyte).
+        let previous = lastDocument
+        let document = JSONDocument(bytes: bytes, tape: TapeStorage(sharing: tape, count: tapeCount, root: root),
+                                    previous: previous, shared: (previous?.bytes.count ?? 0, 0))
+        lastDocument = document
+        return document
+    }
+
+    /// Room for `n` more bytes in the body.
+    private mutating func reserveBody(_ n: Int) {
+        guard bodyCount + n > body.capacity else { return }
+        let bigger = ByteBlock(capacity: max(body.capacity * 2, bodyCount + n))
+        bigger.base.update(from: body.base, count: bodyCount)
+        body = bigger
+    }
+
+    /// Room for `n` more tape entries.
+    private mutating func reserveTape(_ n: Int) {
+        guard tapeCount + n > tape.memory.capacity else { return }
+        let bigger = TapeMemory(capacity: max(tape.memory.capacity * 2, tapeCount + n))
+        bigger.base.update(from: tape.memory.base, count: tapeCount)
+        tape = TapeBlock(memory: bigger)
+    }
+
+    private mutating func appendBody(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserveBody(bytes.count)
+        if let from = bytes.baseAddress { (body.base + bodyCount).update(from: from, count: bytes.count) }
+        bodyCount += bytes.count
     }
 
     /// Records `count..<count + n` as lines that were not read (`null`: no child), for a reader
@@ -173,35 +204,33 @@ public struct JSONLinesBuilder: ~Copyable {
     /// - Complexity: O(n), without parsing.
     mutating func appendSkippedLines(_ n: Int) {
         guard n > 0, count == 0, consumed == 0 else { return }
-        body.reserveCapacity(body.count + 5 * n)
-        body.removeLast()  // the closing bracket, put back after
-        if tapeCount + n > tape.capacity { tape.resize(to: tapeCount + n + 1024) }
+        reserveBody(5 * n)
+        reserveTape(n + 1024)
+        let null: [UInt8] = [0x2C, 0x6E, 0x75, 0x6C, 0x6C]  // ,null
         for k in 0..<n {
-            if k > 0 { body.append(UInt8(ascii: ",")) }
-            let offset = UInt32(body.count)
-            body.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
-            tape.base[tapeCount] = TapeEntry(start: offset, end: offset + 4, payload: 0)
+            let from = k == 0 ? 1 : 0
+            (body.base + bodyCount).update(from: null.withUnsafeBufferPointer { $0.baseAddress! } + from, count: 5 - from)
+            bodyCount += 5 - from
+            let end = UInt32(bodyCount)
+            tape.memory.base[tapeCount] = TapeEntry(start: end - 4, end: end, payload: 0)
             tapeCount += 1
         }
-        body.append(UInt8(ascii: "]"))
         count = n
         mark.line += n
         decided = true
     }
 
-    /// The records as an array document, without copying: the builder's bytes and tape become
-    /// the document's (for a one-off read, such as `synctable list`).
+    /// The records as an array document, the builder's last (for a one-off read, such as
+    /// `synctable list`).
     public consuming func finishedList() -> JSONDocument {
-        tape.base[0] = TapeEntry(start: 0, end: UInt32(body.count), payload: UInt32(tapeCount))
-        tapeGiven = true
-        return JSONDocument(bytes: body, tape: TapeStorage(memory: tape, count: tapeCount))
+        document()
     }
 
     /// After `finish()`: the single value of a `.values` input that held exactly one value, valid
     /// (a JSON document piped in), as its own document; nil otherwise.
     public func finishedDocument() -> JSONDocument? {
         guard startedAsValues, valueRecords == 1, errors.isEmpty, let range = firstValue else { return nil }
-        return try? JSONDocument(parsing: Array(body[range]))
+        return try? JSONDocument(parsing: Array(UnsafeBufferPointer(start: body.base + range.lowerBound, count: range.count)))
     }
 
     // MARK: - Cutting the input into records
@@ -295,7 +324,7 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Parses `pending[range]` (in values mode, from its leading whitespace) as the next record.
     private mutating func addRecord(_ range: Range<Int>) {
         // Tape offsets are 32-bit: records past 4 GiB are not read (and never a wrapped offset).
-        guard !isFull, body.count + range.count + 256 < byteLimit else {
+        guard !isFull, bodyCount + range.count + 256 < byteLimit else {
             isFull = true
             return
         }
@@ -314,7 +343,7 @@ public struct JSONLinesBuilder: ~Copyable {
             try input.withUnsafeBufferPointer { p throws(JSONParseError) in
                 let record = UnsafeBufferPointer(rebasing: p[range])
                 let relative = try JSONParser.parse(record, depthLimit: maximumJSONDepth - 1)
-                let offset = body.count - 1 + (count > 0 ? 1 : 0)  // before the closing bracket
+                let offset = bodyCount + (count > 0 ? 1 : 0)  // after the comma
                 if count == 0 { firstSpansLines = p[from..<range.upperBound].contains(0x0A) }
                 appendRecord(record, tape: relative)
                 if valueRecords == 0 { firstValue = offset..<(offset + record.count) }
@@ -351,12 +380,14 @@ public struct JSONLinesBuilder: ~Copyable {
 
     /// Appends a record's bytes and its tape (parsed from `bytes` alone), moved into place.
     private mutating func appendRecord(_ bytes: UnsafeBufferPointer<UInt8>, tape parsed: TapeStorage) {
-        body.removeLast()  // the closing bracket
-        if count > 0 { body.append(UInt8(ascii: ",")) }
-        let offset = body.count
-        body.append(contentsOf: bytes)
-        body.append(UInt8(ascii: "]"))
-        if tapeCount + parsed.count > tape.capacity { tape.resize(to: max(tape.capacity * 2, tapeCount + parsed.count)) }
+        reserveBody(bytes.count + 1)
+        if count > 0 {
+            body.base[bodyCount] = UInt8(ascii: ",")
+            bodyCount += 1
+        }
+        let offset = bodyCount
+        appendBody(bytes)
+        reserveTape(parsed.count)
         let base = tapeCount
         for k in 0..<parsed.count {
             var e = parsed[k]
@@ -364,7 +395,7 @@ public struct JSONLinesBuilder: ~Copyable {
             if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(base) }
             e.start += UInt32(offset)
             e.end += UInt32(offset)
-            tape.base[base + k] = e
+            tape.memory.base[base + k] = e
         }
         tapeCount += parsed.count
     }

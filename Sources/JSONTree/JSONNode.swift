@@ -38,7 +38,7 @@ public struct JSONNode: Sendable {
     public var byteRange: Range<Int> { Int(entry.start)..<Int(entry.end) }
 
     /// The raw bytes of this node as written in the document.
-    public var rawBytes: ArraySlice<UInt8> { document.bytes[byteRange] }
+    public var rawBytes: Slice<DocumentBytes> { document.bytes[byteRange] }
 
     /// Index of the first tape entry after this node's subtree.
     @usableFromInline var nextIndex: Int {

@@ -14,6 +14,10 @@ public let maximumJSONDepth = 1024
 enum JSONParser {
     /// - Parameter portable: take the path of CPUs without AVX2 (for tests on those that have it).
     static func parse(_ bytes: [UInt8], portable: Bool = false) throws(JSONParseError) -> TapeStorage {
+        try parse(DocumentBytes(bytes), portable: portable)
+    }
+
+    static func parse(_ bytes: DocumentBytes, portable: Bool = false) throws(JSONParseError) -> TapeStorage {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }

@@ -17,12 +17,19 @@ public struct TapeReader {
     /// The document's bytes.
     public let bytes: UnsafeBufferPointer<UInt8>
     @usableFromInline let entries: UnsafeBufferPointer<TapeEntry>
+    /// Entry 0, which is the document's own (see `TapeStorage.root`).
+    @usableFromInline let root: TapeEntry
 
     @inlinable
-    init(bytes: UnsafeBufferPointer<UInt8>, entries: UnsafeBufferPointer<TapeEntry>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, entries: UnsafeBufferPointer<TapeEntry>, root: TapeEntry) {
         self.bytes = bytes
         self.entries = entries
+        self.root = root
     }
+
+    /// Entry `i`: the root's own for 0. (Only a container's end and next index can differ from
+    /// `entries[0]`: the root starts at byte 0 in every document.)
+    @inlinable func entry(_ i: Int) -> TapeEntry { i == 0 ? root : entries[i] }
 
     /// Number of nodes on the tape.
     @inlinable public var count: Int { entries.count }
@@ -30,7 +37,7 @@ public struct TapeReader {
     /// Byte offset where node `i` starts (a string's opening quote).
     @inlinable public func start(_ i: Int) -> Int { Int(entries[i].start) }
     /// Byte offset just after node `i`.
-    @inlinable public func end(_ i: Int) -> Int { Int(entries[i].end) }
+    @inlinable public func end(_ i: Int) -> Int { Int(entry(i).end) }
     /// The first byte of node `i`, which tells its kind.
     @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entries[i].start)] }
 
@@ -55,7 +62,7 @@ public struct TapeReader {
     /// The index of the first node after node `i` and its subtree.
     @inlinable
     public func nextIndex(_ i: Int) -> Int {
-        isContainer(i) ? Int(entries[i].payload) : i + 1
+        isContainer(i) ? Int(entry(i).payload) : i + 1
     }
 
     /// Members of an object (without overridden duplicates) or elements of an array; 0 for scalars.
@@ -84,7 +91,7 @@ public struct TapeReader {
     public func forEachMember(of i: Int, _ body: (_ key: Int, _ value: Int) throws -> Void) rethrows {
         guard firstByte(i) == UInt8(ascii: "{") else { return }
         var k = i + 1
-        let end = Int(entries[i].payload)
+        let end = Int(entry(i).payload)
         while k < end {
             let v = k + 1
             let next = nextIndex(v)
@@ -98,7 +105,7 @@ public struct TapeReader {
     public func forEachElement(of i: Int, _ body: (_ value: Int) throws -> Void) rethrows {
         guard firstByte(i) == UInt8(ascii: "[") else { return }
         var k = i + 1
-        let end = Int(entries[i].payload)
+        let end = Int(entry(i).payload)
         while k < end {
             let next = nextIndex(k)
             try body(k)
@@ -170,7 +177,7 @@ extension JSONDocument {
     @inlinable
     public func withTapeReader<R>(_ body: (TapeReader) throws -> R) rethrows -> R {
         try bytes.withUnsafeBufferPointer { b in
-            try body(TapeReader(bytes: b, entries: UnsafeBufferPointer(start: tape.base, count: tape.count)))
+            try body(TapeReader(bytes: b, entries: UnsafeBufferPointer(start: tape.base, count: tape.count), root: tape.root))
         }
     }
 }

@@ -54,6 +54,10 @@ public struct Window: Sendable {
     /// The document (revision) this window was read from.
     public var document: JSONDocument { children.document }
 
+    /// How many children the location has in that revision, as the database counts them
+    /// (nulls and metadata members left out), in the window or not.
+    public var childCount: Int { children.count }
+
     /// The child ordinal of row `i`.
     @inline(__always)
     func ordinal(at i: Int) -> Int { Int(members[rows.lowerBound + i]) }

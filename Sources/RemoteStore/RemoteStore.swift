@@ -108,7 +108,9 @@ public final class RemoteStore: LiveStore {
         connection.start()
         if let (path, query) = options.firstWindow, query.limit != nil, let parameters = query.restParameters {
             let rest = self.rest, location = url.location.appending(path)
-            Task {
+            // On the client's event loop, as the stream is: the shared pool may be busy with
+            // work that blocks (a test run's other tests; a host program's own tasks).
+            Task(executorPreference: self.client.executor) {
                 // A failure costs nothing: the stream's first `put` comes anyway.
                 guard let value = try? await rest.get(location, parameters: parameters).value else { return }
                 var root = value
@@ -183,7 +185,7 @@ public final class RemoteStore: LiveStore {
         let previous = lastWrite, rest = self.rest, mailbox = self.mailbox, wake = self.wake
         let base = url.location, shown = url.display
         let document = currentRevision?.document ?? JSONDocument(.null)
-        lastWrite = Task { [previous, rest, mailbox, wake, base, shown, document] in
+        lastWrite = Task(executorPreference: client.executor) { [previous, rest, mailbox, wake, base, shown, document] in
             await previous?.value
             let result = await watchedWrite(writes, at: path, ifStill: expected, base: base, rest: rest,
                                             document: document, shown: shown)

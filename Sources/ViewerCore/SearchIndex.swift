@@ -215,9 +215,9 @@ private func rawCandidates(_ needle: [UInt8], foldASCII: Bool, _ document: JSOND
     guard let node = document.root.node(at: location) else { return SortedOffsets(offsets: []) }
     let limit = 1 << 20
     var offsets: [Int] = []
-    let text = node.rawBytes
-    let origin = text.startIndex
-    text.withUnsafeBufferPointer { bytes in
+    let origin = node.byteRange.lowerBound
+    document.bytes.withUnsafeBufferPointer { all in
+        let bytes = UnsafeBufferPointer(rebasing: all[node.byteRange])
         forEachOccurrence(of: needle, in: bytes, foldASCII: foldASCII) { offsets.append(origin + $0); return offsets.count <= limit }
         forEachOccurrence(of: [0x5C], in: bytes, foldASCII: false) { offsets.append(origin + $0); return offsets.count <= 2 * limit }
     }

@@ -397,7 +397,14 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var currentChildCount: Int? {
         guard let revision = store.currentRevision else { return nil }
         if let c = childCount, c.revision == revision.number, c.path == location { return c.count }
-        let n = revision.root.node(at: location).map(childCount(of:)) ?? 0
+        // The window of that revision counted them already, off the loop thread (a million
+        // members take tens of milliseconds to count again).
+        let n: Int
+        if let window = array?.window, window.document === revision.document, window.path == location {
+            n = window.childCount
+        } else {
+            n = revision.root.node(at: location).map(childCount(of:)) ?? 0
+        }
         childCount = (revision.number, location, n)
         return n
     }

@@ -134,7 +134,7 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
             // The first time, another writer replaces the file while we work.
             if calls == 1 { writeByRename(file, #"{"n": 10, "other": true}"#) }
             let doc = try! JSONDocument(parsing: snapshot.bytes)
-            return try! doc.applying(JSONWrite.set(Path("/n"), [".sv": ["increment": 1]])).bytes
+            return try! doc.applying(JSONWrite.set(Path("/n"), [".sv": ["increment": 1]])).bytes.array
         }
         #expect(calls == 2 && outcome.attempts == 2 && outcome.replaced)
         #expect(Disk.text(file) == #"{"n": 11, "other": true}"#)
@@ -172,7 +172,7 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
         let outcome = try AtomicFile.modify(file, options: options) { snapshot throws(WriteError) in
             bases.append(String(decoding: snapshot.bytes, as: UTF8.self))
             let doc = try! JSONDocument(parsing: snapshot.bytes)
-            return try! doc.applying(JSONWrite.set(Path("/n"), [".sv": ["increment": 1]])).bytes
+            return try! doc.applying(JSONWrite.set(Path("/n"), [".sv": ["increment": 1]])).bytes.array
         }
         // Our change was applied again to their content, which was not lost.
         #expect(bases == [#"{"n": 1}"#, #"{"n": 5, "theirs": 1}"#])

@@ -53,7 +53,7 @@ final class EventLog { var lines: [String] = [] }
 
         // Before any loop turn: one new revision, the file's new bytes, and its events.
         #expect(recording.revisions.count == before + 1)
-        #expect(store.currentRevision?.document.bytes == readAll(file))
+        #expect(store.currentRevision?.document.bytes.array == readAll(file))
         #expect(result.changed && result.attempts == 1)
         #expect(events.lines == [
             "child_added c prev null @0",
@@ -142,7 +142,7 @@ final class EventLog { var lines: [String] = [] }
         try second.remove()
         try list.child("x").update([(Path("y"), nil)])
         #expect(Disk.text(file) == "{}")
-        #expect(store.currentRevision?.document.bytes == Array("{}".utf8))
+        #expect(store.currentRevision?.document.bytes.array == Array("{}".utf8))
         #expect(recording.revisions.count == 1 + 6)
     }
 }
@@ -177,7 +177,7 @@ final class EventLog { var lines: [String] = [] }
         let root = try JSONDocument(parsing: readAll(file)!).root
         #expect(root.node(at: try Path("/players/a/score"))?.json == 5)
         #expect(root.node(at: try Path("/players/\(key)/score"))?.json == 0)
-        #expect(store.currentRevision?.document.bytes == readAll(file))
+        #expect(store.currentRevision?.document.bytes.array == readAll(file))
     }
 
     @Test func aStartedWritesFailureIsDeliveredAndChangesNothing() throws {

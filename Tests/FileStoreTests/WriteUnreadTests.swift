@@ -24,7 +24,7 @@ import TestSupport
             case (.success(let r), .success(let u)):
                 #expect(u.changed == r.changed, "seed \(seed)")
                 #expect(Disk.text(b) == Disk.text(a), "seed \(seed): \(writes)")
-                #expect(Array(Disk.text(b).utf8) == r.document.bytes, "seed \(seed)")
+                #expect(Array(Disk.text(b).utf8) == r.document.bytes.array, "seed \(seed)")
             case (.failure(let r), .failure(let u)):
                 #expect(u == r, "seed \(seed)")
                 #expect(Disk.text(b) == text, "seed \(seed)")

@@ -56,7 +56,7 @@ import TestSupport
             let full = Self.outcome { () throws(JSONParseError) in try JSONDocument(parsing: new) }
             let again = Self.outcome { () throws(JSONParseError) in try doc.reparsing(new) }
             #expect(again == full, "seed \(seed): \(String(decoding: old, as: UTF8.self)) → \(String(decoding: new, as: UTF8.self))")
-            if doc.reparsedInPlace(new) != nil { partial += 1 }
+            if doc.reparsedInPlace(DocumentBytes(new)) != nil { partial += 1 }
         }
         // Most edits take the partial path; the others fall back to a full parse.
         #expect(changed > 1_800 && partial > 300, "\(partial) of \(changed) re-parsed in place")
@@ -69,7 +69,7 @@ import TestSupport
         var edited = children
         edited[700] = "\"c700\": {\"name\": \"renamed, longer\", \"score\": 7, \"new\": [1, 2]}"
         let new = Array(("{\"items\": {" + edited.joined(separator: ",\n") + "}}").utf8)
-        let again = try #require(doc.reparsedInPlace(new))
+        let again = try #require(doc.reparsedInPlace(DocumentBytes(new)))
         #expect(Self.outcome { () throws(JSONParseError) in again } == Self.outcome { () throws(JSONParseError) in
             try JSONDocument(parsing: new)
         })
@@ -88,7 +88,7 @@ import TestSupport
         // An edit in the small object re-parses it alone and copies the big tape around it.
         var new = old
         new.replaceSubrange((new.count - 2)..<(new.count - 2), with: Array(#", "b": "x""#.utf8))
-        let again = try #require(doc.reparsedInPlace(new))
+        let again = try #require(doc.reparsedInPlace(DocumentBytes(new)))
         #expect(again.root[key: "small"]?[key: "b"]?.stringValue == "x")
         #expect(Self.outcome { () throws(JSONParseError) in again } == Self.outcome { () throws(JSONParseError) in
             try JSONDocument(parsing: new)
@@ -102,7 +102,7 @@ import TestSupport
         let doc = try JSONDocument(parsing: old)
         let deeper = String(repeating: "[", count: 30) + "0" + String(repeating: "]", count: 30)
         let new = Array((String(repeating: "[", count: depth) + "[\(deeper)], 1" + String(repeating: "]", count: depth)).utf8)
-        #expect(doc.reparsedInPlace(new) == nil)
+        #expect(doc.reparsedInPlace(DocumentBytes(new)) == nil)
         #expect(throws: JSONParseError.self) { try doc.reparsing(new) }
     }
 
@@ -125,7 +125,7 @@ import TestSupport
             let ends = Self.naiveEnds(old, new)
             let full = Self.outcome { () throws(JSONParseError) in try JSONDocument(parsing: new) }
             let again = Self.outcome { () throws(JSONParseError) in
-                try doc.reparsing(new, sharedPrefix: ends.prefix, sharedSuffix: ends.suffix)
+                try doc.reparsing(DocumentBytes(new), sharedPrefix: ends.prefix, sharedSuffix: ends.suffix)
             }
             #expect(again == full, "seed \(seed)")
             // A later stage reads the ends back instead of comparing the bytes again.
@@ -144,7 +144,7 @@ import TestSupport
         let doc = try JSONDocument(parsing: old)
         for new in [#"[[1], [], [], "\u0041", {"k": []}]"#, #"[[], [{"a": 1}], [], "\u0041", {"k": []}]"#] {
             let bytes = Array(new.utf8)
-            let again = try #require(doc.reparsedInPlace(bytes))
+            let again = try #require(doc.reparsedInPlace(DocumentBytes(bytes)))
             #expect(Self.outcome { () throws(JSONParseError) in again } == Self.outcome { () throws(JSONParseError) in
                 try JSONDocument(parsing: bytes)
             })
@@ -166,5 +166,51 @@ import TestSupport
                 try JSONDocument(parsing: bytes)
             }, "step \(step)")
         }
+    }
+
+    @Test func anEditThatMovesNoNodeSharesTheTape() throws {
+        // Same-length edits: digits, letters in strings, an escape for a letter (which must not be
+        // shared: the string's escape mark changes), a key's letter. Every result equals a full
+        // parse; the tape is shared exactly when the full parse's tape is the old one's.
+        var shared = 0
+        try forEachSeed(1_000) { seed, r in
+            let old = Self.document(&r)
+            let doc = try JSONDocument(parsing: old)
+            var new = old
+            let candidates = old.indices.filter { old[$0] >= UInt8(ascii: "0") && old[$0] <= UInt8(ascii: "9") || old[$0] >= UInt8(ascii: "a") && old[$0] <= UInt8(ascii: "z") }
+            guard let at = candidates.isEmpty ? nil : candidates[r.int(0..<candidates.count)] else { return }
+            let b = old[at]
+            new[at] = b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") ? UInt8(ascii: "0") + (b - UInt8(ascii: "0") + 1) % 10
+                : r.chance(0.1) ? UInt8(ascii: "\\") : UInt8(ascii: "a") + (b - UInt8(ascii: "a") + 1) % 26
+            let full = Self.outcome { () throws(JSONParseError) in try JSONDocument(parsing: new) }
+            var again: JSONDocument?
+            #expect(Self.outcome { () throws(JSONParseError) in
+                let d = try doc.reparsing(new)
+                again = d
+                return d
+            } == full, "seed \(seed)")
+            if let again, again.tape === doc.tape {
+                shared += 1
+                #expect(Self.outcome { () throws(JSONParseError) in doc } == full, "seed \(seed): shared a tape that differs")
+                #expect(again.bytes.array == new)
+            }
+        }
+        #expect(shared > 300, "only \(shared) edits shared their tape")
+    }
+
+    @Test func revisionsReadIntoRecycledBlocksKeepTheirBytes() throws {
+        // Blocks over the mapping threshold: each revision dropped leaves its block as a spare that
+        // the next one takes; a revision still alive is never written over.
+        let base = Array(repeating: UInt8(ascii: "a"), count: 12 << 20)
+        var kept: [(DocumentBytes, [UInt8])] = []
+        for step in 0..<6 {
+            var expected = base
+            expected[step * 1000] = UInt8(ascii: "0") + UInt8(step)
+            let block = ByteBlock(capacity: expected.count + 1)
+            expected.withUnsafeBufferPointer { block.base.update(from: $0.baseAddress!, count: $0.count) }
+            let bytes = DocumentBytes(block: block, count: expected.count)
+            if step % 2 == 0 { kept.append((bytes, expected)) }
+        }
+        for (bytes, expected) in kept { #expect(bytes.array == expected) }
     }
 }

@@ -57,10 +57,10 @@ struct List: ParsableCommand {
         if file != "-", input.format(of: file) == .jsonLines, let document = newestRecords(file, path: path, query: query) {
             return print(Window(query: query, path: path, document: document), choice: choice)
         }
-        let bytes: [UInt8]
+        let bytes: DocumentBytes
         do {
             // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
-            bytes = file == "-" ? try readInput(file, maxBytes: maxSize) : try AtomicFile.read(file).bytes
+            bytes = file == "-" ? DocumentBytes(try readInput(file, maxBytes: maxSize)) : try AtomicFile.read(file).bytes
         } catch {
             throw CommandError((error as? WriteError)?.message ?? "\(error)", at: file)
         }
@@ -116,7 +116,7 @@ private func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocu
 }
 
 /// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.
-private func records(_ bytes: [UInt8], mode: JSONLinesBuilder.Mode) -> JSONDocument {
+private func records(_ bytes: DocumentBytes, mode: JSONLinesBuilder.Mode) -> JSONDocument {
     var builder = JSONLinesBuilder(mode: mode)
     builder.reserveCapacity(forInput: bytes.count)
     builder.append(bytes)
@@ -125,7 +125,7 @@ private func records(_ bytes: [UInt8], mode: JSONLinesBuilder.Mode) -> JSONDocum
 }
 
 /// Input that is not one JSON document, as a list of values, when it holds more than one.
-private func streamOfValues(_ bytes: [UInt8]) -> JSONDocument? {
+private func streamOfValues(_ bytes: DocumentBytes) -> JSONDocument? {
     var builder = JSONLinesBuilder(mode: .values)
     builder.append(bytes)
     builder.finish()

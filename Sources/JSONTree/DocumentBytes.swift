@@ -1,0 +1,105 @@
+// The bytes of a document: an array, or the first bytes of a block that only grows.
+
+/// Memory for a document's bytes, written before any document reads it and never changed
+/// after: only bytes past every document's `count` may still be written (a JSON Lines file's
+/// next records), so documents share one block as they share a prefix.
+///
+/// A large block is a recycled mapping: the next revision of a large file is read into the
+/// pages of the last one that went (see `RecycledMemory`).
+public final class ByteBlock: @unchecked Sendable {
+    private var memory: RecycledMemory<UInt8>
+    /// Where the bytes start; stays put for the block's life (it never grows in place).
+    public var base: UnsafeMutablePointer<UInt8> { memory.base }
+    public var capacity: Int { memory.capacity }
+
+    /// A block of at least `capacity` bytes, uninitialized. Any spare that holds them is taken:
+    /// a block too large is either read into while a file is rewritten (and dropped when the
+    /// read finds half a file) or the rare revision of a file that shrank by more than a quarter.
+    public init(capacity: Int) {
+        memory = RecycledMemory(capacity: capacity, waste: 1)
+    }
+
+    deinit { memory.releaseKeepingSpare() }
+}
+
+/// A document's bytes: exactly as read or made, immutable while the document exists.
+///
+/// An array for documents made from one, or the first `count` bytes of a `ByteBlock`: a large
+/// file's revision read into recycled memory, or a JSON Lines list whose revisions share one
+/// growing block. Either way the bytes are contiguous; `withUnsafeBufferPointer` reads them.
+public struct DocumentBytes: RandomAccessCollection, Sendable {
+    @usableFromInline enum Storage: Sendable {
+        case array([UInt8])
+        case block(ByteBlock)
+    }
+
+    @usableFromInline let storage: Storage
+    public let count: Int
+
+    public init(_ array: [UInt8]) {
+        storage = .array(array)
+        count = array.count
+    }
+
+    /// The first `count` bytes of `block`, which must not change while these bytes exist.
+    public init(block: ByteBlock, count: Int) {
+        precondition(count <= block.capacity)
+        storage = .block(block)
+        self.count = count
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    @inlinable
+    public subscript(i: Int) -> UInt8 {
+        precondition(i >= 0 && i < count, "byte index out of range")
+        switch storage {
+        case .array(let a): return a[i]
+        case .block(let b): return b.base[i]
+        }
+    }
+
+    /// Calls `body` with the bytes; the pointer must not escape the call.
+    @inlinable
+    public func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        switch storage {
+        case .array(let a):
+            return try a.withUnsafeBufferPointer(body)
+        case .block(let b):
+            defer { withExtendedLifetime(b) {} }
+            return try body(UnsafeBufferPointer(start: b.base, count: count))
+        }
+    }
+
+    public func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        try withUnsafeBufferPointer { p -> R in try body(p) }
+    }
+
+    /// Calls `body` with the bytes as raw memory; the pointer must not escape the call.
+    @inlinable
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeBufferPointer { (p) throws(E) in try body(UnsafeRawBufferPointer(p)) }
+    }
+
+    /// The bytes as an array (a copy, unless they are one).
+    public var array: [UInt8] {
+        switch storage {
+        case .array(let a): return a
+        case .block: return withUnsafeBufferPointer { Array($0) }
+        }
+    }
+
+    /// The bytes in `range`, copied.
+    public func copy(_ range: Range<Int>) -> [UInt8] {
+        withUnsafeBufferPointer { Array($0[range]) }
+    }
+}
+
+extension DocumentBytes: Equatable {
+    public static func == (a: DocumentBytes, b: DocumentBytes) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in a.count == 0 || bytesEqual(pa.baseAddress!, pb.baseAddress!, a.count) }
+        }
+    }
+}

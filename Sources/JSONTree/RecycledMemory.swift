@@ -1,0 +1,138 @@
+// Memory for tapes and for the bytes of large files' revisions. Small blocks come from malloc.
+// Large ones are anonymous mappings with transparent huge pages asked for: a 1,000,000-child
+// file has a 200 MB tape, and touching it 4 KiB page by page cost more than parsing it (800 ms
+// of faults against a 180 ms re-parse).
+//
+// A revision's mapping is kept as a spare when its document goes (two at a time: a revision's
+// bytes and its tape): a file followed edit by edit needs blocks of the same sizes for every
+// revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
+// of bytes and 200 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
+// is that much more resident memory while following. A spare is not given to the kernel with
+// MADV_FREE: on huge pages that frees them at once, and the zeroing comes back.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// A mapping no block owns, ready to be taken again: its address and size in bytes.
+private struct SpareMapping: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let bytes: Int
+}
+
+/// The spare mappings, shared by every document of the process; at most `spareLimit`.
+private let spareMappings = Mutex<[SpareMapping]>([])
+private let spareLimit = 2
+
+/// A block of `Element`s: where it is, how many fit, and how it was obtained.
+/// Sendable because a block has one owner at a time (a tape, a document's bytes, a spare slot).
+struct RecycledMemory<Element>: @unchecked Sendable {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var capacity: Int
+    /// Whether the block is a mapping (else malloc'd).
+    private(set) var isMapped: Bool
+
+    /// Blocks at least this large are mapped (2 MiB huge pages are worth it well below this).
+    static var mappingThreshold: Int { 8 << 20 }
+
+    /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
+    /// contents, or zeroes. A spare is taken when it wastes at most `waste` of itself.
+    init(capacity: Int, waste: Double = 0.25) {
+        let count = max(1, capacity)
+        let bytes = count * MemoryLayout<Element>.stride
+        if bytes >= Self.mappingThreshold, let spare = takeSpare(fitting: bytes, waste: waste) {
+            base = spare.base.assumingMemoryBound(to: Element.self)
+            self.capacity = spare.bytes / MemoryLayout<Element>.stride
+            isMapped = true
+            return
+        }
+        if bytes >= Self.mappingThreshold, let mapped = map(bytes) {
+            base = mapped.assumingMemoryBound(to: Element.self)
+            isMapped = true
+        } else {
+            base = malloc(bytes)!.assumingMemoryBound(to: Element.self)
+            isMapped = false
+        }
+        self.capacity = count
+    }
+
+    private var byteCount: Int { capacity * MemoryLayout<Element>.stride }
+
+    /// Resizes to `capacity` elements, keeping the first `min(old, new)`.
+    mutating func resize(to capacity: Int) {
+        if isMapped {
+            // (mremap is variadic in C, so Swift cannot call it: map anew and copy.)
+            let bigger = RecycledMemory(capacity: capacity)
+            bigger.base.update(from: base, count: min(self.capacity, bigger.capacity))
+            release()
+            self = bigger
+        } else {
+            base = realloc(base, max(1, capacity) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+            self.capacity = max(1, capacity)
+        }
+    }
+
+    /// Gives back the room past the first `capacity` elements: a mapping's pages past them are
+    /// unmapped where they are (no copy, so no second block while shrinking).
+    mutating func shrink(to capacity: Int) {
+        let keep = max(1, capacity)
+        guard keep < self.capacity else { return }
+        guard isMapped else { return resize(to: keep) }
+        let stride = MemoryLayout<Element>.stride
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (keep * stride + page - 1) / page * page
+        let end = byteCount
+        if start < end { munmap(UnsafeMutableRawPointer(base) + start, end - start) }
+        // What remains mapped: whole pages up to `start`.
+        self.capacity = start / stride
+    }
+
+    /// Gives the block back; a mapping is kept as a spare for the next block of its size.
+    func releaseKeepingSpare() {
+        guard isMapped else { return free(base) }
+        let dropped = spareMappings.withLock { spares -> SpareMapping? in
+            spares.append(SpareMapping(base: UnsafeMutableRawPointer(base), bytes: byteCount))
+            guard spares.count > spareLimit else { return nil }
+            // The smallest goes: the larger ones fit the next blocks of their size or less.
+            let smallest = spares.indices.min { spares[$0].bytes < spares[$1].bytes }!
+            return spares.remove(at: smallest)
+        }
+        if let dropped { munmap(dropped.base, dropped.bytes) }
+    }
+
+    func release() {
+        if isMapped {
+            munmap(base, byteCount)
+        } else {
+            free(base)
+        }
+    }
+}
+
+/// The smallest spare mapping that holds `bytes` without wasting more than `waste` of it.
+private func takeSpare(fitting bytes: Int, waste: Double) -> SpareMapping? {
+    spareMappings.withLock { spares in
+        let fitting = spares.indices.filter {
+            spares[$0].bytes >= bytes && Double(spares[$0].bytes - bytes) <= Double(spares[$0].bytes) * waste
+        }
+        guard let best = fitting.min(by: { spares[$0].bytes < spares[$1].bytes }) else { return nil }
+        return spares.remove(at: best)
+    }
+}
+
+private func map(_ bytes: Int) -> UnsafeMutableRawPointer? {
+    #if canImport(Glibc)
+    guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+        return nil
+    }
+    _ = madvise(p, bytes, MADV_HUGEPAGE)
+    return p
+    #else
+    return nil
+    #endif
+}
+
+/// The memory of a tape.
+typealias TapeMemory = RecycledMemory<TapeEntry>
