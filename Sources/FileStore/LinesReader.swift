@@ -64,9 +64,14 @@ final class LinesReader: @unchecked Sendable {
     private var tail: [UInt8] = []
     private static let tailLength = 64
     private static let chunk = 1 << 22
+    /// Where reads land: one buffer for the reader's life (a fresh 4 MiB per append, zeroed,
+    /// cost more than the rest of an append's work).
+    private let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunk)
     private var ended = false
     /// How many of the builder's errors earlier reads reported.
     private var reportedErrors = 0
+
+    deinit { readBuffer.deallocate() }
 
     init(source: Source, newestFirst: FileStore.NewestFirst? = nil) {
         self.source = source
@@ -140,17 +145,17 @@ final class LinesReader: @unchecked Sendable {
         // Everything after `offset`, including what is appended while this reads.
         if identity.size - offset > Int64(Self.chunk) { builder.reserveCapacity(forInput: Int(identity.size - offset)) }
         var added = 0
-        var buffer = [UInt8](repeating: 0, count: Self.chunk)
         while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            let n = pread(fd, readBuffer.baseAddress, readBuffer.count, off_t(offset))
             if n < 0 {
                 if errno == EINTR { continue }
                 return failure(errno)
             }
             if n == 0 { break }
-            added += builder.append(buffer[0..<n])
+            let bytes = UnsafeBufferPointer(rebasing: readBuffer[0..<n])
+            added += builder.append(bytes)
             offset += Int64(n)
-            remember(buffer[0..<n])
+            remember(bytes)
         }
         var news = report(identity: identity)
         news.restart = restart
@@ -176,7 +181,7 @@ final class LinesReader: @unchecked Sendable {
         reportedErrors = 0
     }
 
-    private func remember(_ bytes: ArraySlice<UInt8>) {
+    private func remember(_ bytes: UnsafeBufferPointer<UInt8>) {
         tail.append(contentsOf: bytes.suffix(Self.tailLength))
         if tail.count > Self.tailLength { tail.removeFirst(tail.count - Self.tailLength) }
     }

@@ -29,6 +29,9 @@ final class ChildList: @unchecked Sendable {
     /// Per child of an array: its element index, which is its key. nil for an object, and for
     /// an array without nulls (child `o` is element `o`).
     private(set) var indexes: UnsafeMutablePointer<Int32>?
+    /// The memory of `nodes` and `indexes`, which a later revision's list may share (`derived`).
+    private var nodeBuffer: OrdinalBuffer?
+    private var indexBuffer: OrdinalBuffer?
     /// The tape index of the location, or -1 when there is none.
     let location: Int
     /// Whether the location object has members overridden by a later duplicate key.
@@ -39,13 +42,27 @@ final class ChildList: @unchecked Sendable {
         self.document = document
         self.isArray = isArray
         self.location = location
-        nodes = stored ? .allocate(capacity: max(capacity, 1)) : nil
-        indexes = stored && isArray ? .allocate(capacity: max(capacity, 1)) : nil
+        nodeBuffer = stored ? OrdinalBuffer(capacity: capacity) : nil
+        indexBuffer = stored && isArray ? OrdinalBuffer(capacity: capacity) : nil
+        nodes = nodeBuffer?.base
+        indexes = indexBuffer?.base
     }
 
-    deinit {
-        nodes?.deallocate()
-        indexes?.deallocate()
+    /// A list that shares `old`'s buffers, which hold room for what it appends.
+    private init(extending old: ChildList, document: JSONDocument, nodes: OrdinalBuffer, indexes: OrdinalBuffer?) {
+        self.document = document
+        isArray = old.isArray
+        location = old.location
+        nodeBuffer = nodes
+        indexBuffer = indexes
+        self.nodes = nodes.base
+        self.indexes = indexes?.base
+    }
+
+    /// The buffers stop at the list's count: a later list may append past it.
+    private func settle() {
+        nodeBuffer?.settle(at: count)
+        indexBuffer?.settle(at: count)
     }
 
     /// The tape index of child `o`'s key (objects) or value (arrays).
@@ -83,6 +100,7 @@ final class ChildList: @unchecked Sendable {
         count = n
         hasShadowed = shadowed
         if isArray { dropConsecutive() }
+        settle()
     }
 
     /// Whether the elements between tape indexes `from` and `to` take one tape entry each (no
@@ -102,7 +120,7 @@ final class ChildList: @unchecked Sendable {
     private func dropConsecutive() {
         // Element indexes are 0, 1, … exactly when the last child is the last element.
         guard count == 0 || Int(indexes![count - 1]) == count - 1 else { return }
-        indexes?.deallocate()
+        indexBuffer = nil
         indexes = nil
     }
 
@@ -190,6 +208,14 @@ final class ChildList: @unchecked Sendable {
                     let mid = (lo + hi) / 2
                     if old.end(mid, ot) < cp { lo = mid + 1 } else { hi = mid }
                 }
+                // A child ending exactly there is unchanged too unless the new byte there could
+                // continue it: only a number (or literal) can grow at its end. (A log's last
+                // record, followed by the next one's comma.)
+                if lo < nOld && old.end(lo, ot) == cp && cp < nt.bytes.count && endsValue(nt.bytes[cp])
+                    && old.end(lo, ot) == nt.end(old.valueIndex(lo))
+                {
+                    lo += 1
+                }
                 let prefix = lo
                 // Where the members after the prefix start, in both tapes (the same index: the
                 // tapes agree up to the prefix).
@@ -226,11 +252,22 @@ final class ChildList: @unchecked Sendable {
                     element += 1
                 }
                 let suffix = nOld - anchor
-                let capacity = prefix + ChildList.capacity(old.isArray, first, anchorTape) + suffix
-                let list = ChildList(document: document, isArray: old.isArray, capacity: capacity, location: node.index)
-                // Copy the prefix, read the middle, copy the suffix shifted.
-                for i in 0..<prefix { list.nodes![i] = Int32(truncatingIfNeeded: old.node(i)) }
-                if old.isArray { for i in 0..<prefix { list.indexes![i] = old.elementIndex(i) } }
+                let middleCapacity = ChildList.capacity(old.isArray, first, anchorTape)
+                let list: ChildList
+                if suffix == 0 && prefix == nOld, let shared = old.extensionBuffers(by: middleCapacity) {
+                    // Children only added at the end (a log that grew): the old list's buffers
+                    // are this one's too, and it writes past their end (O(added), not O(children)).
+                    list = ChildList(extending: old, document: document, nodes: shared.nodes, indexes: shared.indexes)
+                } else {
+                    // Room for a quarter more when children were only added at the end: a growing
+                    // log's next lists then share this one's buffers (see above).
+                    let needed = prefix + middleCapacity + suffix
+                    let room = suffix == 0 && prefix == nOld ? needed / 4 : 0
+                    list = ChildList(document: document, isArray: old.isArray, capacity: needed + room, location: node.index)
+                    // Copy the prefix; the middle is read, the suffix copied shifted, below.
+                    for i in 0..<prefix { list.nodes![i] = Int32(truncatingIfNeeded: old.node(i)) }
+                    if old.isArray { for i in 0..<prefix { list.indexes![i] = old.elementIndex(i) } }
+                }
                 let middle = list.append(nt, from: first, to: anchorTape, elementIndex: firstElement, at: prefix)
                 let at = prefix + middle.count
                 if suffix > 0 {
@@ -256,10 +293,27 @@ final class ChildList: @unchecked Sendable {
                 }
                 list.hasShadowed = middle.shadowed
                 list.count = at + suffix
+                list.settle()
                 let sameKeys = !old.isArray || anchor == nOld || anchorElement == old.elementIndex(anchor)
                 return (list, prefix, sameKeys ? suffix : 0)
             }
         }
+    }
+
+    /// Buffers holding this list's children with room for `n` more after them, which no other
+    /// list reads: this list's own when they have the room and no later list claimed it, else
+    /// copies twice as large (so a list that grows a child at a time copies O(1) per child,
+    /// amortised). nil when the list stores no per-child numbers (then nothing is shared).
+    private func extensionBuffers(by n: Int) -> (nodes: OrdinalBuffer, indexes: OrdinalBuffer?)? {
+        guard let nodeBuffer, isArray == (indexBuffer != nil) else { return nil }
+        if nodeBuffer.extend(from: count, by: n) {
+            if let indexBuffer, !indexBuffer.extend(from: count, by: n) {
+                nodeBuffer.settle(at: count)
+                return nil
+            }
+            return (nodeBuffer, indexBuffer)
+        }
+        return (nodeBuffer.grown(keeping: count, room: n), indexBuffer?.grown(keeping: count, room: n))
     }
 
     /// The value of child `ordinal`.
@@ -309,5 +363,51 @@ final class ChildList: @unchecked Sendable {
             return true
         }
         return value(a).valueEquals(other.value(b))
+    }
+}
+
+/// Whether `byte`, right after a value, ends it (no number or literal goes on through it).
+private func endsValue(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") || byte == 0x20 || byte == 0x0A
+        || byte == 0x0D || byte == 0x09
+}
+
+/// Per-child numbers of `ChildList`s: a list's own, or shared by the lists of later revisions
+/// that only added children at the end, each reading its first `count` entries while the
+/// newest writes past them. `claimed` is how far some list reads or writes.
+final class OrdinalBuffer: @unchecked Sendable {
+    // @unchecked: entries below `claimed` are never written again; `claimed` is behind a lock.
+    let base: UnsafeMutablePointer<Int32>
+    let capacity: Int
+    private let claimed: Locked<Int>
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+        base = .allocate(capacity: self.capacity)
+        claimed = Locked(self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Claims entries `from..<from + n` for a list that extends one of `from` entries: true when
+    /// no list claimed past `from` and they fit.
+    func extend(from: Int, by n: Int) -> Bool {
+        claimed.withLock { claimed in
+            guard claimed == from, from + n <= capacity else { return false }
+            claimed = from + n
+            return true
+        }
+    }
+
+    /// After the list that claimed entries wrote `count` of them.
+    func settle(at count: Int) {
+        claimed.withLock { $0 = count }
+    }
+
+    /// A buffer with this one's first `count` entries and room for `n` more, claimed.
+    func grown(keeping count: Int, room n: Int) -> OrdinalBuffer {
+        let bigger = OrdinalBuffer(capacity: max(capacity * 2, count + n))
+        bigger.base.update(from: base, count: count)
+        return bigger
     }
 }

@@ -69,6 +69,42 @@ func columns(_ l: ChildList) -> [[Int64]] {
         #expect(derivedCount * 2 > total, "\(derivedCount) of \(total) derived")
     }
 
+    /// A growing log: each revision's list is derived from the last derived one, sharing its
+    /// buffers and writing past their end. Every list equals a full read, an older list never
+    /// changes when a newer one extends it, and two lists derived from the same one do not see
+    /// each other's children.
+    @Test func listsOfAGrowingLogShareTheirBuffersAndStayExact() {
+        var shared = 0
+        forEachSeed(60, base: 4242) { seed, rng in
+            var builder = JSONLinesBuilder(mode: .lines)
+            var old = ChildList(document: builder.document(), path: .root)
+            var kept: [(list: ChildList, columns: [[Int64]])] = []
+            for step in 0..<30 {
+                var text = ""
+                for _ in 0..<rng.int(1...4) {
+                    text += rng.chance(0.15) ? "\n" : rng.chance(0.2) ? "\(rng.int(0...9))\n" : "{\"n\":\(rng.int(0...99)),\"s\":\"x\"}\n"
+                }
+                builder.append(Array(text.utf8))
+                let doc = builder.document()
+                let full = ChildList(document: doc, path: .root)
+                guard let d = derive(old, doc, .root) else {
+                    Issue.record("seed \(seed) step \(step): an append was not derived")
+                    return
+                }
+                #expect(columns(d.list) == columns(full), "seed \(seed) step \(step)")
+                if d.list.nodes != nil && d.list.nodes == old.nodes { shared += 1 }
+                if rng.chance(0.2), let other = derive(old, doc, .root) {
+                    // A second list from the same old one: its own copy, equally exact.
+                    #expect(columns(other.list) == columns(full), "seed \(seed) step \(step): second derivation")
+                }
+                if rng.chance(0.3) { kept.append((old, columns(old))) }
+                old = d.list
+            }
+            for (list, before) in kept { #expect(columns(list) == before, "seed \(seed): an older list changed") }
+        }
+        #expect(shared > 600, "only \(shared) lists shared their buffers")
+    }
+
     @Test func duplicateKeysAreDetected() throws {
         let doc = try JSONDocument(parsing: #"{"items":{"a":1,"b":2,"c":3}}"#)
         let old = ChildList(document: doc, path: itemsPath)
