@@ -146,7 +146,8 @@ final class ChildList: @unchecked Sendable {
                 defer { index += 1 }
                 guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
                 nodes![n] = Int32(truncatingIfNeeded: v)
-                indexes![n] = index
+                // (No indexes: the elements are consecutive, see `extensionBuffers`.)
+                if let indexes { indexes[n] = index }
                 n += 1
             }
             return (n - at, false)
@@ -254,7 +255,9 @@ final class ChildList: @unchecked Sendable {
                 let suffix = nOld - anchor
                 let middleCapacity = ChildList.capacity(old.isArray, first, anchorTape)
                 let list: ChildList
-                if suffix == 0 && prefix == nOld, let shared = old.extensionBuffers(by: middleCapacity) {
+                if suffix == 0 && prefix == nOld,
+                    let shared = old.extensionBuffers(by: middleCapacity, addsNull: old.isArray && ChildList.holdsNull(nt, first, anchorTape))
+                {
                     // Children only added at the end (a log that grew): the old list's buffers
                     // are this one's too, and it writes past their end (O(added), not O(children)).
                     list = ChildList(extending: old, document: document, nodes: shared.nodes, indexes: shared.indexes)
@@ -300,12 +303,25 @@ final class ChildList: @unchecked Sendable {
         }
     }
 
+    /// Whether an element between tape indexes `from` and `to` is null.
+    private static func holdsNull(_ tape: TapeReader, _ from: Int, _ to: Int) -> Bool {
+        var k = from
+        while k < to {
+            if tape.firstByte(k) == UInt8(ascii: "n") { return true }
+            k = tape.nextIndex(k)
+        }
+        return false
+    }
+
     /// Buffers holding this list's children with room for `n` more after them, which no other
     /// list reads: this list's own when they have the room and no later list claimed it, else
     /// copies twice as large (so a list that grows a child at a time copies O(1) per child,
     /// amortised). nil when the list stores no per-child numbers (then nothing is shared).
-    private func extensionBuffers(by n: Int) -> (nodes: OrdinalBuffer, indexes: OrdinalBuffer?)? {
-        guard let nodeBuffer, isArray == (indexBuffer != nil) else { return nil }
+    ///
+    /// An array whose elements are consecutive keeps no indexes, nor does its extension when the
+    /// elements added hold no null (`addsNull` false).
+    private func extensionBuffers(by n: Int, addsNull: Bool) -> (nodes: OrdinalBuffer, indexes: OrdinalBuffer?)? {
+        guard let nodeBuffer, !isArray || indexBuffer != nil || !addsNull else { return nil }
         if nodeBuffer.extend(from: count, by: n) {
             if let indexBuffer, !indexBuffer.extend(from: count, by: n) {
                 nodeBuffer.settle(at: count)
