@@ -100,13 +100,25 @@ public final class FileStore: LiveStore {
     /// is the following revision. A window among those records (`limitToLast(k)` in line order,
     /// k ≤ `records`) is exact at once; other queries see only those records until the whole file
     /// arrives.
+    ///
+    /// With `onlyNewest`, the whole file is never read: the store follows the log from those
+    /// records on, appends only, for a reader whose query can never need an older record
+    /// (`synctable events --limit-to-last K` in line order). Memory is then what the newest
+    /// records take, plus a `null` per earlier line, however long the log. A log that starts over
+    /// (truncated, replaced) is read from its newest records again.
     public struct NewestFirst: Sendable, Equatable {
         public var records: Int
         public var minimumBytes: Int
+        public var onlyNewest: Bool
+        /// The query orders by priority (no explicit order): records holding `.priority` would
+        /// break line order, so a file that may hold them is read whole instead.
+        public var byPriority: Bool
 
-        public init(records: Int, minimumBytes: Int = 32 << 20) {
+        public init(records: Int, minimumBytes: Int = 32 << 20, onlyNewest: Bool = false, byPriority: Bool = true) {
             self.records = max(1, records)
             self.minimumBytes = max(0, minimumBytes)
+            self.onlyNewest = onlyNewest
+            self.byPriority = byPriority
         }
     }
 

@@ -128,10 +128,18 @@ final class LinesReader: @unchecked Sendable {
         if let newestFirst, !newestFirstDone, followed == nil, identity.size >= Int64(newestFirst.minimumBytes) {
             newestFirstDone = true
             if let tail = LinesTail(fd: fd, size: Int(identity.size), children: newestFirst.records) {
-                var news = LinesNews(identity: identity, records: tail.document.root.count, invalidRecords: 0)
-                news.document = tail.document
-                news.partial = true
-                return news
+                if newestFirst.onlyNewest && !(newestFirst.byPriority && tail.mayHavePriorities) {
+                    // Follow from the newest records on: the lines before are counted (`null`,
+                    // no child), never read as records.
+                    builder.appendSkippedLines(tail.linesBefore)
+                    offset = Int64(tail.start)
+                    followed = (identity.device, identity.inode)
+                } else {
+                    var news = LinesNews(identity: identity, records: tail.document.root.count, invalidRecords: 0)
+                    news.document = tail.document
+                    news.partial = true
+                    return news
+                }
             }
         }
         if let followed, followed != (identity.device, identity.inode) {
@@ -174,6 +182,8 @@ final class LinesReader: @unchecked Sendable {
     }
 
     private func startOver() {
+        // A log that only its newest records are read of is read that way again.
+        if newestFirst?.onlyNewest == true { newestFirstDone = false }
         builder = JSONLinesBuilder(mode: builder.mode)
         followed = nil
         offset = 0

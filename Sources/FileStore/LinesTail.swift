@@ -16,6 +16,9 @@ public struct LinesTail: Sendable {
     /// Whether the file may hold a `.priority` member (the word, or an ASCII letter escaped as
     /// `\u00..` that could spell it): then priority order is not line order.
     public let mayHavePriorities: Bool
+    /// Where the newest records start in the file, and how many lines come before.
+    public let start: Int
+    public let linesBefore: Int
 
     /// Reads the last `children` children of the JSON Lines file at `path`; nil when it cannot
     /// be read (missing, not a regular file, changed while read: the caller reads it whole).
@@ -75,6 +78,8 @@ public struct LinesTail: Sendable {
             return JSONLinesBuilder.records(tail, afterLines: lines)
         }
         mayHavePriorities = mentioned
+        self.start = tailOffset
+        linesBefore = lines
     }
 }
 

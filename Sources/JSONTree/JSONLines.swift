@@ -202,7 +202,7 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Records `count..<count + n` as lines that were not read (`null`: no child), for a reader
     /// that starts at line `n` of its input (`tail(of:children:)`).
     /// - Complexity: O(n), without parsing.
-    mutating func appendSkippedLines(_ n: Int) {
+    public mutating func appendSkippedLines(_ n: Int) {
         guard n > 0, count == 0, consumed == 0 else { return }
         reserveBody(5 * n)
         reserveTape(n + 1024)

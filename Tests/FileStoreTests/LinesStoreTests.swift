@@ -227,4 +227,53 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
         shell("echo '{\"i\":500}' >> \"$1\"", path)
         recording.run { (recording.store.currentRevision?.root.child("500")) != nil }
     }
+
+    /// `onlyNewest`: the newest records, then appends in random pieces, never the older lines. At
+    /// every step the window of the newest K children (by key and by default order) equals a
+    /// full read's, and lines before the first read stay `null`; a copytruncate starts over.
+    @Test func onlyTheNewestRecordsAreReadAndTheLogIsFollowedFromThere() throws {
+        try forEachSeed(8) { seed, rng in
+            let folder = ScratchFolder()
+            let path = folder.file("big.jsonl")
+            var text = [UInt8]()
+            let firstLines = rng.int(200...400)
+            for i in 0..<firstLines { text += Array((rng.chance(0.05) ? "\n" : "{\"i\":\(i)}\n").utf8) }
+            writeInPlace(path, String(decoding: text, as: UTF8.self))
+            let k = rng.int(1...6)
+            let options = FileStore.Options(format: .jsonLines,
+                                            newestFirst: FileStore.NewestFirst(records: k, minimumBytes: 1000, onlyNewest: true))
+            let recording = try RecordingStore(path: path, options: options)
+            let byKey = try Query().orderByKey().limitToLast(k), byDefault = try Query().limitToLast(k)
+            func windowsMatch() -> Bool {
+                guard let document = recording.store.currentRevision?.document else { return false }
+                let full = freshDocument(readAll(path))
+                return [byKey, byDefault].allSatisfy { q in
+                    Window(query: q, path: .root, document: document).map(\.key) == Window(query: q, path: .root, document: full).map(\.key)
+                        && Window(query: q, path: .root, document: document).map(\.value.json)
+                        == Window(query: q, path: .root, document: full).map(\.value.json)
+                }
+            }
+            recording.run { windowsMatch() }
+            #expect(windowsMatch(), "seed \(seed): first read")
+            // The older lines were never read as records.
+            let parsed = recording.store.currentRevision?.root.elements.filter { !$0.isNull }.count ?? 0
+            #expect(parsed < firstLines / 2, "seed \(seed): \(parsed) records read")
+            #expect(recording.revisions.count == 1, "seed \(seed): no second, whole read")
+            var appended = [UInt8]()
+            for j in 0..<rng.int(3...12) { appended += Array((rng.chance(0.1) ? "\n" : "{\"j\":\(j)}\n").utf8) }
+            var at = 0
+            while at < appended.count {
+                let end = min(appended.count, at + rng.int(1...30))
+                append(path, appended[at..<end])
+                at = end
+                recording.run { windowsMatch() }
+                #expect(windowsMatch(), "seed \(seed): after \(at) appended bytes")
+            }
+            #expect(recording.store.status.lines?.restarts == 0)
+            // Truncated and written again: read again from its newest records.
+            #expect(shell(#": > "$1" && printf '{"new":0}\n{"new":1}\n' >> "$1""#, path) == 0)
+            recording.run { windowsMatch() && recording.store.status.lines?.restarts == 1 }
+            #expect(windowsMatch(), "seed \(seed): after a truncation")
+        }
+    }
 }

@@ -18,6 +18,13 @@ extension ChildProcess {
     }
 }
 
+/// The peak resident size of process `pid` so far, in bytes.
+private func peakResident(_ pid: pid_t) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+    return try #require(Int(line.split(separator: " ")[1])) * 1024
+}
+
 private func append(_ text: String, to path: String) throws {
     let handle = try #require(FileHandle(forWritingAtPath: path))
     handle.seekToEndOfFile()
@@ -101,6 +108,40 @@ private func append(_ text: String, to path: String) throws {
         #expect(lines.contains(#"{"event":"child_added","key":"2","prevKey":"1","index":2,"value":{"$error":{"line":3,"column":2,"message":"expected a string key, found 'o'"}}}"#))
         #expect(lines.contains(#"{"event":"error","key":"2","message":"expected a string key, found 'o'","line":3,"column":2}"#))
         #expect(lines.last(where: { $0.contains("child_added") })?.contains(#""key":"3""#) == true)
+    }
+
+    @Test func eventsOnTheNewestLinesOfALargeLogReadOnlyItsEnd() throws {
+        // Over the 32 MB from which a log opens at its newest records; `--limit-to-last` in line
+        // order never needs an older record, so the older ones are never read as records.
+        let folder = ScratchFolder()
+        let path = folder.file("large.jsonl")
+        let pad = String(repeating: "x", count: 180)
+        let count = 190_000
+        var text = ""
+        text.reserveCapacity(count * 200)
+        for i in 0..<count { text += "{\"i\":\(i),\"pad\":\"\(pad)\"}\n" }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let size = text.utf8.count
+        text = ""
+        let events = try streaming(["events", path, "--limit-to-last", "2"], directory: folder.path)
+        let first = events.lines(through: #""event":"value""#)
+        #expect(first.count == 3 && first[0].contains(#""key":"\#(count - 2)""#) && first[1].contains(#""key":"\#(count - 1)""#), "\(first)")
+        try append("{oops\n{\"i\":\"new\"}\n", to: path)
+        let next = events.lines(through: #""key":"\#(count + 1)""#)
+        #expect(next.contains { $0.contains(#""event":"child_removed","key":"\#(count - 1)""#) })
+        #expect(next.contains { $0.contains(#""event":"child_added","key":"\#(count)""#) && $0.contains("$error") })
+        #expect(next.last?.contains(#""value":{"i":"new"}"#) == true, "\(next)")
+        // Its memory: the newest records and a `null` per older line. With a range, every record
+        // is read: that costs at least the file's size more.
+        let whole = try streaming(["events", path, "--order-by-key", "--start-at", #""0""#, "--limit-to-last", "2"],
+                                  directory: folder.path)
+        #expect(whole.lines(through: #""event":"value""#).count == 3)
+        let (tailPeak, wholePeak) = (try peakResident(events.pid), try peakResident(whole.pid))
+        #expect(tailPeak + size < wholePeak, "peak \(tailPeak / 1_000_000) MB from the end, \(wholePeak / 1_000_000) MB whole, for a \(size / 1_000_000) MB log")
+        for process in [events, whole] {
+            process.signal(SIGTERM)
+            _ = process.wait()
+        }
     }
 
     @Test func eventsOfStandardInputEndWithTheInput() throws {

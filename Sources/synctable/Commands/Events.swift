@@ -62,8 +62,9 @@ struct Events: ParsableCommand {
         do { filter = try query.makeQuery() } catch {
             throw CommandError("\(error)")
         }
-        let store = try openStore(file, remote: remote, file: FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file)),
-                                  firstWindow: (location, filter))
+        var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
+        if options.format == .jsonLines, file != "-", let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
+        let store = try openStore(file, remote: remote, file: options, firstWindow: (location, filter))
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }
@@ -241,4 +242,14 @@ extension ConnectionStatus {
         case .unauthorized: "unauthorized"
         }
     }
+}
+
+/// For a query of the newest records of a log (`--limit-to-last K` in line order at the root, no
+/// range), which no later record can make older ones matter to: the store reads the newest
+/// records only and follows the log from there (`NewestFirst.onlyNewest`). nil for any other query.
+private func onlyNewestRecords(_ location: Path, _ query: Query) -> FileStore.NewestFirst? {
+    guard location.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
+    let byKey = query.explicitOrdering == .key
+    guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
+    return FileStore.NewestFirst(records: k, onlyNewest: true, byPriority: !byKey)
 }
