@@ -370,6 +370,19 @@ public final class FileStore: LiveStore {
         }
     }
 
+    /// Reads the older lines of a large log that only its newest records were read of
+    /// (`NewestFirst.onlyNewest`): the whole file, as the next revision, with the same keys.
+    /// Does nothing otherwise.
+    public func readEveryRecord() {
+        guard let reader = worker.lines, hub.status.lines?.olderUnread == true, hub.status.lines?.olderRequested == false else {
+            return
+        }
+        reader.readEveryRecord()
+        hub.status.lines?.olderRequested = true
+        noteChange(complete: true, supersedes: false)
+        hub.deliverStatusIfChanged()
+    }
+
     /// What a read of a JSON Lines source found: new records (a revision), a restart, a problem.
     private func received(_ news: LinesNews, changes: [PrecomputedChange]) {
         lastReadSuperseded = false
@@ -379,6 +392,8 @@ public final class FileStore: LiveStore {
         lines.inputEnded = news.ended
         lines.recentErrors = news.newErrors
         lines.isPartial = news.partial
+        lines.olderUnread = news.olderUnread
+        if !news.olderUnread { lines.olderRequested = false }
         // The newest records came first: the whole file next, at once.
         if news.partial { changePending = true }
         if let restart = news.restart {

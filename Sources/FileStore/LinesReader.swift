@@ -41,6 +41,8 @@ struct LinesNews: Sendable {
     /// The document holds only the newest records (`FileStore.Options.newestFirst`); the whole
     /// file follows with the next read.
     var partial = false
+    /// Only the newest records were read (`NewestFirst.onlyNewest`).
+    var olderUnread = false
 }
 
 /// The state of reading a JSON Lines file or a pipe: the records so far and where reading
@@ -70,6 +72,9 @@ final class LinesReader: @unchecked Sendable {
     private var ended = false
     /// How many of the builder's errors earlier reads reported.
     private var reportedErrors = 0
+    /// Only the newest records were read, and whether every record was asked for since.
+    private var olderUnread = false
+    private let everyRecordWanted = Atomic<Bool>(false)
 
     deinit { readBuffer.deallocate() }
 
@@ -125,6 +130,12 @@ final class LinesReader: @unchecked Sendable {
         }
         var restart: LinesRestart?
         let identity = FileIdentity(st)
+        if olderUnread && everyRecordWanted.exchange(false, ordering: .relaxed) {
+            // The older lines, at last: the whole file from its first byte, as one revision with
+            // the same keys (nothing moves).
+            startOver()
+            newestFirstDone = true
+        }
         if let newestFirst, !newestFirstDone, followed == nil, identity.size >= Int64(newestFirst.minimumBytes) {
             newestFirstDone = true
             if let tail = LinesTail(fd: fd, size: Int(identity.size), children: newestFirst.records) {
@@ -134,6 +145,7 @@ final class LinesReader: @unchecked Sendable {
                     builder.appendSkippedLines(tail.linesBefore)
                     offset = Int64(tail.start)
                     followed = (identity.device, identity.inode)
+                    olderUnread = tail.linesBefore > 0
                 } else {
                     var news = LinesNews(identity: identity, records: tail.document.root.count, invalidRecords: 0)
                     news.document = tail.document
@@ -181,7 +193,13 @@ final class LinesReader: @unchecked Sendable {
         return news
     }
 
+    /// Reads every record from the next read on, when only the newest were read. Any thread.
+    func readEveryRecord() {
+        everyRecordWanted.store(true, ordering: .relaxed)
+    }
+
     private func startOver() {
+        olderUnread = false
         // A log that only its newest records are read of is read that way again.
         if newestFirst?.onlyNewest == true { newestFirstDone = false }
         builder = JSONLinesBuilder(mode: builder.mode)
@@ -209,6 +227,7 @@ final class LinesReader: @unchecked Sendable {
         defer { reportedErrors = errors.count }
         var news = LinesNews(identity: identity, records: builder.count, invalidRecords: errors.count,
                              newErrors: Array(errors[min(reportedErrors, errors.count)...]))
+        news.olderUnread = olderUnread
         if builder.isFull { news.unreadable = "the records passed 4 GiB: lines after line \(builder.count) are not read" }
         return news
     }

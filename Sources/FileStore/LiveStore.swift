@@ -35,9 +35,14 @@ public protocol LiveStore: AnyObject {
     /// Adds `value` as the last record of an append-only store, at once.
     /// - Returns: its key.
     func append(_ value: JSON, under path: Path) throws(WriteError) -> String
+    /// Reads what was left unread for a reader that needed only part of the data (a large log's
+    /// older lines, `FileStore.NewestFirst.onlyNewest`); nothing to do for most stores.
+    func readEveryRecord()
 }
 
 extension LiveStore {
+    public func readEveryRecord() {}
+
     /// The latest complete, valid state; nil until the first one.
     public var currentRevision: Revision? { hub.currentRevision }
     /// The current revision's number, what is wrong if anything, and how changes arrive.

@@ -105,6 +105,11 @@ public struct LinesStatus: Sendable, Equatable {
     /// The current revision holds only the newest records of a large file; the whole file is
     /// being read (`FileStore.Options.newestFirst`).
     public var isPartial = false
+    /// Only the newest records of a large file were read; the older lines are counted, not
+    /// read (`FileStore.NewestFirst.onlyNewest`), until `readEveryRecord()` asks for them.
+    public var olderUnread = false
+    /// `readEveryRecord()` asked for the older lines, which are being read.
+    public var olderRequested = false
     /// The invalid records found by the latest read (all of them are also error rows).
     public var recentErrors: [JSONLinesError] = []
 

@@ -84,7 +84,10 @@ extension Viewer {
     private func statusSegments(width: Int) -> [Segment] {
         let shown = rows.numberOfRows
         var count = "\(shown) \(shown == 1 ? "row" : "rows")"
-        if query.limitCount != nil || query.filter != nil || query.start != nil || query.end != nil,
+        if let lines = storeStatus.lines, lines.olderUnread {
+            // Only the newest lines were read: how many lines there are, not how many children.
+            count += " of \(lines.records) lines"
+        } else if query.limitCount != nil || query.filter != nil || query.start != nil || query.end != nil,
             let total = currentChildCount, total != shown
         {
             count += " of \(total)"

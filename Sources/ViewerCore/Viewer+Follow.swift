@@ -32,7 +32,7 @@ extension Viewer {
             }
         }
         guard let lines = storeStatus.lines else { return badges }
-        if lines.isPartial { badges.append(" READING OLDER LINES ") }
+        if lines.isPartial || lines.olderRequested { badges.append(" READING OLDER LINES ") }
         if lines.invalidRecords > 0 {
             badges.append(" \(lines.invalidRecords) INVALID \(lines.invalidRecords == 1 ? "LINE" : "LINES") ")
         }

@@ -51,6 +51,8 @@ extension Viewer {
 
     /// `/`: a prompt for the text to find.
     func startSearch() {
+        // Over all the children: a large log's older lines are read while the text is typed.
+        needEveryRecord()
         let now = search.pattern.map { " (now \($0.description))" } ?? ""
         mode = .prompt(Prompt(purpose: .search, label: "search\(now), \\v for a regex, lower case ignores case, empty clears: ", text: ""))
     }

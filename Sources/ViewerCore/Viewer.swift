@@ -228,6 +228,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// animate to their places as one batch.
     @discardableResult
     func replaceQuery(_ new: ViewQuery) -> Bool {
+        needEveryRecord()
         let built: Query
         do {
             built = try new.makeQuery()
@@ -387,8 +388,16 @@ public final class Viewer: SyncedArrayBatchDelegate {
         guard let array, array.hasMore, !array.isAwaitingRows, let selection = table.state.selection,
             nearOlderEnd(selection)
         else { return }
+        needEveryRecord()
         query.loadMore()
         ownUpdateRequested(array) { array.loadMore() }
+    }
+
+    /// Asks the store for the records it left unread (a large log's older lines), which
+    /// anything but watching the newest rows may need: an older page, another order or filter,
+    /// a search. They arrive as a revision with the same keys, so nothing on screen moves.
+    func needEveryRecord() {
+        store.readEveryRecord()
     }
 
     // MARK: - Facts for the status bar

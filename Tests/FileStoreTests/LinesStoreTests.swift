@@ -270,6 +270,13 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
                 #expect(windowsMatch(), "seed \(seed): after \(at) appended bytes")
             }
             #expect(recording.store.status.lines?.restarts == 0)
+            #expect(recording.store.status.lines?.olderUnread == true)
+            // Every record, when asked: the whole file, the same windows.
+            recording.store.readEveryRecord()
+            recording.run { recording.store.status.lines?.olderUnread == false }
+            #expect(recording.store.currentRevision?.root.elements.map(\.json) == freshDocument(readAll(path)).root.elements.map(\.json),
+                    "seed \(seed): every record")
+            #expect(windowsMatch() && recording.store.status.lines?.olderRequested == false)
             // Truncated and written again: read again from its newest records.
             #expect(shell(#": > "$1" && printf '{"new":0}\n{"new":1}\n' >> "$1""#, path) == 0)
             recording.run { windowsMatch() && recording.store.status.lines?.restarts == 1 }

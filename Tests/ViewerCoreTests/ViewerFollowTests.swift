@@ -60,6 +60,31 @@ struct ViewerFollowTests {
         #expect(screen.contains("new"))
     }
 
+    @Test("a large log opens at its newest lines and follows from there; / reads the older lines, which move nothing")
+    func olderLinesAreReadWhenNeeded() throws {
+        let lines = (0..<300).map { "{\"n\":\($0)}\n" }.joined()
+        let h = try ViewerHarness(lines, format: .jsonLines, rows: 12, columns: 100,
+                                  newestFirst: FileStore.NewestFirst(records: 20, minimumBytes: 1000, onlyNewest: true)) { options in
+            options.query.showTail()
+            options.pageSize = 5
+        }
+        var screen = try h.waitUntil("the newest lines") { $0.contains("FOLLOWING") && h.selectedKey == "299" }
+        #expect(screen.contains("of 300 lines"), "\(screen)")
+        let read = { h.store.currentRevision?.root.elements.filter { !$0.isNull }.count ?? 0 }
+        #expect(read() < 300)
+        append("{\"n\":300}\n", to: h.file)
+        screen = try h.waitUntil("an append followed") { $0.contains("of 301 lines") && h.selectedKey == "300" }
+
+        // A search needs every line: they are read while it is typed, and the rows stay.
+        h.send(.character("/"))
+        screen = try h.waitUntil("every line read") { _ in read() == 301 }
+        #expect(h.store.status.lines?.olderUnread == false)
+        h.send(.escape)
+        screen = try h.waitUntil("the table as before") { !$0.contains("lines") && h.selectedKey == "300" }
+        #expect(screen.contains("FOLLOWING"))
+        #expect(h.hasRows(inOrder: ["296", "297", "298", "299", "300"]))
+    }
+
     @Test("a tail keeps the newest at the bottom; r leaves it (first rows), r again shows the newest first, neither following")
     func reverseLeavesTheTail() throws {
         let lines = (0..<5).map { "{\"n\":\($0)}\n" }.joined()

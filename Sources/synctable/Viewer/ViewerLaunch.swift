@@ -38,12 +38,14 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, signals: Signal
     return status
 }
 
-/// A large log opens at its newest lines at once (`NewestFirst`: a few pages of them), before the
-/// whole file is read.
+/// A large log opens at its newest lines at once (`NewestFirst`: a few pages of them) and follows
+/// from there; its older lines are read when the viewer first needs them (an older page, another
+/// order or filter, a search: `Viewer.needEveryRecord`).
 private func storeOptions(_ options: ViewerOptions) -> FileStore.Options {
     var store = FileStore.Options(format: options.format)
     if options.format == .jsonLines && options.query.tail && options.pageSize > 0 {
-        store.newestFirst = FileStore.NewestFirst(records: max(1000, options.pageSize * 5))
+        store.newestFirst = FileStore.NewestFirst(records: max(1000, options.pageSize * 5), onlyNewest: true,
+                                                  byPriority: options.query.ordering != .key)
     }
     return store
 }

@@ -24,11 +24,12 @@ final class ViewerHarness {
     ///   - format: how the store reads the file (JSON Lines: `data.jsonl`, shown as a log).
     ///   - configure: adjusts the options (query, columns, page size) before the viewer starts.
     init(_ json: String?, format: FileStore.Format = .json, rows: Int = 24, columns: Int = 80, path: String = "/",
-         unicode: Bool = true, configure: (inout ViewerOptions) -> Void = { _ in }) throws {
+         unicode: Bool = true, newestFirst: FileStore.NewestFirst? = nil,
+         configure: (inout ViewerOptions) -> Void = { _ in }) throws {
         folder = ScratchFolder("viewercore")
         file = folder.file(format == .jsonLines ? "data.jsonl" : "data.json")
         if let json { writeFileInPlace(file, Array(json.utf8)) }
-        store = try FileStore(path: file, options: FileStore.Options(format: format))
+        store = try FileStore(path: file, options: FileStore.Options(format: format, newestFirst: newestFirst))
         if json != nil { _ = try store.waitForRevision(1, timeoutMilliseconds: 10_000) }
         canvas = MemoryCanvas(rows: rows, columns: columns)
         var options = ViewerOptions(file: file, format: format, location: try Path(path), animations: false)
