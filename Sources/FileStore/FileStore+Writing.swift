@@ -84,7 +84,19 @@ extension FileStore {
         _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options = .init(),
         serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }
     ) throws(WriteError) -> (changed: Bool, attempts: Int) {
-        try writeUnread(toFile: path, options: options, serverTime: serverTime) { _ throws(WriteError) in writes }
+        try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes)) {
+            _ throws(WriteError) in writes
+        }
+    }
+
+    /// The deepest path that is `path` of every write or above it. (Keys compare by their
+    /// bytes: `"é"` composed and decomposed are two keys, which `String ==` would call one.)
+    private static func commonAncestor(of writes: [JSONWrite]) -> Path {
+        guard var keys = writes.first?.path.keys else { return .root }
+        for write in writes.dropFirst() {
+            keys = Array(zip(keys, write.path.keys).prefix { $0.0.utf8.elementsEqual($0.1.utf8) }.map(\.0))
+        }
+        return keys.reduce(Path.root) { $0.child($1) }
     }
 
     /// Applies the writes that `derive` chooses for the file's content at the moment of writing,
@@ -94,16 +106,28 @@ extension FileStore {
     ///
     /// The edited bytes are not parsed again before they are written (`write(toFile:…)` does):
     /// the editor's splices are trusted here, as its property tests and fuzz target check them.
+    ///
+    /// With `reading`, the writes (and `derive`) read only that path and below it: the file is
+    /// parsed as strictly as ever, but its tape keeps only the nodes on the way there and under
+    /// it (`JSONDocument(parsing:keeping:)`), a fraction of a whole tape for one value of a
+    /// large file.
     /// - Returns: whether the file was replaced, and after how many attempts.
     /// - Throws: `WriteError`, or what `derive` throws; the file is untouched.
     @discardableResult
     public static func writeUnread(
         toFile path: String, options: AtomicFile.Options = .init(),
-        serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) },
+        serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }, reading kept: Path? = nil,
         deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> (changed: Bool, attempts: Int) {
         let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) -> JSONEdit? in
-            let document = try parse(snapshot, hint: nil)
+            let document: JSONDocument
+            if let kept {
+                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes, keeping: kept) } catch {
+                    throw .invalidJSON(error)
+                }
+            } else {
+                document = try parse(snapshot, hint: nil)
+            }
             return try edit(document, derive(document), serverTime: serverTime)
         }
         return (outcome.written != nil, outcome.attempts)
@@ -241,7 +265,7 @@ extension FileStore {
     @discardableResult
     public static func push(_ value: JSON, under parent: Path, toFile path: String) throws(WriteError) -> String {
         var key = ""
-        try writeUnread(toFile: path) { document throws(WriteError) in
+        try writeUnread(toFile: path, reading: parent) { document throws(WriteError) in
             key = pushKey(under: parent, in: document)
             return JSONWrite.set(parent.child(key), value)
         }

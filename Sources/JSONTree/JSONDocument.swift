@@ -117,6 +117,19 @@ public final class JSONDocument: Sendable {
         self.init(bytes: bytes, tape: tape)
     }
 
+    /// Parses `bytes` as strictly as `init(parsing:)` (the same errors), keeping only what a
+    /// writer of `path` reads: the nodes on the way to it (every member of each container there)
+    /// and everything under it. Any other container is one node with its bytes and no children
+    /// (it reads as empty), so the tape of a large file edited at one path is a fraction of a
+    /// whole one. For writes, which splice bytes and read only along their path.
+    package convenience init(parsing bytes: DocumentBytes, keeping path: Path) throws(JSONParseError) {
+        guard bytes.count < Int(UInt32.max) else {
+            throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
+        }
+        let tape = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in try JSONParser.parse(buf, keeping: path) }
+        self.init(bytes: bytes, tape: tape)
+    }
+
     public convenience init(parsing text: String) throws(JSONParseError) {
         try self.init(parsing: Array(text.utf8))
     }

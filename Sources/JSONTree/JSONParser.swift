@@ -33,7 +33,7 @@ enum JSONParser {
     static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false)
         throws(JSONParseError) -> TapeStorage
     {
-        var parser = Parser(buf, depthLimit: depthLimit, portable: portable)
+        var parser = Parser<WholeTape>(buf, depthLimit: depthLimit, portable: portable)
         defer { parser.deallocateScratch() }
         do {
             try parser.run()
@@ -43,6 +43,55 @@ enum JSONParser {
         }
         return parser.tape.finish()
     }
+
+    /// Parses `buf` as strictly as `parse` (the same errors), keeping on the tape only the nodes
+    /// on the way to `path` (each container's members there, each a node) and everything under
+    /// it: any other container is one node with its byte range and no children.
+    @inline(never)
+    static func parse(_ buf: UnsafeBufferPointer<UInt8>, keeping path: Path) throws(JSONParseError) -> TapeStorage {
+        var parser = Parser<PrunedTape>(buf, depthLimit: maximumJSONDepth, portable: false)
+        parser.keptPath = path.keys.map { Array($0.utf8) }
+        parser.keptIndexes = path.keys.map { key in
+            // An array element's key: its index in decimal, without leading zeros.
+            guard let n = Int32(key), n >= 0, String(n) == key else { return -1 }
+            return n
+        }
+        defer { parser.deallocateScratch() }
+        do {
+            try parser.run()
+        } catch {
+            parser.tape.discard()
+            throw error
+        }
+        return parser.tape.finish()
+    }
+}
+
+/// What a parse keeps on its tape: every node, or (for a writer, which reads one path) the
+/// nodes on the way to a path and under it. A type, so that each is compiled on its own and the
+/// whole parse pays nothing for the other.
+private protocol TapeScope {
+    static var isPruned: Bool { get }
+}
+
+private enum WholeTape: TapeScope {
+    static var isPruned: Bool { false }
+}
+
+private enum PrunedTape: TapeScope {
+    static var isPruned: Bool { true }
+}
+
+/// Where an open container stands for a pruned parse (`OpenContainer.kept`).
+private enum Kept {
+    /// Everything in it is kept (the path's node or below it; any container of a whole parse).
+    static let all: Int32 = -1
+    /// A container off the path: one node, its contents validated but not kept.
+    static let prunedTop: Int32 = -2
+    /// A container inside one off the path: nothing kept.
+    static let inside: Int32 = -3
+    // 0, 1, …: the node at the path's first `kept` keys (its members are kept, its values only
+    // the one named by the next key).
 }
 
 private let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
@@ -99,6 +148,10 @@ private struct OpenContainer {
     /// For an object, where its keys start on the key stack.
     var firstKey: Int
     var isObject: Bool
+    /// For a pruned parse, what of it is kept (`Kept`); always `Kept.all` in a whole parse.
+    var kept: Int32 = Kept.all
+    /// For a pruned parse, an array on the path: elements so far.
+    var elements: Int32 = 0
 }
 
 /// A key of an open object: its tape index and a hash of its decoded bytes, kept until
@@ -108,7 +161,7 @@ private struct OpenKey {
     var hash: UInt64
 }
 
-private struct Parser {
+private struct Parser<Scope: TapeScope> {
     let p: UnsafeBufferPointer<UInt8>
     let n: Int
     var i = 0
@@ -125,6 +178,13 @@ private struct Parser {
     /// they never need clearing.
     var slots = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
     var generation: UInt64 = 0
+    /// A pruned parse: the path kept (its keys' bytes, and as array indexes, -1 for none), how
+    /// deep inside a container off it the parse is (0: nodes are written), and whether the
+    /// value after the last key read is the next one on the path.
+    var keptPath: [[UInt8]] = []
+    var keptIndexes: [Int32] = []
+    var suppressed = 0
+    var keyOnPath = false
     /// Whether the whole input was found to be valid UTF-8 up front (SIMD), so strings need
     /// no per-character check. When it is not, or the CPU has no fast check, strings are
     /// validated as they are scanned, which also locates the error.
@@ -212,20 +272,29 @@ private struct Parser {
     mutating func parseValue() throws(JSONParseError) -> Bool {
         guard i < n else { throw fail("expected a value, found end of input", i) }
         let c = p[i]
+        // A pruned parse: whether this value is kept whole, on the path, or off it.
+        let kept = Scope.isPruned ? keptState() : Kept.all
         switch c {
         case quote:
             let start = i
             let escaped = try scanString()
-            tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+            if !Scope.isPruned || suppressed == 0 {
+                tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+            }
             return false
         case openBrace, openBracket:
             guard depth < depthLimit else {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
             }
             let isObject = c == openBrace
-            stack[depth] = OpenContainer(index: tape.count, firstKey: keyCount, isObject: isObject)
+            stack[depth] = OpenContainer(index: tape.count, firstKey: keyCount, isObject: isObject, kept: kept)
             depth += 1
-            tape.append(TapeEntry(start: UInt32(i), end: 0, payload: 0))
+            if Scope.isPruned && kept == Kept.inside {
+                suppressed += 1
+            } else {
+                tape.append(TapeEntry(start: UInt32(i), end: 0, payload: 0))
+                if Scope.isPruned && kept == Kept.prunedTop { suppressed = 1 }
+            }
             i += 1
             skipWhitespace()
             if i < n && p[i] == (isObject ? closeBrace : closeBracket) {
@@ -241,7 +310,7 @@ private struct Parser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = i
             try scanNumber()
-            tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: 0))
+            if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: 0)) }
         default:
             throw fail("expected a value, found \(describe(i))", i)
         }
@@ -255,8 +324,17 @@ private struct Parser {
         }
         let start = i
         let escaped = try scanString()
-        pushKey(OpenKey(index: tape.count, hash: escaped ? escapedKeyHash(start, i) : keyHash(start, i)))
-        tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+        if Scope.isPruned {
+            if suppressed == 0 {
+                pushKey(OpenKey(index: tape.count, hash: escaped ? escapedKeyHash(start, i) : keyHash(start, i)))
+                tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+                let d = Int(stack[depth - 1].kept)
+                keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, keptPath[d])
+            }
+        } else {
+            pushKey(OpenKey(index: tape.count, hash: escaped ? escapedKeyHash(start, i) : keyHash(start, i)))
+            tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+        }
         skipWhitespace()
         guard i < n, p[i] == colon else { throw fail("expected ':' after object key, found \(describe(i))", i) }
         i += 1
@@ -278,6 +356,17 @@ private struct Parser {
     mutating func closeContainer() {
         depth -= 1
         let top = stack[depth]
+        if Scope.isPruned && top.kept == Kept.inside {
+            suppressed -= 1
+            return
+        }
+        if Scope.isPruned && top.kept == Kept.prunedTop {
+            // One node for the whole container: its bytes, and no children.
+            suppressed = 0
+            tape[top.index].end = UInt32(i)
+            tape[top.index].payload = UInt32(top.index + 1)
+            return
+        }
         if top.isObject {
             if keyCount - top.firstKey > 1 { markDuplicateKeys(top.firstKey) }
             keyCount = top.firstKey
@@ -300,8 +389,36 @@ private struct Parser {
             while i + k < n && p[i + k] == w[k] { k += 1 }
             throw fail(i + k < n ? "invalid literal, expected '\(word)'" : "unexpected end of input in '\(word)'", i + k)
         }
-        tape.append(TapeEntry(start: UInt32(i), end: UInt32(i + len), payload: 0))
+        if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: UInt32(i), end: UInt32(i + len), payload: 0)) }
         i += len
+    }
+
+    /// For a pruned parse, the `Kept` state of the value about to be parsed; counts an array's
+    /// elements on the path.
+    @inline(__always)
+    mutating func keptState() -> Int32 {
+        if suppressed > 0 { return Kept.inside }
+        guard depth > 0 else { return keptPath.isEmpty ? Kept.all : 0 }
+        let parent = stack[depth - 1].kept
+        guard parent >= 0 else { return Kept.all }
+        let onPath: Bool
+        if stack[depth - 1].isObject {
+            onPath = keyOnPath
+        } else {
+            onPath = stack[depth - 1].elements == keptIndexes[Int(parent)]
+            stack[depth - 1].elements += 1
+        }
+        guard onPath else { return Kept.prunedTop }
+        return Int(parent) + 1 == keptPath.count ? Kept.all : parent + 1
+    }
+
+    /// Whether the key at `start..<end` (quotes included) decodes to `wanted`.
+    func keyMatches(_ start: Int, _ end: Int, escaped: Bool, _ wanted: [UInt8]) -> Bool {
+        if escaped { return decodeString(p, start, end) == wanted }
+        let count = end - start - 2
+        return count == wanted.count && wanted.withUnsafeBufferPointer { w in
+            count == 0 || memcmp(p.baseAddress! + start + 1, w.baseAddress!, count) == 0
+        }
     }
 
     @inline(__always)
