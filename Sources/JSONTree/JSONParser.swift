@@ -34,6 +34,11 @@ enum JSONParser {
         throws(JSONParseError) -> TapeStorage
     {
         var parser = Parser<WholeTape>(buf, depthLimit: depthLimit, portable: portable)
+        return try finish(&parser)
+    }
+
+    /// Runs `parser` to the end: its tape, or its error (the tape then freed).
+    private static func finish<Scope>(_ parser: inout Parser<Scope>) throws(JSONParseError) -> TapeStorage {
         defer { parser.deallocateScratch() }
         do {
             try parser.run()
@@ -56,14 +61,7 @@ enum JSONParser {
             guard let n = Int32(key), n >= 0, String(n) == key else { return -1 }
             return n
         }
-        defer { parser.deallocateScratch() }
-        do {
-            try parser.run()
-        } catch {
-            parser.tape.discard()
-            throw error
-        }
-        return parser.tape.finish()
+        return try finish(&parser)
     }
 }
 

@@ -265,7 +265,7 @@ private func largeWrites(_ report: Report, _ options: BenchOptions, binary: Stri
     var floorTimes = [Double]()
     for _ in 0..<(options.quick ? 1 : 3) {
         let start = now()
-        writeFileSynced(copy + ".floor", file.bytes)
+        writeFileInPlace(copy + ".floor", file.bytes, sync: true)
         floorTimes.append(now() - start)
         unlink(copy + ".floor")
     }
@@ -281,20 +281,6 @@ private func largeWrites(_ report: Report, _ options: BenchOptions, binary: Stri
                       peers: [(name: "jq > tmp && mv", stats: jqP, note: jqNote)],
                       target: "≤ 1.5× file", met: p.median <= 1.5,
                       note: "peak \(Report.fmt(Stats(peaks).median / 1e6)) MB"))
-}
-
-/// Writes `bytes` to a new file at `path` and syncs it: what any durable rewrite of the file costs.
-private func writeFileSynced(_ path: String, _ bytes: [UInt8]) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return }
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-        if n <= 0 { break }
-        done += n
-    }
-    fsync(fd)
-    close(fd)
 }
 
 /// Runs `argv` under `/usr/bin/time`: wall seconds, peak resident bytes (of the largest

@@ -295,7 +295,8 @@ func synctableBinaryBesideBench() -> String? {
     return access(candidate, X_OK) == 0 ? candidate : nil
 }
 
-func writeFileInPlace(_ path: String, _ bytes: [UInt8]) {
+/// Writes `bytes` over the file at `path` (truncated, same inode); with `sync`, `fsync`s it.
+func writeFileInPlace(_ path: String, _ bytes: [UInt8], sync: Bool = false) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
     var done = 0
@@ -304,6 +305,7 @@ func writeFileInPlace(_ path: String, _ bytes: [UInt8]) {
         if n <= 0 { break }
         done += n
     }
+    if sync { fsync(fd) }
     close(fd)
 }
 
