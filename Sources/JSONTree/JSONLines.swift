@@ -72,7 +72,7 @@ public struct JSONLinesBuilder: ~Copyable {
     /// `TapeStorage.root`), then each record's. Shared and grown like the body.
     private var tape: TapeBlock
     private var tapeCount = 1
-    /// The last document made, and how many bytes it had, for the next one's shared ends.
+    /// The last document made, whose bytes the next one starts with (its shared prefix).
     private weak var lastDocument: JSONDocument?
     /// Input not yet part of a record.
     private var pending: [UInt8] = []
@@ -208,9 +208,8 @@ public struct JSONLinesBuilder: ~Copyable {
         reserveTape(n + 1024)
         let null: [UInt8] = [0x2C, 0x6E, 0x75, 0x6C, 0x6C]  // ,null
         for k in 0..<n {
-            let from = k == 0 ? 1 : 0
-            (body.base + bodyCount).update(from: null.withUnsafeBufferPointer { $0.baseAddress! } + from, count: 5 - from)
-            bodyCount += 5 - from
+            // The first without its comma.
+            null.withUnsafeBufferPointer { appendBody(UnsafeBufferPointer(rebasing: $0[(k == 0 ? 1 : 0)...])) }
             let end = UInt32(bodyCount)
             tape.memory.base[tapeCount] = TapeEntry(start: end - 4, end: end, payload: 0)
             tapeCount += 1
