@@ -174,12 +174,13 @@ private struct RawMembers: RandomAccessCollection {
     var endIndex: Int { keys.count }
 
     subscript(m: Int) -> RawMember {
-        let tape = document.tape
         let position = Int(keys[m])
-        let k = tape[position], v = tape[position + 1]
-        return RawMember(
-            key: position, keyRange: Int(k.start)..<Int(k.end), valueRange: Int(v.start)..<Int(v.end),
-            valueIsNull: document.bytes[Int(v.start)] == UInt8(ascii: "n"), shadowed: k.payload & Tape.shadowed != 0)
+        return document.withTapeReader { tape in
+            RawMember(
+                key: position, keyRange: tape.start(position)..<tape.end(position),
+                valueRange: tape.start(position + 1)..<tape.end(position + 1),
+                valueIsNull: tape.firstByte(position + 1) == UInt8(ascii: "n"), shadowed: tape.isShadowed(position))
+        }
     }
 }
 
@@ -267,32 +268,26 @@ struct DocumentEditor {
     private func rawMembers(_ node: JSONNode) -> RawMembers {
         let tape = document.tape
         var keys = [Int32]()
-        var position = node.index + 1
-        let end = Int(tape[node.index].payload)
+        var position = node.index + 2
+        let end = tape.next(node.index)
         while position < end {
             keys.append(Int32(truncatingIfNeeded: position))
-            position = isContainerEntry(position + 1) ? Int(tape[position + 1].payload) : position + 2
+            position = tape.next(position + 1)
         }
         return RawMembers(document: document, keys: keys)
-    }
-
-    /// Whether tape entry `i` is an object or an array.
-    private func isContainerEntry(_ i: Int) -> Bool {
-        let first = document.bytes[Int(document.tape[i].start)]
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// Calls `body` with each element's index and tape index, in order.
     /// - Complexity: O(elements).
     private func forEachElement(of node: JSONNode, _ body: (_ index: Int, _ position: Int) -> Void) {
         let tape = document.tape
-        var position = node.index + 1
-        let end = Int(tape[node.index].payload)
+        var position = node.index + 2
+        let end = tape.next(node.index)
         var i = 0
         while position < end {
             body(i, position)
             i += 1
-            position = isContainerEntry(position) ? Int(tape[position].payload) : position + 1
+            position = tape.next(position)
         }
     }
 
@@ -302,7 +297,7 @@ struct DocumentEditor {
         forEachElement(of: node) { i, position in
             if wanted.contains(i) { scan.positions[i] = position }
             scan.count = i + 1
-            scan.lastEnd = Int(document.tape[position].end)
+            scan.lastEnd = range(ofEntry: position).upperBound
         }
         return scan
     }
@@ -311,7 +306,7 @@ struct DocumentEditor {
     private func isNullEntry(_ i: Int) -> Bool { document.bytes[Int(document.tape[i].start)] == UInt8(ascii: "n") }
 
     /// The byte range of tape entry `i`.
-    private func range(ofEntry i: Int) -> Range<Int> { Int(document.tape[i].start)..<Int(document.tape[i].end) }
+    private func range(ofEntry i: Int) -> Range<Int> { document.withTapeReader { $0.start(i)..<$0.end(i) } }
 
     /// For each of `keys`, the members of `raw` with that key, in file order.
     /// - Complexity: O(total bytes of the members' keys + keys), with no allocation per member.
@@ -350,7 +345,7 @@ struct DocumentEditor {
     private func withKeyBytes(
         _ member: RawMember, _ tape: TapeStorage, _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) {
-        if tape[member.key].payload & Tape.escaped == 0 {
+        if tape[member.key].word & Tape.escaped == 0 {
             body(UnsafeBufferPointer(rebasing: bytes[(member.keyRange.lowerBound + 1)..<(member.keyRange.upperBound - 1)]))
         } else {
             decodeString(bytes, member.keyRange.lowerBound, member.keyRange.upperBound).withUnsafeBufferPointer(body)
@@ -473,7 +468,7 @@ struct DocumentEditor {
         var lastKept: (index: Int, end: Int)?
         forEachElement(of: node) { i, position in
             let nullAfter = state[i] == .removed || (state[i] == nil && isNullEntry(position))
-            if !nullAfter { lastKept = (i, Int(document.tape[position].end)) }
+            if !nullAfter { lastKept = (i, range(ofEntry: position).upperBound) }
         }
         if additions.isEmpty && lastKept == nil { return .removed }
         if count == 0 {

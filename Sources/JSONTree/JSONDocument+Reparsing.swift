@@ -74,7 +74,7 @@ extension JSONDocument {
             container = 0
             descend: while true {
                 let isObject = tape.firstByte(container) == UInt8(ascii: "{")
-                var child = container + 1
+                var child = tape.firstChild(container)
                 let end = tape.nextIndex(container)
                 while child < end {
                     let value = isObject ? child + 1 : child
@@ -93,7 +93,7 @@ extension JSONDocument {
             }
         }
         guard container >= 0, path.count < maximumJSONDepth else { return nil }
-        let (oldStart, oldStop) = (Int(tape[container].start), Int(tape[container].end))
+        let (oldStart, oldStop) = withTapeReader { ($0.start(container), $0.end(container)) }
         guard (oldStop - oldStart + delta) * 2 <= new.count else { return nil }
 
         // The container's new bytes, parsed alone (at its depth, within the depth limit).
@@ -106,88 +106,71 @@ extension JSONDocument {
         } catch {
             return nil
         }
-        if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart, new: new) {
+        if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart) {
             // Every node kept its place: the old tape is the new one too.
             return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
         }
-        let tape = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta, new: new)
+        let tape = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta)
         return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
     }
 
     /// Whether `region` (parsed from the bytes at `offset`) holds exactly the entries of the
     /// subtree at `index`, each at the same place.
-    private func sameEntries(_ region: TapeStorage, asSubtreeAt index: Int, offset: Int, new: DocumentBytes) -> Bool {
-        guard region.count == Int(tape[index].payload) - index else { return false }
-        return new.withUnsafeBufferPointer { newBytes in
-            for k in 0..<region.count {
-                var e = region[k]
-                // A container's payload is its next index, relative in the region; a string's, flags.
-                let first = newBytes[offset + Int(e.start)]
-                if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(index) }
-                let old = tape[index + k]
-                if e.start + UInt32(offset) != old.start || e.end + UInt32(offset) != old.end || e.payload != old.payload {
-                    return false
-                }
-            }
-            return true
+    private func sameEntries(_ region: TapeStorage, asSubtreeAt index: Int, offset: Int) -> Bool {
+        guard region.count == tape.next(index) - index else { return false }
+        for k in 0..<region.count {
+            var e = region[k]
+            // A container's next index is relative in the region.
+            if e.isContainer { e.word += UInt32(index) << 1 }
+            let old = tape[index + k]
+            if e.start + UInt32(offset) != old.start || e.word != old.word { return false }
         }
+        return true
     }
 
     /// This tape with the subtree at `index` replaced by `region` (parsed from the new bytes
     /// at offset `offset`): entries before it copied (its ancestors' ends and next indexes
     /// moved), the region's shifted into place, and the entries after it shifted.
     private func splice(
-        _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int, new: DocumentBytes
+        _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int
     ) -> TapeStorage {
-        let oldNext = Int(tape[index].payload)
+        let oldNext = tape.next(index)
         let countDelta = region.count - (oldNext - index)
         let count = tape.count + countDelta
         let memory = TapeMemory(capacity: count)
         let out = memory.base
         out.update(from: tape.base, count: index)
         for a in ancestors {
-            out[a].end = UInt32(Int(out[a].end) + byteDelta)
-            out[a].payload = UInt32(Int(out[a].payload) + countDelta)
+            out[a].word = Tape.containerWord(next: out[a].next + countDelta)
+            out[a + 1].start = UInt32(Int(out[a + 1].start) + byteDelta)
         }
-        new.withUnsafeBufferPointer { newBytes in
-            for k in 0..<region.count {
-                var e = region[k]
-                let first = newBytes[offset + Int(e.start)]
-                if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(index) }
-                e.start += UInt32(offset)
-                e.end += UInt32(offset)
-                out[index + k] = e
-            }
-            shiftEntries(from: tape.base + oldNext, to: out + oldNext + countDelta, count: tape.count - oldNext,
-                         firstIndex: oldNext, byteDelta: byteDelta, countDelta: countDelta, bytes: newBytes)
+        for k in 0..<region.count {
+            var e = region[k]
+            if e.isContainer { e.word += UInt32(index) << 1 }
+            e.start += UInt32(offset)
+            out[index + k] = e
         }
+        shiftEntries(from: tape.base + oldNext, to: out + oldNext + countDelta, count: tape.count - oldNext,
+                     byteDelta: byteDelta, countDelta: countDelta)
         return TapeStorage(memory: memory, count: count, keepsSpare: true)
     }
 }
 
-/// Copies `count` tape entries (the first at tape index `firstIndex`), moving their byte ranges
-/// by `byteDelta` and their containers' next indexes by `countDelta`. A copy when both are 0.
-///
-/// A container's payload is its next index, more than its own index; a string's is its flags,
-/// at most 3: so a payload over 3 marks a container without reading the document's bytes (a
-/// cache miss per entry), and only a payload of 1...3 needs its first byte looked at.
+/// Copies `count` tape entries, moving where they start (and where containers end) by
+/// `byteDelta` and their containers' next indexes by `countDelta`. A copy when both are 0.
 private func shiftEntries(
     from source: UnsafeMutablePointer<TapeEntry>, to target: UnsafeMutablePointer<TapeEntry>, count: Int,
-    firstIndex: Int, byteDelta: Int, countDelta: Int, bytes: UnsafeBufferPointer<UInt8>
+    byteDelta: Int, countDelta: Int
 ) {
     if byteDelta == 0 && countDelta == 0 { return target.update(from: source, count: count) }
-    let byteShift = UInt32(truncatingIfNeeded: byteDelta), countShift = UInt32(truncatingIfNeeded: countDelta)
-    let flagsLimit = Tape.escaped | Tape.shadowed
+    let byteShift = UInt32(truncatingIfNeeded: byteDelta)
+    // Added to a container's word (bit 0 set), whose next index is the bits above: modulo 2^32,
+    // so a negative shift works too.
+    let wordShift = UInt32(truncatingIfNeeded: countDelta) << 1
     for k in 0..<count {
         var e = source[k]
         e.start &+= byteShift
-        e.end &+= byteShift
-        if e.payload > flagsLimit {
-            e.payload &+= countShift
-        } else if e.payload != 0 && firstIndex + k < Int(flagsLimit) {
-            let first = bytes[Int(e.start)]
-            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload &+= countShift }
-        }
+        e.word &+= (e.word & 1) &* wordShift
         target[k] = e
     }
 }

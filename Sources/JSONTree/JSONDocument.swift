@@ -6,23 +6,78 @@ import Darwin
 
 // A parsed JSON file: the bytes as read, and a flat tape of nodes pointing into them.
 
-/// One node of the tape. 12 bytes; the node's kind is read from its first byte.
+/// One entry of the tape: 8 bytes. A node's kind is read from its first byte.
 ///
-/// - `start`, `end`: the node's byte range in the document (strings include their quotes).
-/// - `payload`: containers: index of the next node after the subtree; strings:
+/// - `start`: where the node starts in the document (a string's opening quote).
+/// - `word`: a container's next index (the first entry after its subtree) shifted left
+///   by one, with bit 0 set; a scalar's length in bytes shifted left by 3, with
 ///   `Tape.escaped` and, for object keys, `Tape.shadowed` (a duplicate key overridden by
-///   a later one).
+///   a later one) in bits 1 and 2.
+///
+/// A container takes two entries: its own, and after it one whose `start` is where the
+/// container ends (just past its closing bracket). Its children follow, from its index + 2.
+/// Keeping a container's end there rather than in every entry makes the tape 8 bytes a node
+/// instead of 12: the tape is most of a large file's memory beside its bytes.
 @usableFromInline
 struct TapeEntry: Sendable {
     @usableFromInline var start: UInt32
-    @usableFromInline var end: UInt32
-    @usableFromInline var payload: UInt32
+    @usableFromInline var word: UInt32
+
+    @inlinable init(start: UInt32, word: UInt32) {
+        self.start = start
+        self.word = word
+    }
+
+    /// A scalar (or key) at `start..<end` with `flags`.
+    @inlinable init(start: Int, end: Int, flags: UInt32) {
+        self.start = UInt32(truncatingIfNeeded: start)
+        word = UInt32(min(end - start, Int(Tape.longLength))) << 3 | flags
+    }
+
+    /// A container's entry, next index not known yet.
+    @inlinable static func container(start: Int) -> TapeEntry {
+        TapeEntry(start: UInt32(truncatingIfNeeded: start), word: 1)
+    }
+
+    @inlinable var isContainer: Bool { word & 1 != 0 }
+    /// A container's next index.
+    @inlinable var next: Int { Int(word >> 1) }
+    /// A scalar's length, or `Tape.longLength` for one that long or longer.
+    @inlinable var length: UInt32 { word >> 3 }
 }
 
 @usableFromInline
 enum Tape {
-    @usableFromInline static let escaped: UInt32 = 1
-    @usableFromInline static let shadowed: UInt32 = 2
+    @usableFromInline static let escaped: UInt32 = 2
+    @usableFromInline static let shadowed: UInt32 = 4
+    /// The largest length a scalar's entry holds: longer ones (a string of 512 MiB or more)
+    /// are measured from their bytes when their end is asked for.
+    @usableFromInline static let longLength: UInt32 = (1 << 29) - 1
+
+    /// A container's word for next index `next`.
+    @inlinable static func containerWord(next: Int) -> UInt32 { UInt32(truncatingIfNeeded: next) << 1 | 1 }
+
+    /// Where the scalar starting at `start` ends, read from the bytes: a string to its closing
+    /// quote, anything else to the first byte that cannot continue a number or literal.
+    @usableFromInline
+    static func scalarEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        if bytes[i] == UInt8(ascii: "\"") {
+            i += 1
+            while bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            return i + 1
+        }
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "E"):
+                i += 1
+            default:
+                return i
+            }
+        }
+        return i
+    }
 }
 
 /// Tape memory and who owns it: one tape, or the revisions of a JSON Lines list, which share
@@ -45,38 +100,57 @@ final class TapeBlock: @unchecked Sendable {
 /// document exists and read-only after (entries past `count` may still be written, for a later
 /// document), which is why sharing it between threads is safe.
 ///
-/// The root's entry is the document's own: in a JSON Lines list, where the revisions share every
-/// record's entries, each has its own root (its end and next index are where its records end).
+/// The root's next index and end are the document's own: in a JSON Lines list, where the
+/// revisions share every record's entries, each has its own (where its records end).
 @usableFromInline
 final class TapeStorage: @unchecked Sendable {
     @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
     @usableFromInline let count: Int
-    @usableFromInline let root: TapeEntry
+    /// When the root is a container: its next index and where it ends.
+    @usableFromInline let rootNext: Int
+    @usableFromInline let rootEnd: Int
     private let block: TapeBlock
 
     init(memory: TapeMemory, count: Int, keepsSpare: Bool = false) {
         block = TapeBlock(memory: memory, keepsSpare: keepsSpare)
         base = memory.base
         self.count = count
-        root = base[0]
+        let rootIsContainer = base[0].isContainer
+        rootNext = rootIsContainer ? base[0].next : 1
+        rootEnd = rootIsContainer ? Int(base[1].start) : 0
     }
 
-    /// The first `count` entries of `block`, with `root` as entry 0.
-    init(sharing block: TapeBlock, count: Int, root: TapeEntry) {
-        precondition(count >= 1 && count <= block.memory.capacity)
+    /// The first `count` entries of `block`, whose root (a container) has this next index and end.
+    init(sharing block: TapeBlock, count: Int, rootNext: Int, rootEnd: Int) {
+        precondition(count >= 2 && count <= block.memory.capacity)
         self.block = block
         base = block.memory.base
         self.count = count
-        self.root = root
+        self.rootNext = rootNext
+        self.rootEnd = rootEnd
     }
 
-    @inlinable subscript(i: Int) -> TapeEntry { i == 0 ? root : base[i] }
+    @inlinable subscript(i: Int) -> TapeEntry { base[i] }
+
+    /// The first entry after node `i`'s subtree.
+    @inlinable func next(_ i: Int) -> Int {
+        let e = base[i]
+        return e.isContainer ? (i == 0 ? rootNext : e.next) : i + 1
+    }
+
+    /// Where node `i` ends in `bytes` (just past its last byte).
+    @inlinable func end(_ i: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let e = base[i]
+        if e.isContainer { return i == 0 ? rootEnd : Int(base[i + 1].start) }
+        let length = e.length
+        return length != Tape.longLength ? Int(e.start + length) : Tape.scalarEnd(bytes, from: Int(e.start))
+    }
 }
 
 /// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.
 ///
 /// Strings and numbers are not decoded when parsing; a node reads them from `bytes`
-/// when asked, so parsing a file allocates only the tape (12 bytes a node).
+/// when asked, so parsing a file allocates only the tape (8 bytes a node, 16 a container).
 public final class JSONDocument: Sendable {
     /// The document's bytes, exactly as parsed.
     public let bytes: DocumentBytes
@@ -143,6 +217,19 @@ public final class JSONDocument: Sendable {
     /// The top-level value.
     public var root: JSONNode { JSONNode(document: self, index: 0) }
 
+    /// The tape index of every node (values and keys), in file order.
+    /// - Complexity: O(n).
+    public var nodeIndexes: [Int] {
+        var indexes = [Int]()
+        var i = 0
+        while i < tape.count {
+            indexes.append(i)
+            i += tape[i].isContainer ? 2 : 1
+        }
+        return indexes
+    }
+
     /// Number of nodes (values and keys) in the document.
-    public var nodeCount: Int { tape.count }
+    /// - Complexity: O(n).
+    public var nodeCount: Int { nodeIndexes.count }
 }

@@ -112,17 +112,15 @@ struct LayoutReader {
     /// The style of a non-empty object or array; nil for empty containers and scalars.
     /// - Complexity: O(number of children) to find the last one.
     func style(of node: JSONNode) -> ContainerStyle? {
-        guard node.isContainer, node.nextIndex > node.index + 1 else { return nil }
+        guard node.isContainer, node.nextIndex > node.index + 2 else { return nil }
         let isObject = node.kind == .object
         // The last child in byte order (for objects, the key of the last member).
-        let tape = document.tape, bytes = document.bytes
-        var position = node.index + 1, last = position
+        let tape = document.tape
+        var position = node.index + 2, last = position
         let end = node.nextIndex
         while position < end {
             last = position
-            let child = isObject ? position + 1 : position
-            let first = bytes[Int(tape[child].start)]
-            position = first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? Int(tape[child].payload) : child + 1
+            position = tape.next(isObject ? position + 1 : position)
         }
         let lastStart = JSONNode(document: document, index: last).byteRange.lowerBound
         let gapFrom = gapStart(before: lastStart)

@@ -71,7 +71,7 @@ public struct JSONLinesBuilder: ~Copyable {
     /// The tape of the body: entry 0 is the array (each document has its own, see
     /// `TapeStorage.root`), then each record's. Shared and grown like the body.
     private var tape: TapeBlock
-    private var tapeCount = 1
+    private var tapeCount = 2
     /// The last document made, whose bytes the next one starts with (its shared prefix).
     private weak var lastDocument: JSONDocument?
     /// Input not yet part of a record.
@@ -117,7 +117,9 @@ public struct JSONLinesBuilder: ~Copyable {
         body = ByteBlock(capacity: 4096)
         body.base[0] = UInt8(ascii: "[")
         tape = TapeBlock(memory: TapeMemory(capacity: 1024))
-        tape.memory.base[0] = TapeEntry(start: 0, end: 1, payload: 1)
+        // The root array's two entries; its next index and end are each document's own.
+        tape.memory.base[0] = TapeEntry.container(start: 0)
+        tape.memory.base[1] = TapeEntry(start: 1, word: 0)
     }
 
     /// Makes room for about `bytes` more bytes of input at once (a whole file about to be read),
@@ -166,12 +168,11 @@ public struct JSONLinesBuilder: ~Copyable {
     /// The records so far as an array document, sharing the builder's bytes and tape.
     /// - Complexity: O(1).
     public mutating func document() -> JSONDocument {
-        let root = TapeEntry(start: 0, end: UInt32(bodyCount), payload: UInt32(tapeCount))
         let bytes = DocumentBytes(block: body, count: bodyCount)
         // The last document's bytes are this one's first bytes (a later `ChildList` copies its
         // children instead of comparing a gigabyte).
         let previous = lastDocument
-        let document = JSONDocument(bytes: bytes, tape: TapeStorage(sharing: tape, count: tapeCount, root: root),
+        let document = JSONDocument(bytes: bytes, tape: TapeStorage(sharing: tape, count: tapeCount, rootNext: tapeCount, rootEnd: bodyCount),
                                     previous: previous, shared: (previous?.bytes.count ?? 0, 0))
         lastDocument = document
         return document
@@ -210,8 +211,7 @@ public struct JSONLinesBuilder: ~Copyable {
         for k in 0..<n {
             // The first without its comma.
             null.withUnsafeBufferPointer { appendBody(UnsafeBufferPointer(rebasing: $0[(k == 0 ? 1 : 0)...])) }
-            let end = UInt32(bodyCount)
-            tape.memory.base[tapeCount] = TapeEntry(start: end - 4, end: end, payload: 0)
+            tape.memory.base[tapeCount] = TapeEntry(start: bodyCount - 4, end: bodyCount, flags: 0)
             tapeCount += 1
         }
         count = n
@@ -390,10 +390,8 @@ public struct JSONLinesBuilder: ~Copyable {
         let base = tapeCount
         for k in 0..<parsed.count {
             var e = parsed[k]
-            let first = bytes[Int(e.start)]
-            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { e.payload += UInt32(base) }
+            if e.isContainer { e.word += UInt32(base) << 1 }
             e.start += UInt32(offset)
-            e.end += UInt32(offset)
             tape.memory.base[base + k] = e
         }
         tapeCount += parsed.count

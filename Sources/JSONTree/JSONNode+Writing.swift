@@ -74,7 +74,7 @@ private struct CompactWriter {
                 // null, true, false and numbers are written as spelled in the file.
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: tape.bytes[tape.start(i)..<tape.end(i)]))
             }
-            i += 1
+            i = tape.isContainer(i) ? tape.firstChild(i) : i + 1
             if out.count >= limit { drain(&out) }
         } while !open.isEmpty
     }

@@ -29,21 +29,19 @@ public struct JSONNode: Sendable {
         }
     }
 
-    public var isContainer: Bool {
-        let c = firstByte
-        return c == UInt8(ascii: "{") || c == UInt8(ascii: "[")
-    }
+    public var isContainer: Bool { entry.isContainer }
 
     /// The bytes this node was parsed from (strings include their quotes).
-    public var byteRange: Range<Int> { Int(entry.start)..<Int(entry.end) }
+    public var byteRange: Range<Int> {
+        let (tape, index) = (document.tape, index)
+        return Int(tape[index].start)..<document.bytes.withUnsafeBufferPointer { tape.end(index, $0) }
+    }
 
     /// The raw bytes of this node as written in the document.
     public var rawBytes: Slice<DocumentBytes> { document.bytes[byteRange] }
 
     /// Index of the first tape entry after this node's subtree.
-    @usableFromInline var nextIndex: Int {
-        isContainer ? Int(entry.payload) : index + 1
-    }
+    @usableFromInline var nextIndex: Int { document.tape.next(index) }
 
     /// Number of members (object, without overridden duplicates) or elements (array); 0 for scalars.
     /// - Complexity: O(count): the tape links siblings, it does not store counts.
@@ -79,7 +77,7 @@ public struct JSONNode: Sendable {
     }
 
     /// Whether this string node contains escapes (its decoded bytes differ from its raw bytes).
-    public var hasEscapes: Bool { entry.payload & Tape.escaped != 0 }
+    public var hasEscapes: Bool { entry.word & Tape.escaped != 0 }
 
     /// The decoded string; nil when the node is not a string.
     public var stringValue: String? {
@@ -91,12 +89,13 @@ public struct JSONNode: Sendable {
     /// - Precondition: the node is a string.
     @inlinable
     public func withStringBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let e = entry
+        let (e, tape, index) = (entry, document.tape, index)
         return try document.bytes.withUnsafeBufferPointer { p in
-            if e.payload & Tape.escaped == 0 {
-                return try body(UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<Int(e.end - 1)]))
+            let end = tape.end(index, p)
+            if e.word & Tape.escaped == 0 {
+                return try body(UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<(end - 1)]))
             }
-            let decoded = decodeString(p, Int(e.start), Int(e.end))
+            let decoded = decodeString(p, Int(e.start), end)
             return try decoded.withUnsafeBufferPointer(body)
         }
     }
@@ -147,7 +146,7 @@ extension JSONNode {
         public var underestimatedCount: Int { node.kind == .object ? node.count : 0 }
         public func makeIterator() -> Iterator {
             node.kind == .object
-                ? Iterator(document: node.document, position: node.index + 1, end: node.nextIndex)
+                ? Iterator(document: node.document, position: node.index + 2, end: node.nextIndex)
                 : Iterator(document: node.document, position: 0, end: 0)
         }
         public struct Iterator: IteratorProtocol {
@@ -159,7 +158,7 @@ extension JSONNode {
                     let key = JSONNode(document: document, index: position)
                     let value = JSONNode(document: document, index: position + 1)
                     position = value.nextIndex
-                    if key.entry.payload & Tape.shadowed == 0 { return (key, value) }
+                    if key.entry.word & Tape.shadowed == 0 { return (key, value) }
                 }
                 return nil
             }
@@ -171,7 +170,7 @@ extension JSONNode {
         public var underestimatedCount: Int { node.kind == .array ? node.count : 0 }
         public func makeIterator() -> Iterator {
             node.kind == .array
-                ? Iterator(document: node.document, position: node.index + 1, end: node.nextIndex)
+                ? Iterator(document: node.document, position: node.index + 2, end: node.nextIndex)
                 : Iterator(document: node.document, position: 0, end: 0)
         }
         public struct Iterator: IteratorProtocol {

@@ -159,6 +159,13 @@ private struct OpenKey {
     var hash: UInt64
 }
 
+/// Objects with at most this many keys are checked for duplicates pair by pair.
+private let smallObjectKeys = 16
+/// An object's first keys that go on the key stack. The keys of a larger object are read back
+/// from the tape when it closes: holding them meanwhile cost 16 bytes a key at the parse's
+/// peak, 16 MB for an object of a million members.
+private let stackedObjectKeys = 1024
+
 private struct Parser<Scope: TapeScope> {
     let p: UnsafeBufferPointer<UInt8>
     let n: Int
@@ -168,7 +175,7 @@ private struct Parser<Scope: TapeScope> {
     let stack: UnsafeMutablePointer<OpenContainer>
     var depth = 0
     let depthLimit: Int
-    /// The keys of all open objects, innermost last.
+    /// The keys of all open objects (the first `stackedObjectKeys` of each), innermost last.
     var keys: UnsafeMutablePointer<OpenKey>
     var keyCount = 0
     var keyCapacity = 64
@@ -196,11 +203,11 @@ private struct Parser<Scope: TapeScope> {
             : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : jsonscan_survey(p.baseAddress!, p.count)
         utf8Checked = survey.utf8 == 1
         // Every node but the first follows a separator, and takes a byte with a separator or
-        // bracket after it (so at most about half the bytes are nodes): never too small for
-        // valid input. Large tapes are mappings whose pages count only once written, so an
-        // excess (separators inside strings) costs address space, not memory; `finish` gives
-        // it back.
-        tape = TapeBuilder(capacity: max(16, min(survey.separators + 1, p.count / 2 + 2)))
+        // bracket after it (so at most about half the bytes are nodes); a container's second
+        // entry is one more for each '[' or '{', also separators: never too small for valid
+        // input. Large tapes are mappings whose pages count only once written, so an excess
+        // (separators inside strings) costs address space, not memory; `finish` gives it back.
+        tape = TapeBuilder(capacity: max(16, min(2 * survey.separators + 2, p.count + 2)))
         stack = .allocate(capacity: depthLimit + 1)
         keys = malloc(keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self)
     }
@@ -277,7 +284,7 @@ private struct Parser<Scope: TapeScope> {
             let start = i
             let escaped = try scanString()
             if !Scope.isPruned || suppressed == 0 {
-                tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+                tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
             }
             return false
         case openBrace, openBracket:
@@ -290,7 +297,8 @@ private struct Parser<Scope: TapeScope> {
             if Scope.isPruned && kept == Kept.inside {
                 suppressed += 1
             } else {
-                tape.append(TapeEntry(start: UInt32(i), end: 0, payload: 0))
+                tape.append(.container(start: i))
+                tape.append(TapeEntry(start: 0, word: 0))  // where it ends: written when it closes
                 if Scope.isPruned && kept == Kept.prunedTop { suppressed = 1 }
             }
             i += 1
@@ -308,7 +316,7 @@ private struct Parser<Scope: TapeScope> {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = i
             try scanNumber()
-            if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: 0)) }
+            if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: start, end: i, flags: 0)) }
         default:
             throw fail("expected a value, found \(describe(i))", i)
         }
@@ -324,14 +332,14 @@ private struct Parser<Scope: TapeScope> {
         let escaped = try scanString()
         if Scope.isPruned {
             if suppressed == 0 {
-                pushKey(OpenKey(index: tape.count, hash: escaped ? escapedKeyHash(start, i) : keyHash(start, i)))
-                tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+                stackKey(start, escaped)
+                tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
                 let d = Int(stack[depth - 1].kept)
                 keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, keptPath[d])
             }
         } else {
-            pushKey(OpenKey(index: tape.count, hash: escaped ? escapedKeyHash(start, i) : keyHash(start, i)))
-            tape.append(TapeEntry(start: UInt32(start), end: UInt32(i), payload: escaped ? Tape.escaped : 0))
+            stackKey(start, escaped)
+            tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
         }
         skipWhitespace()
         guard i < n, p[i] == colon else { throw fail("expected ':' after object key, found \(describe(i))", i) }
@@ -339,14 +347,17 @@ private struct Parser<Scope: TapeScope> {
         skipWhitespace()
     }
 
+    /// Puts the key at `start..<i`, about to be appended to the tape, on the key stack, unless
+    /// its object has stacked `stackedObjectKeys` already.
     @inline(__always)
-    mutating func pushKey(_ key: OpenKey) {
+    mutating func stackKey(_ start: Int, _ escaped: Bool) {
+        guard keyCount - stack[depth - 1].firstKey < stackedObjectKeys else { return }
         if keyCount == keyCapacity {
             keyCapacity *= 2
             keys = UnsafeMutablePointer(
                 realloc(keys, keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self))
         }
-        keys[keyCount] = key
+        keys[keyCount] = OpenKey(index: tape.count, hash: keyHash(start, i, escaped: escaped))
         keyCount += 1
     }
 
@@ -361,16 +372,16 @@ private struct Parser<Scope: TapeScope> {
         if Scope.isPruned && top.kept == Kept.prunedTop {
             // One node for the whole container: its bytes, and no children.
             suppressed = 0
-            tape[top.index].end = UInt32(i)
-            tape[top.index].payload = UInt32(top.index + 1)
+            tape[top.index].word = Tape.containerWord(next: top.index + 2)
+            tape[top.index + 1].start = UInt32(i)
             return
         }
+        tape[top.index].word = Tape.containerWord(next: tape.count)
+        tape[top.index + 1].start = UInt32(i)
         if top.isObject {
-            if keyCount - top.firstKey > 1 { markDuplicateKeys(top.firstKey) }
+            if keyCount - top.firstKey > 1 { markDuplicateKeys(ofObject: top.index, stackedFrom: top.firstKey) }
             keyCount = top.firstKey
         }
-        tape[top.index].end = UInt32(i)
-        tape[top.index].payload = UInt32(tape.count)
     }
 
     @inline(__always)
@@ -387,7 +398,7 @@ private struct Parser<Scope: TapeScope> {
             while i + k < n && p[i + k] == w[k] { k += 1 }
             throw fail(i + k < n ? "invalid literal, expected '\(word)'" : "unexpected end of input in '\(word)'", i + k)
         }
-        if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: UInt32(i), end: UInt32(i + len), payload: 0)) }
+        if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: i, end: i + len, flags: 0)) }
         i += len
     }
 
@@ -585,17 +596,26 @@ private struct Parser<Scope: TapeScope> {
 
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
-    /// Marks all but the last of each set of equal keys among `keys[first..<keyCount]` (the
-    /// keys of the object being closed) as shadowed.
+    /// The tape index of the key after key `k` of an object that has closed (its subtree is on
+    /// the tape); `tape.count` after the last.
+    @inline(__always)
+    func nextKey(after k: Int) -> Int {
+        let v = tape[k + 1]
+        return v.isContainer ? v.next : k + 2
+    }
+
+    /// Marks all but the last of each set of equal keys of the object at `object`, which has
+    /// closed, as shadowed. Its keys are on the key stack from `first`, all of them unless it
+    /// has more than `stackedObjectKeys`.
     /// - Complexity: O(keys) expected.
-    mutating func markDuplicateKeys(_ first: Int) {
-        let count = keyCount - first
-        if count <= 16 {
+    mutating func markDuplicateKeys(ofObject object: Int, stackedFrom first: Int) {
+        let stacked = keyCount - first
+        if stacked <= smallObjectKeys {
             // Small objects (most of them): compare the hashes of each pair.
             for a in first..<keyCount {
                 let hash = keys[a].hash
                 for b in (a + 1)..<keyCount where keys[b].hash == hash && keysEqual(keys[a].index, keys[b].index) {
-                    tape[keys[a].index].payload |= Tape.shadowed
+                    tape[keys[a].index].word |= Tape.shadowed
                     break
                 }
             }
@@ -603,7 +623,14 @@ private struct Parser<Scope: TapeScope> {
         }
         // Large objects are often written in key order (push ids, sorted dumps): strictly
         // increasing keys are all distinct, and checking that reads the keys in file order.
-        if keysStrictlyIncrease(first) { return }
+        if keysStrictlyIncrease(ofObject: object) { return }
+        let all = stacked < stackedObjectKeys
+        var count = stacked
+        if !all {
+            count = 0
+            var k = object + 2
+            while k < tape.count { (count, k) = (count + 1, nextKey(after: k)) }
+        }
         var size = 16
         while size < count * 2 { size <<= 1 }
         if slots.count < size {
@@ -611,62 +638,86 @@ private struct Parser<Scope: TapeScope> {
             slots = .allocate(capacity: size)
             generation = 0
         }
-        // A slot holds the generation (16 bits), 16 more bits of the hash, and the key's tape
-        // index: keys are compared only when their hashes agree.
         generation = generation & 0xFFFF == 0xFFFF ? 1 : generation + 1
         if generation == 1 { for s in 0..<slots.count { slots[s] = 0 } }
-        for k in first..<keyCount {
-            let key = keys[k]
-            let tag = generation << 48 | (key.hash >> 48) << 32
-            var slot = Int(truncatingIfNeeded: key.hash) & (size - 1)
-            while slots[slot] >> 48 == generation {
-                let other = Int(slots[slot] & 0xFFFF_FFFF)
-                if slots[slot] & 0xFFFF_0000_0000 == tag & 0xFFFF_0000_0000 && keysEqual(other, key.index) {
-                    tape[other].payload |= Tape.shadowed
-                    break
-                }
-                slot = (slot + 1) & (size - 1)
+        if all {
+            for k in first..<keyCount { insertKey(keys[k].index, hash: keys[k].hash, size: size) }
+        } else {
+            var k = object + 2
+            while k < tape.count {
+                insertKey(k, hash: hash(ofKey: k), size: size)
+                k = nextKey(after: k)
             }
-            slots[slot] = tag | UInt64(key.index)
         }
     }
 
-    /// Whether the keys `keys[first..<keyCount]` have no escapes and strictly increasing bytes.
-    func keysStrictlyIncrease(_ first: Int) -> Bool {
-        var previous = tape[keys[first].index]
-        guard previous.payload & Tape.escaped == 0 else { return false }
-        for x in (first + 1)..<keyCount {
-            let e = tape[keys[x].index]
-            guard e.payload & Tape.escaped == 0 else { return false }
-            let a = UnsafeBufferPointer(rebasing: p[Int(previous.start + 1)..<Int(previous.end - 1)])
-            let b = UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<Int(e.end - 1)])
-            let common = min(a.count, b.count)
-            let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-            guard order < 0 || (order == 0 && a.count < b.count) else { return false }
+    /// Puts key `index` in the hash slots (`size` of them), marking an equal key already there
+    /// as shadowed. A slot holds the generation (16 bits), 16 more bits of the hash, and the
+    /// key's tape index: keys are compared only when their hashes agree.
+    @inline(__always)
+    mutating func insertKey(_ index: Int, hash: UInt64, size: Int) {
+        let tag = generation << 48 | (hash >> 48) << 32
+        var slot = Int(truncatingIfNeeded: hash) & (size - 1)
+        while slots[slot] >> 48 == generation {
+            let other = Int(slots[slot] & 0xFFFF_FFFF)
+            if slots[slot] & 0xFFFF_0000_0000 == tag & 0xFFFF_0000_0000 && keysEqual(other, index) {
+                tape[other].word |= Tape.shadowed
+                break
+            }
+            slot = (slot + 1) & (size - 1)
+        }
+        slots[slot] = tag | UInt64(index)
+    }
+
+    /// Whether the keys of the object at `object` have no escapes and strictly increasing bytes.
+    func keysStrictlyIncrease(ofObject object: Int) -> Bool {
+        var previous: TapeEntry?
+        var k = object + 2
+        while k < tape.count {
+            let e = tape[k]
+            guard e.word & Tape.escaped == 0 else { return false }
+            if let previous {
+                let a = UnsafeBufferPointer(rebasing: p[Int(previous.start + 1)..<(end(of: previous) - 1)])
+                let b = UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<(end(of: e) - 1)])
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                guard order < 0 || (order == 0 && a.count < b.count) else { return false }
+            }
             previous = e
+            k = nextKey(after: k)
         }
         return true
     }
 
     func keysEqual(_ a: Int, _ b: Int) -> Bool {
         let ea = tape[a], eb = tape[b]
-        if ea.payload & Tape.escaped == 0 && eb.payload & Tape.escaped == 0 {
-            let la = Int(ea.end - ea.start), lb = Int(eb.end - eb.start)
+        let (endA, endB) = (end(of: ea), end(of: eb))
+        if ea.word & Tape.escaped == 0 && eb.word & Tape.escaped == 0 {
+            let la = endA - Int(ea.start), lb = endB - Int(eb.start)
             return la == lb && memcmp(p.baseAddress! + Int(ea.start), p.baseAddress! + Int(eb.start), la) == 0
         }
-        return decodeString(p, Int(ea.start), Int(ea.end)) == decodeString(p, Int(eb.start), Int(eb.end))
+        return decodeString(p, Int(ea.start), endA) == decodeString(p, Int(eb.start), endB)
     }
 
-    /// The hash of the key token at `start..<end` (quotes included) without escapes.
+    /// Where the key (or other scalar) of entry `e` ends.
     @inline(__always)
-    func keyHash(_ start: Int, _ end: Int) -> UInt64 {
-        contentHash(UnsafeBufferPointer(start: p.baseAddress! + start + 1, count: end - start - 2),
-                    canOverread: start + 9 <= n)
+    func end(of e: TapeEntry) -> Int {
+        e.length != Tape.longLength ? Int(e.start + e.length) : Tape.scalarEnd(p, from: Int(e.start))
     }
 
-    /// A key with escapes is hashed decoded, so `"a"` and `"\u0061"` hash alike.
-    func escapedKeyHash(_ start: Int, _ end: Int) -> UInt64 {
-        decodeString(p, start, end).withUnsafeBufferPointer { contentHash($0) }
+    /// The hash of the decoded bytes of the key token at `start..<end` (quotes included): a key
+    /// with escapes is hashed decoded, so `"a"` and `"\u0061"` hash alike.
+    @inline(__always)
+    func keyHash(_ start: Int, _ end: Int, escaped: Bool) -> UInt64 {
+        if escaped { return decodeString(p, start, end).withUnsafeBufferPointer { contentHash($0) } }
+        return contentHash(UnsafeBufferPointer(start: p.baseAddress! + start + 1, count: end - start - 2),
+                           canOverread: start + 9 <= n)
+    }
+
+    /// The hash of key `k`'s decoded bytes.
+    func hash(ofKey k: Int) -> UInt64 {
+        let e = tape[k]
+        return keyHash(Int(e.start), end(of: e), escaped: e.word & Tape.escaped != 0)
     }
 }
 

@@ -17,27 +17,31 @@ public struct TapeReader {
     /// The document's bytes.
     public let bytes: UnsafeBufferPointer<UInt8>
     @usableFromInline let entries: UnsafeBufferPointer<TapeEntry>
-    /// Entry 0, which is the document's own (see `TapeStorage.root`).
-    @usableFromInline let root: TapeEntry
+    /// The root's next index and end, which are the document's own (see `TapeStorage`).
+    @usableFromInline let rootNext: Int
+    @usableFromInline let rootEnd: Int
 
     @inlinable
-    init(bytes: UnsafeBufferPointer<UInt8>, entries: UnsafeBufferPointer<TapeEntry>, root: TapeEntry) {
+    init(bytes: UnsafeBufferPointer<UInt8>, tape: TapeStorage) {
         self.bytes = bytes
-        self.entries = entries
-        self.root = root
+        self.entries = UnsafeBufferPointer(start: tape.base, count: tape.count)
+        rootNext = tape.rootNext
+        rootEnd = tape.rootEnd
     }
 
-    /// Entry `i`: the root's own for 0. (Only a container's end and next index can differ from
-    /// `entries[0]`: the root starts at byte 0 in every document.)
-    @inlinable func entry(_ i: Int) -> TapeEntry { i == 0 ? root : entries[i] }
-
-    /// Number of nodes on the tape.
+    /// Number of entries on the tape (a node's, and a container's second; see `TapeEntry`).
     @inlinable public var count: Int { entries.count }
 
     /// Byte offset where node `i` starts (a string's opening quote).
     @inlinable public func start(_ i: Int) -> Int { Int(entries[i].start) }
     /// Byte offset just after node `i`.
-    @inlinable public func end(_ i: Int) -> Int { Int(entry(i).end) }
+    @inlinable
+    public func end(_ i: Int) -> Int {
+        let e = entries[i]
+        if e.isContainer { return i == 0 ? rootEnd : Int(entries[i + 1].start) }
+        let length = e.length
+        return length != Tape.longLength ? Int(e.start + length) : Tape.scalarEnd(bytes, from: Int(e.start))
+    }
     /// The first byte of node `i`, which tells its kind.
     @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entries[i].start)] }
 
@@ -53,17 +57,17 @@ public struct TapeReader {
         }
     }
 
-    @inlinable
-    public func isContainer(_ i: Int) -> Bool {
-        let c = firstByte(i)
-        return c == UInt8(ascii: "{") || c == UInt8(ascii: "[")
-    }
+    @inlinable public func isContainer(_ i: Int) -> Bool { entries[i].isContainer }
 
     /// The index of the first node after node `i` and its subtree.
     @inlinable
     public func nextIndex(_ i: Int) -> Int {
-        isContainer(i) ? Int(entry(i).payload) : i + 1
+        let e = entries[i]
+        return e.isContainer ? (i == 0 ? rootNext : e.next) : i + 1
     }
+
+    /// The index of container `i`'s first child (its first key, for an object) when it has one.
+    @inlinable public func firstChild(_ i: Int) -> Int { i + 2 }
 
     /// Members of an object (without overridden duplicates) or elements of an array; 0 for scalars.
     /// - Complexity: O(count): the tape links siblings, it does not store counts.
@@ -79,10 +83,10 @@ public struct TapeReader {
     }
 
     /// Whether key node `i` is overridden by a later member with the same key (skipped by `forEachMember`).
-    @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].payload & Tape.shadowed != 0 }
+    @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].word & Tape.shadowed != 0 }
 
     /// Whether string node `i` holds escapes (its decoded bytes differ from its raw bytes).
-    @inlinable public func hasEscapes(_ i: Int) -> Bool { entries[i].payload & Tape.escaped != 0 }
+    @inlinable public func hasEscapes(_ i: Int) -> Bool { entries[i].word & Tape.escaped != 0 }
 
     /// Calls `body(key, value)` with the tape indexes of each member of object `i`, in file order,
     /// skipping members overridden by a later duplicate key.
@@ -90,12 +94,12 @@ public struct TapeReader {
     @inlinable
     public func forEachMember(of i: Int, _ body: (_ key: Int, _ value: Int) throws -> Void) rethrows {
         guard firstByte(i) == UInt8(ascii: "{") else { return }
-        var k = i + 1
-        let end = Int(entry(i).payload)
+        var k = firstChild(i)
+        let end = nextIndex(i)
         while k < end {
             let v = k + 1
             let next = nextIndex(v)
-            if entries[k].payload & Tape.shadowed == 0 { try body(k, v) }
+            if entries[k].word & Tape.shadowed == 0 { try body(k, v) }
             k = next
         }
     }
@@ -104,8 +108,8 @@ public struct TapeReader {
     @inlinable
     public func forEachElement(of i: Int, _ body: (_ value: Int) throws -> Void) rethrows {
         guard firstByte(i) == UInt8(ascii: "[") else { return }
-        var k = i + 1
-        let end = Int(entry(i).payload)
+        var k = firstChild(i)
+        let end = nextIndex(i)
         while k < end {
             let next = nextIndex(k)
             try body(k)
@@ -117,11 +121,9 @@ public struct TapeReader {
     /// - Precondition: node `i` is a string (or an object key).
     @inlinable
     public func withStringBytes<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let e = entries[i]
-        if e.payload & Tape.escaped == 0 {
-            return try body(UnsafeBufferPointer(rebasing: bytes[Int(e.start + 1)..<Int(e.end - 1)]))
-        }
-        return try decodeString(bytes, Int(e.start), Int(e.end)).withUnsafeBufferPointer(body)
+        let (s, e) = (start(i), end(i))
+        if !hasEscapes(i) { return try body(UnsafeBufferPointer(rebasing: bytes[(s + 1)..<(e - 1)])) }
+        return try decodeString(bytes, s, e).withUnsafeBufferPointer(body)
     }
 
     /// The value of number node `i`.
@@ -140,8 +142,8 @@ public struct TapeReader {
         forEachMember(of: i) { k, v in
             guard found == nil else { return }
             let e = entries[k]
-            if e.payload & Tape.escaped == 0 {
-                let n = Int(e.end - e.start) - 2
+            if e.word & Tape.escaped == 0 && e.length != Tape.longLength {
+                let n = Int(e.length) - 2
                 if n == key.count && (n == 0 || bytesEqual(bytes.baseAddress! + Int(e.start) + 1, key.baseAddress!, n)) {
                     found = v
                 }
@@ -177,7 +179,7 @@ extension JSONDocument {
     @inlinable
     public func withTapeReader<R>(_ body: (TapeReader) throws -> R) rethrows -> R {
         try bytes.withUnsafeBufferPointer { b in
-            try body(TapeReader(bytes: b, entries: UnsafeBufferPointer(start: tape.base, count: tape.count), root: tape.root))
+            try body(TapeReader(bytes: b, tape: tape))
         }
     }
 }

@@ -24,7 +24,7 @@ final class ChildList: @unchecked Sendable {
     private(set) var count = 0
     /// Per child: the tape index of its key (objects; its value follows it) or of its value
     /// (arrays). Freed (nil) for an array of scalars without nulls, whose child `o` is tape
-    /// entry `location + 1 + o`: millions of numbers need nothing per child.
+    /// entry `location + 2 + o`: millions of numbers need nothing per child.
     private(set) var nodes: UnsafeMutablePointer<Int32>?
     /// Per child of an array: its element index, which is its key. nil for an object, and for
     /// an array without nulls (child `o` is element `o`).
@@ -66,7 +66,7 @@ final class ChildList: @unchecked Sendable {
     }
 
     /// The tape index of child `o`'s key (objects) or value (arrays).
-    @inline(__always) func node(_ o: Int) -> Int { nodes.map { Int($0[o]) } ?? location + 1 + o }
+    @inline(__always) func node(_ o: Int) -> Int { nodes.map { Int($0[o]) } ?? location + 2 + o }
     /// The tape index of child `o`'s value.
     @inline(__always) func valueIndex(_ o: Int) -> Int { isArray ? node(o) : node(o) + 1 }
     /// The tape index of child `o`'s key. - Precondition: an object's child.
@@ -86,16 +86,17 @@ final class ChildList: @unchecked Sendable {
             return
         }
         let (isArray, end) = document.withTapeReader { ($0.firstByte(node.index) == UInt8(ascii: "["), $0.nextIndex(node.index)) }
-        if isArray && document.withTapeReader({ ChildList.isOneEntryEach(node.index + 1, end, $0) }) {
+        let first = node.index + 2  // the first child's tape index (see `TapeReader.firstChild`)
+        if isArray && document.withTapeReader({ ChildList.isOneEntryEach(first, end, $0) }) {
             // Known before anything is stored: a buffer filled and then dropped still counts at
             // the process's peak.
             self.init(document: document, isArray: true, capacity: 0, location: node.index, stored: false)
-            count = end - node.index - 1
+            count = end - first
             return
         }
-        self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, node.index + 1, end), location: node.index)
+        self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, first, end), location: node.index)
         let (n, shadowed) = document.withTapeReader { tape in
-            append(tape, from: node.index + 1, to: end, elementIndex: 0, at: 0)
+            append(tape, from: first, to: end, elementIndex: 0, at: 0)
         }
         count = n
         hasShadowed = shadowed
@@ -103,14 +104,12 @@ final class ChildList: @unchecked Sendable {
         settle()
     }
 
-    /// Whether the elements between tape indexes `from` and `to` take one tape entry each (no
-    /// element has children) and none is null: then child `o` is tape entry `from + o`.
+    /// Whether the elements between tape indexes `from` and `to` take one tape entry each (none
+    /// is a container, which takes two) and none is null: then child `o` is tape entry `from + o`.
     private static func isOneEntryEach(_ from: Int, _ to: Int, _ tape: TapeReader) -> Bool {
         var k = from
         while k < to {
-            let first = tape.firstByte(k)
-            if first == UInt8(ascii: "n") { return false }
-            if first == UInt8(ascii: "[") || first == UInt8(ascii: "{") { if tape.nextIndex(k) != k + 1 { return false } }
+            if tape.isContainer(k) || tape.firstByte(k) == UInt8(ascii: "n") { return false }
             k += 1
         }
         return true
@@ -220,7 +219,7 @@ final class ChildList: @unchecked Sendable {
                 let prefix = lo
                 // Where the members after the prefix start, in both tapes (the same index: the
                 // tapes agree up to the prefix).
-                let first = prefix > 0 ? ot.nextIndex(old.valueIndex(prefix - 1)) : old.location + 1
+                let first = prefix > 0 ? ot.nextIndex(old.valueIndex(prefix - 1)) : ot.firstChild(old.location)
                 let firstElement: Int32 = prefix > 0 && old.isArray ? old.elementIndex(prefix - 1) + 1 : 0
                 let newEnd = nt.nextIndex(node.index)
                 let byteShift = nt.bytes.count - ot.bytes.count

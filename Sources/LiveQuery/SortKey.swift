@@ -148,7 +148,7 @@ extension TapeReader {
             return member(of: i, named: key)
         case UInt8(ascii: "["):
             guard let arrayIndex else { return nil }
-            var e = i + 1, n = 0
+            var e = firstChild(i), n = 0
             let stop = nextIndex(i)
             while e < stop {
                 if n == arrayIndex { return e }

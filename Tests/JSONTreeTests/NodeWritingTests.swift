@@ -13,7 +13,7 @@ import TestSupport
                 ? Gen.value(&r).serialized(r.next(2) == 0 ? .compact : .pretty)
                 : StyledWriter.random(&r).write(randomTree(&r, depth: 0))
             let doc = try JSONDocument(parsing: text)
-            for index in 0..<doc.nodeCount {
+            for index in doc.nodeIndexes {
                 let node = JSONNode(document: doc, index: index)
                 for escaping in [JSONEscaping.required, .invisibles] {
                     let limit = [1, 5, 64, Int.max][Int(r.next(4))]
@@ -34,7 +34,7 @@ import TestSupport
         ]
         for text in texts {
             let doc = try JSONDocument(parsing: text)
-            for index in 0..<doc.nodeCount {
+            for index in doc.nodeIndexes {
                 let node = JSONNode(document: doc, index: index)
                 for escaping in [JSONEscaping.required, .invisibles] {
                     #expect(written(node, escaping, limit: 3) == node.json.serialized(.compact, escaping: escaping), "\(text) node \(index)")

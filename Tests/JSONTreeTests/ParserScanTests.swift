@@ -119,6 +119,37 @@ import TestSupport
         return .number(Int(node.doubleValue!))
     }
 
+    /// Objects of more keys than the parser keeps while they are open: their keys are read
+    /// back from the tape (in key order, or hashed), nested objects between them.
+    @Test func duplicateKeysOfObjectsBeyondTheKeyStack() throws {
+        try forEachSeed(40) { seed, r in
+            let size = r.int(1_000..<2_600)
+            let sorted = r.chance(0.5)
+            var text = "{", keys: [String] = [], values: [Model] = []
+            var counter = 0
+            for m in 0..<size {
+                // In key order, distinct but for an occasional repeat; or drawn with many repeats.
+                let key = sorted ? String(format: "k%05d", m - (r.chance(0.01) ? 1 : 0)) : "k\(r.int(0..<size / 2))"
+                let value: (text: String, model: Model)
+                if r.chance(0.05) {
+                    value = Self.object(&r, depth: 1, counter: &counter)
+                } else {
+                    counter += 1
+                    value = ("\(counter)", .number(counter))
+                }
+                text += (m > 0 ? "," : "") + Self.keyToken(key, &r) + ":" + value.text
+                keys.append(key)
+                values.append(value.model)
+            }
+            text += "}"
+            var last: [String: Int] = [:]
+            for (i, key) in keys.enumerated() { last[key] = i }
+            let expected = Model.object(keys.indices.filter { last[keys[$0]] == $0 }.map { (Array(keys[$0].utf8), values[$0]) })
+            let doc = try JSONDocument(parsing: text)
+            #expect(Self.model(of: doc.root) == expected, "seed \(seed)")
+        }
+    }
+
     @Test func duplicateKeysMatchTheModelInSmallAndLargeObjects() throws {
         try forEachSeed(1_500) { seed, r in
             var counter = 0
@@ -132,7 +163,7 @@ import TestSupport
     static func outcome(_ bytes: [UInt8], portable: Bool) -> String {
         do {
             let tape = try JSONParser.parse(bytes, portable: portable)
-            return (0..<tape.count).map { "\(tape[$0].start) \(tape[$0].end) \(tape[$0].payload)" }.joined(separator: ",")
+            return (0..<tape.count).map { "\(tape[$0].start) \(tape[$0].word)" }.joined(separator: ",")
         } catch {
             return "error at \(error.offset): \(error.message)"
         }

@@ -10,8 +10,8 @@ import TestSupport
     static func outcome(_ parse: () throws(JSONParseError) -> JSONDocument) -> String {
         do {
             let doc = try parse()
-            return (0..<doc.tape.count).map { "\(doc.tape[$0].start) \(doc.tape[$0].end) \(doc.tape[$0].payload)" }
-                .joined(separator: ",")
+            return (0..<doc.tape.count).map { "\(doc.tape[$0].start) \(doc.tape[$0].word)" }
+                .joined(separator: ",") + " root \(doc.tape.rootNext) \(doc.tape.rootEnd)"
         } catch {
             return "error at \(error.offset): \(error.message)"
         }
@@ -45,8 +45,7 @@ import TestSupport
             let old = Self.document(&r)
             let doc = try JSONDocument(parsing: old)
             var new = old
-            let node = r.int(0..<doc.nodeCount)
-            let range = Int(doc.tape[node].start)..<Int(doc.tape[node].end)
+            let range = JSONNode(document: doc, index: r.pick(doc.nodeIndexes)).byteRange
             switch r.int(0..<4) {
             case 0, 1: new.replaceSubrange(range, with: Self.replacement(&r))
             case 2: new.insert(contentsOf: Self.replacement(&r), at: r.int(0...new.count))
@@ -120,8 +119,7 @@ import TestSupport
             let old = Self.document(&r)
             let doc = try JSONDocument(parsing: old)
             var new = old
-            let node = r.int(0..<doc.nodeCount)
-            new.replaceSubrange(Int(doc.tape[node].start)..<Int(doc.tape[node].end), with: Self.replacement(&r))
+            new.replaceSubrange(JSONNode(document: doc, index: r.pick(doc.nodeIndexes)).byteRange, with: Self.replacement(&r))
             let ends = Self.naiveEnds(old, new)
             let full = Self.outcome { () throws(JSONParseError) in try JSONDocument(parsing: new) }
             let again = Self.outcome { () throws(JSONParseError) in
