@@ -1,12 +1,12 @@
 // Memory for tapes and for the bytes of large files' revisions. Small blocks come from malloc.
 // Large ones are anonymous mappings with transparent huge pages asked for: a 1,000,000-child
-// file has a 200 MB tape, and touching it 4 KiB page by page cost more than parsing it (800 ms
+// file has a tape of over 100 MB, and touching it 4 KiB page by page cost more than parsing it (800 ms
 // of faults against a 180 ms re-parse).
 //
 // A revision's mapping is kept as a spare when its document goes (two at a time: a revision's
 // bytes and its tape): a file followed edit by edit needs blocks of the same sizes for every
 // revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
-// of bytes and 200 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
+// of bytes and 110 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
 // is that much more resident memory while following. A spare is not given to the kernel with
 // MADV_FREE: on huge pages that frees them at once, and the zeroing comes back.
 #if canImport(Glibc)
