@@ -14,6 +14,9 @@ struct SearchState {
     /// A search running on another thread, and where to go when it ends.
     var job: SearchJob?
     var pendingStep: SearchStep = .first
+    /// A search asked for while a large log's older lines were still being read: it runs once
+    /// they are (a search over the newest lines alone would miss the older matches).
+    var waitsForEveryLine = false
     /// The match last landed on (its index in `matches`).
     var current: Int?
 }
@@ -87,7 +90,7 @@ extension Viewer {
             message = Message(text: "no search yet: / finds a text", isError: false)
             return
         }
-        if search.job != nil {
+        if search.job != nil || search.waitsForEveryLine {
             search.pendingStep = step
             return
         }
@@ -114,6 +117,12 @@ extension Viewer {
             return
         }
         search.pendingStep = step
+        if olderLinesPending {
+            search.waitsForEveryLine = true
+            needEveryRecord()
+            message = Message(text: "searching for \(pattern.description) once every line is read…", isError: false)
+            return
+        }
         let children = revision.root.node(at: location).map { $0.count } ?? 0
         if children <= Self.inlineSearchLimit {
             search.context = context
@@ -130,8 +139,19 @@ extension Viewer {
         message = Message(text: "searching \(children) children for \(pattern.description)…", isError: false)
     }
 
-    /// On a tick: takes a finished search's matches and lands.
+    /// Whether a large log's older lines are not all read yet.
+    private var olderLinesPending: Bool {
+        guard let lines = storeStatus.lines else { return false }
+        return lines.olderUnread || lines.olderRequested || lines.isPartial
+    }
+
+    /// On a tick: takes a finished search's matches and lands, or starts a search that waited
+    /// for every line.
     func collectSearch() {
+        if search.waitsForEveryLine && !olderLinesPending {
+            search.waitsForEveryLine = false
+            runSearch(then: search.pendingStep)
+        }
         guard let job = search.job, let found = job.result else { return }
         search.job = nil
         // The user went to another location or changed the query meanwhile: n searches afresh.
@@ -145,7 +165,7 @@ extension Viewer {
 
     /// While a search runs, the loop wakes soon to collect it.
     var searchDeadline: Double? {
-        search.job == nil ? nil : environment.clock.now() + 0.02
+        search.job == nil && !search.waitsForEveryLine ? nil : environment.clock.now() + 0.02
     }
 
     /// Selects the match `step` asks for, relative to the selected row, wrapping at the ends.

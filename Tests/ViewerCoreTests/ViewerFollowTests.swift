@@ -85,6 +85,24 @@ struct ViewerFollowTests {
         #expect(h.hasRows(inOrder: ["296", "297", "298", "299", "300"]))
     }
 
+    @Test("a search typed before a large log's older lines are read finds a match among them")
+    func searchWaitsForTheOlderLines() throws {
+        let lines = (0..<300).map { $0 == 5 ? "{\"n\":\"needle\"}\n" : "{\"n\":\($0)}\n" }.joined()
+        let h = try ViewerHarness(lines, format: .jsonLines, rows: 12, columns: 100,
+                                  newestFirst: FileStore.NewestFirst(records: 20, minimumBytes: 1000, onlyNewest: true)) { options in
+            options.query.showTail()
+            options.pageSize = 5
+        }
+        try h.waitUntil("the newest lines") { $0.contains("FOLLOWING") && h.selectedKey == "299" }
+        // At once, before the older lines can have been read: they are read for the search,
+        // which runs once they are and lands on the only match, an older line.
+        h.send(.character("/"))
+        h.type("needle")
+        h.send(.enter)
+        let screen = try h.waitUntil("the match among the older lines") { $0.contains("match 1 of 1") && h.selectedKey == "5" }
+        #expect(screen.contains("needle"), "\(screen)")
+    }
+
     @Test("a tail keeps the newest at the bottom; r leaves it (first rows), r again shows the newest first, neither following")
     func reverseLeavesTheTail() throws {
         let lines = (0..<5).map { "{\"n\":\($0)}\n" }.joined()
