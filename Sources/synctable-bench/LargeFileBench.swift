@@ -237,7 +237,8 @@ private func largeFirstScreen(_ report: Report, _ options: BenchOptions, binary:
 /// `synctable set` of one value beside `jq … > tmp && mv`: time and peak memory.
 private func largeWrites(_ report: Report, _ options: BenchOptions, binary: String, folder: String, file: PlayersFile) {
     let copy = folder + "/write.json"
-    writeFileInPlace(copy, file.bytes)
+    // Synced, so that no writeback of the copy competes with the first writes' fsync.
+    writeFileInPlace(copy, file.bytes, sync: true)
     var times = [Double](), peaks = [Double]()
     for run in 0..<(options.quick ? 2 : 7) {
         guard let (seconds, peak, status) = timedWithPeak([binary, "set", copy, "/players/p0000001/score", String(run)]),
