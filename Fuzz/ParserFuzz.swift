@@ -45,7 +45,8 @@ private func checkReparsing(_ doc: JSONDocument, _ bytes: [UInt8]) {
     func outcome(_ parse: () throws(JSONParseError) -> JSONDocument) -> [UInt32] {
         do {
             let d = try parse()
-            return (0..<d.tape.count).flatMap { [d.tape[$0].start, d.tape[$0].end, d.tape[$0].payload] }
+            return (0..<d.tape.count).flatMap { [d.tape[$0].start, d.tape[$0].word] }
+                + [UInt32(d.tape.rootNext), UInt32(d.tape.rootEnd)]
         } catch {
             return [UInt32.max, UInt32(error.offset)]
         }

@@ -106,6 +106,8 @@ extension JSONDocument {
         } catch {
             return nil
         }
+        // Past the tape's index limit, the full parse gives the error.
+        guard tape.count + region.count - (tape.next(container) - container) < Tape.entryLimit else { return nil }
         if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart) {
             // Every node kept its place: the old tape is the new one too.
             return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))

@@ -54,6 +54,11 @@ enum Tape {
     /// are measured from their bytes when their end is asked for.
     @usableFromInline static let longLength: UInt32 = (1 << 29) - 1
 
+    /// Tape indexes are below this: a container's word holds its next index in 31 bits (and
+    /// child lists hold indexes as `Int32`). A file under 4 GiB can hold more nodes than that
+    /// (`[[],[],…]` takes 1.5 bytes an entry): the parse refuses it.
+    static let entryLimit = 1 << 31
+
     /// A container's word for next index `next`.
     @inlinable static func containerWord(next: Int) -> UInt32 { UInt32(truncatingIfNeeded: next) << 1 | 1 }
 

@@ -89,7 +89,7 @@ public struct JSONLinesBuilder: ~Copyable {
     public private(set) var count = 0
     /// The invalid records so far.
     public private(set) var errors: [JSONLinesError] = []
-    /// The records reached 4 GiB: later input is skipped (see `addRecord`).
+    /// The records reached 4 GiB or 2^31 tape entries: later input is skipped (see `addRecord`).
     public private(set) var isFull = false
     /// Input bytes consumed into records (the start of `pending` in the input).
     public private(set) var consumed = 0
@@ -101,16 +101,19 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Whether the input was a `.values` input at first.
     private let startedAsValues: Bool
 
-    /// The largest array the records may make: tape offsets are 32-bit.
+    /// The largest array the records may make: tape offsets are 32-bit, indexes 31-bit.
     private let byteLimit: Int
+    private let entryLimit: Int
 
     public init(mode: Mode) {
         self.init(mode: mode, byteLimit: Int(UInt32.max))
     }
 
-    /// A builder whose records stop at `byteLimit` bytes (tests: the limit without 4 GiB of input).
-    init(mode: Mode, byteLimit: Int) {
+    /// A builder whose records stop at `byteLimit` bytes and `entryLimit` tape entries (tests:
+    /// the limits without gigabytes of input).
+    init(mode: Mode, byteLimit: Int, entryLimit: Int = Tape.entryLimit) {
         self.byteLimit = byteLimit
+        self.entryLimit = entryLimit
         self.mode = mode
         decided = mode == .lines
         startedAsValues = mode == .values
@@ -322,8 +325,9 @@ public struct JSONLinesBuilder: ~Copyable {
 
     /// Parses `pending[range]` (in values mode, from its leading whitespace) as the next record.
     private mutating func addRecord(_ range: Range<Int>) {
-        // Tape offsets are 32-bit: records past 4 GiB are not read (and never a wrapped offset).
-        guard !isFull, bodyCount + range.count + 256 < byteLimit else {
+        // Tape offsets are 32-bit and indexes 31-bit: records past 4 GiB or 2^31 tape entries are
+        // not read (and never a wrapped offset). A record takes at most an entry a byte, and two.
+        guard !isFull, bodyCount + range.count + 256 < byteLimit, tapeCount + range.count + 256 < entryLimit else {
             isFull = true
             return
         }

@@ -30,18 +30,27 @@ enum JSONParser {
     /// Never inlined: callers in other files would take it out of this file's code unit (the
     /// compiler's threads work file by file), and with it the inlining of the parser's loop.
     @inline(never)
-    static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false)
-        throws(JSONParseError) -> TapeStorage
+    /// - Parameter entryLimit: fewer tape entries than this, or an error (tests: the limit
+    ///   without gigabytes of input).
+    static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false,
+                      entryLimit: Int = Tape.entryLimit) throws(JSONParseError) -> TapeStorage
     {
         var parser = Parser<WholeTape>(buf, depthLimit: depthLimit, portable: portable)
-        return try finish(&parser)
+        return try finish(&parser, entryLimit: entryLimit)
     }
 
     /// Runs `parser` to the end: its tape, or its error (the tape then freed).
-    private static func finish<Scope>(_ parser: inout Parser<Scope>) throws(JSONParseError) -> TapeStorage {
+    private static func finish<Scope>(_ parser: inout Parser<Scope>, entryLimit: Int = Tape.entryLimit)
+        throws(JSONParseError) -> TapeStorage
+    {
         defer { parser.deallocateScratch() }
-        do {
+        do throws(JSONParseError) {
             try parser.run()
+            guard parser.tape.count < entryLimit else {
+                throw JSONParseError(
+                    message: "more values than a document can hold (\(entryLimit - 1) tape entries: one a value, two an object or array)",
+                    offset: 0, line: 1, column: 1)
+            }
         } catch {
             parser.tape.discard()
             throw error

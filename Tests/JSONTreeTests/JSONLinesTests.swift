@@ -182,6 +182,20 @@ import TestSupport
         #expect(builder.document().bytes.count < 1000)
     }
 
+    /// Records of empty arrays take two tape entries in two bytes: the entry limit (31-bit
+    /// indexes) comes before the byte limit, and stops the records instead of wrapping.
+    @Test func recordsStopAtTheEntryLimitInsteadOfWrapping() {
+        var builder = JSONLinesBuilder(mode: .lines, byteLimit: 1 << 20, entryLimit: 1000)
+        for _ in 0..<1000 { builder.append(Array("[]\n".utf8)) }
+        let (full, count) = (builder.isFull, builder.count)
+        #expect(full)
+        let document = builder.document()
+        #expect(document.tape.count < 1000)
+        #expect(document.root.elements.allSatisfy { $0.kind == .array && $0.count == 0 })
+        #expect(document.root.elements.reduce(0) { n, _ in n + 1 } == count)
+        #expect(count > 300)
+    }
+
     @Test func theTailOfAFileHasTheLastChildrenOfAFullReadWithTheirKeys() {
         forEachSeed(300) { seed, rng in
             var input = [UInt8]()

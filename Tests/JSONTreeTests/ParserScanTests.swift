@@ -119,6 +119,16 @@ import TestSupport
         return .number(Int(node.doubleValue!))
     }
 
+    /// A document of more tape entries than indexes can name is an error, not a wrapped tape.
+    @Test func tapesPastTheEntryLimitAreRefused() throws {
+        let bytes = Array("[[],[],[]]".utf8)  // 2 entries for each of the 4 arrays
+        let tape = try bytes.withUnsafeBufferPointer { try JSONParser.parse($0, depthLimit: 10, entryLimit: 9) }
+        #expect(tape.count == 8)
+        #expect(throws: JSONParseError.self) {
+            try bytes.withUnsafeBufferPointer { try JSONParser.parse($0, depthLimit: 10, entryLimit: 8) }
+        }
+    }
+
     /// Objects of more keys than the parser keeps while they are open: their keys are read
     /// back from the tape (in key order, or hashed), nested objects between them.
     @Test func duplicateKeysOfObjectsBeyondTheKeyStack() throws {
