@@ -17,9 +17,9 @@ clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CJSONScan/include \
   -c Sources/CJSONScan/Survey.c -o "$out/CJSONScan/Survey.o"
 printf 'module CJSONScan {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CJSONScan/include/CJSONScan.h" \
   > "$out/CJSONScan/module.modulemap"
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JSONTreeFuzz -I "$out/CJSONScan" \
+swiftc -O -sanitize=fuzzer,address -parse-as-library -package-name SyncTable -module-name JSONTreeFuzz -I "$out/CJSONScan" \
   Sources/JSONTree/*.swift Fuzz/ParserFuzz.swift "$out/CJSONScan/Survey.o" -o "$out/parser-fuzz"
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JSONTreeWriteFuzz -I "$out/CJSONScan" \
+swiftc -O -sanitize=fuzzer,address -parse-as-library -package-name SyncTable -module-name JSONTreeWriteFuzz -I "$out/CJSONScan" \
   Sources/JSONTree/*.swift Fuzz/WriteFuzz.swift "$out/CJSONScan/Survey.o" -o "$out/write-fuzz"
 half=$(( (seconds + 1) / 2 ))
 echo "fuzzing the parser for ${half}s..."
