@@ -37,6 +37,17 @@ func runCommandMemoryBenchmarks(_ report: Report, _ options: BenchOptions) {
         report.add(memoryFigure("peak memory, set in a \(mb) \(what)", set, size))
         _ = try? FileManager.default.removeItem(atPath: copy)
     }
+    // A log read whole (a query of its oldest lines needs every record, unlike its newest).
+    let lines = options.quick ? 10_000 : 1_000_000
+    let log = folder + "/log-\(lines).jsonl"
+    if access(log, F_OK) != 0 {
+        let text = (0..<lines).map { #"{"ts":\#(1_700_000_000_000 + $0),"level":"info","n":\#($0),"msg":"request \#(String(repeating: "x", count: 40))"}"# }
+            .joined(separator: "\n") + "\n"
+        _ = FileManager.default.createFile(atPath: log, contents: Data(text.utf8))
+    }
+    let size = fileSize(log)
+    let list = peakOfCommand([binary, "list", log, "--limit-to-first", "5", "--format", "json"])
+    report.add(memoryFigure("peak memory, list of a \(size / 1_000_000) MB log of \(lines) lines (every line read)", list, size))
 }
 
 private func memoryFigure(_ name: String, _ peak: (bytes: Int, seconds: Double)?, _ size: Int) -> Figure {

@@ -57,6 +57,9 @@ struct List: ParsableCommand {
         if file != "-", input.format(of: file) == .jsonLines, let document = newestRecords(file, path: path, query: query) {
             return print(Window(query: query, path: path, document: document), choice: choice)
         }
+        if file != "-", input.format(of: file) == .jsonLines, let document = streamedRecords(file) {
+            return print(Window(query: query, path: path, document: document), choice: choice)
+        }
         let bytes: DocumentBytes
         do {
             // A file is read as one consistent snapshot (re-read if a writer changed it meanwhile).
@@ -115,19 +118,59 @@ private func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocu
     return !byKey && tail.mayHavePriorities ? nil : tail.document
 }
 
+/// The records of a JSON Lines file as an array, read a piece at a time into the records, so
+/// that the file is not held twice (as read, and as records); nil when it cannot be opened and
+/// read as a regular file (the caller then reads it the usual way and reports why). A log
+/// appended to meanwhile is read up to where the read ends, as `tail` would.
+private func streamedRecords(_ file: String) -> JSONDocument? {
+    let fd = open(file, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+    var builder = JSONLinesBuilder(mode: .lines)
+    builder.reserveCapacity(forInput: Int(st.st_size))
+    var piece = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let n = piece.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        if n == 0 { break }
+        piece.withUnsafeBufferPointer { builder.append(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+    }
+    builder.finish()
+    return builder.finishedList()
+}
+
 /// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.
 private func records(_ bytes: DocumentBytes, mode: JSONLinesBuilder.Mode) -> JSONDocument {
     var builder = JSONLinesBuilder(mode: mode)
     builder.reserveCapacity(forInput: bytes.count)
-    builder.append(bytes)
+    append(bytes, to: &builder)
     builder.finish()
     return builder.finishedList()
+}
+
+/// Gives `bytes` to `builder` a piece at a time: the builder holds a record's input until the
+/// record is complete, and given a whole file at once it would hold a second copy of it.
+private func append(_ bytes: DocumentBytes, to builder: inout JSONLinesBuilder) {
+    let piece = 4 << 20
+    bytes.withUnsafeBufferPointer { all in
+        var at = 0
+        while at < all.count {
+            let end = min(at + piece, all.count)
+            builder.append(UnsafeBufferPointer(rebasing: all[at..<end]))
+            at = end
+        }
+    }
 }
 
 /// Input that is not one JSON document, as a list of values, when it holds more than one.
 private func streamOfValues(_ bytes: DocumentBytes) -> JSONDocument? {
     var builder = JSONLinesBuilder(mode: .values)
-    builder.append(bytes)
+    append(bytes, to: &builder)
     builder.finish()
     return builder.count > 1 ? builder.document() : nil
 }
