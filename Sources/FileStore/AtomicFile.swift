@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import JSONTree
+import Synchronization
 
 /// The whole content of a file at one moment, with its identity then.
 public struct FileSnapshot: Sendable {
@@ -47,11 +48,13 @@ extension DocumentBytes: FileContent {
 /// 2. takes an exclusive `flock` on the target file itself (see *Locking*);
 /// 3. reads the file completely and consistently, and asks `transform` for the new content;
 /// 4. writes it to a new temporary file in the same folder (same permission bits, and owner
-///    when allowed) and `fsync`s it;
-/// 5. checks that the file still holds the bytes read, then (last, a few microseconds before
-///    the swap) that it still is the same file: inode, size, mtime. If not, it drops the
-///    temporary file and goes back to 3 with the newer content — at most `maxAttempts` times,
-///    with a short growing pause — then fails with `.conflict`;
+///    when allowed) on a thread of its own, handing it to the disk as it goes, and `fsync`s
+///    it; a transform may start this before it has finished (`EarlyWrite`);
+/// 5. checks that the file still holds the bytes read (while the temporary file is written,
+///    on whichever thread is free), then (last, a few microseconds before the swap) that it
+///    still is the same file: inode, size, mtime. If not, it drops the temporary file and goes
+///    back to 3 with the newer content — at most `maxAttempts` times, with a short growing
+///    pause — then fails with `.conflict`;
 /// 6. swaps the temporary file in with `renameat2(RENAME_EXCHANGE)` (plain `rename` where the
 ///    file system lacks it), removes the old file and `fsync`s the folder.
 ///
@@ -133,6 +136,8 @@ public enum AtomicFile {
         public let identity: FileIdentity
         /// How many times `transform` was asked.
         public let attempts: Int
+        /// Whether the file written is the one `transform` started early (`EarlyWrite`).
+        public var wroteEarly = false
     }
 
     /// Replaces the content of the file at `path` with `transform(current content)`, as
@@ -141,6 +146,17 @@ public enum AtomicFile {
     public static func modify<Content: FileContent>(
         _ path: String, options: Options = Options(),
         writing transform: (FileSnapshot) throws(WriteError) -> Content?
+    ) throws(WriteError) -> ContentOutcome<Content> {
+        try modify(path, options: options) { snapshot, _ throws(WriteError) in try transform(snapshot) }
+    }
+
+    /// Replaces the content of the file at `path` with `transform(current content)`, as
+    /// `modify(_:options:writing:)` does, where `transform` may start writing the content it
+    /// expects to return before it has finished (`EarlyWrite`).
+    /// - Throws: `WriteError` (the file is untouched).
+    public static func modify<Content: FileContent>(
+        _ path: String, options: Options = Options(),
+        writingEarly transform: (FileSnapshot, EarlyWrite) throws(WriteError) -> Content?
     ) throws(WriteError) -> ContentOutcome<Content> {
         let session = try WriteSession(path: path, options: options)
         defer { session.close() }
@@ -180,6 +196,54 @@ public enum AtomicFile {
 
 extension AtomicFile.ContentOutcome: Sendable where Content: Sendable {}
 
+/// A head start for a write: the content a transform expects to return, written to the
+/// temporary file (and synced) on a thread of its own while the transform goes on. A writer
+/// that checks the whole file before it changes one value can know that value's new bytes
+/// long before it has finished checking the rest, and the disk then works meanwhile.
+///
+/// After `start(content)`, the transform returns that same content, or calls `cancel()`
+/// first (the guess was wrong) and returns whatever it likes: the write started is dropped.
+public final class EarlyWrite {
+    private let begin: (any FileContent) -> ThreadWork<WriteSession.WrittenTemporary>
+    private let stop = StopFlag()
+    private(set) var work: ThreadWork<WriteSession.WrittenTemporary>?
+
+    fileprivate init(begin: @escaping (any FileContent, StopFlag) -> ThreadWork<WriteSession.WrittenTemporary>) {
+        let stop = stop
+        self.begin = { begin($0, stop) }
+    }
+
+    /// Starts writing `content` (once; later calls are ignored).
+    public func start(_ content: some FileContent) {
+        guard work == nil else { return }
+        work = begin(content)
+    }
+
+    /// Whether a write was started and not cancelled.
+    public var isStarted: Bool { work != nil && !stop.isSet }
+
+    /// Drops the write started, if any: it stops at its next step, and its file is removed.
+    public func cancel() {
+        guard let work, !stop.isSet else { return }
+        stop.set()
+        if case .success(let temporary) = work.join().temporary { temporary.drop() }
+    }
+}
+
+/// Taken by one thread only: the first to ask.
+final class Claim: Sendable {
+    private let taken = Atomic<Bool>(false)
+    /// Whether this call took it.
+    func take() -> Bool { taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
+}
+
+/// Set once, read by another thread.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+}
+
 /// The error for a file `SnapshotReader` found unreadable.
 private func unreadable(_ path: String, _ why: String) -> WriteError {
     why.hasPrefix("is a directory") || why.hasPrefix("not a regular") ? .notAFile(path: path) : .unreadable(path: path, reason: why)
@@ -199,7 +263,7 @@ func sameFile(_ a: FileIdentity, _ b: FileIdentity) -> Bool {
 }
 
 /// One call of `AtomicFile.modify`: the resolved path, the locked file, temporary files.
-private struct WriteSession {
+struct WriteSession {
     let path: String
     let options: AtomicFile.Options
     /// The symlink-resolved file: its folder and name.
@@ -281,24 +345,53 @@ private struct WriteSession {
     }
 
     func run<Content: FileContent>(
-        _ transform: (FileSnapshot) throws(WriteError) -> Content?
+        _ transform: (FileSnapshot, EarlyWrite) throws(WriteError) -> Content?
     ) throws(WriteError) -> AtomicFile.ContentOutcome<Content> {
         var attempt = 0
         while true {
             attempt += 1
             guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
             guard let base = try readTarget(attempt) else { continue }
-            guard let content = try transform(base) else {
+            // The slow half of the check (below) is made by whichever thread is free first: the
+            // writer of an early write when it is done before the parse, else this one.
+            let check = Claim()
+            let early = EarlyWrite { content, stop in
+                ThreadWork {
+                    let temporary = Result { () throws(WriteError) in try self.writeTemporary(content, like: base, stop: stop) }
+                    let checks = (try? temporary.get()) != nil && !stop.isSet && check.take()
+                    return WrittenTemporary(temporary: temporary, holds: checks ? self.hasBytes(base) : nil)
+                }
+            }
+            let transformed: Content?
+            do { transformed = try transform(base, early) } catch {
+                early.cancel()
+                throw error
+            }
+            guard let content = transformed else {
+                early.cancel()
                 return AtomicFile.ContentOutcome(base: base, written: nil, identity: base.identity, attempts: attempt)
             }
-            if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES { throw .readOnly(path: path) }
-            let created = try writeTemporary(content, like: base)
+            if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES {
+                early.cancel()
+                throw .readOnly(path: path)
+            }
+            // The temporary file is written and synced on a thread of its own (started early
+            // by the transform, or now) while this one makes the slow half of the check: the
+            // file still holds the bytes we read.
+            let wroteEarly = early.isStarted
+            let writing = wroteEarly ? early.work! : ThreadWork {
+                WrittenTemporary(temporary: Result { () throws(WriteError) in try self.writeTemporary(content, like: base) }, holds: nil)
+            }
+            let checkedHere = check.take() ? hasBytes(base) : nil
+            let done = writing.join()
+            let created = try done.temporary.get()
+            let holds = done.holds ?? checkedHere ?? hasBytes(base)
             defer { Glibc.close(created.fd) }
             let written = created.identity
-            // The check: the file still holds the bytes we read (slow, so first), and still is
-            // the same file (fast, so last: the window for another writer's rename before our
-            // swap is a few microseconds). An unnamed temporary file gets its name in between.
-            guard hasBytes(base) else {
+            // The fast half, last: the file still is the same file (the window for another
+            // writer's rename before our swap is a few microseconds). An unnamed temporary
+            // file gets its name in between.
+            guard holds else {
                 if let name = created.name { discard(name) }
                 pause(attempt)
                 continue
@@ -325,7 +418,7 @@ private struct WriteSession {
             // The swap is done; a folder that cannot be synced (some file systems) changes
             // nothing about it.
             _ = fsync(folderFD)
-            return AtomicFile.ContentOutcome(base: base, written: content, identity: written, attempts: attempt)
+            return AtomicFile.ContentOutcome(base: base, written: content, identity: written, attempts: attempt, wroteEarly: wroteEarly)
         }
     }
 
@@ -368,11 +461,25 @@ private struct WriteSession {
         return sameFile(identity, snapshot.identity)
     }
 
+    /// A writer thread's work: the temporary file, and whether the file still held the bytes
+    /// read when checked after it was written (nil: not checked there).
+    struct WrittenTemporary {
+        let temporary: Result<Temporary, WriteError>
+        let holds: Bool?
+    }
+
     /// A temporary file written and synced: open, unnamed (`O_TMPFILE`) or named.
     struct Temporary {
         let fd: Int32
         let name: String?
         let identity: FileIdentity
+        let folderFD: Int32
+
+        /// Closes and removes it (a write not made).
+        func drop() {
+            Glibc.close(fd)
+            if let name { _ = unlinkat(folderFD, name, 0) }
+        }
     }
 
     /// How many fresh random names are tried before giving up (each one taken already).
@@ -385,7 +492,8 @@ private struct WriteSession {
 
     /// Creates a new temporary file holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk: unnamed where the file system allows it, else under a new name.
-    func writeTemporary(_ content: some FileContent, like base: FileSnapshot) throws(WriteError) -> Temporary {
+    /// - Parameter stop: once set, the write stops at its next step (it is not needed).
+    func writeTemporary(_ content: some FileContent, like base: FileSnapshot, stop: StopFlag? = nil) throws(WriteError) -> Temporary {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
         let (fd, temporary) = try createTemporary()
@@ -406,25 +514,40 @@ private struct WriteSession {
             }
         }
         var failure: Int32 = 0
-        content.forEachPiece { piece in
+        // The disk starts writing each 8 MiB as soon as it is in the file, so that the sync
+        // at the end waits for the last piece only.
+        var written = 0, handedToDisk = 0
+        let complete = content.forEachPiece { piece in
             var offset = 0
+            // Checked for every piece, empty ones too: a content that waits offers those.
+            if stop?.isSet == true {
+                failure = ECANCELED
+                return false
+            }
             while offset < piece.count {
-                let n = Glibc.write(fd, piece.baseAddress! + offset, piece.count - offset)
+                let n = Glibc.write(fd, piece.baseAddress! + offset, min(piece.count - offset, AtomicFile.writebackStep))
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = errno
                     return false
                 }
                 offset += n
+                written += n
+                if written - handedToDisk >= AtomicFile.writebackStep {
+                    startWriteback(fd, from: handedToDisk, count: written - handedToDisk)
+                    handedToDisk = written
+                }
             }
             return true
         }
         if failure != 0 { throw .system("write a temporary file in \(folder)", path: path, errno: failure) }
+        // A content that stopped by itself (an early write abandoned) is not a file to keep.
+        if !complete || stop?.isSet == true { throw .system("write a temporary file in \(folder)", path: path, errno: ECANCELED) }
         guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
-        var written = stat()
-        guard fstat(fd, &written) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
+        var synced = stat()
+        guard fstat(fd, &synced) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
         ok = true
-        return Temporary(fd: fd, name: temporary, identity: FileIdentity(written))
+        return Temporary(fd: fd, name: temporary, identity: FileIdentity(synced), folderFD: folderFD)
     }
 
     /// A new, empty temporary file in the folder: unnamed (nil) where the file system and
@@ -487,6 +610,25 @@ private struct WriteSession {
         return .renamed
     }
 }
+
+extension AtomicFile {
+    /// A temporary file is handed to the disk this many bytes at a time while it is written.
+    static let writebackStep = 8 << 20
+}
+
+/// Starts the disk writing `count` bytes of `fd` from `offset`, without waiting for it
+/// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`). Only a head start for `fsync`, which still
+/// makes the file durable and reports any error; nothing where the call is missing.
+private func startWriteback(_ fd: Int32, from offset: Int, count: Int) {
+    _ = syncFileRange?(fd, Int64(offset), Int64(count), 2)  // SYNC_FILE_RANGE_WRITE
+}
+
+private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+/// `sync_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).
+private let syncFileRange: SyncFileRange? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+    return unsafeBitCast(symbol, to: SyncFileRange.self)
+}()
 
 /// `renameat2` from the C library, found at run time: Glibc's module map does not declare it
 /// (it needs `_GNU_SOURCE`). nil where the library lacks it.

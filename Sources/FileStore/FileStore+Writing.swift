@@ -84,9 +84,19 @@ extension FileStore {
         _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options = .init(),
         serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }
     ) throws(WriteError) -> (changed: Bool, attempts: Int) {
-        try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes)) {
-            _ throws(WriteError) in writes
-        }
+        let outcome = try writeUnreadOutcome(writes, toFile: path, options: options, serverTime: serverTime)
+        return (outcome.written != nil, outcome.attempts)
+    }
+
+    /// `writeUnread(_:toFile:…)`, and all it did. One number, string or boolean set is
+    /// foreseen: its new file is started while the parse runs.
+    static func writeUnreadOutcome(
+        _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options, serverTime: () -> Int64
+    ) throws(WriteError) -> AtomicFile.ContentOutcome<JSONEdit> {
+        let foreseen = writes.count == 1 && writes[0].value.isScalar && writes[0].value != .null ? writes[0] : nil
+        return try writeUnread(
+            toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes), foreseen: foreseen
+        ) { _ throws(WriteError) in writes }
     }
 
     /// The deepest path that is `path` of every write or above it. (Keys compare by their
@@ -119,18 +129,42 @@ extension FileStore {
         serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }, reading kept: Path? = nil,
         deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> (changed: Bool, attempts: Int) {
-        let outcome = try AtomicFile.modify(path, options: options) { snapshot throws(WriteError) -> JSONEdit? in
-            let document: JSONDocument
-            if let kept {
-                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes, keeping: kept) } catch {
+        let outcome = try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: kept, foreseen: nil, deriving: derive)
+        return (outcome.written != nil, outcome.attempts)
+    }
+
+    /// `writeUnread(toFile:…deriving:)`; with `foreseen`, a write of a number, string or boolean
+    /// at `kept` that `derive` will return alone, the new file is started as soon as the parse
+    /// finds the value it replaces (`EarlyWrite`), and is written while the parse checks the
+    /// rest of the file. The edit made once it has (a duplicate key may have moved the value,
+    /// an equal value changes nothing) keeps that file only when it is the same.
+    static func writeUnread(
+        toFile path: String, options: AtomicFile.Options, serverTime: () -> Int64, reading kept: Path?,
+        foreseen: JSONWrite?, deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
+    ) throws(WriteError) -> AtomicFile.ContentOutcome<JSONEdit> {
+        try AtomicFile.modify(path, options: options) { snapshot, early throws(WriteError) -> JSONEdit? in
+            guard let kept else {
+                let document = try parse(snapshot, hint: nil)
+                return try edit(document, derive(document), serverTime: serverTime)
+            }
+            let splice = foreseen.map { SpliceInProgress(base: snapshot.bytes, bytes: $0.value.serialized()) }
+            if let splice { early.start(splice) }
+            do throws(WriteError) {
+                let document: JSONDocument
+                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes, keeping: kept, watch: splice?.watch) } catch {
                     throw .invalidJSON(error)
                 }
-            } else {
-                document = try parse(snapshot, hint: nil)
+                let made = try edit(document, derive(document), serverTime: serverTime)
+                if let splice, made == nil || splice.found.map({ made!.isOnly(replacing: $0, with: splice.bytes) }) != true {
+                    splice.abandon()
+                    early.cancel()
+                }
+                return made
+            } catch {
+                splice?.abandon()
+                throw error
             }
-            return try edit(document, derive(document), serverTime: serverTime)
         }
-        return (outcome.written != nil, outcome.attempts)
     }
 
     /// The document of `snapshot`: `hint` when it has exactly those bytes.

@@ -76,18 +76,29 @@ final class SnapshotReader: Sendable {
         let buffer = UnsafeMutableBufferPointer(start: block.base, count: capacity)
         askForHugePages(buffer)
         var count = 0
-        while count < capacity {
-            let n = Glibc.read(fd, buffer.baseAddress! + count, min(capacity - count, readChunk))
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = errno
-                break
+        if old == nil && expected >= splitReadSize {
+            // Most of a large read is the kernel zeroing the new memory: two threads, each
+            // filling one half, take half the time.
+            let base = buffer.baseAddress!, half = expected / 2 / hugePage * hugePage
+            let second = ThreadWork { readFully(fd, into: base + half, count: capacity - half, at: half) }
+            let first = readFully(fd, into: base, count: half, at: 0)
+            let rest = second.join()
+            failure = first.failure != 0 ? first.failure : rest.failure
+            count = first.count < half ? first.count : half + rest.count
+        } else {
+            while count < capacity {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, min(capacity - count, readChunk))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }
+                if let old, count + n <= expected {
+                    old.withUnsafeBufferPointer { comparison!.add(UnsafeBufferPointer(buffer), from: count, count: n, old: $0) }
+                }
+                count += n
             }
-            if n == 0 { break }
-            if let old, count + n <= expected {
-                old.withUnsafeBufferPointer { comparison!.add(UnsafeBufferPointer(buffer), from: count, count: n, old: $0) }
-            }
-            count += n
         }
         let bytes = DocumentBytes(block: block, count: count)
         if failure != 0 { return (.unreadable(String(cString: strerror(failure))), nil) }
@@ -191,6 +202,26 @@ private func askForHugePages(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
 
 /// Bytes read per `read(2)`: small enough that a chunk is still in the cache when it is compared.
 private let readChunk = 1 << 20
+
+/// Files at least this large are read by two threads at once (when no old state is compared).
+private let splitReadSize = 16 << 20
+private let hugePage = 2 << 20
+
+/// Reads `count` bytes of `fd` from `offset` into `buffer`, or up to the end of the file.
+/// - Returns: the bytes read, and the error that stopped it (0 for none).
+private func readFully(_ fd: Int32, into buffer: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int) -> (count: Int, failure: Int32) {
+    var done = 0
+    while done < count {
+        let n = pread(fd, buffer + done, min(count - done, 64 << 20), off_t(offset + done))
+        if n < 0 {
+            if errno == EINTR { continue }
+            return (done, errno)
+        }
+        if n == 0 { break }
+        done += n
+    }
+    return (done, 0)
+}
 
 /// The bytes two states of a file share at each end: `prefix` leading bytes, and `suffix`
 /// trailing bytes (at most the rest of the shorter state).

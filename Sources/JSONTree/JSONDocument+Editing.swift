@@ -108,6 +108,11 @@ public struct JSONEdit: Sendable {
         }
     }
 
+    /// Whether the edit is exactly one replacement: `range` of the base's bytes by `bytes`.
+    public func isOnly(replacing range: Range<Int>, with bytes: [UInt8]) -> Bool {
+        splices.count == 1 && splices[0].range == range && splices[0].bytes == bytes
+    }
+
     /// The edited bytes.
     public func editedBytes() -> [UInt8] {
         var out = [UInt8]()

@@ -201,11 +201,18 @@ public final class JSONDocument: Sendable {
     /// and everything under it. Any other container is one node with its bytes and no children
     /// (it reads as empty), so the tape of a large file edited at one path is a fraction of a
     /// whole one. For writes, which splice bytes and read only along their path.
-    package convenience init(parsing bytes: DocumentBytes, keeping path: Path) throws(JSONParseError) {
+    ///
+    /// `watch`, if given, hears of the parse's progress towards `path` while it runs (see
+    /// `PathWatch`), for a writer that starts its new file before the parse has finished.
+    package convenience init(
+        parsing bytes: DocumentBytes, keeping path: Path, watch: PathWatch? = nil
+    ) throws(JSONParseError) {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
-        let tape = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in try JSONParser.parse(buf, keeping: path) }
+        let tape = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+            try JSONParser.parse(buf, keeping: path, watch: watch)
+        }
         self.init(bytes: bytes, tape: tape)
     }
 

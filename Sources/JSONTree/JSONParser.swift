@@ -61,9 +61,16 @@ enum JSONParser {
     /// Parses `buf` as strictly as `parse` (the same errors), keeping on the tape only the nodes
     /// on the way to `path` (each container's members there, each a node) and everything under
     /// it: any other container is one node with its byte range and no children.
+    /// `watch` hears of the parse's progress towards `path` (`PathWatch`).
     @inline(never)
-    static func parse(_ buf: UnsafeBufferPointer<UInt8>, keeping path: Path) throws(JSONParseError) -> TapeStorage {
+    static func parse(
+        _ buf: UnsafeBufferPointer<UInt8>, keeping path: Path, watch: PathWatch? = nil
+    ) throws(JSONParseError) -> TapeStorage {
         var parser = Parser<PrunedTape>(buf, depthLimit: maximumJSONDepth, portable: false)
+        if !path.keys.isEmpty, let watch {
+            parser.watch = watch
+            parser.nextPassed = 0
+        }
         parser.keptPath = path.keys.map { Array($0.utf8) }
         parser.keptIndexes = path.keys.map { key in
             // An array element's key: its index in decimal, without leading zeros.
@@ -71,6 +78,23 @@ enum JSONParser {
             return n
         }
         return try finish(&parser)
+    }
+}
+
+/// What a pruned parse tells a writer while it runs: how far it is, until it finds the first
+/// number, string, `true`, `false` or `null` at its path (not the root), and then that value's
+/// byte range. Everything before a position passed lies before that value. The value found is
+/// the first one there: a later duplicate key on the way may still make another one the value
+/// at the path, and the parse may still fail.
+package struct PathWatch {
+    /// How often `passed` is called: every this many bytes parsed, or about.
+    static let step = 1 << 20
+    package var passed: (Int) -> Void
+    package var found: (Range<Int>) -> Void
+
+    package init(passed: @escaping (Int) -> Void, found: @escaping (Range<Int>) -> Void) {
+        self.passed = passed
+        self.found = found
     }
 }
 
@@ -199,6 +223,10 @@ private struct Parser<Scope: TapeScope> {
     var keptIndexes: [Int32] = []
     var suppressed = 0
     var keyOnPath = false
+    /// A pruned parse: told of its progress until it finds the first scalar at the path, then
+    /// nil; and the position past which it next says how far it is.
+    var watch: PathWatch?
+    var nextPassed = Int.max
     /// Whether the whole input was found to be valid UTF-8 up front (SIMD), so strings need
     /// no per-character check. When it is not, or the CPU has no fast check, strings are
     /// validated as they are scanned, which also locates the error.
@@ -252,6 +280,7 @@ private struct Parser<Scope: TapeScope> {
                 if needValue { continue }
             }
             // After a value: close containers or continue with the next member/element.
+            if Scope.isPruned && i >= nextPassed { reportPassed() }
             guard depth > 0 else { break }
             let top = stack[depth - 1]
             skipWhitespace()
@@ -295,6 +324,7 @@ private struct Parser<Scope: TapeScope> {
             if !Scope.isPruned || suppressed == 0 {
                 tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
             }
+            if Scope.isPruned && kept == Kept.all { reportFound(start) }
             return false
         case openBrace, openBracket:
             guard depth < depthLimit else {
@@ -319,13 +349,20 @@ private struct Parser<Scope: TapeScope> {
             }
             if isObject { try parseKeyAndColon() }
             return true
-        case UInt8(ascii: "t"): try literal("true")
-        case UInt8(ascii: "f"): try literal("false")
-        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "t"):
+            try literal("true")
+            if Scope.isPruned && kept == Kept.all { reportFound(i - 4) }
+        case UInt8(ascii: "f"):
+            try literal("false")
+            if Scope.isPruned && kept == Kept.all { reportFound(i - 5) }
+        case UInt8(ascii: "n"):
+            try literal("null")
+            if Scope.isPruned && kept == Kept.all { reportFound(i - 4) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = i
             try scanNumber()
             if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: start, end: i, flags: 0)) }
+            if Scope.isPruned && kept == Kept.all { reportFound(start) }
         default:
             throw fail("expected a value, found \(describe(i))", i)
         }
@@ -409,6 +446,25 @@ private struct Parser<Scope: TapeScope> {
         }
         if !Scope.isPruned || suppressed == 0 { tape.append(TapeEntry(start: i, end: i + len, flags: 0)) }
         i += len
+    }
+
+    /// For a pruned parse, a kept scalar just parsed at `start..<i`: when it is the path's own
+    /// value (its parent is on the path, not under it), the first one is reported.
+    @inline(__always)
+    mutating func reportFound(_ start: Int) {
+        guard let report = watch, depth > 0, stack[depth - 1].kept >= 0 else { return }
+        watch = nil
+        nextPassed = Int.max
+        report.found(start..<i)
+    }
+
+    /// For a pruned parse still looking for the path's value: says how far it is, every
+    /// `PathWatch.step` bytes.
+    @inline(never)
+    mutating func reportPassed() {
+        guard let watch else { return }
+        watch.passed(i)
+        nextPassed = i + PathWatch.step
     }
 
     /// For a pruned parse, the `Kept` state of the value about to be parsed; counts an array's

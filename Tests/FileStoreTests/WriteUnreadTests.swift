@@ -64,6 +64,77 @@ import TestSupport
     }
 }
 
+/// One number, string or boolean set: its new file is started while the parse still checks the
+/// rest of the file (an early write), and kept only when it is what the finished edit writes.
+@Suite struct EarlyWriteTests {
+    struct Case: CustomStringConvertible {
+        let text: String
+        let path: String
+        let value: JSON
+        /// Whether the early write is the file written.
+        let early: Bool
+        var description: String { "\(path) = \(value) in \(text)" }
+    }
+
+    static let cases = [
+        Case(text: #"{"a": {"x": 1}, "b": 2}"#, path: "/a/x", value: 5, early: true),
+        Case(text: #"{"a": [1, 2, 3]}"#, path: "/a/1", value: "x", early: true),
+        Case(text: #"{"\u0061": {"x": 1}}"#, path: "/a/x", value: 2.5, early: true),
+        Case(text: #"{"a": {"x": 1}, "a": {"x": 2}}"#, path: "/a/x", value: 5, early: false),  // the later "a" is the value
+        Case(text: #"{"a": 1.0}"#, path: "/a", value: 1, early: false),  // equal: nothing written
+        Case(text: #"{"a": 1}"#, path: "/c", value: "new", early: false),  // not there: inserted
+        Case(text: #"{"a": {"x": [1]}}"#, path: "/a/x", value: true, early: false),  // replaces an array
+        Case(text: #"{"a": 1, "b": tru}"#, path: "/a", value: 2, early: false),  // invalid after the value
+        Case(text: #"{"a": "x" "b": 1}"#, path: "/a", value: 2, early: false),
+    ]
+
+    /// Each case leaves what the reading `write` leaves (or fails as it does), with no temporary
+    /// file left, named or not.
+    @Test(arguments: cases, [true, false])
+    func earlyWritesAreKeptOnlyWhenTheyAreTheEdit(_ c: Case, unnamed: Bool) throws {
+        let folder = ScratchFolder()
+        let a = folder.file("a.json"), b = folder.file("b.json")
+        writeInPlace(a, c.text)
+        writeInPlace(b, c.text)
+        var options = AtomicFile.Options()
+        options.unnamedTemporaries = unnamed
+        let writes = JSONWrite.set(try Path(c.path), c.value)
+        let read = Result { () throws(WriteError) in try FileStore.write(writes, toFile: a, serverTime: { 42 }) }
+        let unread = Result { () throws(WriteError) in
+            try FileStore.writeUnreadOutcome(writes, toFile: b, options: options, serverTime: { 42 })
+        }
+        switch (read, unread) {
+        case (.success(let r), .success(let u)):
+            #expect(u.wroteEarly == c.early, "\(c)")
+            #expect((u.written != nil) == r.changed && Disk.text(b) == Disk.text(a), "\(c): \(Disk.text(b))")
+        case (.failure(let r), .failure(let u)):
+            #expect(u == r && Disk.text(b) == c.text, "\(c)")
+        default:
+            Issue.record("\(c): \(read) but \(unread)")
+        }
+        #expect(Disk.entries(folder.path) == ["a.json", "b.json"])
+    }
+
+    /// In a file of megabytes, the new file is written while the parse goes on, whether the
+    /// value is near the start or near the end (the file then follows the parse as it goes).
+    @Test(arguments: ["p000003", "p049997"])
+    func largeFilesAreWrittenEarlyWhereverTheValueIs(_ key: String) throws {
+        let folder = ScratchFolder()
+        let file = folder.file("big.json")
+        var text = "{\n  \"players\": {\n"
+        for i in 0..<50_000 { text += "    \"p\(String(repeating: "0", count: 6 - String(i).count))\(i)\": {\"score\": \(i), \"name\": \"n\(i)\"},\n" }
+        text += "    \"last\": {}\n  }\n}\n"
+        writeInPlace(file, text)
+        let old = "\"\(key)\": {\"score\": \(Int(key.dropFirst())!),"
+        let new = "\"\(key)\": {\"score\": \"top\","
+        let outcome = try FileStore.writeUnreadOutcome(
+            JSONWrite.set(Path(keys: ["players", key, "score"]), "top"), toFile: file, options: .init(), serverTime: { 42 })
+        #expect(outcome.wroteEarly && outcome.written != nil)
+        #expect(Disk.text(file) == text.replacing(old, with: new))
+        #expect(Disk.entries(folder.path) == ["big.json"])
+    }
+}
+
 /// A file's text and writes to it: arrays and objects, nulls in arrays, nested paths.
 private func randomCase(_ rng: inout SplitMix64) -> (String, [JSONWrite]) {
     let values: [JSON] = [1, 2.5, "x", true, nil, [:], [], ["a": 1], [1, nil, 3], ["z": ["y": 2]]]

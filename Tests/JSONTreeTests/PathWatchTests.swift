@@ -1,0 +1,122 @@
+// A writer's parse says how far it is and where the first number, string or literal at its path
+// lies, while it runs, so that the writer can start the new file early. What it says must be the
+// truth about the text: the value named is the first one at the path in the file (duplicate keys,
+// escaped keys and arrays on the way), every position passed lies before it, and values of the
+// same key elsewhere are not it.
+@testable import JSONTree
+import Testing
+import TestSupport
+
+@Suite struct PathWatchTests {
+    @Test func theFirstValueAtThePathIsFoundAndEveryPositionPassedLiesBeforeIt() throws {
+        var found = 0, absent = 0
+        try forEachSeed(1500) { seed, rng in
+            let depth = rng.int(1...3)
+            let path = (0..<depth).map { _ in rng.chance(0.3) ? String(rng.int(0..<3)) : rng.pick(["a", "b", "é"]) }
+            var text = [UInt8](), firsts = [Range<Int>]()
+            emitContainer(level: 0, path, &text, &firsts, &rng)
+            let heard = parse(text, path)
+            let model = firsts.first
+            #expect(heard.found == model, "seed \(seed): \(path) in \(String(decoding: text, as: UTF8.self))")
+            #expect(heard.passed == heard.passed.sorted() && heard.passed.allSatisfy { $0 <= (model?.lowerBound ?? text.count) },
+                    "seed \(seed): passed \(heard.passed), value at \(String(describing: model))")
+            // Watching changes nothing about the parse.
+            let plain = try JSONDocument(parsing: DocumentBytes(text), keeping: Path(keys: path))
+            #expect(heard.document?.root.json == plain.root.json, "seed \(seed)")
+            if model == nil { absent += 1 } else { found += 1 }
+        }
+        #expect(found > 300 && absent > 300, "found \(found), absent \(absent)")
+    }
+
+    /// In a file of megabytes, the parse says how far it is many times before it reaches the value.
+    @Test func aLongWayToTheValueIsReportedAsItGoes() throws {
+        var text = Array(#"{"before": ["#.utf8)
+        for i in 0..<600_000 { text += Array("\(i),".utf8) }
+        text += Array(#"0], "a": {"b": 17}, "after": [1, 2]}"#.utf8)
+        let at = text.count - #"17}, "after": [1, 2]}"#.utf8.count
+        let heard = parse(text, ["a", "b"])
+        #expect(heard.found == at..<at + 2)
+        #expect(heard.passed.count >= 3 && heard.passed.allSatisfy { $0 > 0 && $0 <= at }, "\(heard.passed)")
+    }
+
+    /// A parse that fails after the value was found has still said where it is; the error is
+    /// the whole parse's.
+    @Test func aFailureAfterTheValueIsStillAFailure() throws {
+        let text = Array(#"{"a": 1, "b": tru}"#.utf8)
+        var found: Range<Int>?
+        let watch = PathWatch(passed: { _ in }, found: { found = $0 })
+        #expect(throws: JSONParseError.self) { try JSONDocument(parsing: DocumentBytes(text), keeping: Path(keys: ["a"]), watch: watch) }
+        #expect(found == 6..<7)
+    }
+}
+
+/// What a watched parse of `text` kept to `path` said, and its document (nil when it failed).
+private func parse(_ text: [UInt8], _ path: [String]) -> (found: Range<Int>?, passed: [Int], document: JSONDocument?) {
+    var found: Range<Int>?, passed = [Int](), calls = 0
+    let watch = PathWatch(passed: { passed.append($0) }, found: {
+        calls += 1
+        found = $0
+    })
+    let document = try? JSONDocument(parsing: DocumentBytes(text), keeping: Path(keys: path), watch: watch)
+    #expect(calls <= 1, "found said \(calls) times")
+    return (found, passed, document)
+}
+
+/// Values that lie beside the path: some hold the path's keys, which are not on it there.
+private let fillers = [#"1"#, #""a""#, #"{"b": 7, "a": 8}"#, #"[1, "é", 2]"#, #"null"#, #"true"#, #"{"é": {"a": 0}}"#, #"[[0, 1, 2]]"#]
+
+/// Scalars the path may end at, as spelled in a file.
+private let scalars = [#"5"#, #"-0.5e3"#, #""x\"y""#, #"false"#, #"null"#, #""\u00e9""#, #"true"#]
+
+/// Writes a container at `level` of `path`: an array when the key there is an index (sometimes),
+/// else an object whose members include the key zero, one or two times (spelled with escapes
+/// sometimes). Appends to `firsts` the range of each scalar at the whole path, in file order.
+private func emitContainer(level: Int, _ path: [String], _ text: inout [UInt8], _ firsts: inout [Range<Int>], _ rng: inout SplitMix64) {
+    let key = path[level]
+    if let index = Int(key), rng.chance(0.7) {
+        text += Array("[".utf8)
+        let count = index + rng.int(0..<3)
+        for i in 0..<count {
+            if i > 0 { text += Array(", ".utf8) }
+            if i == index { emitValue(level: level, path, &text, &firsts, &rng) } else { text += Array(rng.pick(fillers).utf8) }
+        }
+        text += Array("]".utf8)
+        return
+    }
+    text += Array("{".utf8)
+    var members = (0..<rng.int(0..<3)).map { _ in false }
+    for _ in 0..<rng.int(0...2) { members.insert(true, at: rng.int(0...members.count)) }
+    for (i, onPath) in members.enumerated() {
+        if i > 0 { text += Array(", ".utf8) }
+        if onPath {
+            text += Array(spelled(key, &rng).utf8) + Array(": ".utf8)
+            emitValue(level: level, path, &text, &firsts, &rng)
+        } else {
+            text += Array("\"other\(i)\": ".utf8) + Array(rng.pick(fillers).utf8)
+        }
+    }
+    text += Array("}".utf8)
+}
+
+/// The value at `path[level]`: the next container on the way, a scalar (at the last key, the
+/// value the watch names; before, the end of the way), or a container the way stops at.
+private func emitValue(level: Int, _ path: [String], _ text: inout [UInt8], _ firsts: inout [Range<Int>], _ rng: inout SplitMix64) {
+    let last = level == path.count - 1
+    let pick = rng.int(0..<5)
+    if pick < 2 && !last {
+        emitContainer(level: level + 1, path, &text, &firsts, &rng)
+    } else if pick < 3 {
+        let start = text.count
+        text += Array(rng.pick(scalars).utf8)
+        if last { firsts.append(start..<text.count) }
+    } else {
+        // A container the path does not go on in.
+        text += Array(rng.pick([#"{}"#, #"[]"#, #"{"zz": [1]}"#]).utf8)
+    }
+}
+
+/// `key` as a JSON string, with its letters escaped sometimes.
+private func spelled(_ key: String, _ rng: inout SplitMix64) -> String {
+    guard rng.chance(0.3) else { return "\"\(key)\"" }
+    return "\"" + key.unicodeScalars.map { "\\u" + String(repeating: "0", count: 4 - String($0.value, radix: 16).count) + String($0.value, radix: 16) }.joined() + "\""
+}
