@@ -65,4 +65,20 @@ import TestSupport
         let expected = Self.naiveEnds(old, new)
         #expect(measured.prefix == expected.prefix && measured.suffix == expected.suffix)
     }
+
+    /// A file of 16 MiB or more is read by two threads, a half each: the bytes are the file's,
+    /// whatever its size's parity and wherever the halves meet.
+    @Test(arguments: [16 << 20, (16 << 20) + 1, 21_000_001])
+    func largeFilesReadInTwoHalvesAreTheFile(_ size: Int) throws {
+        let folder = ScratchFolder()
+        let path = folder.file("large.bin")
+        // No period that a misplaced half would still match.
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        writeFileInPlace(path, bytes)
+        guard case .bytes(let read, let identity) = SnapshotReader().read(path) else {
+            Issue.record("not read")
+            return
+        }
+        #expect(read.count == size && read.array == bytes && identity.size == size)
+    }
 }
