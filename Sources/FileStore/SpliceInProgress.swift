@@ -22,9 +22,13 @@ final class SpliceInProgress: FileContent, Sendable {
         self.bytes = bytes
     }
 
-    /// What the parse tells it.
+    /// What the parse tells it. A value found that already has the new bytes ends the wait:
+    /// the write would change nothing.
     var watch: PathWatch {
-        PathWatch(passed: { self.passed.store($0, ordering: .releasing) }, found: { range in self.state.withLock { $0.found = range } })
+        PathWatch(passed: { self.passed.store($0, ordering: .releasing) }, found: { range in
+            let same = self.base.withUnsafeBufferPointer { $0[range].elementsEqual(self.bytes) }
+            self.state.withLock { same ? ($0.abandoned = true) : ($0.found = range) }
+        })
     }
 
     /// The value replaced, once found.

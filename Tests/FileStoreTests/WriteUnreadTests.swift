@@ -82,6 +82,7 @@ import TestSupport
         Case(text: #"{"\u0061": {"x": 1}}"#, path: "/a/x", value: 2.5, early: true),
         Case(text: #"{"a": {"x": 1}, "a": {"x": 2}}"#, path: "/a/x", value: 5, early: false),  // the later "a" is the value
         Case(text: #"{"a": 1.0}"#, path: "/a", value: 1, early: false),  // equal: nothing written
+        Case(text: #"{"a": 7, "b": [7]}"#, path: "/a", value: 7, early: false),  // the same bytes: never started
         Case(text: #"{"a": 1}"#, path: "/c", value: "new", early: false),  // not there: inserted
         Case(text: #"{"a": {"x": [1]}}"#, path: "/a/x", value: true, early: false),  // replaces an array
         Case(text: #"{"a": 1, "b": tru}"#, path: "/a", value: 2, early: false),  // invalid after the value
