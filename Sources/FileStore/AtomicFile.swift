@@ -516,13 +516,24 @@ struct WriteSession {
         var failure: Int32 = 0
         // The disk starts writing each 8 MiB as soon as it is in the file, so that the sync
         // at the end waits for the last piece only.
-        var written = 0, handedToDisk = 0
+        var written = 0, handedToDisk = 0, durable = 0
         let complete = content.forEachPiece { piece in
             var offset = 0
             // Checked for every piece, empty ones too: a content that waits offers those.
             if stop?.isSet == true {
                 failure = ECANCELED
                 return false
+            }
+            // An empty piece: the content waits (for a parse). The time goes to making what is
+            // written durable, so that the sync at the end has little left. (An error here is
+            // the write's: a later fsync would not report it again.)
+            if piece.isEmpty && written - durable >= AtomicFile.writebackStep {
+                guard fdatasync(fd) == 0 else {
+                    failure = errno
+                    return false
+                }
+                durable = written
+                handedToDisk = written
             }
             while offset < piece.count {
                 let n = Glibc.write(fd, piece.baseAddress! + offset, min(piece.count - offset, AtomicFile.writebackStep))
@@ -540,7 +551,7 @@ struct WriteSession {
             }
             return true
         }
-        if failure != 0 { throw .system("write a temporary file in \(folder)", path: path, errno: failure) }
+        if failure != 0 { throw .system("write or sync a temporary file in \(folder)", path: path, errno: failure) }
         // A content that stopped by itself (an early write abandoned) is not a file to keep.
         if !complete || stop?.isSet == true { throw .system("write a temporary file in \(folder)", path: path, errno: ECANCELED) }
         guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }

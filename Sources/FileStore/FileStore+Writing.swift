@@ -93,9 +93,10 @@ extension FileStore {
     static func writeUnreadOutcome(
         _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options, serverTime: () -> Int64
     ) throws(WriteError) -> AtomicFile.ContentOutcome<JSONEdit> {
-        let foreseen = writes.count == 1 && writes[0].value.isScalar && writes[0].value != .null ? writes[0] : nil
+        let one = writes.count == 1 && writes[0].value.isScalar && writes[0].value != .null
         return try writeUnread(
-            toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes), foreseen: foreseen
+            toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes),
+            early: one ? .value(writes[0]) : .none
         ) { _ throws(WriteError) in writes }
     }
 
@@ -129,39 +130,64 @@ extension FileStore {
         serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }, reading kept: Path? = nil,
         deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> (changed: Bool, attempts: Int) {
-        let outcome = try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: kept, foreseen: nil, deriving: derive)
+        let outcome = try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: kept, early: .none, deriving: derive)
         return (outcome.written != nil, outcome.attempts)
     }
 
-    /// `writeUnread(toFile:…deriving:)`; with `foreseen`, a write of a number, string or boolean
-    /// at `kept` that `derive` will return alone, the new file is started as soon as the parse
-    /// finds the value it replaces (`EarlyWrite`), and is written while the parse checks the
-    /// rest of the file. The edit made once it has (a duplicate key may have moved the value,
-    /// an equal value changes nothing) keeps that file only when it is the same.
+    /// How a write may start its new file before its parse has ended (`EarlyWrite`).
+    enum EarlyStart {
+        /// Not before the parse has ended.
+        case none
+        /// A write of a number, string or boolean at the path read, which `derive` returns
+        /// alone: the new file is written once the parse finds the value it replaces.
+        case value(JSONWrite)
+        /// An edit that changes nothing the parse passes before it ends (a child added at the
+        /// end of a container): the old bytes are copied as the parse passes them.
+        case atTheEnd
+    }
+
+    /// `writeUnread(toFile:…deriving:)`, starting the new file early as `early` allows: its
+    /// old bytes are copied while the parse checks the file (`EditInProgress`). The edit made
+    /// once the parse has ended keeps that file only where it is the same; else it is dropped
+    /// and the edit written after (a duplicate key may have moved the value, an equal value
+    /// changes nothing, a missing parent is made higher up).
     static func writeUnread(
         toFile path: String, options: AtomicFile.Options, serverTime: () -> Int64, reading kept: Path?,
-        foreseen: JSONWrite?, deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
+        early start: EarlyStart, deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> AtomicFile.ContentOutcome<JSONEdit> {
         try AtomicFile.modify(path, options: options) { snapshot, early throws(WriteError) -> JSONEdit? in
             guard let kept else {
                 let document = try parse(snapshot, hint: nil)
                 return try edit(document, derive(document), serverTime: serverTime)
             }
-            let splice = foreseen.map { SpliceInProgress(base: snapshot.bytes, bytes: $0.value.serialized()) }
-            if let splice { early.start(splice) }
+            let copy: EditInProgress?
+            switch start {
+            case .none: copy = nil
+            case .value(let write): copy = EditInProgress(base: snapshot.bytes, foreseeing: write.value.serialized())
+            case .atTheEnd: copy = EditInProgress(base: snapshot.bytes, foreseeing: nil)
+            }
+            if let copy { early.start(copy) }
             do throws(WriteError) {
                 let document: JSONDocument
-                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes, keeping: kept, watch: splice?.watch) } catch {
+                do throws(JSONParseError) { document = try JSONDocument(parsing: snapshot.bytes, keeping: kept, watch: copy?.watch) } catch {
                     throw .invalidJSON(error)
                 }
                 let made = try edit(document, derive(document), serverTime: serverTime)
-                if let splice, made == nil || splice.found.map({ made!.isOnly(replacing: $0, with: splice.bytes) }) != true {
-                    splice.abandon()
-                    early.cancel()
+                if let copy {
+                    let kept: Bool
+                    if let made, let found = copy.found, let bytes = copy.bytes {
+                        kept = made.isOnly(replacing: found, with: bytes)
+                    } else {
+                        kept = made.map { copy.finish(with: $0) } ?? false
+                    }
+                    if !kept {
+                        copy.abandon()
+                        early.cancel()
+                    }
                 }
                 return made
             } catch {
-                splice?.abandon()
+                copy?.abandon()
                 throw error
             }
         }
@@ -299,8 +325,17 @@ extension FileStore {
     @discardableResult
     public static func push(_ value: JSON, under parent: Path, toFile path: String) throws(WriteError) -> String {
         var key = ""
-        try writeUnread(toFile: path, reading: parent) { document throws(WriteError) in
-            key = pushKey(under: parent, in: document)
+        // The parse keeps the parent's members, each one node: all a push reads (an array's
+        // length, the layout) and not the whole of a large parent. The child it keeps is one
+        // that cannot be there, a new push id: under an object, the key the push adds.
+        let id = pushIDs.next()
+        // The new child goes at the end of its parent: the new file is copied as the parse runs.
+        _ = try writeUnread(
+            toFile: path, options: .init(), serverTime: { Int64(PushIDGenerator.systemMilliseconds()) },
+            reading: parent.child(id), early: .atTheEnd
+        ) { document throws(WriteError) in
+            let isArray = document.root.node(at: parent)?.kind == .array
+            key = isArray ? pushKey(under: parent, in: document) : id
             return JSONWrite.set(parent.child(key), value)
         }
         return key

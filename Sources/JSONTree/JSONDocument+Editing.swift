@@ -108,6 +108,9 @@ public struct JSONEdit: Sendable {
         }
     }
 
+    /// Where the first byte it changes is in the base's bytes; nil when it changes none.
+    public var firstChange: Int? { splices.first?.range.lowerBound }
+
     /// Whether the edit is exactly one replacement: `range` of the base's bytes by `bytes`.
     public func isOnly(replacing range: Range<Int>, with bytes: [UInt8]) -> Bool {
         splices.count == 1 && splices[0].range == range && splices[0].bytes == bytes

@@ -83,7 +83,8 @@ import TestSupport
         Case(text: #"{"a": {"x": 1}, "a": {"x": 2}}"#, path: "/a/x", value: 5, early: false),  // the later "a" is the value
         Case(text: #"{"a": 1.0}"#, path: "/a", value: 1, early: false),  // equal: nothing written
         Case(text: #"{"a": 7, "b": [7]}"#, path: "/a", value: 7, early: false),  // the same bytes: never started
-        Case(text: #"{"a": 1}"#, path: "/c", value: "new", early: false),  // not there: inserted
+        Case(text: #"{"a": 1}"#, path: "/c", value: "new", early: true),  // added at the end: after all the parse passed
+        Case(text: #"{"c": {}, "a": [1, 2]}"#, path: "/c/d", value: 1, early: false),  // added before what the parse passed
         Case(text: #"{"a": {"x": [1]}}"#, path: "/a/x", value: true, early: false),  // replaces an array
         Case(text: #"{"a": 1, "b": tru}"#, path: "/a", value: 2, early: false),  // invalid after the value
         Case(text: #"{"a": "x" "b": 1}"#, path: "/a", value: 2, early: false),
@@ -114,6 +115,54 @@ import TestSupport
             Issue.record("\(c): \(read) but \(unread)")
         }
         #expect(Disk.entries(folder.path) == ["a.json", "b.json"])
+    }
+
+    /// A push copies the file as the parse passes it and adds the child at the end of its
+    /// parent: under an object (a new push id) or an array (its next index), in a file of
+    /// megabytes or a small one, missing parents made. Each leaves what a reading write of the
+    /// same child leaves, and no temporary file.
+    @Test(arguments: [
+        (#"{"list": {"a": 1, "b": 2}, "z": 0}"#, "/list"),
+        (#"{"list": [1, 2, 3], "z": 0}"#, "/list"),
+        (#"{"z": 0}"#, "/list/inner"),
+        (#"{"list": {}}"#, "/list"),
+        (#"{"list": 7}"#, "/list"),
+    ])
+    func pushesAreCopiedAsTheParseGoes(_ text: String, _ parent: String) throws {
+        let folder = ScratchFolder()
+        let a = folder.file("a.json"), b = folder.file("b.json")
+        writeInPlace(a, text)
+        writeInPlace(b, text)
+        let value: JSON = ["name": "new", "n": 1]
+        let under = try Path(parent)
+        let pushed = Result { () throws(WriteError) in try FileStore.push(value, under: under, toFile: b) }
+        switch pushed {
+        case .success(let key):
+            _ = try FileStore.write(JSONWrite.set(under.child(key), value), toFile: a)
+            #expect(Disk.text(b) == Disk.text(a))
+            #expect(key.hasPrefix("-") || text.contains("[1, 2, 3]") && key == "3", "\(key)")
+        case .failure(let error):
+            let read = Result { () throws(WriteError) in try FileStore.write(JSONWrite.set(under.child("k"), value), toFile: a) }
+            #expect(throws: WriteError.self) { try read.get() }
+            #expect(Disk.text(b) == text, "\(error)")
+        }
+        #expect(Disk.entries(folder.path) == ["a.json", "b.json"])
+    }
+
+    @Test func aPushToALargeObjectIsWrittenEarly() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("big.json")
+        var text = "{\n  \"players\": {\n"
+        for i in 0..<50_000 { text += "    \"p\(i)\": {\"score\": \(i)},\n" }
+        text += "    \"last\": {}\n  },\n  \"after\": 1\n}\n"
+        writeInPlace(file, text)
+        let parent = try Path("/players")
+        let outcome = try FileStore.writeUnread(
+            toFile: file, options: .init(), serverTime: { 42 }, reading: parent.child("-new"), early: .atTheEnd
+        ) { _ throws(WriteError) in JSONWrite.set(parent.child("-new"), 5) }
+        #expect(outcome.wroteEarly && outcome.written != nil)
+        #expect(Disk.text(file) == text.replacing("\"last\": {}\n", with: "\"last\": {},\n    \"-new\": 5\n"))
+        #expect(Disk.entries(folder.path) == ["big.json"])
     }
 
     /// In a file of megabytes, the new file is written while the parse goes on, whether the
