@@ -174,13 +174,13 @@ extension FileStore {
                 }
                 let made = try edit(document, derive(document), serverTime: serverTime)
                 if let copy {
-                    let kept: Bool
+                    let same: Bool
                     if let made, let found = copy.found, let bytes = copy.bytes {
-                        kept = made.isOnly(replacing: found, with: bytes)
+                        same = made.isOnly(replacing: found, with: bytes)
                     } else {
-                        kept = made.map { copy.finish(with: $0) } ?? false
+                        same = made.map { copy.finish(with: $0) } ?? false
                     }
-                    if !kept {
+                    if !same {
                         copy.abandon()
                         early.cancel()
                     }
