@@ -11,7 +11,8 @@ import Synchronization
 ///   and the old bytes after it. The edit made when the parse ends must be exactly that.
 /// - Any edit: once the parse has ended and the edit is made (`finish(with:)`), the edited
 ///   bytes from where the copy got to. That needs the edit to change nothing before the last
-///   position the parse passed: an added child at the end of a large object, say.
+///   position the parse passed, which stops at the path it reads: a value replaced or removed
+///   there, a child added at the end of a large object.
 ///
 /// Until then the writer waits, offered an empty piece now and then so that it can stop.
 final class EditInProgress: FileContent, Sendable {

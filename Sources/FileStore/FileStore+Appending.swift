@@ -23,6 +23,10 @@ extension FileStore {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw .system("stat", path: path, errno: errno) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+        // Our appenders take turns (the lock of the file itself, as every writer of ours): another
+        // one's line half copied in would look like a last line without its newline, and get one.
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        guard fstat(fd, &st) == 0 else { throw .system("stat", path: path, errno: errno) }
         var line = value.serialized()
         line.append(0x0A)
         // A last line without its newline (a writer's partial line, a file ending without one)

@@ -96,7 +96,7 @@ extension FileStore {
         let one = writes.count == 1 && writes[0].value.isScalar && writes[0].value != .null
         return try writeUnread(
             toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes),
-            early: one ? .value(writes[0]) : .none
+            early: one ? .value(writes[0]) : .copying
         ) { _ throws(WriteError) in writes }
     }
 
@@ -130,7 +130,7 @@ extension FileStore {
         serverTime: () -> Int64 = { Int64(PushIDGenerator.systemMilliseconds()) }, reading kept: Path? = nil,
         deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> (changed: Bool, attempts: Int) {
-        let outcome = try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: kept, early: .none, deriving: derive)
+        let outcome = try writeUnread(toFile: path, options: options, serverTime: serverTime, reading: kept, early: .copying, deriving: derive)
         return (outcome.written != nil, outcome.attempts)
     }
 
@@ -141,9 +141,11 @@ extension FileStore {
         /// A write of a number, string or boolean at the path read, which `derive` returns
         /// alone: the new file is written once the parse finds the value it replaces.
         case value(JSONWrite)
-        /// An edit that changes nothing the parse passes before it ends (a child added at the
-        /// end of a container): the old bytes are copied as the parse passes them.
-        case atTheEnd
+        /// The old bytes are copied as the parse passes them, until it reaches the path read;
+        /// the edit goes on from there when it changes nothing before. Writes at or under the
+        /// path (a value replaced, a child removed or added at the end of its parent) change
+        /// nothing before it, unless a removal empties a container above it.
+        case copying
     }
 
     /// `writeUnread(toFile:…deriving:)`, starting the new file early as `early` allows: its
@@ -164,7 +166,7 @@ extension FileStore {
             switch start {
             case .none: copy = nil
             case .value(let write): copy = EditInProgress(base: snapshot.bytes, foreseeing: write.value.serialized())
-            case .atTheEnd: copy = EditInProgress(base: snapshot.bytes, foreseeing: nil)
+            case .copying: copy = EditInProgress(base: snapshot.bytes, foreseeing: nil)
             }
             if let copy { early.start(copy) }
             do throws(WriteError) {
@@ -332,7 +334,7 @@ extension FileStore {
         // The new child goes at the end of its parent: the new file is copied as the parse runs.
         _ = try writeUnread(
             toFile: path, options: .init(), serverTime: { Int64(PushIDGenerator.systemMilliseconds()) },
-            reading: parent.child(id), early: .atTheEnd
+            reading: parent.child(id), early: .copying
         ) { document throws(WriteError) in
             let isArray = document.root.node(at: parent)?.kind == .array
             key = isArray ? pushKey(under: parent, in: document) : id

@@ -81,11 +81,11 @@ enum JSONParser {
     }
 }
 
-/// What a pruned parse tells a writer while it runs: how far it is, until it finds the first
-/// number, string, `true`, `false` or `null` at its path (not the root), and then that value's
-/// byte range. Everything before a position passed lies before that value. The value found is
-/// the first one there: a later duplicate key on the way may still make another one the value
-/// at the path, and the parse may still fail.
+/// What a pruned parse tells a writer while it runs: how far it is, until it reaches the first
+/// value at its path (not the root); then, when that value is a number, string, `true`,
+/// `false` or `null`, its byte range. Every position passed lies before that value. The value
+/// reached is the first one there: a later duplicate key on the way may still make another one
+/// the value at the path, and the parse may still fail.
 package struct PathWatch {
     /// How often `passed` is called: every this many bytes parsed, or about.
     static let step = 1 << 20
@@ -330,6 +330,7 @@ private struct Parser<Scope: TapeScope> {
             guard depth < depthLimit else {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
             }
+            if Scope.isPruned && kept == Kept.all { reportReached() }
             let isObject = c == openBrace
             stack[depth] = OpenContainer(index: tape.count, firstKey: keyCount, isObject: isObject, kept: kept)
             depth += 1
@@ -456,6 +457,15 @@ private struct Parser<Scope: TapeScope> {
         watch = nil
         nextPassed = Int.max
         report.found(start..<i)
+    }
+
+    /// For a pruned parse, at a kept container: when it is the path's own value, the watch
+    /// hears nothing more (it is told of values at the path that are scalars only).
+    @inline(__always)
+    mutating func reportReached() {
+        guard watch != nil, depth > 0, stack[depth - 1].kept >= 0 else { return }
+        watch = nil
+        nextPassed = Int.max
     }
 
     /// For a pruned parse still looking for the path's value: says how far it is, every

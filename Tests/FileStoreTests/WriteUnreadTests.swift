@@ -85,7 +85,7 @@ import TestSupport
         Case(text: #"{"a": 7, "b": [7]}"#, path: "/a", value: 7, early: false),  // the same bytes: never started
         Case(text: #"{"a": 1}"#, path: "/c", value: "new", early: true),  // added at the end: after all the parse passed
         Case(text: #"{"c": {}, "a": [1, 2]}"#, path: "/c/d", value: 1, early: false),  // added before what the parse passed
-        Case(text: #"{"a": {"x": [1]}}"#, path: "/a/x", value: true, early: false),  // replaces an array
+        Case(text: #"{"a": {"x": [1]}}"#, path: "/a/x", value: true, early: true),  // replaces an array, after all the parse passed
         Case(text: #"{"a": 1, "b": tru}"#, path: "/a", value: 2, early: false),  // invalid after the value
         Case(text: #"{"a": "x" "b": 1}"#, path: "/a", value: 2, early: false),
     ]
@@ -114,6 +114,31 @@ import TestSupport
         default:
             Issue.record("\(c): \(read) but \(unread)")
         }
+        #expect(Disk.entries(folder.path) == ["a.json", "b.json"])
+    }
+
+    /// Removals and writes of containers copy the file as the parse passes it, up to the path,
+    /// and go on with the edit from there: near the end, at the start, and with a duplicate
+    /// key whose removal empties a container above (the change then starts before the path).
+    @Test(arguments: [
+        (#"{"a": 1, "b": [1, 2], "c": {"d": 3}}"#, "/c", nil as JSON?),
+        (#"{"a": 1, "b": [1, 2], "c": {"d": 3}}"#, "/a", nil),
+        (#"{"a": 1, "b": [1, 2], "c": {"d": 3}}"#, "/b/1", nil),
+        (#"{"a": {"only": 1}, "a": {"only": 2}}"#, "/a/only", nil),
+        (#"{"z": [5, 6], "a": {"only": 1}}"#, "/a/only", nil),
+        (#"{"a": 1, "c": {"d": 3}}"#, "/c", ["e": [1, 2]] as JSON),
+    ])
+    func removalsAndContainersAreCopiedUpToThePath(_ text: String, _ path: String, _ value: JSON?) throws {
+        let folder = ScratchFolder()
+        let a = folder.file("a.json"), b = folder.file("b.json")
+        writeInPlace(a, text)
+        writeInPlace(b, text)
+        let writes = JSONWrite.set(try Path(path), value ?? .null)
+        _ = try FileStore.write(writes, toFile: a)
+        let outcome = try FileStore.writeUnreadOutcome(writes, toFile: b, options: .init(), serverTime: { 42 })
+        #expect(Disk.text(b) == Disk.text(a), "\(Disk.text(b))")
+        // Nothing is passed before the path in these small files, so every change starts after.
+        #expect(outcome.wroteEarly)
         #expect(Disk.entries(folder.path) == ["a.json", "b.json"])
     }
 
@@ -158,7 +183,7 @@ import TestSupport
         writeInPlace(file, text)
         let parent = try Path("/players")
         let outcome = try FileStore.writeUnread(
-            toFile: file, options: .init(), serverTime: { 42 }, reading: parent.child("-new"), early: .atTheEnd
+            toFile: file, options: .init(), serverTime: { 42 }, reading: parent.child("-new"), early: .copying
         ) { _ throws(WriteError) in JSONWrite.set(parent.child("-new"), 5) }
         #expect(outcome.wroteEarly && outcome.written != nil)
         #expect(Disk.text(file) == text.replacing("\"last\": {}\n", with: "\"last\": {},\n    \"-new\": 5\n"))

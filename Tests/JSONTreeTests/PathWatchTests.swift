@@ -1,8 +1,8 @@
-// A writer's parse says how far it is and where the first number, string or literal at its path
-// lies, while it runs, so that the writer can start the new file early. What it says must be the
-// truth about the text: the value named is the first one at the path in the file (duplicate keys,
-// escaped keys and arrays on the way), every position passed lies before it, and values of the
-// same key elsewhere are not it.
+// A writer's parse says how far it is and where the first value at its path lies (its range,
+// when it is a number, string or literal), while it runs, so that the writer can start the new
+// file early. What it says must be the truth about the text: the value is the first one at the
+// path in the file (duplicate keys, escaped keys and arrays on the way), every position passed
+// lies before it, and values of the same key elsewhere are not it.
 @testable import JSONTree
 import Testing
 import TestSupport
@@ -13,13 +13,15 @@ import TestSupport
         try forEachSeed(1500) { seed, rng in
             let depth = rng.int(1...3)
             let path = (0..<depth).map { _ in rng.chance(0.3) ? String(rng.int(0..<3)) : rng.pick(["a", "b", "é"]) }
-            var text = [UInt8](), firsts = [Range<Int>]()
-            emitContainer(level: 0, path, &text, &firsts, &rng)
+            var text = [UInt8](), values = [(range: Range<Int>, scalar: Bool)]()
+            emitContainer(level: 0, path, &text, &values, &rng)
             let heard = parse(text, path)
-            let model = firsts.first
+            // The first value at the path: named when it is a scalar; nothing is passed after its start.
+            let first = values.first
+            let model = first?.scalar == true ? first?.range : nil
             #expect(heard.found == model, "seed \(seed): \(path) in \(String(decoding: text, as: UTF8.self))")
-            #expect(heard.passed == heard.passed.sorted() && heard.passed.allSatisfy { $0 <= (model?.lowerBound ?? text.count) },
-                    "seed \(seed): passed \(heard.passed), value at \(String(describing: model))")
+            #expect(heard.passed == heard.passed.sorted() && heard.passed.allSatisfy { $0 <= (first?.range.lowerBound ?? text.count) },
+                    "seed \(seed): passed \(heard.passed), value at \(String(describing: first))")
             // Watching changes nothing about the parse.
             let plain = try JSONDocument(parsing: DocumentBytes(text), keeping: Path(keys: path))
             #expect(heard.document?.root.json == plain.root.json, "seed \(seed)")
@@ -70,15 +72,18 @@ private let scalars = [#"5"#, #"-0.5e3"#, #""x\"y""#, #"false"#, #"null"#, #""\u
 
 /// Writes a container at `level` of `path`: an array when the key there is an index (sometimes),
 /// else an object whose members include the key zero, one or two times (spelled with escapes
-/// sometimes). Appends to `firsts` the range of each scalar at the whole path, in file order.
-private func emitContainer(level: Int, _ path: [String], _ text: inout [UInt8], _ firsts: inout [Range<Int>], _ rng: inout SplitMix64) {
+/// sometimes). Appends to `values` each value at the whole path, in file order: its range (a
+/// container's start only) and whether it is a scalar.
+private func emitContainer(
+    level: Int, _ path: [String], _ text: inout [UInt8], _ values: inout [(range: Range<Int>, scalar: Bool)], _ rng: inout SplitMix64
+) {
     let key = path[level]
     if let index = Int(key), rng.chance(0.7) {
         text += Array("[".utf8)
         let count = index + rng.int(0..<3)
         for i in 0..<count {
             if i > 0 { text += Array(", ".utf8) }
-            if i == index { emitValue(level: level, path, &text, &firsts, &rng) } else { text += Array(rng.pick(fillers).utf8) }
+            if i == index { emitValue(level: level, path, &text, &values, &rng) } else { text += Array(rng.pick(fillers).utf8) }
         }
         text += Array("]".utf8)
         return
@@ -90,7 +95,7 @@ private func emitContainer(level: Int, _ path: [String], _ text: inout [UInt8], 
         if i > 0 { text += Array(", ".utf8) }
         if onPath {
             text += Array(spelled(key, &rng).utf8) + Array(": ".utf8)
-            emitValue(level: level, path, &text, &firsts, &rng)
+            emitValue(level: level, path, &text, &values, &rng)
         } else {
             text += Array("\"other\(i)\": ".utf8) + Array(rng.pick(fillers).utf8)
         }
@@ -100,18 +105,21 @@ private func emitContainer(level: Int, _ path: [String], _ text: inout [UInt8], 
 
 /// The value at `path[level]`: the next container on the way, a scalar (at the last key, the
 /// value the watch names; before, the end of the way), or a container the way stops at.
-private func emitValue(level: Int, _ path: [String], _ text: inout [UInt8], _ firsts: inout [Range<Int>], _ rng: inout SplitMix64) {
+private func emitValue(
+    level: Int, _ path: [String], _ text: inout [UInt8], _ values: inout [(range: Range<Int>, scalar: Bool)], _ rng: inout SplitMix64
+) {
     let last = level == path.count - 1
     let pick = rng.int(0..<5)
+    let start = text.count
     if pick < 2 && !last {
-        emitContainer(level: level + 1, path, &text, &firsts, &rng)
+        emitContainer(level: level + 1, path, &text, &values, &rng)
     } else if pick < 3 {
-        let start = text.count
         text += Array(rng.pick(scalars).utf8)
-        if last { firsts.append(start..<text.count) }
+        if last { values.append((start..<text.count, true)) }
     } else {
-        // A container the path does not go on in.
+        // A container the path does not go on in (at the last key, the value there).
         text += Array(rng.pick([#"{}"#, #"[]"#, #"{"zz": [1]}"#]).utf8)
+        if last { values.append((start..<start, false)) }
     }
 }
 
