@@ -223,8 +223,8 @@ private struct Parser<Scope: TapeScope> {
     var keptIndexes: [Int32] = []
     var suppressed = 0
     var keyOnPath = false
-    /// A pruned parse: told of its progress until it finds the first scalar at the path, then
-    /// nil; and the position past which it next says how far it is.
+    /// A pruned parse: told of its progress until it reaches the path's value, then nil; and
+    /// the position past which it next says how far it is.
     var watch: PathWatch?
     var nextPassed = Int.max
     /// Whether the whole input was found to be valid UTF-8 up front (SIMD), so strings need
