@@ -205,10 +205,10 @@ extension AtomicFile.ContentOutcome: Sendable where Content: Sendable {}
 /// first (the guess was wrong) and returns whatever it likes: the write started is dropped.
 public final class EarlyWrite {
     private let begin: (any FileContent) -> ThreadWork<WriteSession.WrittenTemporary>
-    private let stop = StopFlag()
+    private let stop = OnceFlag()
     private(set) var work: ThreadWork<WriteSession.WrittenTemporary>?
 
-    fileprivate init(begin: @escaping (any FileContent, StopFlag) -> ThreadWork<WriteSession.WrittenTemporary>) {
+    fileprivate init(begin: @escaping (any FileContent, OnceFlag) -> ThreadWork<WriteSession.WrittenTemporary>) {
         let stop = stop
         self.begin = { begin($0, stop) }
     }
@@ -230,17 +230,13 @@ public final class EarlyWrite {
     }
 }
 
-/// Taken by one thread only: the first to ask.
-final class Claim: Sendable {
-    private let taken = Atomic<Bool>(false)
-    /// Whether this call took it.
-    func take() -> Bool { taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
-}
-
-/// Set once, read by another thread.
-final class StopFlag: Sendable {
+/// A flag set once, by whichever thread comes first, and read by the others.
+final class OnceFlag: Sendable {
     private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .releasing) }
+    /// Sets it.
+    /// - Returns: whether this call was the one that set it.
+    @discardableResult
+    func set() -> Bool { flag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
     var isSet: Bool { flag.load(ordering: .acquiring) }
 }
 
@@ -352,13 +348,14 @@ struct WriteSession {
             attempt += 1
             guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
             guard let base = try readTarget(attempt) else { continue }
-            // The slow half of the check (below) is made by whichever thread is free first: the
-            // writer of an early write when it is done before the parse, else this one.
-            let check = Claim()
+            // The slow half of the check (below) is made by whichever thread is free first (sets
+            // `checking`): the writer of an early write when it is done before the parse, else
+            // this one.
+            let checking = OnceFlag()
             let early = EarlyWrite { content, stop in
                 ThreadWork {
                     let temporary = Result { () throws(WriteError) in try self.writeTemporary(content, like: base, stop: stop) }
-                    let checks = (try? temporary.get()) != nil && !stop.isSet && check.take()
+                    let checks = (try? temporary.get()) != nil && !stop.isSet && checking.set()
                     return WrittenTemporary(temporary: temporary, holds: checks ? self.hasBytes(base) : nil)
                 }
             }
@@ -382,7 +379,7 @@ struct WriteSession {
             let writing = wroteEarly ? early.work! : ThreadWork {
                 WrittenTemporary(temporary: Result { () throws(WriteError) in try self.writeTemporary(content, like: base) }, holds: nil)
             }
-            let checkedHere = check.take() ? hasBytes(base) : nil
+            let checkedHere = checking.set() ? hasBytes(base) : nil
             let done = writing.join()
             let created = try done.temporary.get()
             let holds = done.holds ?? checkedHere ?? hasBytes(base)
@@ -493,7 +490,7 @@ struct WriteSession {
     /// Creates a new temporary file holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk: unnamed where the file system allows it, else under a new name.
     /// - Parameter stop: once set, the write stops at its next step (it is not needed).
-    func writeTemporary(_ content: some FileContent, like base: FileSnapshot, stop: StopFlag? = nil) throws(WriteError) -> Temporary {
+    func writeTemporary(_ content: some FileContent, like base: FileSnapshot, stop: OnceFlag? = nil) throws(WriteError) -> Temporary {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
         let (fd, temporary) = try createTemporary()

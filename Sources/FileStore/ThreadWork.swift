@@ -9,14 +9,14 @@ import Glibc
 ///
 /// Not Sendable: the thread that made it joins it (the join orders the result's write before
 /// its read).
-final class ThreadWork<Result> {
+final class ThreadWork<Value> {
     private let outcome = Outcome()
     private let start: ThreadStart
     private var thread = pthread_t()
     private let started: Bool
     private var joined = false
 
-    init(_ body: @escaping () -> Result) {
+    init(_ body: @escaping () -> Value) {
         let outcome = outcome
         start = ThreadStart { outcome.value = body() }
         let raw = Unmanaged.passRetained(start).toOpaque()
@@ -28,7 +28,7 @@ final class ThreadWork<Result> {
     }
 
     /// Waits for the work (once) and returns its result.
-    func join() -> Result {
+    func join() -> Value {
         if !joined {
             joined = true
             if started { pthread_join(thread, nil) } else { start.run() }
@@ -39,7 +39,7 @@ final class ThreadWork<Result> {
     deinit { _ = join() }
 
     private final class Outcome: @unchecked Sendable {
-        var value: Result?
+        var value: Value?
     }
 }
 
