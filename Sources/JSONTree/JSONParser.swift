@@ -696,9 +696,10 @@ private struct Parser<Scope: TapeScope> {
             }
             return
         }
-        // Large objects are often written in key order (push ids, sorted dumps): strictly
-        // increasing keys are all distinct, and checking that reads the keys in file order.
-        if keysStrictlyIncrease(ofObject: object) { return }
+        // Large objects are often written in key order (push ids, sorted dumps), or in two
+        // orders (a sorted dump, then push ids added): keys in at most two strictly increasing
+        // runs that share no key are all distinct, and checking that reads the keys in file order.
+        if keysAreDistinctInOrder(ofObject: object) { return }
         let all = stacked < stackedObjectKeys
         var count = stacked
         if !all {
@@ -744,24 +745,41 @@ private struct Parser<Scope: TapeScope> {
         slots[slot] = tag | UInt64(index)
     }
 
-    /// Whether the keys of the object at `object` have no escapes and strictly increasing bytes.
-    func keysStrictlyIncrease(ofObject object: Int) -> Bool {
+    /// Whether the keys of the object at `object` have no escapes and form at most two runs of
+    /// strictly increasing bytes with no key in both (found by walking the runs side by side).
+    func keysAreDistinctInOrder(ofObject object: Int) -> Bool {
+        /// The first key of the second run (`tape.count` when there is one run), or nil.
+        var second = tape.count
         var previous: TapeEntry?
         var k = object + 2
         while k < tape.count {
             let e = tape[k]
             guard e.word & Tape.escaped == 0 else { return false }
-            if let previous {
-                let a = UnsafeBufferPointer(rebasing: p[Int(previous.start + 1)..<(end(of: previous) - 1)])
-                let b = UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<(end(of: e) - 1)])
-                let common = min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                guard order < 0 || (order == 0 && a.count < b.count) else { return false }
+            if let previous, compareKeys(previous, e) >= 0 {
+                guard second == tape.count else { return false }
+                second = k
             }
             previous = e
             k = nextKey(after: k)
         }
+        // The two runs side by side, as a merge would take them.
+        var (a, b) = (object + 2, second)
+        while a < second && b < tape.count {
+            let order = compareKeys(tape[a], tape[b])
+            if order == 0 { return false }
+            if order < 0 { a = nextKey(after: a) } else { b = nextKey(after: b) }
+        }
         return true
+    }
+
+    /// The order of the bytes of two keys without escapes: negative, zero or positive.
+    @inline(__always)
+    func compareKeys(_ x: TapeEntry, _ y: TapeEntry) -> Int {
+        let a = UnsafeBufferPointer(rebasing: p[Int(x.start + 1)..<(end(of: x) - 1)])
+        let b = UnsafeBufferPointer(rebasing: p[Int(y.start + 1)..<(end(of: y) - 1)])
+        let common = min(a.count, b.count)
+        let order = common == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, common))
+        return order != 0 ? order : a.count - b.count
     }
 
     func keysEqual(_ a: Int, _ b: Int) -> Bool {

@@ -67,8 +67,8 @@ import TestSupport
                           "prefix01-A-suffix01", "prefix01-B-suffix01", "prefix01suffix01", "k/~"]
 
     /// A key token: sometimes spelled with escapes, which must not make it a different key.
-    static func keyToken(_ key: String, _ r: inout SplitMix64) -> String {
-        guard r.chance(0.3), let first = key.unicodeScalars.first else { return "\"\(key)\"" }
+    static func keyToken(_ key: String, _ r: inout SplitMix64, escaping chance: Double = 0.3) -> String {
+        guard r.chance(chance), let first = key.unicodeScalars.first else { return "\"\(key)\"" }
         let escaped = String(format: "\\u%04X", first.value > 0xFFFF ? 0x3F : first.value)
         return first.value > 0xFFFF ? "\"\(key)\"" : "\"" + escaped + String(key.unicodeScalars.dropFirst()) + "\""
     }
@@ -130,16 +130,30 @@ import TestSupport
     }
 
     /// Objects of more keys than the parser keeps while they are open: their keys are read
-    /// back from the tape (in key order, or hashed), nested objects between them.
+    /// back from the tape (in key order, in two runs of key order, or hashed), nested objects
+    /// between them.
     @Test func duplicateKeysOfObjectsBeyondTheKeyStack() throws {
-        try forEachSeed(40) { seed, r in
+        try forEachSeed(80) { seed, r in
             let size = r.int(1_000..<2_600)
-            let sorted = r.chance(0.5)
+            let order = r.int(0..<3)
+            // In order: a repeat of the key before at `second`, or none. Two runs: even numbers,
+            // then odd ones (or ones that sort first), the second now and then repeating a key
+            // of the first in its order, or (`third`) out of it, which makes a third run.
+            let second = r.int(1..<size), before = r.chance(0.3), repeats = r.chance(0.5), third = r.chance(0.3)
             var text = "{", keys: [String] = [], values: [Model] = []
             var counter = 0
             for m in 0..<size {
-                // In key order, distinct but for an occasional repeat; or drawn with many repeats.
-                let key = sorted ? String(format: "k%05d", m - (r.chance(0.01) ? 1 : 0)) : "k\(r.int(0..<size / 2))"
+                // In key order; in two runs; or drawn with many repeats.
+                let key: String
+                switch order {
+                case 0: key = String(format: "k%05d", m - (repeats && m == second ? 1 : 0))
+                case 1 where m < second: key = String(format: "k%05d", 2 * m)
+                case 1 where !before && m - second < second && r.chance(0.01):
+                    key = String(format: "k%05d", 2 * (m - second))
+                case 1 where third && r.chance(0.002): key = String(format: "k%05d", 2 * r.int(0..<second))
+                case 1: key = String(format: before ? "a%05d" : "k%05d", 2 * (m - second) + 1)
+                default: key = "k\(r.int(0..<size / 2))"
+                }
                 let value: (text: String, model: Model)
                 if r.chance(0.05) {
                     value = Self.object(&r, depth: 1, counter: &counter)
@@ -147,7 +161,9 @@ import TestSupport
                     counter += 1
                     value = ("\(counter)", .number(counter))
                 }
-                text += (m > 0 ? "," : "") + Self.keyToken(key, &r) + ":" + value.text
+                // Keys in order are read in order only when none has an escape.
+                let escaping = order == 2 ? 0.3 : 0.0003
+                text += (m > 0 ? "," : "") + Self.keyToken(key, &r, escaping: escaping) + ":" + value.text
                 keys.append(key)
                 values.append(value.model)
             }
