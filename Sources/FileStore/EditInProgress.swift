@@ -7,8 +7,9 @@ import Synchronization
 
 /// A file's new bytes, given to a writer while a parse still reads the old ones: first the
 /// old bytes the parse has passed, then the rest, in one of two ways.
-/// - A value foreseen (`bytes`): once the parse has found the value it replaces, the new value
-///   and the old bytes after it. The edit made when the parse ends must be exactly that.
+/// - A change foreseen (`Foreseen`): once the parse has found the bytes it replaces (a value,
+///   or a member removed), the new bytes and the old bytes after them. The edit made when the
+///   parse ends must be exactly that.
 /// - Any edit: once the parse has ended and the edit is made (`finish(with:)`), the edited
 ///   bytes from where the copy got to. That needs the edit to change nothing before the last
 ///   position the parse passed, which stops at the path it reads: a value replaced or removed
@@ -16,9 +17,17 @@ import Synchronization
 ///
 /// Until then the writer waits, offered an empty piece now and then so that it can stop.
 final class EditInProgress: FileContent, Sendable {
+    /// A change guessed before the parse has ended.
+    enum Foreseen {
+        /// The value at the path read, a number, string or boolean, replaced with these bytes.
+        case value([UInt8])
+        /// The member at the path read removed, with the separator after it (it is not the
+        /// last in its object).
+        case removal
+    }
+
     let base: DocumentBytes
-    /// The foreseen value's new bytes; nil when none is foreseen.
-    let bytes: [UInt8]?
+    let foreseen: Foreseen?
     private let passed = Atomic<Int>(0)
 
     private enum Rest {
@@ -29,22 +38,34 @@ final class EditInProgress: FileContent, Sendable {
 
     private let rest = Mutex<Rest?>(nil)
 
-    init(base: DocumentBytes, foreseeing bytes: [UInt8]?) {
+    init(base: DocumentBytes, foreseeing foreseen: Foreseen?) {
         self.base = base
-        self.bytes = bytes
+        self.foreseen = foreseen
+    }
+
+    /// The bytes that replace the range found, for a change foreseen.
+    var bytes: [UInt8]? {
+        switch foreseen {
+        case .value(let bytes): bytes
+        case .removal: []
+        case nil: nil
+        }
     }
 
     /// What the parse tells it. A foreseen value found that already has the new bytes ends the
     /// wait: the write would change nothing.
     var watch: PathWatch {
         PathWatch(passed: { self.passed.store($0, ordering: .releasing) }, found: { range in
-            guard let bytes = self.bytes else { return }
+            guard case .value(let bytes) = self.foreseen else { return }
             let same = self.base.withUnsafeBufferPointer { $0[range].elementsEqual(bytes) }
             self.rest.withLock { $0 = same ? .abandoned : .found(range) }
+        }, followed: { range in
+            guard case .removal = self.foreseen else { return }
+            self.rest.withLock { $0 = .found(range) }
         })
     }
 
-    /// The foreseen value's old range, once found.
+    /// The old range of the change foreseen, once found.
     var found: Range<Int>? {
         rest.withLock { if case .found(let range) = $0 { return range } else { return nil } }
     }

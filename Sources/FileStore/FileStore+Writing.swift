@@ -88,15 +88,20 @@ extension FileStore {
         return (outcome.written != nil, outcome.attempts)
     }
 
-    /// `writeUnread(_:toFile:…)`, and all it did. One number, string or boolean set is
-    /// foreseen: its new file is started while the parse runs.
+    /// `writeUnread(_:toFile:…)`, and all it did. One number, string or boolean set, and one
+    /// removal (null set), are foreseen: the new file is written on from the bytes found while
+    /// the parse runs on.
     static func writeUnreadOutcome(
         _ writes: [JSONWrite], toFile path: String, options: AtomicFile.Options, serverTime: () -> Int64
     ) throws(WriteError) -> AtomicFile.ContentOutcome<JSONEdit> {
-        let one = writes.count == 1 && writes[0].value.isScalar && writes[0].value != .null
+        var early = EarlyStart.copying
+        if writes.count == 1 && !writes[0].path.keys.isEmpty {
+            let value = writes[0].value
+            if value == .null { early = .removal } else if value.isScalar { early = .value(value.serialized()) }
+        }
         return try writeUnread(
             toFile: path, options: options, serverTime: serverTime, reading: commonAncestor(of: writes),
-            early: one ? .value(writes[0]) : .copying
+            early: early
         ) { _ throws(WriteError) in writes }
     }
 
@@ -138,9 +143,13 @@ extension FileStore {
     enum EarlyStart {
         /// Not before the parse has ended.
         case none
-        /// A write of a number, string or boolean at the path read, which `derive` returns
-        /// alone: the new file is written once the parse finds the value it replaces.
-        case value(JSONWrite)
+        /// A write of a number, string or boolean (these bytes) at the path read, which
+        /// `derive` returns alone: the new file is written once the parse finds the value it
+        /// replaces.
+        case value([UInt8])
+        /// A removal of the path read, which `derive` returns alone: the new file is written
+        /// once the parse finds the member after it.
+        case removal
         /// The old bytes are copied as the parse passes them, until it reaches the path read;
         /// the edit goes on from there when it changes nothing before. Writes at or under the
         /// path (a value replaced, a child removed or added at the end of its parent) change
@@ -165,7 +174,8 @@ extension FileStore {
             let copy: EditInProgress?
             switch start {
             case .none: copy = nil
-            case .value(let write): copy = EditInProgress(base: snapshot.bytes, foreseeing: write.value.serialized())
+            case .value(let bytes): copy = EditInProgress(base: snapshot.bytes, foreseeing: .value(bytes))
+            case .removal: copy = EditInProgress(base: snapshot.bytes, foreseeing: .removal)
             case .copying: copy = EditInProgress(base: snapshot.bytes, foreseeing: nil)
             }
             if let copy { early.start(copy) }

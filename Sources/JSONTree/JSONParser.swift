@@ -70,6 +70,7 @@ enum JSONParser {
         if !path.keys.isEmpty, let watch {
             parser.watch = watch
             parser.nextPassed = 0
+            parser.memberWatch = watch.followed
         }
         parser.keptPath = path.keys.map { Array($0.utf8) }
         parser.keptIndexes = path.keys.map { key in
@@ -83,18 +84,27 @@ enum JSONParser {
 
 /// What a pruned parse tells a writer while it runs: how far it is, until it reaches the first
 /// value at its path (not the root); then, when that value is a number, string, `true`,
-/// `false` or `null`, its byte range. Every position passed lies before that value. The value
-/// reached is the first one there: a later duplicate key on the way may still make another one
-/// the value at the path, and the parse may still fail.
+/// `false` or `null`, its byte range; and when it is an object's member followed by another,
+/// the bytes from its key to the next key. Every position passed lies before that value. The
+/// value reached is the first one there: a later duplicate key on the way may still make
+/// another one the value at the path, and the parse may still fail.
 package struct PathWatch {
     /// How often `passed` is called: every this many bytes parsed, or about.
     static let step = 1 << 20
     package var passed: (Int) -> Void
     package var found: (Range<Int>) -> Void
+    /// The first member at the path, from its key to the key of the member after it: the
+    /// member and the separator that goes with it when it is removed alone. Called when the
+    /// parse reads that next key; never when the member is its object's last.
+    package var followed: ((Range<Int>) -> Void)?
 
-    package init(passed: @escaping (Int) -> Void, found: @escaping (Range<Int>) -> Void) {
+    package init(
+        passed: @escaping (Int) -> Void, found: @escaping (Range<Int>) -> Void,
+        followed: ((Range<Int>) -> Void)? = nil
+    ) {
         self.passed = passed
         self.found = found
+        self.followed = followed
     }
 }
 
@@ -227,6 +237,11 @@ private struct Parser<Scope: TapeScope> {
     /// the position past which it next says how far it is.
     var watch: PathWatch?
     var nextPassed = Int.max
+    /// A pruned parse: told of the first member at the path and the key after it, then nil; the
+    /// key of that member (-1 until read) and the tape index of its object.
+    var memberWatch: ((Range<Int>) -> Void)?
+    var memberKey = -1
+    var memberObject = -1
     /// Whether the whole input was found to be valid UTF-8 up front (SIMD), so strings need
     /// no per-character check. When it is not, or the CPU has no fast check, strings are
     /// validated as they are scanned, which also locates the error.
@@ -379,10 +394,14 @@ private struct Parser<Scope: TapeScope> {
         let escaped = try scanString()
         if Scope.isPruned {
             if suppressed == 0 {
+                if memberKey >= 0 && stack[depth - 1].index == memberObject { reportFollowed(start) }
                 stackKey(start, escaped)
                 tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
                 let d = Int(stack[depth - 1].kept)
                 keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, keptPath[d])
+                if keyOnPath && d + 1 == keptPath.count && memberWatch != nil && memberKey < 0 {
+                    (memberKey, memberObject) = (start, stack[depth - 1].index)
+                }
             }
         } else {
             stackKey(start, escaped)
@@ -466,6 +485,15 @@ private struct Parser<Scope: TapeScope> {
         guard watch != nil, depth > 0, stack[depth - 1].kept >= 0 else { return }
         watch = nil
         nextPassed = Int.max
+    }
+
+    /// For a pruned parse, at the key after the path's first member, in the same object.
+    @inline(never)
+    mutating func reportFollowed(_ next: Int) {
+        let (report, member) = (memberWatch, memberKey)
+        memberWatch = nil
+        memberKey = -1
+        report?(member..<next)
     }
 
     /// For a pruned parse still looking for the path's value: says how far it is, every

@@ -64,8 +64,9 @@ import TestSupport
     }
 }
 
-/// One number, string or boolean set: its new file is started while the parse still checks the
-/// rest of the file (an early write), and kept only when it is what the finished edit writes.
+/// One number, string or boolean set, or one removal: its new file is started while the parse
+/// still checks the rest of the file (an early write), and kept only when it is what the
+/// finished edit writes.
 @Suite struct EarlyWriteTests {
     struct Case: CustomStringConvertible {
         let text: String
@@ -88,6 +89,14 @@ import TestSupport
         Case(text: #"{"a": {"x": [1]}}"#, path: "/a/x", value: true, early: true),  // replaces an array, after all the parse passed
         Case(text: #"{"a": 1, "b": tru}"#, path: "/a", value: 2, early: false),  // invalid after the value
         Case(text: #"{"a": "x" "b": 1}"#, path: "/a", value: 2, early: false),
+        // Removals foreseen: the member and the separator after it, once the next key is read.
+        Case(text: #"{"a": {"x": 1}, "b": 2}"#, path: "/a", value: nil, early: true),
+        Case(text: #"{"\u0061": [1], "b": 2}"#, path: "/a", value: nil, early: true),
+        Case(text: #"{"z": 0, "a": 1,\#n "b": 2}"#, path: "/a", value: nil, early: true),
+        Case(text: #"{"a": 1, "b": 2, "a": 3}"#, path: "/a", value: nil, early: false),  // both go
+        Case(text: #"{"x": {"only": 1, "n": null}}"#, path: "/x/only", value: nil, early: false),  // x goes
+        Case(text: #"{"a": 1, "b": 2}"#, path: "/c", value: nil, early: false),  // nothing to remove
+        Case(text: #"{"a": 1, "b": tru}"#, path: "/a", value: nil, early: false),
     ]
 
     /// Each case leaves what the reading `write` leaves (or fails as it does), with no temporary
@@ -191,19 +200,21 @@ import TestSupport
     }
 
     /// In a file of megabytes, the new file is written while the parse goes on, whether the
-    /// value is near the start or near the end (the file then follows the parse as it goes).
-    @Test(arguments: ["p000003", "p049997"])
-    func largeFilesAreWrittenEarlyWhereverTheValueIs(_ key: String) throws {
+    /// value is near the start or near the end (the file then follows the parse as it goes),
+    /// and whether it is set or removed.
+    @Test(arguments: ["p000003", "p049997"], [false, true])
+    func largeFilesAreWrittenEarlyWhereverTheValueIs(_ key: String, removing: Bool) throws {
         let folder = ScratchFolder()
         let file = folder.file("big.json")
         var text = "{\n  \"players\": {\n"
         for i in 0..<50_000 { text += "    \"p\(String(repeating: "0", count: 6 - String(i).count))\(i)\": {\"score\": \(i), \"name\": \"n\(i)\"},\n" }
         text += "    \"last\": {}\n  }\n}\n"
         writeInPlace(file, text)
-        let old = "\"\(key)\": {\"score\": \(Int(key.dropFirst())!),"
-        let new = "\"\(key)\": {\"score\": \"top\","
-        let outcome = try FileStore.writeUnreadOutcome(
-            JSONWrite.set(Path(keys: ["players", key, "score"]), "top"), toFile: file, options: .init(), serverTime: { 42 })
+        let n = Int(key.dropFirst())!
+        let old = removing ? "    \"\(key)\": {\"score\": \(n), \"name\": \"n\(n)\"},\n" : "\"\(key)\": {\"score\": \(n),"
+        let new = removing ? "" : "\"\(key)\": {\"score\": \"top\","
+        let write = removing ? JSONWrite(Path(keys: ["players", key]), .null) : JSONWrite(Path(keys: ["players", key, "score"]), "top")
+        let outcome = try FileStore.writeUnreadOutcome([write], toFile: file, options: .init(), serverTime: { 42 })
         #expect(outcome.wroteEarly && outcome.written != nil)
         #expect(Disk.text(file) == text.replacing(old, with: new))
         #expect(Disk.entries(folder.path) == ["big.json"])

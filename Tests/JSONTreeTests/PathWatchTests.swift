@@ -1,5 +1,6 @@
 // A writer's parse says how far it is and where the first value at its path lies (its range,
-// when it is a number, string or literal), while it runs, so that the writer can start the new
+// when it is a number, string or literal; its member's bytes up to the next key, when it is an
+// object's member followed by another), while it runs, so that the writer can start the new
 // file early. What it says must be the truth about the text: the value is the first one at the
 // path in the file (duplicate keys, escaped keys and arrays on the way), every position passed
 // lies before it, and values of the same key elsewhere are not it.
@@ -9,12 +10,12 @@ import TestSupport
 
 @Suite struct PathWatchTests {
     @Test func theFirstValueAtThePathIsFoundAndEveryPositionPassedLiesBeforeIt() throws {
-        var found = 0, absent = 0
+        var found = 0, absent = 0, followed = 0, last = 0
         try forEachSeed(1500) { seed, rng in
             let depth = rng.int(1...3)
             let path = (0..<depth).map { _ in rng.chance(0.3) ? String(rng.int(0..<3)) : rng.pick(["a", "b", "é"]) }
-            var text = [UInt8](), values = [(range: Range<Int>, scalar: Bool)]()
-            emitContainer(level: 0, path, &text, &values, &rng)
+            var text = [UInt8](), values = [(range: Range<Int>, scalar: Bool)](), members = [Member]()
+            emitContainer(level: 0, path, &text, &values, &members, &rng)
             let heard = parse(text, path)
             // The first value at the path: named when it is a scalar; nothing is passed after its start.
             let first = values.first
@@ -25,9 +26,14 @@ import TestSupport
             // Watching changes nothing about the parse.
             let plain = try JSONDocument(parsing: DocumentBytes(text), keeping: Path(keys: path))
             #expect(heard.document?.root.json == plain.root.json, "seed \(seed)")
+            // The first member at the path, when another follows it in its object: from its key to that one's.
+            let span = members.first.flatMap { member in member.next.map { member.key..<$0 } }
+            #expect(heard.followed == span, "seed \(seed): \(path) in \(String(decoding: text, as: UTF8.self))")
             if model == nil { absent += 1 } else { found += 1 }
+            if span != nil { followed += 1 } else if !members.isEmpty { last += 1 }
         }
         #expect(found > 300 && absent > 300, "found \(found), absent \(absent)")
+        #expect(followed > 200 && last > 80, "followed \(followed), last in their objects \(last)")
     }
 
     /// In a file of megabytes, the parse says how far it is many times before it reaches the value.
@@ -53,15 +59,27 @@ import TestSupport
 }
 
 /// What a watched parse of `text` kept to `path` said, and its document (nil when it failed).
-private func parse(_ text: [UInt8], _ path: [String]) -> (found: Range<Int>?, passed: [Int], document: JSONDocument?) {
-    var found: Range<Int>?, passed = [Int](), calls = 0
+private func parse(_ text: [UInt8], _ path: [String])
+    -> (found: Range<Int>?, followed: Range<Int>?, passed: [Int], document: JSONDocument?)
+{
+    var found: Range<Int>?, followed: Range<Int>?, passed = [Int](), calls = 0, followedCalls = 0
     let watch = PathWatch(passed: { passed.append($0) }, found: {
         calls += 1
         found = $0
+    }, followed: {
+        followedCalls += 1
+        followed = $0
     })
     let document = try? JSONDocument(parsing: DocumentBytes(text), keeping: Path(keys: path), watch: watch)
-    #expect(calls <= 1, "found said \(calls) times")
-    return (found, passed, document)
+    #expect(calls <= 1 && followedCalls <= 1, "found said \(calls) times, followed \(followedCalls)")
+    return (found, followed, passed, document)
+}
+
+/// An object member at the whole path: where its key starts, and the key after it in its
+/// object, if any.
+private struct Member {
+    var key: Int
+    var next: Int?
 }
 
 /// Values that lie beside the path: some hold the path's keys, which are not on it there.
@@ -75,7 +93,8 @@ private let scalars = [#"5"#, #"-0.5e3"#, #""x\"y""#, #"false"#, #"null"#, #""\u
 /// sometimes). Appends to `values` each value at the whole path, in file order: its range (a
 /// container's start only) and whether it is a scalar.
 private func emitContainer(
-    level: Int, _ path: [String], _ text: inout [UInt8], _ values: inout [(range: Range<Int>, scalar: Bool)], _ rng: inout SplitMix64
+    level: Int, _ path: [String], _ text: inout [UInt8], _ values: inout [(range: Range<Int>, scalar: Bool)],
+    _ found: inout [Member], _ rng: inout SplitMix64
 ) {
     let key = path[level]
     if let index = Int(key), rng.chance(0.7) {
@@ -83,7 +102,7 @@ private func emitContainer(
         let count = index + rng.int(0..<3)
         for i in 0..<count {
             if i > 0 { text += Array(", ".utf8) }
-            if i == index { emitValue(level: level, path, &text, &values, &rng) } else { text += Array(rng.pick(fillers).utf8) }
+            if i == index { emitValue(level: level, path, &text, &values, &found, &rng) } else { text += Array(rng.pick(fillers).utf8) }
         }
         text += Array("]".utf8)
         return
@@ -91,11 +110,18 @@ private func emitContainer(
     text += Array("{".utf8)
     var members = (0..<rng.int(0..<3)).map { _ in false }
     for _ in 0..<rng.int(0...2) { members.insert(true, at: rng.int(0...members.count)) }
+    var previous: Int?  // in `found`, the member before when it is at the whole path
     for (i, onPath) in members.enumerated() {
         if i > 0 { text += Array(", ".utf8) }
+        if let previous { found[previous].next = text.count }
+        previous = nil
         if onPath {
+            if level == path.count - 1 {
+                previous = found.count
+                found.append(Member(key: text.count))
+            }
             text += Array(spelled(key, &rng).utf8) + Array(": ".utf8)
-            emitValue(level: level, path, &text, &values, &rng)
+            emitValue(level: level, path, &text, &values, &found, &rng)
         } else {
             text += Array("\"other\(i)\": ".utf8) + Array(rng.pick(fillers).utf8)
         }
@@ -106,13 +132,14 @@ private func emitContainer(
 /// The value at `path[level]`: the next container on the way, a scalar (at the last key, the
 /// value the watch names; before, the end of the way), or a container the way stops at.
 private func emitValue(
-    level: Int, _ path: [String], _ text: inout [UInt8], _ values: inout [(range: Range<Int>, scalar: Bool)], _ rng: inout SplitMix64
+    level: Int, _ path: [String], _ text: inout [UInt8], _ values: inout [(range: Range<Int>, scalar: Bool)],
+    _ found: inout [Member], _ rng: inout SplitMix64
 ) {
     let last = level == path.count - 1
     let pick = rng.int(0..<5)
     let start = text.count
     if pick < 2 && !last {
-        emitContainer(level: level + 1, path, &text, &values, &rng)
+        emitContainer(level: level + 1, path, &text, &values, &found, &rng)
     } else if pick < 3 {
         text += Array(rng.pick(scalars).utf8)
         if last { values.append((start..<text.count, true)) }
