@@ -776,7 +776,7 @@ private struct Parser<Scope: TapeScope> {
     /// Whether the keys of the object at `object` have no escapes and form at most two runs of
     /// strictly increasing bytes with no key in both (found by walking the runs side by side).
     func keysAreDistinctInOrder(ofObject object: Int) -> Bool {
-        /// The first key of the second run (`tape.count` when there is one run), or nil.
+        // The first key of the second run; `tape.count` while there is one run.
         var second = tape.count
         var previous: TapeEntry?
         var k = object + 2
