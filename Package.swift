@@ -3,7 +3,7 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CJSONScan → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
+// CJSONScan → JSONTree → LiveQuery → FileStore (with CMappedFile) → SyncedArray; FileStore → Serve (on Hummingbird);
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
 //
@@ -37,7 +37,10 @@ let package = Package(
         .target(name: "CJSONScan"),
         .target(name: "JSONTree", dependencies: ["CJSONScan"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
-        .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery"]),
+        // A file's pages mapped for reading, guarded against the file shrinking meanwhile (C: a
+        // signal handler).
+        .target(name: "CMappedFile"),
+        .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "CMappedFile"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(

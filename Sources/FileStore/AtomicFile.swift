@@ -105,9 +105,16 @@ public enum AtomicFile {
         /// Tests only: called between the check and the swap, to put another writer's rename
         /// in that window.
         var beforeSwap: (@Sendable () -> Void)?
+        /// Tests only: called with the attempt's number once the file is read (or mapped), to
+        /// change it while its bytes are in use.
+        var afterRead: (@Sendable (Int) -> Void)?
         /// Tests only: false makes temporary files named from the start (as on file systems
         /// without `O_TMPFILE`).
         var unnamedTemporaries = true
+        /// Files this large or larger are mapped, not read (`SnapshotReader.map`); nil: never.
+        /// Only for a write whose caller keeps nothing of the content it was given, since
+        /// those bytes change if the file is later written in place.
+        var mappingThreshold: Int?
 
         public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
             self.maxAttempts = max(1, maxAttempts)
@@ -347,11 +354,17 @@ struct WriteSession {
         while true {
             attempt += 1
             guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
-            guard let base = try readTarget(attempt) else { continue }
+            guard let (base, mapping) = try readTarget(attempt) else { continue }
+            options.afterRead?(attempt)
+            // Bytes mapped rather than read were one state only if the file is intact after
+            // their last use; an error or a "nothing to change" made from them may come from
+            // another process's write and is checked too.
+            let changedMeanwhile = { mapping.map { !reader.isIntact($0, at: folder + "/" + name) } ?? false }
             // The slow half of the check (below) is made by whichever thread is free first (sets
             // `checking`): the writer of an early write when it is done before the parse, else
-            // this one.
+            // this one. A mapped file's check is quick, and made once the writer is done.
             let checking = OnceFlag()
+            if mapping != nil { checking.set() }
             let early = EarlyWrite { content, stop in
                 ThreadWork {
                     let temporary = Result { () throws(WriteError) in try self.writeTemporary(content, like: base, stop: stop) }
@@ -362,10 +375,12 @@ struct WriteSession {
             let transformed: Content?
             do { transformed = try transform(base, early) } catch {
                 early.cancel()
+                if changedMeanwhile() { pause(attempt); continue }
                 throw error
             }
             guard let content = transformed else {
                 early.cancel()
+                if changedMeanwhile() { pause(attempt); continue }
                 return AtomicFile.ContentOutcome(base: base, written: nil, identity: base.identity, attempts: attempt)
             }
             if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES {
@@ -381,8 +396,12 @@ struct WriteSession {
             }
             let checkedHere = checking.set() ? hasBytes(base) : nil
             let done = writing.join()
-            let created = try done.temporary.get()
-            let holds = done.holds ?? checkedHere ?? hasBytes(base)
+            let created: Temporary
+            do { created = try done.temporary.get() } catch {
+                if changedMeanwhile() { pause(attempt); continue }
+                throw error
+            }
+            let holds = mapping != nil ? !changedMeanwhile() : done.holds ?? checkedHere ?? hasBytes(base)
             defer { Glibc.close(created.fd) }
             let written = created.identity
             // The fast half, last: the file still is the same file (the window for another
@@ -432,10 +451,14 @@ struct WriteSession {
         discard(temporary)
     }
 
-    /// The file's current content; nil (after a pause) when a writer was busy with it.
-    func readTarget(_ attempt: Int) throws(WriteError) -> FileSnapshot? {
+    /// The file's current content; nil (after a pause) when a writer was busy with it. Mapped
+    /// where the options allow (`SnapshotReader.map`): then with the mapping to check.
+    func readTarget(_ attempt: Int) throws(WriteError) -> (FileSnapshot, FileMapping?)? {
+        if let threshold = options.mappingThreshold, let (bytes, mapping) = reader.map(folder + "/" + name, from: threshold) {
+            return (FileSnapshot(bytes: bytes, identity: mapping.identity), mapping)
+        }
         switch reader.read(folder + "/" + name) {
-        case .bytes(let bytes, let identity): return FileSnapshot(bytes: bytes, identity: identity)
+        case .bytes(let bytes, let identity): return (FileSnapshot(bytes: bytes, identity: identity), nil)
         case .missing: throw .missing(path: path)
         case .unreadable(let why): throw unreadable(path, why)
         case .unstable:

@@ -166,7 +166,10 @@ extension FileStore {
         toFile path: String, options: AtomicFile.Options, serverTime: () -> Int64, reading kept: Path?,
         early start: EarlyStart, deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]
     ) throws(WriteError) -> AtomicFile.ContentOutcome<JSONEdit> {
-        try AtomicFile.modify(path, options: options) { snapshot, early throws(WriteError) -> JSONEdit? in
+        // Nothing is kept of the file's content after: a large file is mapped, not copied.
+        var options = options
+        if options.mappingThreshold == nil { options.mappingThreshold = 4 << 20 }
+        return try AtomicFile.modify(path, options: options) { snapshot, early throws(WriteError) -> JSONEdit? in
             guard let kept else {
                 let document = try parse(snapshot, hint: nil)
                 return try edit(document, derive(document), serverTime: serverTime)

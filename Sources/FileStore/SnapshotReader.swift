@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CMappedFile
 import JSONTree
 
 /// What one attempt to read the file found.
@@ -154,6 +155,50 @@ final class SnapshotReader: Sendable {
         return identity
     }
 
+    /// Maps the file at `path` instead of reading it, where it holds at least `threshold`
+    /// bytes: for a write that keeps nothing of a large file, the copy into fresh memory (the
+    /// kernel zeroing it first) costs more than all the rest of its reading.
+    ///
+    /// The bytes are the file's own pages: they stay the bytes of one state only while no one
+    /// writes the file in place. A write (or truncation) queues `IN_MODIFY` on the watch added
+    /// before the mapping; a page a truncation took reads as zeroes. So whatever is made of
+    /// the bytes is trusted only once `isIntact` says so after their last use.
+    /// - Returns: nil where the file is smaller, not a regular file, cannot be watched or
+    ///   mapped (`read` then reports or reads it).
+    func map(_ path: String, from threshold: Int) -> (bytes: DocumentBytes, mapping: FileMapping)? {
+        guard inodeWatch >= 0 else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0, (before.st_mode & S_IFMT) == S_IFREG, Int(before.st_size) >= max(1, threshold) else {
+            return nil
+        }
+        let wd = watchInode(fd)
+        guard wd >= 0 else { return nil }
+        // Taken again with the watch in place, as `read` does.
+        var slot: Int32 = 0
+        let size = Int(before.st_size)
+        guard fstat(fd, &before) == 0, Int(before.st_size) == size, let base = mapped_file_map(fd, size, &slot) else {
+            inotify_rm_watch(inodeWatch, wd)
+            return nil
+        }
+        let taken = slot
+        let block = ByteBlock(lent: base, count: size) { mapped_file_unmap(taken) }
+        return (DocumentBytes(block: block, count: size), FileMapping(watch: wd, slot: slot, identity: FileIdentity(before)))
+    }
+
+    /// Whether the file mapped as `mapping` at `path` is unchanged since it was mapped (no write
+    /// queued on its watch, no page lost, the same file at the path) — so the bytes read from
+    /// the mapping were one state. Asked once, after their last use: it ends the watch.
+    func isIntact(_ mapping: FileMapping, at path: String) -> Bool {
+        let modified = inodeWasModified(mapping.watch)
+        inotify_rm_watch(inodeWatch, mapping.watch)
+        var now = stat()
+        guard !modified, mapped_file_lost_pages(mapping.slot) == 0, lstat(path, &now) == 0 else { return false }
+        return sameFile(FileIdentity(now), mapping.identity)
+    }
+
     /// Watches the inode open as `fd` for writes; -1 when that is not possible.
     private func watchInode(_ fd: Int32) -> Int32 {
         guard inodeWatch >= 0 else { return -1 }
@@ -187,6 +232,14 @@ final class SnapshotReader: Sendable {
             }
         }
     }
+}
+
+/// A file mapped by `SnapshotReader.map`: the watch on its inode, its guard's slot, and the
+/// file as it was when mapped.
+struct FileMapping {
+    let watch: Int32
+    let slot: Int32
+    let identity: FileIdentity
 }
 
 /// Asks for transparent huge pages over a large read buffer: filling 150 MB of fresh memory

@@ -7,19 +7,32 @@
 /// A large block is a recycled mapping: the next revision of a large file is read into the
 /// pages of the last one that went (see `RecycledMemory`).
 public final class ByteBlock: @unchecked Sendable {
-    private var memory: RecycledMemory<UInt8>
+    private let memory: RecycledMemory<UInt8>?
+    private let release: (@Sendable () -> Void)?
     /// Where the bytes start; stays put for the block's life (it never grows in place).
-    public var base: UnsafeMutablePointer<UInt8> { memory.base }
-    public var capacity: Int { memory.capacity }
+    public let base: UnsafeMutablePointer<UInt8>
+    public let capacity: Int
 
     /// A block of at least `capacity` bytes, uninitialized. Any spare that holds them is taken:
     /// a block too large is either read into while a file is rewritten (and dropped when the
     /// read finds half a file) or the rare revision of a file that shrank by more than a quarter.
     public init(capacity: Int) {
-        memory = RecycledMemory(capacity: capacity, waste: 1)
+        let memory = RecycledMemory<UInt8>(capacity: capacity, waste: 1)
+        (self.memory, release, base, self.capacity) = (memory, nil, memory.base, memory.capacity)
     }
 
-    deinit { memory.releaseKeepingSpare() }
+    /// The `count` bytes at `base`, which someone else owns (a file's mapping, which the
+    /// owner must keep unchanged): `release` gives them back when the block goes.
+    public init(lent base: UnsafeRawPointer, count: Int, release: @escaping @Sendable () -> Void) {
+        (memory, self.release) = (nil, release)
+        self.base = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
+        capacity = count
+    }
+
+    deinit {
+        memory?.releaseKeepingSpare()
+        release?()
+    }
 }
 
 /// A document's bytes: exactly as read or made, immutable while the document exists.

@@ -14,7 +14,7 @@ import TestSupport
     @Test func writesWhatTheReadingWriteWrites() throws {
         let folder = ScratchFolder()
         forEachSeed(150) { seed, rng in
-            let (text, writes) = randomCase(&rng)
+            let (text, writes) = randomWriteCase(&rng)
             let a = folder.file("a.json"), b = folder.file("b.json")
             writeInPlace(a, text)
             writeInPlace(b, text)
@@ -222,7 +222,7 @@ import TestSupport
 }
 
 /// A file's text and writes to it: arrays and objects, nulls in arrays, nested paths.
-private func randomCase(_ rng: inout SplitMix64) -> (String, [JSONWrite]) {
+func randomWriteCase(_ rng: inout SplitMix64) -> (String, [JSONWrite]) {
     let values: [JSON] = [1, 2.5, "x", true, nil, [:], [], ["a": 1], [1, nil, 3], ["z": ["y": 2]]]
     func pick() -> JSON { rng.pick(values) }
     let count = rng.int(0..<6)
