@@ -320,6 +320,28 @@ struct DocumentEditor {
     /// - Complexity: O(total bytes of the members' keys + keys), with no allocation per member.
     private func occurrences(of keys: [String], in raw: RawMembers) -> [[Int]] {
         var result = [[Int]](repeating: [], count: keys.count)
+        // A few keys (one, for a write of one value): compared by length, then bytes, which
+        // costs less than hashing each of a million members' keys.
+        if keys.count <= 4 {
+            let wanted = keys.map { Array($0.utf8) }
+            document.withTapeReader { tape in
+                for (m, position) in raw.keys.enumerated() {
+                    let p = Int(position)
+                    let start = tape.start(p), end = tape.end(p)
+                    if tape.hasEscapes(p) {
+                        let key = decodeString(tape.bytes, start, end)
+                        for i in wanted.indices where wanted[i] == key { result[i].append(m) }
+                        continue
+                    }
+                    let count = end - start - 2
+                    for i in wanted.indices where wanted[i].count == count {
+                        let same = count == 0 || wanted[i].withUnsafeBytes { memcmpEqual($0.baseAddress!, tape.bytes.baseAddress! + start + 1, count) }
+                        if same { result[i].append(m) }
+                    }
+                }
+            }
+            return result
+        }
         var wanted = [UInt64: [Int]](minimumCapacity: keys.count)
         // A bit per hash value's low 16 bits: most members are ruled out without a lookup.
         var filter = [UInt64](repeating: 0, count: 1024)

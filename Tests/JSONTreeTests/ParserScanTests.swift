@@ -140,18 +140,21 @@ import TestSupport
             // then odd ones (or ones that sort first), the second now and then repeating a key
             // of the first in its order, or (`third`) out of it, which makes a third run.
             let second = r.int(1..<size), before = r.chance(0.3), repeats = r.chance(0.5), third = r.chance(0.3)
+            // Keys shorter than 8 bytes, of 8 (told apart by their first word), and longer with
+            // the first 8 bytes alike (told apart by the rest).
+            let (head, width) = [("k", 5), ("k", 7), ("player_k", 5)][r.int(0..<3)]
+            func name(_ n: Int, first: String = head) -> String { first + String(format: "%0\(width)d", n) }
             var text = "{", keys: [String] = [], values: [Model] = []
             var counter = 0
             for m in 0..<size {
                 // In key order; in two runs; or drawn with many repeats.
                 let key: String
                 switch order {
-                case 0: key = String(format: "k%05d", m - (repeats && m == second ? 1 : 0))
-                case 1 where m < second: key = String(format: "k%05d", 2 * m)
-                case 1 where !before && m - second < second && r.chance(0.01):
-                    key = String(format: "k%05d", 2 * (m - second))
-                case 1 where third && r.chance(0.002): key = String(format: "k%05d", 2 * r.int(0..<second))
-                case 1: key = String(format: before ? "a%05d" : "k%05d", 2 * (m - second) + 1)
+                case 0: key = name(m - (repeats && m == second ? 1 : 0))
+                case 1 where m < second: key = name(2 * m)
+                case 1 where !before && m - second < second && r.chance(0.01): key = name(2 * (m - second))
+                case 1 where third && r.chance(0.002): key = name(2 * r.int(0..<second))
+                case 1: key = name(2 * (m - second) + 1, first: before ? "a" + head.dropFirst() : head)
                 default: key = "k\(r.int(0..<size / 2))"
                 }
                 let value: (text: String, model: Model)
