@@ -10,38 +10,12 @@ import Testing
 import TestSupport
 
 @Suite struct MappedWriteTests {
-    /// Options that map every file, however small.
-    static func mapping(_ afterRead: (@Sendable (Int) -> Void)? = nil) -> AtomicFile.Options {
+    /// Options that map every file, however small, and call `afterRead` once it is mapped.
+    static func mapping(_ afterRead: @escaping @Sendable (Int) -> Void) -> AtomicFile.Options {
         var options = AtomicFile.Options()
         options.mappingThreshold = 1
         options.afterRead = afterRead
         return options
-    }
-
-    /// Random writes on files of random layout: mapped, the file left is byte for byte the one
-    /// the reading write leaves.
-    @Test func mappedWritesWriteWhatTheReadingWriteWrites() throws {
-        let folder = ScratchFolder()
-        forEachSeed(150) { seed, rng in
-            let (text, writes) = randomWriteCase(&rng)
-            let a = folder.file("a.json"), b = folder.file("b.json")
-            writeInPlace(a, text)
-            writeInPlace(b, text)
-            let read = Result { () throws(WriteError) in try FileStore.write(writes, toFile: a, serverTime: { 42 }) }
-            let mapped = Result { () throws(WriteError) in
-                try FileStore.writeUnread(writes, toFile: b, options: Self.mapping(), serverTime: { 42 })
-            }
-            switch (read, mapped) {
-            case (.success(let r), .success(let m)):
-                #expect(m.changed == r.changed && m.attempts == 1, "seed \(seed)")
-                #expect(Disk.text(b) == Disk.text(a), "seed \(seed): \(writes)")
-            case (.failure(let r), .failure(let m)):
-                #expect(m == r, "seed \(seed)")
-                #expect(Disk.text(b) == text, "seed \(seed)")
-            default:
-                Issue.record("seed \(seed): \(read) but \(mapped) for \(writes) on \(text)")
-            }
-        }
     }
 
     /// The file's pages are read after another process truncates it: the lost pages read as

@@ -10,19 +10,23 @@ import TestSupport
 
 @Suite struct WriteUnreadTests {
     /// Random writes (set, remove, past the end of an array, nested, several at once) on files
-    /// of random layout: the file `writeUnread` leaves is byte for byte the one `write` leaves.
-    @Test func writesWhatTheReadingWriteWrites() throws {
+    /// of random layout: the file `writeUnread` leaves is byte for byte the one `write` leaves,
+    /// with the file read or mapped (as a large one is: `MappedWriteTests`).
+    @Test(arguments: [false, true])
+    func writesWhatTheReadingWriteWrites(mapped: Bool) throws {
         let folder = ScratchFolder()
+        var options = AtomicFile.Options()
+        options.mappingThreshold = mapped ? 1 : .max
         forEachSeed(150) { seed, rng in
             let (text, writes) = randomWriteCase(&rng)
             let a = folder.file("a.json"), b = folder.file("b.json")
             writeInPlace(a, text)
             writeInPlace(b, text)
             let read = Result { () throws(WriteError) in try FileStore.write(writes, toFile: a, serverTime: { 42 }) }
-            let unread = Result { () throws(WriteError) in try FileStore.writeUnread(writes, toFile: b, serverTime: { 42 }) }
+            let unread = Result { () throws(WriteError) in try FileStore.writeUnread(writes, toFile: b, options: options, serverTime: { 42 }) }
             switch (read, unread) {
             case (.success(let r), .success(let u)):
-                #expect(u.changed == r.changed, "seed \(seed)")
+                #expect(u.changed == r.changed && u.attempts == 1, "seed \(seed)")
                 #expect(Disk.text(b) == Disk.text(a), "seed \(seed): \(writes)")
                 #expect(Array(Disk.text(b).utf8) == r.document.bytes.array, "seed \(seed)")
             case (.failure(let r), .failure(let u)):
@@ -222,7 +226,7 @@ import TestSupport
 }
 
 /// A file's text and writes to it: arrays and objects, nulls in arrays, nested paths.
-func randomWriteCase(_ rng: inout SplitMix64) -> (String, [JSONWrite]) {
+private func randomWriteCase(_ rng: inout SplitMix64) -> (String, [JSONWrite]) {
     let values: [JSON] = [1, 2.5, "x", true, nil, [:], [], ["a": 1], [1, nil, 3], ["z": ["y": 2]]]
     func pick() -> JSON { rng.pick(values) }
     let count = rng.int(0..<6)
