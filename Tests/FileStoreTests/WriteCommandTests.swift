@@ -50,6 +50,30 @@ private func fingerprint(_ path: String) -> String {
         #expect(Disk.text(file) == "{\n  \"list\": {},\n  \"d\": \"x\"\n}\n")
     }
 
+    /// A file of megabytes (mapped, not read: `MappedWriteTests`) written through a symlink:
+    /// each write leaves the file's other bytes as they were, its mode, and the link.
+    @Test func aLargeFileIsWrittenThroughItsLinkKeepingItsMode() throws {
+        let big = folder.file("big.json"), link = folder.file("link.json")
+        var text = "{\n  \"players\": {\n"
+        for i in 0..<90_000 { text += "    \"p\(100_000 + i)\": {\"score\": \(i), \"name\": \"n\(i)\"},\n" }
+        text += "    \"last\": {}\n  }\n}\n"
+        #expect(text.utf8.count > 4 << 20)
+        writeInPlace(big, text)
+        chmod(big, 0o640)
+        symlink("big.json", link)
+        var run = try synctable("set", link, "/players/p100001/score", "7")
+        #expect(run.status == 0 && run.stderr.isEmpty)
+        text = text.replacing(#""p100001": {"score": 1,"#, with: #""p100001": {"score": 7,"#)
+        run = try synctable("remove", link, "/players/p189998")
+        #expect(run.status == 0 && run.stderr.isEmpty)
+        text = text.replacing(#"    "p189998": {"score": 89998, "name": "n89998"},"# + "\n", with: "")
+        #expect(Disk.text(big) == text)
+        var st = stat()
+        #expect(lstat(link, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK)
+        #expect(stat(big, &st) == 0 && st.st_mode & 0o777 == 0o640)
+        #expect(Disk.entries(folder.path) == ["big.json", "data.json", "link.json"])
+    }
+
     @Test func pushPrintsTheNewKey() throws {
         let run = try synctable("push", file, "/list", #"{"n": 1}"#)
         #expect(run.status == 0 && run.stderr.isEmpty)

@@ -205,9 +205,12 @@ import TestSupport
 
     /// In a file of megabytes, the new file is written while the parse goes on, whether the
     /// value is near the start or near the end (the file then follows the parse as it goes),
-    /// and whether it is set or removed.
-    @Test(arguments: ["p000003", "p049997"], [false, true])
-    func largeFilesAreWrittenEarlyWhereverTheValueIs(_ key: String, removing: Bool) throws {
+    /// whether it is set or removed, and whether the file is read or mapped.
+    @Test(arguments: ["p000003", "p049997"], [(false, false), (true, false), (false, true), (true, true)])
+    func largeFilesAreWrittenEarlyWhereverTheValueIs(_ key: String, _ how: (removing: Bool, mapped: Bool)) throws {
+        let removing = how.removing
+        var options = AtomicFile.Options()
+        options.mappingThreshold = how.mapped ? 1 : .max
         let folder = ScratchFolder()
         let file = folder.file("big.json")
         var text = "{\n  \"players\": {\n"
@@ -218,8 +221,8 @@ import TestSupport
         let old = removing ? "    \"\(key)\": {\"score\": \(n), \"name\": \"n\(n)\"},\n" : "\"\(key)\": {\"score\": \(n),"
         let new = removing ? "" : "\"\(key)\": {\"score\": \"top\","
         let write = removing ? JSONWrite(Path(keys: ["players", key]), .null) : JSONWrite(Path(keys: ["players", key, "score"]), "top")
-        let outcome = try FileStore.writeUnreadOutcome([write], toFile: file, options: .init(), serverTime: { 42 })
-        #expect(outcome.wroteEarly && outcome.written != nil)
+        let outcome = try FileStore.writeUnreadOutcome([write], toFile: file, options: options, serverTime: { 42 })
+        #expect(outcome.wroteEarly && outcome.written != nil && outcome.attempts == 1)
         #expect(Disk.text(file) == text.replacing(old, with: new))
         #expect(Disk.entries(folder.path) == ["big.json"])
     }
