@@ -282,7 +282,10 @@ func randomTree(_ rng: inout SplitMix64, depth: Int, rootKind: JSONKind? = nil) 
 /// Paths of one update rarely overlap, and rarely go below a scalar (both are errors).
 func randomWrites(_ rng: inout SplitMix64, _ tree: JSON) -> [JSONWrite] {
     var writes = [JSONWrite]()
-    for _ in 0...rng.next(3) {
+    // Now and then many writes, so that several land in one object (its members are then
+    // found by hashing their keys, not compared one by one).
+    let count = rng.next(6) == 0 ? 5 + Int(rng.next(6)) : Int(rng.next(3))
+    for _ in 0...count {
         for _ in 0..<4 {
             let path = randomPath(&rng, tree)
             let overlaps = writes.contains {
