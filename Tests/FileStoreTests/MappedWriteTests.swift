@@ -68,7 +68,6 @@ import TestSupport
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         let oldText = #"{"n": [1, 2, 3], "pad": ""# + String(repeating: "x", count: 20_000) + "\"}"
-        writeInPlace(file, oldText)
         for early in [true, false] {
             writeInPlace(file, oldText)
             let options = Self.mapping { attempt in if attempt == 1 { writeInPlace(file, newText) } }
@@ -82,8 +81,9 @@ import TestSupport
         }
     }
 
-    /// The new content makes the write's path invalid JSON to read meanwhile: the error is the
-    /// new content's, not one of a mix.
+    /// The file is rewritten meanwhile with content the write cannot apply to (its path goes
+    /// through a number): the error is the one a reading write gives for the new content, not
+    /// one made of a mix of the two.
     @Test func anErrorIsTheNewContents() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
