@@ -186,28 +186,27 @@ struct TapeBuilder {
 private struct OpenContainer {
     /// Its tape index.
     var index: Int
-    /// For an object, where its keys start on the key stack.
-    var firstKey: Int
     var isObject: Bool
+    /// For an object, the tape index of its last key so far (-1 before the first), and where
+    /// its keys' order stands: 0 while they increase, the first key of a second increasing run,
+    /// or -1 once they fall a second time or one has an escape (`markDuplicateKeys`).
+    var lastKey = -1
+    var secondRun = 0
     /// For a pruned parse, what of it is kept (`Kept`); always `Kept.all` in a whole parse.
     var kept: Int32 = Kept.all
     /// For a pruned parse, an array on the path: elements so far.
     var elements: Int32 = 0
 }
 
-/// A key of an open object: its tape index and a hash of its decoded bytes, kept until
-/// the object closes and its keys are checked for duplicates.
-private struct OpenKey {
+/// A key of a closed object being checked for duplicates: its tape index and a hash of its
+/// decoded bytes.
+private struct ObjectKey {
     var index: Int
     var hash: UInt64
 }
 
 /// Objects with at most this many keys are checked for duplicates pair by pair.
 private let smallObjectKeys = 16
-/// An object's first keys that go on the key stack. The keys of a larger object are read back
-/// from the tape when it closes: holding them meanwhile cost 16 bytes a key at the parse's
-/// peak, 16 MB for an object of a million members.
-private let stackedObjectKeys = 1024
 
 private struct Parser<Scope: TapeScope> {
     let p: UnsafeBufferPointer<UInt8>
@@ -218,10 +217,8 @@ private struct Parser<Scope: TapeScope> {
     let stack: UnsafeMutablePointer<OpenContainer>
     var depth = 0
     let depthLimit: Int
-    /// The keys of all open objects (the first `stackedObjectKeys` of each), innermost last.
-    var keys: UnsafeMutablePointer<OpenKey>
-    var keyCount = 0
-    var keyCapacity = 64
+    /// The keys of a small object whose duplicates are looked for pair by pair.
+    let smallKeys: UnsafeMutablePointer<ObjectKey>
     /// Hash slots for finding duplicates in large objects, stamped with a generation so
     /// they never need clearing.
     var slots = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
@@ -261,12 +258,12 @@ private struct Parser<Scope: TapeScope> {
         // (separators inside strings) costs address space, not memory; `finish` gives it back.
         tape = TapeBuilder(capacity: max(16, min(2 * survey.separators + 2, p.count + 2)))
         stack = .allocate(capacity: depthLimit + 1)
-        keys = malloc(keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self)
+        smallKeys = .allocate(capacity: smallObjectKeys)
     }
 
     func deallocateScratch() {
         stack.deallocate()
-        free(keys)
+        smallKeys.deallocate()
         slots.deallocate()
     }
 
@@ -347,7 +344,7 @@ private struct Parser<Scope: TapeScope> {
             }
             if Scope.isPruned && kept == Kept.all { reportReached() }
             let isObject = c == openBrace
-            stack[depth] = OpenContainer(index: tape.count, firstKey: keyCount, isObject: isObject, kept: kept)
+            stack[depth] = OpenContainer(index: tape.count, isObject: isObject, kept: kept)
             depth += 1
             if Scope.isPruned && kept == Kept.inside {
                 suppressed += 1
@@ -395,8 +392,7 @@ private struct Parser<Scope: TapeScope> {
         if Scope.isPruned {
             if suppressed == 0 {
                 if memberKey >= 0 && stack[depth - 1].index == memberObject { reportFollowed(start) }
-                stackKey(start, escaped)
-                tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
+                appendKey(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
                 let d = Int(stack[depth - 1].kept)
                 keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, keptPath[d])
                 if keyOnPath && d + 1 == keptPath.count && memberWatch != nil && memberKey < 0 {
@@ -404,8 +400,7 @@ private struct Parser<Scope: TapeScope> {
                 }
             }
         } else {
-            stackKey(start, escaped)
-            tape.append(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
+            appendKey(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
         }
         skipWhitespace()
         guard i < n, p[i] == colon else { throw fail("expected ':' after object key, found \(describe(i))", i) }
@@ -413,18 +408,22 @@ private struct Parser<Scope: TapeScope> {
         skipWhitespace()
     }
 
-    /// Puts the key at `start..<i`, about to be appended to the tape, on the key stack, unless
-    /// its object has stacked `stackedObjectKeys` already.
+    /// Appends the key `key` of the innermost open object to the tape, comparing it with the key
+    /// before it while both are in the cache: keys in at most two increasing runs that share no
+    /// key are distinct (most large objects: sorted dumps, push ids, or one then the other).
     @inline(__always)
-    mutating func stackKey(_ start: Int, _ escaped: Bool) {
-        guard keyCount - stack[depth - 1].firstKey < stackedObjectKeys else { return }
-        if keyCount == keyCapacity {
-            keyCapacity *= 2
-            keys = UnsafeMutablePointer(
-                realloc(keys, keyCapacity * MemoryLayout<OpenKey>.stride)!.assumingMemoryBound(to: OpenKey.self))
+    mutating func appendKey(_ key: TapeEntry) {
+        let index = tape.count
+        tape.append(key)
+        let object = stack + (depth - 1)
+        let last = object.pointee.lastKey
+        object.pointee.lastKey = index
+        guard object.pointee.secondRun >= 0 else { return }
+        if key.word & Tape.escaped != 0 {
+            object.pointee.secondRun = -1
+        } else if last >= 0 && compareKeys(tape[last], key) >= 0 {
+            object.pointee.secondRun = object.pointee.secondRun == 0 ? index : -1
         }
-        keys[keyCount] = OpenKey(index: tape.count, hash: keyHash(start, i, escaped: escaped))
-        keyCount += 1
     }
 
     @_transparent
@@ -444,10 +443,7 @@ private struct Parser<Scope: TapeScope> {
         }
         tape[top.index].word = Tape.containerWord(next: tape.count)
         tape[top.index + 1].start = UInt32(i)
-        if top.isObject {
-            if keyCount - top.firstKey > 1 { markDuplicateKeys(ofObject: top.index, stackedFrom: top.firstKey) }
-            keyCount = top.firstKey
-        }
+        if top.isObject && top.secondRun != 0 { markDuplicateKeys(ofObject: top.index, secondRun: top.secondRun) }
     }
 
     @inline(__always)
@@ -708,33 +704,30 @@ private struct Parser<Scope: TapeScope> {
     }
 
     /// Marks all but the last of each set of equal keys of the object at `object`, which has
-    /// closed, as shadowed. Its keys are on the key stack from `first`, all of them unless it
-    /// has more than `stackedObjectKeys`.
+    /// closed, as shadowed. `secondRun` is where its keys began a second increasing run, or -1
+    /// when they fell more than once or one has an escape (`OpenContainer`).
     /// - Complexity: O(keys) expected.
-    mutating func markDuplicateKeys(ofObject object: Int, stackedFrom first: Int) {
-        let stacked = keyCount - first
-        if stacked <= smallObjectKeys {
+    mutating func markDuplicateKeys(ofObject object: Int, secondRun: Int) {
+        if secondRun > 0 && runsShareNoKey(ofObject: object, secondRun: secondRun) { return }
+        var count = 0
+        var k = object + 2
+        while k < tape.count && count < smallObjectKeys {
+            smallKeys[count] = ObjectKey(index: k, hash: hash(ofKey: k))
+            count += 1
+            k = nextKey(after: k)
+        }
+        if k == tape.count {
             // Small objects (most of them): compare the hashes of each pair.
-            for a in first..<keyCount {
-                let hash = keys[a].hash
-                for b in (a + 1)..<keyCount where keys[b].hash == hash && keysEqual(keys[a].index, keys[b].index) {
-                    tape[keys[a].index].word |= Tape.shadowed
+            for a in 0..<count {
+                let key = smallKeys[a]
+                for b in (a + 1)..<count where smallKeys[b].hash == key.hash && keysEqual(key.index, smallKeys[b].index) {
+                    tape[key.index].word |= Tape.shadowed
                     break
                 }
             }
             return
         }
-        // Large objects are often written in key order (push ids, sorted dumps), or in two
-        // orders (a sorted dump, then push ids added): keys in at most two strictly increasing
-        // runs that share no key are all distinct, and checking that reads the keys in file order.
-        if keysAreDistinctInOrder(ofObject: object) { return }
-        let all = stacked < stackedObjectKeys
-        var count = stacked
-        if !all {
-            count = 0
-            var k = object + 2
-            while k < tape.count { (count, k) = (count + 1, nextKey(after: k)) }
-        }
+        while k < tape.count { (count, k) = (count + 1, nextKey(after: k)) }
         var size = 16
         while size < count * 2 { size <<= 1 }
         if slots.count < size {
@@ -744,14 +737,10 @@ private struct Parser<Scope: TapeScope> {
         }
         generation = generation & 0xFFFF == 0xFFFF ? 1 : generation + 1
         if generation == 1 { for s in 0..<slots.count { slots[s] = 0 } }
-        if all {
-            for k in first..<keyCount { insertKey(keys[k].index, hash: keys[k].hash, size: size) }
-        } else {
-            var k = object + 2
-            while k < tape.count {
-                insertKey(k, hash: hash(ofKey: k), size: size)
-                k = nextKey(after: k)
-            }
+        k = object + 2
+        while k < tape.count {
+            insertKey(k, hash: hash(ofKey: k), size: size)
+            k = nextKey(after: k)
         }
     }
 
@@ -773,26 +762,12 @@ private struct Parser<Scope: TapeScope> {
         slots[slot] = tag | UInt64(index)
     }
 
-    /// Whether the keys of the object at `object` have no escapes and form at most two runs of
-    /// strictly increasing bytes with no key in both (found by walking the runs side by side).
-    func keysAreDistinctInOrder(ofObject object: Int) -> Bool {
-        // The first key of the second run; `tape.count` while there is one run.
-        var second = tape.count
-        var previous: TapeEntry?
-        var k = object + 2
-        while k < tape.count {
-            let e = tape[k]
-            guard e.word & Tape.escaped == 0 else { return false }
-            if let previous, compareKeys(previous, e) >= 0 {
-                guard second == tape.count else { return false }
-                second = k
-            }
-            previous = e
-            k = nextKey(after: k)
-        }
-        // The two runs side by side, as a merge would take them.
-        var (a, b) = (object + 2, second)
-        while a < second && b < tape.count {
+    /// Whether the two increasing runs of keys of the closed object at `object`, the second
+    /// from `secondRun`, have no key in common (found by walking them side by side, as a merge
+    /// would take them).
+    func runsShareNoKey(ofObject object: Int, secondRun: Int) -> Bool {
+        var (a, b) = (object + 2, secondRun)
+        while a < secondRun && b < tape.count {
             let order = compareKeys(tape[a], tape[b])
             if order == 0 { return false }
             if order < 0 { a = nextKey(after: a) } else { b = nextKey(after: b) }
@@ -803,17 +778,23 @@ private struct Parser<Scope: TapeScope> {
     /// The order of the bytes of two keys without escapes: negative, zero or positive.
     @inline(__always)
     func compareKeys(_ x: TapeEntry, _ y: TapeEntry) -> Int {
-        let a = UnsafeBufferPointer(rebasing: p[Int(x.start + 1)..<(end(of: x) - 1)])
-        let b = UnsafeBufferPointer(rebasing: p[Int(y.start + 1)..<(end(of: y) - 1)])
-        let common = min(a.count, b.count)
-        // The first 8 bytes as one big-endian word tell most keys apart without a call.
-        if common >= 8 {
-            let x = UnsafeRawPointer(a.baseAddress!).loadUnaligned(as: UInt64.self).bigEndian
-            let y = UnsafeRawPointer(b.baseAddress!).loadUnaligned(as: UInt64.self).bigEndian
-            if x != y { return x < y ? -1 : 1 }
+        let (a, b) = (Int(x.start) + 1, Int(y.start) + 1)
+        let (countA, countB) = (end(of: x) - 1 - a, end(of: y) - 1 - b)
+        let common = min(countA, countB)
+        // The first 8 bytes as one big-endian word tell most keys apart without a call; a
+        // shorter key's word is read past its end (within the input) and masked.
+        if common >= 8 || (a + 8 <= n && b + 8 <= n) {
+            var u = UnsafeRawPointer(p.baseAddress! + a).loadUnaligned(as: UInt64.self).bigEndian
+            var v = UnsafeRawPointer(p.baseAddress! + b).loadUnaligned(as: UInt64.self).bigEndian
+            if common < 8 {
+                let mask: UInt64 = common == 0 ? 0 : ~0 << (8 * UInt64(8 - common))
+                (u, v) = (u & mask, v & mask)
+            }
+            if u != v { return u < v ? -1 : 1 }
+            if common <= 8 { return countA - countB }
         }
-        let order = common == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, common))
-        return order != 0 ? order : a.count - b.count
+        let order = common == 0 ? 0 : Int(memcmp(p.baseAddress! + a, p.baseAddress! + b, common))
+        return order != 0 ? order : countA - countB
     }
 
     func keysEqual(_ a: Int, _ b: Int) -> Bool {

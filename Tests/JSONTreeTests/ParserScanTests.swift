@@ -129,21 +129,26 @@ import TestSupport
         }
     }
 
-    /// Objects of more keys than the parser keeps while they are open: their keys are read
-    /// back from the tape (in key order, in two runs of key order, or hashed), nested objects
-    /// between them.
-    @Test func duplicateKeysOfObjectsBeyondTheKeyStack() throws {
-        try forEachSeed(80) { seed, r in
-            let size = r.int(1_000..<2_600)
+    /// Keys in key order, in two runs of it, or in more: the parser compares each key with the
+    /// one before as it reads it, walks two runs side by side when the object closes, and hashes
+    /// (or, up to 16 keys, compares pair by pair) the rest. Small and large objects, nested
+    /// objects between the keys.
+    @Test func duplicateKeysInRunsOfKeyOrder() throws {
+        try forEachSeed(120) { seed, r in
+            let size = r.chance(0.4) ? r.int(2..<40) : r.int(40..<2_600)
             let order = r.int(0..<3)
             // In order: a repeat of the key before at `second`, or none. Two runs: even numbers,
             // then odd ones (or ones that sort first), the second now and then repeating a key
             // of the first in its order, or (`third`) out of it, which makes a third run.
             let second = r.int(1..<size), before = r.chance(0.3), repeats = r.chance(0.5), third = r.chance(0.3)
-            // Keys shorter than 8 bytes, of 8 (told apart by their first word), and longer with
-            // the first 8 bytes alike (told apart by the rest).
-            let (head, width) = [("k", 5), ("k", 7), ("player_k", 5)][r.int(0..<3)]
-            func name(_ n: Int, first: String = head) -> String { first + String(format: "%0\(width)d", n) }
+            // Keys shorter than 8 bytes, of 8 (told apart by their first word), longer with the
+            // first 8 bytes alike (told apart by the rest), and of every length, some the start
+            // of others ("k1", "k10", "k100"), numbered in their byte order.
+            let (head, width) = [("k", 5), ("k", 7), ("player_k", 5), ("k", 0)][r.int(0..<4)]
+            let unpadded = width == 0 ? (0..<(2 * size + 2)).map { String($0) }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } : []
+            func name(_ n: Int, first: String = head) -> String {
+                first + (width == 0 ? unpadded[n] : String(format: "%0\(width)d", n))
+            }
             var text = "{", keys: [String] = [], values: [Model] = []
             var counter = 0
             for m in 0..<size {
