@@ -46,13 +46,19 @@ extension Window {
             var pruned = false
             var entries = [Entry]()
             entries.reserveCapacity(Swift.min(children.count, pruneAt))
+            // Once pruned, the worst key kept: a child that would come after it (the order is
+            // total: keys break ties) can never be among the best, and is not held at all.
+            var cut: SortKey?
+            let cutSide = query.limit.map { if case .first = $0 { 1 } else { -1 } } ?? 0
             for o in 0..<children.count {
                 let k = plan.sortKey(o, children, tape, arena)
                 guard plan.inRange(k) else { continue }
+                if let cut, compareSortKeys(k, cut) * cutSide > 0 { continue }
                 entries.append(Entry(key: k, ordinal: Int32(o)))
                 if entries.count >= pruneAt, let limit = query.limit, let keep {
                     keepBest(&entries, keep, of: limit)
                     pruned = true
+                    cut = entries.reduce(entries[0].key) { compareSortKeys($1.key, $0) * cutSide > 0 ? $1.key : $0 }
                 }
             }
             if let limit = query.limit, let keep, entries.count > keep || pruned {
