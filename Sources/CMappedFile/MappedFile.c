@@ -63,10 +63,9 @@ static void install(void) {
     sigaction(SIGBUS, &action, &previous);
 }
 
-const void *mapped_file_map(int fd, size_t length, int *slot) {
+const void *mapped_file_map(int fd, size_t length, int populate, int *slot) {
     pthread_once(&installOnce, install);
-    // Populated: a write(2) from a page not yet mapped takes a slow path (fault, then copy again).
-    void *base = mmap(NULL, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    void *base = mmap(NULL, length, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
     if (base == MAP_FAILED) return NULL;
     pthread_mutex_lock(&slotsLock);
     for (int i = 0; i < SLOTS; i++) {

@@ -66,6 +66,9 @@ public final class FileStore: LiveStore {
         /// For a large JSON Lines file: its newest records first (see `NewestFirst`); nil: the
         /// whole file is the first revision.
         public var newestFirst: NewestFirst?
+        /// A first read of a file at least this large parses its mapping while the bytes are
+        /// copied (`SnapshotReader.parseMapped`); tests lower it.
+        var mappedFirstReadSize = splitReadSize
 
         public init(watchMode: WatchMode? = nil, settleMilliseconds: Int = 150, pollMilliseconds: Int = 100,
                     inlineEvaluationLimit: Int = 50_000, format: Format = .json, newestFirst: NewestFirst? = nil) {
@@ -177,7 +180,8 @@ public final class FileStore: LiveStore {
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
         worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
-            ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst) : nil)
+            ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst) : nil,
+            mappedFirstReadSize: options.mappedFirstReadSize)
         writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)

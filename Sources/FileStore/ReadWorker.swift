@@ -70,10 +70,13 @@ final class ReadWorker: Sendable {
     let wake: WakeSignal
     /// For a JSON Lines file or a pipe: the records so far and where reading stopped.
     let lines: LinesReader?
+    /// A first read of a file at least this large parses its mapping (`SnapshotReader.parseMapped`).
+    let mappedFirstReadSize: Int
 
-    init(wake: WakeSignal, lines: LinesReader? = nil) {
+    init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize) {
         self.wake = wake
         self.lines = lines
+        self.mappedFirstReadSize = mappedFirstReadSize
     }
 
     func start(_ request: ReadRequest) {
@@ -128,6 +131,14 @@ final class ReadWorker: Sendable {
             let news = lines.read()
             guard let document = news.document else { return .lines(news, []) }
             return .lines(news, changes(request, document))
+        }
+        if request.current == nil, let mapped = reader.parseMapped(request.path, from: mappedFirstReadSize) {
+            switch mapped {
+            case .invalid(let error): return .invalid(error)
+            case .parsed(let document, let identity):
+                if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
+                return .parsed(document, identity, changes(request, document))
+            }
         }
         let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes)
         switch snapshot {

@@ -196,6 +196,19 @@ public final class JSONDocument: Sendable {
         self.init(bytes: bytes, tape: tape)
     }
 
+    /// Parses `source` as strictly as `init(parsing:)` (the same errors), and makes the
+    /// document of the bytes `copy` gives once the parse has ended: the same bytes, in memory
+    /// of their own. For a reader that parses a file's mapping while another thread copies it
+    /// (the copy following `progress`); `copy` gives nil when it cannot vouch for its bytes (the
+    /// file changed meanwhile), and so does this.
+    package static func parsing(
+        _ source: DocumentBytes, progress: ParseProgress, copy: () -> DocumentBytes?
+    ) throws(JSONParseError) -> JSONDocument? {
+        let tape = try JSONParser.parse(source, progress: progress)
+        guard let bytes = copy(), bytes.count == source.count else { return nil }
+        return JSONDocument(bytes: bytes, tape: tape)
+    }
+
     /// Parses `bytes` as strictly as `init(parsing:)` (the same errors), keeping only what a
     /// writer of `path` reads: the nodes on the way to it (every member of each container there)
     /// and everything under it. Any other container is one node with its bytes and no children

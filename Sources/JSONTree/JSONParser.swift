@@ -1,6 +1,7 @@
 // The strict RFC 8259 parser: bytes in, tape out. Iterative (no recursion), so deep
 // nesting is a depth error, never a stack overflow.
 import CJSONScan
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +24,19 @@ enum JSONParser {
         }
         return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
             try parse(buf, depthLimit: maximumJSONDepth, portable: portable)
+        }
+    }
+
+    /// Parses `bytes` as `parse` does, telling `progress` how far it has read as it goes.
+    static func parse(_ bytes: DocumentBytes, progress: ParseProgress) throws(JSONParseError) -> TapeStorage {
+        defer { progress.position.store(Int.max, ordering: .releasing) }
+        guard bytes.count < Int(UInt32.max) else {
+            throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
+        }
+        return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+            var parser = Parser<WholeTape>(buf, depthLimit: maximumJSONDepth, portable: false)
+            (parser.progress, parser.nextPassed) = (progress, 0)
+            return try finish(&parser)
         }
     }
 
@@ -80,6 +94,13 @@ enum JSONParser {
         }
         return try finish(&parser)
     }
+}
+
+/// How far a parse has read its input, for a thread that follows it: a position about every
+/// `PathWatch.step` bytes, and `Int.max` once the parse has ended (whether or not it succeeded).
+package final class ParseProgress: Sendable {
+    package let position = Atomic<Int>(0)
+    package init() {}
 }
 
 /// What a pruned parse tells a writer while it runs: how far it is, until it reaches the first
@@ -231,9 +252,11 @@ private struct Parser<Scope: TapeScope> {
     var suppressed = 0
     var keyOnPath = false
     /// A pruned parse: told of its progress until it reaches the path's value, then nil; and
-    /// the position past which it next says how far it is.
+    /// the position past which it next says how far it is (to `watch` or `progress`).
     var watch: PathWatch?
     var nextPassed = Int.max
+    /// A whole parse followed by another thread: told how far it is.
+    var progress: ParseProgress?
     /// A pruned parse: told of the first member at the path and the key after it, then nil; the
     /// key of that member (-1 until read) and the tape index of its object.
     var memberWatch: ((Range<Int>) -> Void)?
@@ -292,7 +315,7 @@ private struct Parser<Scope: TapeScope> {
                 if needValue { continue }
             }
             // After a value: close containers or continue with the next member/element.
-            if Scope.isPruned && i >= nextPassed { reportPassed() }
+            if i >= nextPassed { reportPassed() }
             guard depth > 0 else { break }
             let top = stack[depth - 1]
             skipWhitespace()
@@ -492,10 +515,15 @@ private struct Parser<Scope: TapeScope> {
         report?(member..<next)
     }
 
-    /// For a pruned parse still looking for the path's value: says how far it is, every
-    /// `PathWatch.step` bytes.
+    /// For a pruned parse still looking for the path's value, or a parse followed: says how far
+    /// it is, every `PathWatch.step` bytes.
     @inline(never)
     mutating func reportPassed() {
+        if let progress {
+            progress.position.store(i, ordering: .releasing)
+            nextPassed = i + PathWatch.step
+            return
+        }
         guard let watch else { return }
         watch.passed(i)
         nextPassed = i + PathWatch.step

@@ -1,0 +1,139 @@
+// A store's first read of a large file parses the file's mapping while another thread copies
+// the pages the parse has read into memory of the document's own. The document must be the
+// file's, with bytes no later write can reach, and never a mix with a write made meanwhile
+// (in place, truncating, appending or by rename): then the file is read again.
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import FileStore
+import JSONTree
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite struct MappedFirstReadTests {
+    /// About 7.5 MB: the copy follows the parse in several pieces.
+    static let text = sampleDocument(seq: 0, count: 100_000)
+
+    static func bytes(_ document: JSONDocument) -> [UInt8] {
+        document.bytes.withUnsafeBufferPointer { Array($0) }
+    }
+
+    @Test func theDocumentIsTheFilesInMemoryOfItsOwn() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("big.json")
+        writeInPlace(file, Self.text)
+        let pieces = Mutex<[Int]>([])
+        let outcome = try #require(SnapshotReader().parseMapped(file, from: 1) { count in pieces.withLock { $0.append(count) } })
+        guard case .parsed(let document, let identity) = outcome else {
+            Issue.record("not parsed: \(outcome)")
+            return
+        }
+        let reference = try JSONDocument(parsing: Self.text)
+        #expect(document.root.json == reference.root.json)
+        let same = Self.bytes(document) == Array(Self.text.utf8)
+        #expect(same)
+        var now = stat()
+        #expect(stat(file, &now) == 0 && identity == FileIdentity(now))
+        // Copied behind the parse, a piece at a time, to the end.
+        let counts = pieces.withLock { $0 }
+        #expect(counts.count >= 2 && counts == counts.sorted() && counts.last == Self.text.utf8.count, "\(counts)")
+        // The file written in place afterwards: the document's bytes are its own, not the file's pages.
+        writeInPlace(file, sampleDocument(seq: 1, count: 100_000))
+        let kept = Self.bytes(document) == Array(Self.text.utf8)
+        #expect(kept)
+    }
+
+    /// An error early, in the middle (a colon made '@'), or after the value: the error a read and
+    /// parse gives.
+    @Test(arguments: [100, Self.text.utf8.count / 2, Self.text.utf8.count])
+    func anInvalidFileGivesTheErrorOfAReadAndParse(_ at: Int) throws {
+        let folder = ScratchFolder()
+        let file = folder.file("big.json")
+        var bytes = Array(Self.text.utf8)
+        if at < bytes.count {
+            bytes[bytes[at...].firstIndex(of: UInt8(ascii: ":"))!] = UInt8(ascii: "@")
+        } else {
+            bytes += Array(" x".utf8)
+        }
+        writeInPlace(file, String(decoding: bytes, as: UTF8.self))
+        let outcome = try #require(SnapshotReader().parseMapped(file, from: 1))
+        guard case .invalid(let error) = outcome else {
+            Issue.record("not an error: \(outcome)")
+            return
+        }
+        let expected = try #require(throws: JSONParseError.self) { try JSONDocument(parsing: bytes) }
+        #expect(error.message == expected.message && error.offset == expected.offset)
+        #expect(error.line == expected.line && error.column == expected.column)
+    }
+
+    enum Change: CaseIterable, Sendable {
+        case inPlaceSameSize, inPlaceShorter, truncated, appended, renamedOver
+    }
+
+    /// The file changes while its mapping is parsed and copied (once the first piece is copied):
+    /// no document and no error comes of it; the next attempt finds the file as it now is.
+    @Test(arguments: Change.allCases)
+    func aChangeWhileParsingIsNeverTheDocument(_ change: Change) throws {
+        let folder = ScratchFolder()
+        let file = folder.file("big.json")
+        writeInPlace(file, Self.text)
+        let changed = Mutex(false)
+        let outcome = SnapshotReader().parseMapped(file, from: 1) { _ in
+            guard changed.withLock({ done in defer { done = true }; return !done }) else { return }
+            switch change {
+            case .inPlaceSameSize:
+                // One letter of the last item, keeping the size and the JSON valid.
+                let at = Self.text.utf8.count - 10
+                #expect(Array(Self.text.utf8)[at] == UInt8(ascii: "a"))
+                let fd = open(file, O_WRONLY)
+                #expect(pwrite(fd, "c", 1, off_t(at)) == 1)
+                close(fd)
+            case .inPlaceShorter: writeInPlace(file, sampleDocument(seq: 2, count: 1_000))
+            case .truncated: #expect(truncate(file, off_t(Self.text.utf8.count / 2)) == 0)
+            case .appended:
+                let fd = open(file, O_WRONLY | O_APPEND)
+                #expect(write(fd, " ", 1) == 1)
+                close(fd)
+            case .renamedOver: writeByRename(file, sampleDocument(seq: 3, count: 1_000))
+            }
+        }
+        #expect(changed.withLock { $0 })
+        if let outcome { Issue.record("\(change): \(outcome)") }
+        let now = Array(Disk.text(file).utf8)
+        switch SnapshotReader().parseMapped(file, from: 1) {
+        case .parsed(let document, _)?:
+            let same = Self.bytes(document) == now
+            #expect(change != .truncated && same, "\(change)")
+        case .invalid?: #expect(change == .truncated)
+        case nil: Issue.record("\(change): not read")
+        }
+    }
+
+    /// A store whose first revision came from the mapping follows edits (re-parsed from it).
+    @Test func aStoreFollowsEditsFromAMappedFirstRevision() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("big.json")
+        writeInPlace(path, sampleDocument(seq: 0, count: 20_000))
+        var options = FileStore.Options()
+        options.mappedFirstReadSize = 1
+        let store = try FileStore(path: path, options: options)
+        let first = try store.waitForRevision(1, timeoutMilliseconds: 60_000)
+        #expect(first.root.child("items")?.child("item19999")?.child("score")?.doubleValue == Double(19_999 * 7919 % 1000))
+        writeInPlace(path, sampleDocument(seq: 0, count: 20_000).replacing(#""item7":{"name":"item number 7""#, with: #""item7":{"name":"seven""#))
+        let second = try store.waitForRevision(2, timeoutMilliseconds: 60_000)
+        #expect(second.root.child("items")?.child("item7")?.child("name")?.stringValue == "seven")
+        writeByRename(path, sampleDocument(seq: 5, count: 20_000))
+        let third = try store.waitForRevision(3, timeoutMilliseconds: 60_000)
+        #expect(third.root.child("seq")?.doubleValue == 5)
+    }
+}
+
+extension MappedParse: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .parsed(let document, _): "parsed (\(document.bytes.count) bytes)"
+        case .invalid(let error): "invalid: \(error.message)"
+        }
+    }
+}
