@@ -219,13 +219,6 @@ private struct OpenContainer {
     var elements: Int32 = 0
 }
 
-/// A key of a closed object being checked for duplicates: its tape index and a hash of its
-/// decoded bytes.
-private struct ObjectKey {
-    var index: Int
-    var hash: UInt64
-}
-
 /// Objects with at most this many keys are checked for duplicates pair by pair.
 private let smallObjectKeys = 16
 
@@ -238,8 +231,10 @@ private struct Parser<Scope: TapeScope> {
     let stack: UnsafeMutablePointer<OpenContainer>
     var depth = 0
     let depthLimit: Int
-    /// The keys of a small object whose duplicates are looked for pair by pair.
-    let smallKeys: UnsafeMutablePointer<ObjectKey>
+    /// The tape indexes of the keys of a small object whose duplicates are looked for pair by
+    /// pair, and their hashes when one has an escape.
+    let smallKeys: UnsafeMutablePointer<Int>
+    let smallHashes: UnsafeMutablePointer<UInt64>
     /// Hash slots for finding duplicates in large objects, stamped with a generation so
     /// they never need clearing.
     var slots = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
@@ -282,11 +277,13 @@ private struct Parser<Scope: TapeScope> {
         tape = TapeBuilder(capacity: max(16, min(2 * survey.separators + 2, p.count + 2)))
         stack = .allocate(capacity: depthLimit + 1)
         smallKeys = .allocate(capacity: smallObjectKeys)
+        smallHashes = .allocate(capacity: smallObjectKeys)
     }
 
     func deallocateScratch() {
         stack.deallocate()
         smallKeys.deallocate()
+        smallHashes.deallocate()
         slots.deallocate()
     }
 
@@ -739,17 +736,21 @@ private struct Parser<Scope: TapeScope> {
         if secondRun > 0 && runsShareNoKey(ofObject: object, secondRun: secondRun) { return }
         var count = 0
         var k = object + 2
+        var escapes = false
         while k < tape.count && count < smallObjectKeys {
-            smallKeys[count] = ObjectKey(index: k, hash: hash(ofKey: k))
+            smallKeys[count] = k
+            escapes = escapes || tape[k].word & Tape.escaped != 0
             count += 1
             k = nextKey(after: k)
         }
         if k == tape.count {
-            // Small objects (most of them): compare the hashes of each pair.
+            // Small objects (most of them): each pair, told apart by length first, or (keys
+            // with escapes, compared decoded) by hash.
+            if escapes { for a in 0..<count { smallHashes[a] = hash(ofKey: smallKeys[a]) } }
             for a in 0..<count {
                 let key = smallKeys[a]
-                for b in (a + 1)..<count where smallKeys[b].hash == key.hash && keysEqual(key.index, smallKeys[b].index) {
-                    tape[key.index].word |= Tape.shadowed
+                for b in (a + 1)..<count where (!escapes || smallHashes[a] == smallHashes[b]) && keysEqual(key, smallKeys[b]) {
+                    tape[key].word |= Tape.shadowed
                     break
                 }
             }
