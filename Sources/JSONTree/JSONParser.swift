@@ -87,6 +87,7 @@ enum JSONParser {
             parser.memberWatch = watch.followed
         }
         parser.keptPath = path.keys.map { Array($0.utf8) }
+        parser.keptKeys = KeptKeys(parser.keptPath)
         parser.keptIndexes = path.keys.map { key in
             // An array element's key: its index in decimal, without leading zeros.
             guard let n = Int32(key), n >= 0, String(n) == key else { return -1 }
@@ -219,6 +220,36 @@ private struct OpenContainer {
     var elements: Int32 = 0
 }
 
+/// A pruned parse's path, its keys' bytes one after another in memory of their own.
+private struct KeptKeys {
+    let bytes: UnsafeMutablePointer<UInt8>
+    /// Where key `k` starts in `bytes`, and (at `k + 1`) where it ends.
+    let starts: UnsafeMutablePointer<Int>
+
+    init(_ keys: [[UInt8]]) {
+        bytes = .allocate(capacity: max(1, keys.reduce(0) { $0 + $1.count }))
+        starts = .allocate(capacity: keys.count + 1)
+        var at = 0
+        for (k, key) in keys.enumerated() {
+            starts[k] = at
+            for byte in key {
+                bytes[at] = byte
+                at += 1
+            }
+        }
+        starts[keys.count] = at
+    }
+
+    func key(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes + starts[k], count: starts[k + 1] - starts[k])
+    }
+
+    func deallocate() {
+        bytes.deallocate()
+        starts.deallocate()
+    }
+}
+
 /// Objects with at most this many keys are checked for duplicates pair by pair.
 private let smallObjectKeys = 16
 
@@ -235,6 +266,8 @@ private struct Parser<Scope: TapeScope> {
     /// pair, and their hashes when one has an escape.
     let smallKeys: UnsafeMutablePointer<Int>
     let smallHashes: UnsafeMutablePointer<UInt64>
+    /// A pruned parse: where the pass over a container off the path stands (`skipContainer`).
+    let skipState: UnsafeMutablePointer<jsonscan_skip_t>
     /// Hash slots for finding duplicates in large objects, stamped with a generation so
     /// they never need clearing.
     var slots = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
@@ -243,6 +276,7 @@ private struct Parser<Scope: TapeScope> {
     /// deep inside a container off it the parse is (0: nodes are written), and whether the
     /// value after the last key read is the next one on the path.
     var keptPath: [[UInt8]] = []
+    var keptKeys: KeptKeys?
     var keptIndexes: [Int32] = []
     var suppressed = 0
     var keyOnPath = false
@@ -266,7 +300,11 @@ private struct Parser<Scope: TapeScope> {
         self.p = p
         self.n = p.count
         self.depthLimit = depthLimit
+        // A pruned parse keeps a fraction of the nodes, and a writer waits for it: no survey
+        // (strings are checked for UTF-8 as they are scanned, which costs nothing for ASCII),
+        // and a tape that grows as it needs.
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
+            : Scope.isPruned ? jsonscan_survey_t(utf8: 0, separators: min(p.count, 1 << 15))
             : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : jsonscan_survey(p.baseAddress!, p.count)
         utf8Checked = survey.utf8 == 1
         // Every node but the first follows a separator, and takes a byte with a separator or
@@ -278,13 +316,16 @@ private struct Parser<Scope: TapeScope> {
         stack = .allocate(capacity: depthLimit + 1)
         smallKeys = .allocate(capacity: smallObjectKeys)
         smallHashes = .allocate(capacity: smallObjectKeys)
+        skipState = .allocate(capacity: 1)
     }
 
     func deallocateScratch() {
         stack.deallocate()
         smallKeys.deallocate()
         smallHashes.deallocate()
+        skipState.deallocate()
         slots.deallocate()
+        keptKeys?.deallocate()
     }
 
     @inline(never)
@@ -363,6 +404,7 @@ private struct Parser<Scope: TapeScope> {
                 throw fail("nesting deeper than \(maximumJSONDepth) levels", i)
             }
             if Scope.isPruned && kept == Kept.all { reportReached() }
+            if Scope.isPruned && kept == Kept.prunedTop && skipContainer() { return false }
             let isObject = c == openBrace
             stack[depth] = OpenContainer(index: tape.count, isObject: isObject, kept: kept)
             depth += 1
@@ -402,6 +444,32 @@ private struct Parser<Scope: TapeScope> {
         return false
     }
 
+    /// For a pruned parse, at a container off the path (`Kept.prunedTop`): validates it in one
+    /// tight pass that keeps nothing (saying how far it is as the parse does), and writes its
+    /// one node. False when it is not valid: the caller then parses it as usual, from its
+    /// start, which finds the error and reports it the usual way.
+    @inline(__always)
+    mutating func skipContainer() -> Bool {
+        let start = i
+        skipState.pointee.depth = 0
+        var end = jsonscan_skip_container(p.baseAddress!, i, n, depthLimit - depth, utf8Checked ? 1 : 0, nextPassed, skipState)
+        while end >= 0 && skipState.pointee.depth > 0 {
+            i = end
+            reportPassed()
+            end = jsonscan_skip_container(p.baseAddress!, i, n, depthLimit - depth, utf8Checked ? 1 : 0, nextPassed, skipState)
+        }
+        guard end >= 0 else {
+            i = start
+            return false
+        }
+        let index = tape.count
+        tape.append(.container(start: start))
+        tape.append(TapeEntry(start: UInt32(end), word: 0))
+        tape[index].word = Tape.containerWord(next: index + 2)
+        i = end
+        return true
+    }
+
     @_transparent
     mutating func parseKeyAndColon() throws(JSONParseError) {
         guard i < n, p[i] == quote else {
@@ -414,7 +482,7 @@ private struct Parser<Scope: TapeScope> {
                 if memberKey >= 0 && stack[depth - 1].index == memberObject { reportFollowed(start) }
                 appendKey(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
                 let d = Int(stack[depth - 1].kept)
-                keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, keptPath[d])
+                keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, level: d)
                 if keyOnPath && d + 1 == keptPath.count && memberWatch != nil && memberKey < 0 {
                     (memberKey, memberObject) = (start, stack[depth - 1].index)
                 }
@@ -545,13 +613,14 @@ private struct Parser<Scope: TapeScope> {
         return Int(parent) + 1 == keptPath.count ? Kept.all : parent + 1
     }
 
-    /// Whether the key at `start..<end` (quotes included) decodes to `wanted`.
-    func keyMatches(_ start: Int, _ end: Int, escaped: Bool, _ wanted: [UInt8]) -> Bool {
-        if escaped { return decodeString(p, start, end) == wanted }
+    /// Whether the key at `start..<end` (quotes included) decodes to the path's key `level`.
+    /// (Called for each member of each object on the path: pointers only, nothing retained.)
+    @inline(__always)
+    func keyMatches(_ start: Int, _ end: Int, escaped: Bool, level: Int) -> Bool {
+        if escaped { return decodeString(p, start, end) == keptPath[level] }
+        let key = keptKeys!.key(level)
         let count = end - start - 2
-        return count == wanted.count && wanted.withUnsafeBufferPointer { w in
-            count == 0 || memcmp(p.baseAddress! + start + 1, w.baseAddress!, count) == 0
-        }
+        return count == key.count && (count == 0 || memcmp(p.baseAddress! + start + 1, key.baseAddress!, count) == 0)
     }
 
     @inline(__always)

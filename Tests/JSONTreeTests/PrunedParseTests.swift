@@ -73,4 +73,63 @@ import TestSupport
             }
         }
     }
+
+    /// A container off the path is checked in a pass of its own (`jsonscan_skip_container`),
+    /// which must refuse exactly what the parser refuses: values mutated with the bytes and
+    /// pieces that strings, escapes, UTF-8 and numbers go wrong with, beside the path kept.
+    @Test func aContainerOffThePathIsCheckedAsStrictlyAsAWholeParse() throws {
+        let strings = ["\\", "u", "D", "8", "0", "C", "e", "E", "+", "-", ".", "\t", "\r", "\n", " ", "\"", ",", ":", "[", "]", "{", "}",
+                       "\\uD800", "\\uDBFF\\uDC00", "\\uDC00", "\\uD83D\\uDE42", "\\uD83D\\u0041", "\\u12G4", "\\x",
+                       "tru", "nul", "fals", "truex", "01", "1.", "-", "-0", "1e", "1e+", "0.5e-3", "\u{E9}", "\u{1F642}"]
+        let bytes: [[UInt8]] = [0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x00, 0x1F, 0x7F].map { [$0] }
+            + [[0xC0, 0x80], [0xC1, 0xBF], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xE0, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80]]
+            + strings.map { Array($0.utf8) }
+        var (valid, invalid) = (0, 0)
+        for seed in 1...UInt64(3000) {
+            var rng = SplitMix64(seed: seed)
+            let value = StyledWriter.random(&rng).write(randomTree(&rng, depth: 0, rootKind: rng.next(2) == 0 ? .array : .object))
+            var off = value
+            for _ in 0..<rng.pick([0, 1, 1, 1, 2, 3]) {
+                let at = rng.int(0...off.count)
+                let piece = rng.pick(bytes)
+                if rng.next(2) == 0 || at == off.count { off.insert(contentsOf: piece, at: at) } else { off[at] = piece[0] }
+            }
+            // The value off the path before or after the kept one, at the top or one level down.
+            let pair = rng.next(2) == 0 ? Array(#""keep": 1, "off": "#.utf8) + off : Array(#""off": "#.utf8) + off + Array(#", "keep": 1"#.utf8)
+            let nested = rng.next(2) == 0
+            let text = nested ? Array(#"{"a": {"#.utf8) + pair + Array("}}".utf8) : Array("{".utf8) + pair + Array("}".utf8)
+            let kept = nested ? Path(keys: ["a", "keep"]) : Path(keys: ["keep"])
+            let whole = Result { () throws(JSONParseError) in try JSONDocument(parsing: text) }
+            let part = Result { () throws(JSONParseError) in try JSONDocument(parsing: DocumentBytes(text), keeping: kept) }
+            switch (whole, part) {
+            case (.success(let a), .success(let b)):
+                valid += 1
+                #expect(b.root.node(at: kept)?.json == 1 && a.root.node(at: kept)?.json == 1, "seed \(seed)")
+            case (.failure(let a), .failure(let b)):
+                invalid += 1
+                #expect(a == b, "seed \(seed): \(a) / \(b)")
+            default:
+                Issue.record("seed \(seed): \(whole) whole, \(part) pruned: \(String(decoding: text, as: UTF8.self))")
+            }
+        }
+        #expect(valid > 400 && invalid > 1200, "\(valid) valid, \(invalid) invalid")
+    }
+
+    /// Containers off the path nested up to the depth limit, and one past it.
+    @Test(arguments: [1, 2, 3]) func aContainerOffThePathMeetsTheDepthLimit(above: Int) throws {
+        for depth in (maximumJSONDepth - 3)...(maximumJSONDepth + 1) {
+            // The root, `above - 1` objects on the path, then the value off it.
+            let open = String(repeating: #""a": {"#, count: above - 1)
+            let off = String(repeating: "[", count: depth - above) + String(repeating: "]", count: depth - above)
+            let text = Array(("{" + open + #""keep": 1, "off": "# + off + String(repeating: "}", count: above)).utf8)
+            let kept = Path(keys: Array(repeating: "a", count: above - 1) + ["keep"])
+            let whole = Result { () throws(JSONParseError) in try JSONDocument(parsing: text) }
+            let part = Result { () throws(JSONParseError) in try JSONDocument(parsing: DocumentBytes(text), keeping: kept) }
+            switch (whole, part) {
+            case (.success, .success): #expect(depth <= maximumJSONDepth)
+            case (.failure(let a), .failure(let b)): #expect(a == b && depth > maximumJSONDepth, "\(a) / \(b)")
+            default: Issue.record("depth \(depth): \(whole) whole, \(part) pruned")
+            }
+        }
+    }
 }

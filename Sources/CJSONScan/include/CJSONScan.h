@@ -28,6 +28,26 @@ jsonscan_survey_t jsonscan_survey(const uint8_t *bytes, size_t count);
 /// The survey without SIMD, as other CPUs get it: separators only (`utf8` is -1).
 jsonscan_survey_t jsonscan_survey_portable(const uint8_t *bytes, size_t count);
 
+/// The deepest a container checked by `jsonscan_skip_container` may nest.
+#define JSONSCAN_SKIP_DEPTH 1024
+
+/// Where `jsonscan_skip_container` stands: how many containers are open (0 before it starts
+/// and once it has ended), and for each whether it is an object.
+typedef struct {
+    size_t depth;
+    uint64_t objects[JSONSCAN_SKIP_DEPTH / 64];
+} jsonscan_skip_t;
+
+/// Validates the object or array whose bracket is at `from` (with `state->depth` 0), nested
+/// at most `max_depth` containers deep (itself included), with the grammar of JSONTree's
+/// parser; strings are checked for UTF-8 unless `utf8_checked`. Returns the index after its
+/// closing bracket, with `state->depth` 0; or, once it has passed `pause_at` after a value
+/// inside, that index with `state->depth` above 0: called again from there with the same
+/// state, it goes on. Returns SIZE_MAX when the container is not valid (the parser then
+/// finds the error itself).
+size_t jsonscan_skip_container(const uint8_t *bytes, size_t from, size_t count, size_t max_depth, int utf8_checked,
+                               size_t pause_at, jsonscan_skip_t *state);
+
 /// The first index in `from..<count` holding a byte that ends a run of plain string
 /// content: '"', '\\' or a control character (< 0x20), and when `stop_at_non_ascii` is
 /// set any byte >= 0x80 too (for a caller that validates UTF-8 itself). Returns `count`
