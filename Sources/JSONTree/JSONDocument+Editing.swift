@@ -382,6 +382,9 @@ struct DocumentEditor {
     private func editObject(
         _ node: JSONNode, _ list: [(key: String, tree: EditTree)], path: Path, ancestors: [JSONNode]
     ) throws(JSONEditError) -> EditOutcome {
+        if list.count == 1, let along = document.pathMembers?.objects[node.index], along.key.elementsEqual(list[0].key.utf8) {
+            return try editObject(node, along, list[0], path: path, ancestors: ancestors)
+        }
         let raw = rawMembers(node)
         let found = occurrences(of: list.map(\.key), in: raw)
         var removed = [Bool](repeating: false, count: raw.count)
@@ -455,6 +458,79 @@ struct DocumentEditor {
             splices.append(Splice(range: at..<at, bytes: out))
         }
         return .edited(splices)
+    }
+
+    /// `editObject` of the one member `key` of an object on a writer's path, from what the
+    /// parse found there (`PathMembers`): the members of a large object are not gone through,
+    /// except to find the one before members removed at its end.
+    private func editObject(
+        _ node: JSONNode, _ along: PathMembers.Object, _ member: (key: String, tree: EditTree), path: Path, ancestors: [JSONNode]
+    ) throws(JSONEditError) -> EditOutcome {
+        let tape = document.tape
+        let end = tape.next(node.index)
+        guard let effective = along.matches.last else {
+            guard let value = member.tree.materialized else { return .unchanged }
+            return .edited([addition(member.key, value, to: node, after: along.lastKey, ancestors: ancestors)])
+        }
+        let value = JSONNode(document: document, index: effective + 1)
+        switch try edit(value, member.tree, path: path.child(member.key), ancestors: ancestors + [node]) {
+        case .unchanged: return .unchanged
+        case .edited(let splices): return .edited(splices)
+        case .removed: break
+        }
+        // Every member of that key goes. The object goes too when no other member is left with
+        // a value (shadowed and null members do not count).
+        let removed = Set(along.matches)
+        var kept = false
+        document.withTapeReader { reader in
+            var m = node.index + 2
+            while m < end && !kept {
+                kept = !removed.contains(m) && !reader.isShadowed(m) && reader.firstByte(m + 1) != UInt8(ascii: "n")
+                m = tape.next(m + 1)
+            }
+        }
+        if !kept { return .removed }
+        // Each run of removed members goes with the separator after it, or before it at the end.
+        var splices = [Splice]()
+        var k = 0
+        while k < along.matches.count {
+            let first = along.matches[k]
+            var after = tape.next(along.matches[k] + 1)
+            while k + 1 < along.matches.count && along.matches[k + 1] == after {
+                k += 1
+                after = tape.next(after + 1)
+            }
+            let last = along.matches[k]
+            if after < end {
+                splices.append(Splice(range: range(ofEntry: first).lowerBound..<range(ofEntry: after).lowerBound, bytes: []))
+            } else {
+                // The member before the run: something is kept, so there is one.
+                var before = node.index + 2
+                while tape.next(before + 1) != first { before = tape.next(before + 1) }
+                splices.append(Splice(range: range(ofEntry: before + 1).upperBound..<range(ofEntry: last + 1).upperBound, bytes: []))
+            }
+            k += 1
+        }
+        return .edited(splices)
+    }
+
+    /// A new member `key: value` added at the end of the object `node`, after the member whose
+    /// key is at `lastKey` (-1: the object is empty), laid out like its other members.
+    private func addition(_ key: String, _ value: JSON, to node: JSONNode, after lastKey: Int, ancestors: [JSONNode]) -> Splice {
+        var out = [UInt8]()
+        guard lastKey >= 0 else {
+            // An empty object: written anew in the style of its surroundings.
+            let layout = reader.layout(chain: ancestors.reversed())
+            layout.write(.object(JSONObject(uniqueMembers: [(key, value)])), indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
+            return Splice(range: node.byteRange, bytes: out)
+        }
+        let style = reader.style(of: node)!
+        let layout = reader.layout(chain: [node] + ancestors.reversed())
+        out.append(UInt8(ascii: ","))
+        out += style.multiline ? style.newline + style.memberIndent : (style.comma ?? layout.comma)
+        layout.writeMember(key: key, value: value, indent: style.memberIndent, to: &out)
+        let at = range(ofEntry: lastKey + 1).upperBound
+        return Splice(range: at..<at, bytes: out)
     }
 
     private func editArray(

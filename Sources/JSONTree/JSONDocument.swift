@@ -164,12 +164,17 @@ public final class JSONDocument: Sendable {
     private weak let previous: JSONDocument?
     /// How many leading and trailing bytes this document shares with `previous`.
     private let sharedWithPrevious: (prefix: Int, suffix: Int)
+    /// For a document parsed for a writer (`init(parsing:keeping:)`): what its parse found in
+    /// the objects on the path.
+    let pathMembers: PathMembers?
 
-    init(bytes: DocumentBytes, tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0)) {
+    init(bytes: DocumentBytes, tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0),
+         pathMembers: PathMembers? = nil) {
         self.bytes = bytes
         self.tape = tape
         self.previous = previous
         self.sharedWithPrevious = shared
+        self.pathMembers = pathMembers
     }
 
     /// How many leading bytes this document shares with `other`, and how many trailing bytes
@@ -223,10 +228,10 @@ public final class JSONDocument: Sendable {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
-        let tape = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+        let (tape, members) = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
             try JSONParser.parse(buf, keeping: path, watch: watch)
         }
-        self.init(bytes: bytes, tape: tape)
+        self.init(bytes: bytes, tape: tape, pathMembers: members)
     }
 
     public convenience init(parsing text: String) throws(JSONParseError) {

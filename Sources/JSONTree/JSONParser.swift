@@ -79,7 +79,7 @@ enum JSONParser {
     @inline(never)
     static func parse(
         _ buf: UnsafeBufferPointer<UInt8>, keeping path: Path, watch: PathWatch? = nil
-    ) throws(JSONParseError) -> TapeStorage {
+    ) throws(JSONParseError) -> (TapeStorage, PathMembers) {
         var parser = Parser<PrunedTape>(buf, depthLimit: maximumJSONDepth, portable: false)
         if !path.keys.isEmpty, let watch {
             parser.watch = watch
@@ -93,7 +93,7 @@ enum JSONParser {
             guard let n = Int32(key), n >= 0, String(n) == key else { return -1 }
             return n
         }
-        return try finish(&parser)
+        return (try finish(&parser), parser.pathMembers)
     }
 }
 
@@ -277,6 +277,8 @@ private struct Parser<Scope: TapeScope> {
     /// value after the last key read is the next one on the path.
     var keptPath: [[UInt8]] = []
     var keptKeys: KeptKeys?
+    /// A pruned parse: what it found in each object on the path.
+    var pathMembers = PathMembers()
     var keptIndexes: [Int32] = []
     var suppressed = 0
     var keyOnPath = false
@@ -483,6 +485,7 @@ private struct Parser<Scope: TapeScope> {
                 appendKey(TapeEntry(start: start, end: i, flags: escaped ? Tape.escaped : 0))
                 let d = Int(stack[depth - 1].kept)
                 keyOnPath = d >= 0 && keyMatches(start, i, escaped: escaped, level: d)
+                if keyOnPath { notePathMember(level: d) }
                 if keyOnPath && d + 1 == keptPath.count && memberWatch != nil && memberKey < 0 {
                     (memberKey, memberObject) = (start, stack[depth - 1].index)
                 }
@@ -531,6 +534,9 @@ private struct Parser<Scope: TapeScope> {
         }
         tape[top.index].word = Tape.containerWord(next: tape.count)
         tape[top.index + 1].start = UInt32(i)
+        if Scope.isPruned && top.kept >= 0 && top.isObject {
+            pathMembers.objects[top.index, default: .init(key: keptPath[Int(top.kept)])].lastKey = top.lastKey
+        }
         if top.isObject && top.secondRun != 0 { markDuplicateKeys(ofObject: top.index, secondRun: top.secondRun) }
     }
 
@@ -569,6 +575,12 @@ private struct Parser<Scope: TapeScope> {
         guard watch != nil, depth > 0, stack[depth - 1].kept >= 0 else { return }
         watch = nil
         nextPassed = Int.max
+    }
+
+    /// For a pruned parse, at a key just appended that is the path's key `level` in its object.
+    @inline(never)
+    mutating func notePathMember(level: Int) {
+        pathMembers.objects[stack[depth - 1].index, default: .init(key: keptPath[level])].matches.append(tape.count - 1)
     }
 
     /// For a pruned parse, at the key after the path's first member, in the same object.

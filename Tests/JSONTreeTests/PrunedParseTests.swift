@@ -132,4 +132,31 @@ import TestSupport
             }
         }
     }
+
+    /// A write of one member of an object on the path edits it from what the parse found there
+    /// (`PathMembers`), not from its members: the same bytes as from a whole parse, in the
+    /// cases where the members around it decide (duplicates, shadowed and null members, the end).
+    @Test(arguments: [
+        (#"{"o": {"a": 1, "a": null, "k": 5}}"#, "/o/k", JSON.null),
+        (#"{"o": {"a": 1, "a": 2, "k": 5}}"#, "/o/k", JSON.null),
+        (#"{"o": {"a": 1, "k": 5, "k": 6}}"#, "/o/k", JSON.null),
+        (#"{"o": {"k": 5, "a": 1, "k": 6}}"#, "/o/k", JSON.null),
+        (#"{"o": {"k": 5, "k": 6, "a": 1}}"#, "/o/k", JSON.null),
+        (#"{"o": {"k": 5}, "p": 1}"#, "/o/k", JSON.null),
+        (#"{"o": {"k": {"x": 1}, "k": {"x": 2}}}"#, "/o/k/x", JSON.number(JSONNumber(3))),
+        (#"{"o": {"k": {"x": 1}}, "o": {"k": {"x": 2}}}"#, "/o/k/x", JSON.null),
+        (#"{"o": {}}"#, "/o/k", JSON.number(JSONNumber(1))),
+        (#"{"o": {"a": 1,"b": 2}}"#, "/o/k", JSON.number(JSONNumber(1))),
+        (#"{"o": {"a": 1, "a": 2}}"#, "/o/k", JSON.string("s")),
+        (#"{"o": {\#n  "a": 1\#n}}"#, "/o/k/deeper", JSON.number(JSONNumber(1))),
+        (#"{"o": {"a": 1}}"#, "/o/k", JSON.null),
+        (#"{"o": {"k\u0041": 1}}"#, "/o/kA", JSON.null),
+    ])
+    func anEditAlongThePathIsTheEditFromAWholeParse(text: String, path: String, value: JSON) throws {
+        let writes = JSONWrite.set(try Path(path), value)
+        let whole = try JSONDocument(parsing: text)
+        let part = try JSONDocument(parsing: DocumentBytes(Array(text.utf8)), keeping: Self.ancestor(writes))
+        #expect(part.pathMembers != nil)
+        #expect(try part.applying(writes).bytes.array == whole.applying(writes).bytes.array)
+    }
 }
