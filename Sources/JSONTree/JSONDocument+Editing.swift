@@ -411,29 +411,10 @@ struct DocumentEditor {
         if additions.isEmpty && raw.indices.allSatisfy({ removed[$0] || (!edited[$0] && (raw[$0].shadowed || raw[$0].valueIsNull)) }) {
             return .removed
         }
-        if raw.isEmpty {
-            // An empty object: write it anew in the style of its surroundings.
-            let layout = reader.layout(chain: ancestors.reversed())
-            var out = [UInt8]()
-            layout.write(.object(JSONObject(uniqueMembers: additions)), indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
-            return .edited([Splice(range: node.byteRange, bytes: out)])
-        }
-        let style = reader.style(of: node)!
-        let layout = reader.layout(chain: [node] + ancestors.reversed())
-        let separator = style.multiline ? style.newline + style.memberIndent : (style.comma ?? layout.comma)
-        func members(_ out: inout [UInt8], leadingComma: Bool) {
-            for (i, a) in additions.enumerated() {
-                if leadingComma || i > 0 {
-                    out.append(UInt8(ascii: ","))
-                    out += separator
-                }
-                layout.writeMember(key: a.key, value: a.value, indent: style.memberIndent, to: &out)
-            }
-        }
+        if raw.isEmpty { return .edited([emptyObject(node, with: additions, ancestors: ancestors)]) }
         guard let lastKept = raw.indices.last(where: { !removed[$0] }) else {
             // Every member goes and new ones take their place, inside the same brackets.
-            var out = [UInt8]()
-            members(&out, leadingComma: false)
+            let out = newMembers(additions, in: node, ancestors: ancestors, leadingComma: false)
             return .edited([Splice(range: raw.first!.keyRange.lowerBound..<raw.last!.valueRange.upperBound, bytes: out)])
         }
         // Each run of removed members goes with the separator after it, or before it at the end.
@@ -452,10 +433,8 @@ struct DocumentEditor {
             i = j + 1
         }
         if !additions.isEmpty {
-            var out = [UInt8]()
-            members(&out, leadingComma: true)
             let at = raw[lastKept].valueRange.upperBound
-            splices.append(Splice(range: at..<at, bytes: out))
+            splices.append(Splice(range: at..<at, bytes: newMembers(additions, in: node, ancestors: ancestors, leadingComma: true)))
         }
         return .edited(splices)
     }
@@ -515,22 +494,36 @@ struct DocumentEditor {
     }
 
     /// A new member `key: value` added at the end of the object `node`, after the member whose
-    /// key is at `lastKey` (-1: the object is empty), laid out like its other members.
+    /// key is at `lastKey` (-1: the object is empty).
     private func addition(_ key: String, _ value: JSON, to node: JSONNode, after lastKey: Int, ancestors: [JSONNode]) -> Splice {
+        guard lastKey >= 0 else { return emptyObject(node, with: [(key, value)], ancestors: ancestors) }
+        let at = range(ofEntry: lastKey + 1).upperBound
+        return Splice(range: at..<at, bytes: newMembers([(key, value)], in: node, ancestors: ancestors, leadingComma: true))
+    }
+
+    /// The empty object `node` written anew with `members`, in the style of its surroundings.
+    private func emptyObject(_ node: JSONNode, with members: [(key: String, value: JSON)], ancestors: [JSONNode]) -> Splice {
+        let layout = reader.layout(chain: ancestors.reversed())
         var out = [UInt8]()
-        guard lastKey >= 0 else {
-            // An empty object: written anew in the style of its surroundings.
-            let layout = reader.layout(chain: ancestors.reversed())
-            layout.write(.object(JSONObject(uniqueMembers: [(key, value)])), indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
-            return Splice(range: node.byteRange, bytes: out)
-        }
+        layout.write(.object(JSONObject(uniqueMembers: members)), indent: reader.lineIndent(at: node.byteRange.lowerBound), to: &out)
+        return Splice(range: node.byteRange, bytes: out)
+    }
+
+    /// `members` laid out like the other members of the object `node`, each after a comma and
+    /// the separator between members (the first one too when `leadingComma`).
+    private func newMembers(_ members: [(key: String, value: JSON)], in node: JSONNode, ancestors: [JSONNode], leadingComma: Bool) -> [UInt8] {
         let style = reader.style(of: node)!
         let layout = reader.layout(chain: [node] + ancestors.reversed())
-        out.append(UInt8(ascii: ","))
-        out += style.multiline ? style.newline + style.memberIndent : (style.comma ?? layout.comma)
-        layout.writeMember(key: key, value: value, indent: style.memberIndent, to: &out)
-        let at = range(ofEntry: lastKey + 1).upperBound
-        return Splice(range: at..<at, bytes: out)
+        let separator = style.multiline ? style.newline + style.memberIndent : (style.comma ?? layout.comma)
+        var out = [UInt8]()
+        for (i, member) in members.enumerated() {
+            if leadingComma || i > 0 {
+                out.append(UInt8(ascii: ","))
+                out += separator
+            }
+            layout.writeMember(key: member.key, value: member.value, indent: style.memberIndent, to: &out)
+        }
+        return out
     }
 
     private func editArray(
