@@ -115,6 +115,11 @@ public enum AtomicFile {
         /// Only for a write whose caller keeps nothing of the content it was given, since
         /// those bytes change if the file is later written in place.
         var mappingThreshold: Int?
+        /// Whether the file a swap replaced is freed by a helper process once this process
+        /// has exited (`ReplacedFileRelease`), not as this one lets go of it: for a command
+        /// whose write is its last act, so that it does not wait for the file system to free
+        /// the old file's blocks.
+        public var freesReplacedFileAfterExit = false
 
         public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
             self.maxAttempts = max(1, maxAttempts)
@@ -429,6 +434,7 @@ struct WriteSession {
                     try restore(temporary, ours: written)
                     continue
                 }
+                if options.freesReplacedFileAfterExit { holdUntilExit(temporary) }
                 discard(temporary)
             }
             // The swap is done; a folder that cannot be synced (some file systems) changes
@@ -618,6 +624,15 @@ struct WriteSession {
     /// write's outcome does not depend on it.
     func discard(_ temporary: String) {
         _ = unlinkat(folderFD, temporary, 0)
+    }
+
+    /// Hands the file named `name` in the folder to a helper that lets go of it once this
+    /// process has exited (`ReplacedFileRelease`).
+    func holdUntilExit(_ name: String) {
+        let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else { return }
+        _ = ReplacedFileRelease.holdUntilExit(fd)
+        Glibc.close(fd)
     }
 
     enum Swap { case renamed, exchanged }

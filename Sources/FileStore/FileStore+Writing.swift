@@ -338,7 +338,9 @@ extension FileStore {
     /// Adds `value` under `parent` in the file at `path` as `push(_:_:)` does, without a store.
     /// - Returns: the new key.
     @discardableResult
-    public static func push(_ value: JSON, under parent: Path, toFile path: String) throws(WriteError) -> String {
+    public static func push(
+        _ value: JSON, under parent: Path, toFile path: String, options: AtomicFile.Options = .init()
+    ) throws(WriteError) -> String {
         var key = ""
         // The parse keeps the parent's members, each one node: all a push reads (an array's
         // length, the layout) and not the whole of a large parent. The child it keeps is one
@@ -346,7 +348,7 @@ extension FileStore {
         let id = pushIDs.next()
         // The new child goes at the end of its parent: the new file is copied as the parse runs.
         _ = try writeUnread(
-            toFile: path, options: .init(), serverTime: { Int64(PushIDGenerator.systemMilliseconds()) },
+            toFile: path, options: options, serverTime: { Int64(PushIDGenerator.systemMilliseconds()) },
             reading: parent.child(id), early: .copying
         ) { document throws(WriteError) in
             let isArray = document.root.node(at: parent)?.kind == .array

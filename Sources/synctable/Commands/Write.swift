@@ -107,7 +107,7 @@ struct PushValue: ParsableCommand {
             return
         }
         var key = ""
-        try report(file) { () throws(WriteError) in key = try FileStore.push(content, under: parent, toFile: file) }
+        try report(file) { () throws(WriteError) in key = try FileStore.push(content, under: parent, toFile: file, options: lastWrite) }
         print(key)
     }
 }
@@ -175,8 +175,16 @@ private func performWrite(_ file: String, _ writes: [JSONWrite], _ input: InputO
             throw FileStore.appendOnlyError(file)
         }
         // The new content is not read back: no second parse of the file.
-        try FileStore.writeUnread(writes, toFile: file)
+        try FileStore.writeUnread(writes, toFile: file, options: lastWrite)
     }
+}
+
+/// A command's write is its last act: the file it replaces is freed after it exits, so that
+/// it does not wait for the file system to free the old blocks (`freesReplacedFileAfterExit`).
+private var lastWrite: AtomicFile.Options {
+    var options = AtomicFile.Options()
+    options.freesReplacedFileAfterExit = true
+    return options
 }
 
 /// Runs a write, turning its error into a message and an exit status (1, or 2 for a file that
