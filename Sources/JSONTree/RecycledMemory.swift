@@ -1,4 +1,5 @@
-// Memory for tapes and for the bytes of large files' revisions. Small blocks come from malloc.
+// Memory for tapes, for the bytes of large files' revisions, and for the synced lists' child
+// lists (LiveQuery's `OrdinalBuffer`). Small blocks come from malloc.
 // Large ones are anonymous mappings with transparent huge pages asked for: a 1,000,000-child
 // file has a tape of over 100 MB, and touching it 4 KiB page by page cost more than parsing it (800 ms
 // of faults against a 180 ms re-parse).
@@ -28,27 +29,28 @@ private let spareLimit = 2
 
 /// A block of `Element`s: where it is, how many fit, and how it was obtained.
 /// Sendable because a block has one owner at a time (a tape, a document's bytes, a spare slot).
-struct RecycledMemory<Element>: @unchecked Sendable {
-    private(set) var base: UnsafeMutablePointer<Element>
-    private(set) var capacity: Int
+package struct RecycledMemory<Element>: @unchecked Sendable {
+    package private(set) var base: UnsafeMutablePointer<Element>
+    package private(set) var capacity: Int
     /// Whether the block is a mapping (else malloc'd).
     private(set) var isMapped: Bool
 
     /// Blocks at least this large are mapped (2 MiB huge pages are worth it well below this).
-    static var mappingThreshold: Int { 8 << 20 }
+    package static var mappingThreshold: Int { 8 << 20 }
 
     /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
-    /// contents, or zeroes. A spare is taken when it wastes at most `waste` of itself.
-    init(capacity: Int, waste: Double = 0.25) {
+    /// contents, or zeroes. A spare is taken when it wastes at most `waste` of itself. Blocks
+    /// of `mappedFrom` bytes or more are mappings.
+    package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold) {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
-        if bytes >= Self.mappingThreshold, let spare = takeSpare(fitting: bytes, waste: waste) {
+        if bytes >= threshold, let spare = takeSpare(fitting: bytes, waste: waste) {
             base = spare.base.assumingMemoryBound(to: Element.self)
             self.capacity = spare.bytes / MemoryLayout<Element>.stride
             isMapped = true
             return
         }
-        if bytes >= Self.mappingThreshold, let mapped = map(bytes) {
+        if bytes >= threshold, let mapped = map(bytes) {
             base = mapped.assumingMemoryBound(to: Element.self)
             isMapped = true
         } else {
@@ -90,7 +92,7 @@ struct RecycledMemory<Element>: @unchecked Sendable {
     }
 
     /// Gives the block back; a mapping is kept as a spare for the next block of its size.
-    func releaseKeepingSpare() {
+    package func releaseKeepingSpare() {
         guard isMapped else { return free(base) }
         let dropped = spareMappings.withLock { spares -> SpareMapping? in
             spares.append(SpareMapping(base: UnsafeMutableRawPointer(base), bytes: byteCount))
