@@ -16,8 +16,10 @@ public final class ByteBlock: @unchecked Sendable {
     /// A block of at least `capacity` bytes, uninitialized. Any spare that holds them is taken:
     /// a block too large is either read into while a file is rewritten (and dropped when the
     /// read finds half a file) or the rare revision of a file that shrank by more than a quarter.
+    /// Blocks of 1 MiB or more are mappings: from malloc, the blocks of half-written files that
+    /// a reader meets (any size) stayed in glibc's heaps and the resident size grew by steps.
     public init(capacity: Int) {
-        let memory = RecycledMemory<UInt8>(capacity: capacity, waste: 1)
+        let memory = RecycledMemory<UInt8>(capacity: capacity, waste: 1, mappedFrom: 1 << 20)
         (self.memory, release, base, self.capacity) = (memory, nil, memory.base, memory.capacity)
     }
 
