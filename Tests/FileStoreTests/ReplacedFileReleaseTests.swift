@@ -63,7 +63,12 @@ private func inode(_ path: String) -> ino_t {
         let helpers = Processes.holdingRemovedFiles(in: folder.path)
         try #require(helpers.count == 1)
         #expect(Processes.parent(of: helpers[0]) == getpid())
-        let held = Processes.descriptors(of: helpers[0])
+        // Once `cat` waits on its input (the loader may hold a library open while it starts).
+        var held = Processes.descriptors(of: helpers[0])
+        for _ in 0..<200 where held.keys.sorted() != [0, 1, 2, 3] {
+            usleep(10_000)
+            held = Processes.descriptors(of: helpers[0])
+        }
         #expect(held.keys.sorted() == [0, 1, 2, 3])
         #expect(held[0]?.hasPrefix("pipe:") == true)
         #expect(held[1] == "/dev/null" && held[2] == "/dev/null")
