@@ -72,24 +72,13 @@ extension JSONDocument {
             }
             guard encloses(0) else { return }
             container = 0
-            descend: while true {
-                let isObject = tape.firstByte(container) == UInt8(ascii: "{")
-                var child = tape.firstChild(container)
-                let end = tape.nextIndex(container)
-                while child < end {
-                    let value = isObject ? child + 1 : child
-                    if tape.end(value) <= prefix {
-                        child = tape.nextIndex(value)
-                        continue
-                    }
-                    if encloses(value) {
-                        path.append(container)
-                        container = value
-                        continue descend
-                    }
-                    break
-                }
-                break
+            while true {
+                let child = childSamples.firstChild(endingAfter: prefix, in: container, tape)
+                guard child < tape.nextIndex(container) else { break }
+                let value = tape.firstByte(container) == UInt8(ascii: "{") ? child + 1 : child
+                guard encloses(value) else { break }
+                path.append(container)
+                container = value
             }
         }
         guard container >= 0, path.count < maximumJSONDepth else { return nil }
@@ -110,10 +99,11 @@ extension JSONDocument {
         guard tape.count + region.count - (tape.next(container) - container) < Tape.entryLimit else { return nil }
         if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart) {
             // Every node kept its place: the old tape is the new one too.
-            return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
+            return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix), childSamples: childSamples)
         }
-        let tape = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta)
-        return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix))
+        let spliced = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta)
+        let samples = childSamples.spliced(at: container, oldNext: tape.next(container), countDelta: spliced.count - tape.count)
+        return JSONDocument(bytes: new, tape: spliced, previous: self, shared: (prefix, suffix), childSamples: samples)
     }
 
     /// Whether `region` (parsed from the bytes at `offset`) holds exactly the entries of the

@@ -167,14 +167,17 @@ public final class JSONDocument: Sendable {
     /// For a document parsed for a writer (`init(parsing:keeping:)`): what its parse found in
     /// the objects on the path.
     let pathMembers: PathMembers?
+    /// Where a re-parse finds the child an edit touched in a large container.
+    let childSamples: ChildSamples
 
     init(bytes: DocumentBytes, tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0),
-         pathMembers: PathMembers? = nil) {
+         pathMembers: PathMembers? = nil, childSamples: ChildSamples = ChildSamples()) {
         self.bytes = bytes
         self.tape = tape
         self.previous = previous
         self.sharedWithPrevious = shared
         self.pathMembers = pathMembers
+        self.childSamples = childSamples
     }
 
     /// How many leading bytes this document shares with `other`, and how many trailing bytes

@@ -212,3 +212,76 @@ import TestSupport
         for (bytes, expected) in kept { #expect(bytes.array == expected) }
     }
 }
+
+/// Edits re-parsed one from the other, as a followed file is, through containers large enough
+/// to be sampled (`ChildSamples`): each revision equals a full parse, an edit inside one child
+/// re-parses that child alone, and the samples carried from revision to revision are the ones
+/// a fresh walk of the children gives.
+@Suite struct SampledReparsingTests {
+    static func member(_ k: Int, _ r: inout SplitMix64) -> String {
+        "\"k\(k)\": {\"v\": \(r.int(0...99_999)), \"s\": \"\(String(repeating: "x", count: r.int(0...6)))\"}"
+    }
+
+    static func sameTape(_ a: JSONDocument, _ b: JSONDocument) -> Bool {
+        a.tape.count == b.tape.count && a.tape.rootNext == b.tape.rootNext && a.tape.rootEnd == b.tape.rootEnd
+            && (0..<a.tape.count).allSatisfy { a.tape[$0].start == b.tape[$0].start && a.tape[$0].word == b.tape[$0].word }
+    }
+
+    /// The tape index of the value at `key` of the root, and whether it is an object.
+    static func container(_ doc: JSONDocument, _ key: String) -> (index: Int, isObject: Bool)? {
+        guard let node = doc.root[key: key] else { return nil }
+        return (node.index, node.kind == .object)
+    }
+
+    @Test func aChainOfEditsThroughLargeContainersKeepsExactSamples() throws {
+        var r = SplitMix64(seed: 0x5A3B)
+        let big = (0..<6_000).map { Self.member($0, &r) }.joined(separator: ",\n")
+        let list = (0..<6_000).map { "[\($0), \(r.int(0...9))]" }.joined(separator: ", ")
+        var bytes = Array("{\"big\": {\(big)}, \"list\": [\(list)], \"tail\": {\"a\": 1}}".utf8)
+        var doc = try JSONDocument(parsing: bytes)
+        var partial = 0, sampled = 0
+        for step in 0..<300 {
+            let old = doc
+            var insideOneChild = true
+            switch r.int(0..<12) {
+            case 0...3:
+                // A value inside one member of "big": same length or not.
+                let k = r.int(0..<6_000)
+                let value = try #require(doc.root[key: "big"]?[key: "k\(k)"]?[key: "v"])
+                bytes.replaceSubrange(value.byteRange, with: Array("\(r.chance(0.5) ? r.int(0...9) : r.int(100_000...999_999_999))".utf8))
+            case 4, 5:
+                // A member added inside one member of "big".
+                let k = r.int(0..<6_000)
+                let object = try #require(doc.root[key: "big"]?[key: "k\(k)"])
+                bytes.insert(contentsOf: Array(", \"n\(step)\": [\(step)]".utf8), at: object.byteRange.upperBound - 1)
+            case 6...8:
+                // An element inside one element of "list".
+                let i = r.int(0..<6_000)
+                let element = try #require(doc.root[key: "list"]?[index: i]?[index: 1])
+                bytes.replaceSubrange(element.byteRange, with: Array("\(r.int(0...99_999))".utf8))
+            case 9, 10:
+                // After both large containers.
+                let tail = try #require(doc.root[key: "tail"]?[key: "a"])
+                bytes.replaceSubrange(tail.byteRange, with: Array("[\(step), \(step)]".utf8))
+            default:
+                // A member of "big" removed or added: its container is re-parsed whole.
+                insideOneChild = false
+                let object = try #require(doc.root[key: "big"])
+                bytes.insert(contentsOf: Array("\"added\(step)\": \(step), ".utf8), at: object.byteRange.lowerBound + 1)
+            }
+            if insideOneChild {
+                #expect(old.reparsedInPlace(DocumentBytes(bytes)) != nil, "step \(step): parsed whole")
+                partial += 1
+            }
+            doc = try old.reparsing(bytes)
+            #expect(Self.sameTape(doc, try JSONDocument(parsing: bytes)), "step \(step): not what a full parse gives")
+            for key in ["big", "list"] {
+                guard let (index, isObject) = Self.container(doc, key), let samples = doc.childSamples.samples(of: index) else { continue }
+                sampled += 1
+                let fresh = doc.withTapeReader { ChildSamples.sample(index, isObject: isObject, end: $0.nextIndex(index), $0) }
+                #expect(samples == fresh, "step \(step): the samples of \(key) are not its children's")
+            }
+        }
+        #expect(partial > 250 && sampled > 200, "\(partial) partial re-parses, \(sampled) sampled containers checked")
+    }
+}
