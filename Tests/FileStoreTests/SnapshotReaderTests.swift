@@ -47,6 +47,63 @@ import TestSupport
         }
     }
 
+    @Test func endsMeasuredInTwoPartsAreTheSharedEnds() {
+        // Two threads each compare a part (the second from any byte on), chunk by chunk; the
+        // first part followed by the second is the whole comparison.
+        forEachSeed(5_000, base: 0x2727) { seed, r in
+            let (old, new) = Self.states(&r)
+            let split = r.int(0...new.count)
+            func part(_ range: Range<Int>) -> EndsComparison {
+                var comparison = EndsComparison(oldCount: old.count, newCount: new.count)
+                var from = range.lowerBound
+                new.withUnsafeBufferPointer { n in
+                    old.withUnsafeBufferPointer { o in
+                        while from < range.upperBound {
+                            let count = r.int(1...max(1, min(range.upperBound - from, r.pick([1, 8, 9, 64, 1000]))))
+                            comparison.add(n, from: from, count: count, old: o)
+                            from += count
+                        }
+                    }
+                }
+                return comparison
+            }
+            let whole = part(0..<split).followed(by: part(split..<new.count))
+            #expect(whole.sharedEnds == Self.naiveEnds(old, new), "seed \(seed), split at \(split): \(old) → \(new)")
+        }
+    }
+
+    /// A file of 16 MiB or more is read in two halves, each compared by its own thread: the
+    /// shared ends are exact wherever the edit falls, the halves' seam included.
+    @Test(arguments: ["before the seam", "at the seam", "after the seam", "longer", "shorter", "none", "first byte", "last byte"])
+    func largeFilesComparedInTwoHalvesMeasureTheirEnds(_ edit: String) throws {
+        let folder = ScratchFolder()
+        let path = folder.file("large.bin")
+        let size = (20 << 20) + 13
+        let old = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        let seam = size / 2 / (2 << 20) * (2 << 20)
+        var new = old
+        switch edit {
+        case "before the seam": new[seam - 5] &+= 1
+        case "at the seam": new.replaceSubrange((seam - 2)..<(seam + 2), with: [1, 2, 3, 4])
+        case "after the seam": new[seam + 1_000_003] &+= 1
+        case "longer": new.insert(contentsOf: [9, 9, 9], at: seam + 77)
+        case "shorter": new.removeSubrange((seam - 1_000)..<(seam - 990))
+        case "first byte": new[0] &+= 1
+        case "last byte": new[size - 1] &+= 1
+        default: break
+        }
+        writeFileInPlace(path, new)
+        let (snapshot, ends) = SnapshotReader().read(path, comparingWith: DocumentBytes(old))
+        guard case .bytes(let bytes, _) = snapshot else {
+            Issue.record("not read: \(snapshot)")
+            return
+        }
+        #expect(bytes.array == new)
+        let measured = try #require(ends)
+        let expected = Self.naiveEnds(old, new)
+        #expect(measured.prefix == expected.prefix && measured.suffix == expected.suffix, "\(measured) against \(expected)")
+    }
+
     @Test func aReadOfARealFileMeasuresItsEnds() throws {
         let folder = ScratchFolder()
         let path = folder.file("ends.json")
