@@ -17,7 +17,11 @@ struct ViewerPipeTests {
         var screen = try session.waitFor("the first values") { $0.hasRows(inOrder: ["0", "1"]) && $0.selectedKey == "1" }
         #expect(screen.contains("FOLLOWING"))
         #expect(!screen.contains("INPUT ENDED"))
-        let writer = try #require(FileHandle(forWritingAtPath: fifo))
+        // Close-on-exec: a process another test starts meanwhile (a tmux server lives on) must
+        // not inherit the write end, or the input would never end.
+        let fd = open(fifo, O_WRONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        let writer = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         writer.write(Data("{\"a\":3}\n".utf8))
         screen = try session.waitFor("the third value") { $0.selectedKey == "2" }
         // Keys work although standard input is the pipe: k moves up.
