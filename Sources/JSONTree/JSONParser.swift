@@ -168,11 +168,15 @@ struct TapeBuilder {
     var base: UnsafeMutablePointer<TapeEntry>
     var count = 0
     var capacity: Int
+    /// For a large tape: its pages faulted in ahead of the parse, on another thread.
+    private(set) var prefault: TapePrefault?
 
     init(capacity: Int) {
         memory = TapeMemory(capacity: capacity)
         base = memory.base
         self.capacity = memory.capacity
+        let bytes = self.capacity * MemoryLayout<TapeEntry>.stride
+        if bytes >= TapePrefault.threshold { prefault = TapePrefault(base: UnsafeMutableRawPointer(base), bytes: bytes) }
     }
 
     @inline(__always)
@@ -183,6 +187,7 @@ struct TapeBuilder {
     }
 
     mutating func grow() {
+        stopPrefault()
         memory.resize(to: capacity * 2)
         base = memory.base
         capacity = memory.capacity
@@ -195,13 +200,26 @@ struct TapeBuilder {
     }
 
     mutating func finish() -> TapeStorage {
+        stopPrefault()
         // The capacity came from the separator count, usually close to what was used; give back
         // a large excess only (a resize that moves costs a copy; a kept size lets malloc reuse it).
         if count < capacity - capacity / 4 { memory.shrink(to: count) }
         return TapeStorage(memory: memory, count: count)
     }
 
-    func discard() { memory.release() }
+    mutating func discard() {
+        stopPrefault()
+        memory.release()
+    }
+
+    /// Tells the prefault how far the tape is written.
+    func passed() { prefault?.tell(written: count * MemoryLayout<TapeEntry>.stride) }
+
+    /// Before the memory moves or goes.
+    private mutating func stopPrefault() {
+        prefault?.stop()
+        prefault = nil
+    }
 }
 
 /// An open container while parsing.
@@ -315,6 +333,7 @@ private struct Parser<Scope: TapeScope> {
         // input. Large tapes are mappings whose pages count only once written, so an excess
         // (separators inside strings) costs address space, not memory; `finish` gives it back.
         tape = TapeBuilder(capacity: max(16, min(2 * survey.separators + 2, p.count + 2)))
+        if tape.prefault != nil { nextPassed = 0 }
         stack = .allocate(capacity: depthLimit + 1)
         smallKeys = .allocate(capacity: smallObjectKeys)
         smallHashes = .allocate(capacity: smallObjectKeys)
@@ -592,18 +611,17 @@ private struct Parser<Scope: TapeScope> {
         report?(member..<next)
     }
 
-    /// For a pruned parse still looking for the path's value, or a parse followed: says how far
-    /// it is, every `PathWatch.step` bytes.
+    /// For a pruned parse still looking for the path's value, a parse followed, or a large
+    /// tape faulted in ahead: says how far it is, every `PathWatch.step` bytes.
     @inline(never)
     mutating func reportPassed() {
+        nextPassed = i + PathWatch.step
+        tape.passed()
         if let progress {
             progress.position.store(i, ordering: .releasing)
-            nextPassed = i + PathWatch.step
-            return
+        } else {
+            watch?.passed(i)
         }
-        guard let watch else { return }
-        watch.passed(i)
-        nextPassed = i + PathWatch.step
     }
 
     /// For a pruned parse, the `Kept` state of the value about to be parsed; counts an array's

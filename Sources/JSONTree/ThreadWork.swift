@@ -1,5 +1,6 @@
-// Work on a thread of its own, waited for by the thread that started it: a write's temporary
-// file is written and synced while the writer checks the file it replaces.
+// Work on a thread of its own, waited for by the thread that started it: a large tape's pages
+// are faulted in beside its parse; a write's temporary file is written and synced while the
+// writer checks the file it replaces.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,14 +10,14 @@ import Glibc
 ///
 /// Not Sendable: the thread that made it joins it (the join orders the result's write before
 /// its read).
-final class ThreadWork<Value> {
+package final class ThreadWork<Value> {
     private let outcome = Outcome()
     private let start: ThreadStart
     private var thread = pthread_t()
     private let started: Bool
     private var joined = false
 
-    init(_ body: @escaping () -> Value) {
+    package init(_ body: @escaping () -> Value) {
         let outcome = outcome
         start = ThreadStart { outcome.value = body() }
         let raw = Unmanaged.passRetained(start).toOpaque()
@@ -28,7 +29,7 @@ final class ThreadWork<Value> {
     }
 
     /// Waits for the work (once) and returns its result.
-    func join() -> Value {
+    package func join() -> Value {
         if !joined {
             joined = true
             if started { pthread_join(thread, nil) } else { start.run() }
