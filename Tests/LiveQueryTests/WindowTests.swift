@@ -147,6 +147,37 @@ import TestSupport
         }
     }
 
+    /// Past `splitEvaluationCount` children a window is evaluated by two threads, a half each,
+    /// each half with sort keys of its own (escaped keys and strings decoded into its own
+    /// arena): the same rows, members and boundary as the reference, with and without limits.
+    @Test func listsEvaluatedByTwoThreadsMatchReference() throws {
+        let count = splitEvaluationCount + 2_000
+        try forEachSeed(3) { seed, rng in
+            let items = (0..<count).map { i -> (key: String, value: JSON) in
+                let key = rng.chance(0.1) ? "q\"\(rng.int(0..<1000))\\\(i)" : "c\(rng.int(0..<100_000))-\(i)"
+                let value: JSON = switch rng.int(0..<4) {
+                case 0: ["score": .number(JSONNumber(Double(rng.int(0..<300)))), "name": "x"]
+                case 1: ["score": .string("s\\\(rng.int(0..<50))\"")]
+                default: randomChildValue(&rng)
+                }
+                return (key, value)
+            }
+            var q = randomQuery(&rng)
+            // Limits past what a half keeps before pruning, short ones, and none.
+            switch (seed % 3, q.limit) {
+            case (0, nil): q = try q.limitToLast(rng.int(1..<1500))
+            case (1, nil): q = try q.limitToFirst(rng.int(1..<40))
+            case (2, _): q = try orderOnly(q)
+            default: break
+            }
+            let (doc, root) = document(documentText(items, asArray: false, pretty: false))
+            let w = Window(query: q, path: itemsPath, document: doc)
+            let expected = refWindow(q, root, itemsPath)
+            #expect(rows(w) == expected, "seed \(seed): \(q)\n got \(w.keys.prefix(20))\n want \(expected.prefix(20).map(\.key))")
+            #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
+        }
+    }
+
     /// A file whose children are already in query order takes the one-pass evaluation (no sort
     /// keys kept per child); its windows must be exactly those of the reference, limits,
     /// boundaries and ranges included.
