@@ -268,6 +268,27 @@ private struct KeptKeys {
     }
 }
 
+/// The survey of `p` (UTF-8 validity and separators); at `splitFrom` bytes or more, by two
+/// threads, a half each: the first touch of a mapped file's pages is most of its time (28 ms
+/// for 150 MB). The halves meet where no UTF-8 sequence is cut (a byte that is no continuation
+/// byte), so each is validated as a whole; a run of stray continuation bytes stays in the first.
+func survey(_ p: UnsafeBufferPointer<UInt8>, splitFrom: Int = splitSurveySize) -> jsonscan_survey_t {
+    guard let base = p.baseAddress, p.count >= max(2, splitFrom) else {
+        return jsonscan_survey(p.baseAddress ?? UnsafePointer(bitPattern: 1)!, p.count)
+    }
+    var half = p.count / 2
+    while half < p.count && p[half] & 0xC0 == 0x80 { half += 1 }
+    let address = UInt(bitPattern: base + half), rest = p.count - half
+    let second = ThreadWork { jsonscan_survey(UnsafePointer(bitPattern: address)!, rest) }
+    let first = jsonscan_survey(base, half)
+    let last = second.join()
+    return jsonscan_survey_t(utf8: first.utf8 == 1 && last.utf8 == 1 ? 1 : min(first.utf8, last.utf8),
+                             separators: first.separators + last.separators)
+}
+
+/// Inputs at least this large are surveyed by two threads.
+let splitSurveySize = 16 << 20
+
 /// Objects with at most this many keys are checked for duplicates pair by pair.
 private let smallObjectKeys = 16
 
@@ -325,7 +346,7 @@ private struct Parser<Scope: TapeScope> {
         // and a tape that grows as it needs.
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
             : Scope.isPruned ? jsonscan_survey_t(utf8: 0, separators: min(p.count, 1 << 15))
-            : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : jsonscan_survey(p.baseAddress!, p.count)
+            : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : survey(p)
         utf8Checked = survey.utf8 == 1
         // Every node but the first follows a separator, and takes a byte with a separator or
         // bracket after it (so at most about half the bytes are nodes); a container's second
