@@ -4,6 +4,7 @@ import Glibc
 #endif
 import CMappedFile
 import JSONTree
+import Synchronization
 
 /// What one attempt to read the file found.
 enum Snapshot: Sendable {
@@ -192,16 +193,22 @@ final class SnapshotReader: Sendable {
         let block = ByteBlock(capacity: size)
         askForHugePages(UnsafeMutableBufferPointer(start: block.base, count: size))
         let progress = ParseProgress()
-        let copier = ThreadWork { copyBehind(source, into: block.base, following: progress, copied: copied) }
+        let copy = CopyBehind(source, into: block.base, following: progress, copied: copied)
+        let copier = ThreadWork { copy.run() }
+        // Once the parse has ended, its thread copies what is left beside the copier.
+        func finishCopy() {
+            while copy.copyPiece() {}
+            copier.join()
+        }
         do {
             let document = try JSONDocument.parsing(source, progress: progress) {
-                copier.join()
+                finishCopy()
                 guard isIntact(mapping, at: path) else { return nil }
                 return DocumentBytes(block: block, count: size)
             }
             return document.map { .parsed($0, mapping.identity) }
         } catch {
-            copier.join()
+            finishCopy()
             return isIntact(mapping, at: path) ? .invalid(error) : nil
         }
     }
@@ -268,36 +275,65 @@ enum MappedParse {
 
 /// Copies `source` (a mapping) into `target` up to where the parse reading it has got, a piece
 /// at a time, and gives back the mapping's pages it has copied. (The parse may still read a
-/// key behind it, whose page is then read in again from the file's cache.)
-private func copyBehind(
-    _ source: DocumentBytes, into target: UnsafeMutablePointer<UInt8>, following progress: ParseProgress,
-    copied told: ((Int) -> Void)?
-) {
-    source.withUnsafeBufferPointer { from in
-        let base = from.baseAddress!, count = from.count
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        var copied = 0, released = 0
-        while copied < count {
+/// key behind it, whose page is then read in again from the file's cache.) A copier thread
+/// runs behind the parse; when the parse ends, its own thread takes pieces too, so the copy's
+/// lag (the kernel zeroing the target's fresh pages) is halved.
+final class CopyBehind: @unchecked Sendable {
+    // @unchecked: the pointers are to memory each piece of which one thread writes (the piece
+    // it claimed), and `told` is called under `copiedCount`'s lock.
+    private let source: DocumentBytes
+    private let target: UnsafeMutablePointer<UInt8>
+    private let progress: ParseProgress
+    private let told: ((Int) -> Void)?
+    /// Where the next piece starts: every piece before it is claimed. A page boundary, or the end.
+    private let claimed = Atomic<Int>(0)
+    /// Bytes copied so far, told to `told` in order.
+    private let copiedCount = Mutex(0)
+    private let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    init(_ source: DocumentBytes, into target: UnsafeMutablePointer<UInt8>, following progress: ParseProgress,
+         copied told: ((Int) -> Void)?) {
+        (self.source, self.target, self.progress, self.told) = (source, target, progress, told)
+    }
+
+    /// The copier thread: pieces as the parse passes them, until every piece is claimed.
+    func run() {
+        while claimed.load(ordering: .relaxed) < source.count {
+            if !copyPiece() { usleep(500) }
+        }
+    }
+
+    /// Claims and copies the next piece the parse has passed: up to `copyStep` bytes, ending on
+    /// a page boundary (or the end), at least `copyStep` unless the parse has ended.
+    /// - Returns: false when there is none yet (or none left).
+    func copyPiece() -> Bool {
+        let count = source.count
+        var start = claimed.load(ordering: .relaxed)
+        while true {
             let read = min(count, progress.position.load(ordering: .acquiring))
             // Pieces of at least `copyStep`, so that each call is worth its time.
-            guard read - copied >= copyStep || read == count else {
-                usleep(500)
+            guard read - start >= copyStep || (read == count && start < count) else { return false }
+            let end = read == count && count - start <= copyStep ? count : (start + copyStep) / page * page
+            let (exchanged, original) = claimed.compareExchange(expected: start, desired: end, ordering: .relaxed)
+            guard exchanged else {
+                start = original
                 continue
             }
-            memcpy(target + copied, base + copied, read - copied)
-            copied = read
-            told?(copied)
-            let end = copied == count ? count : copied / page * page
-            if end > released {
-                _ = madvise(UnsafeMutableRawPointer(mutating: base + released), end - released, MADV_DONTNEED)
-                released = end
+            source.withUnsafeBufferPointer { from in
+                memcpy(target + start, from.baseAddress! + start, end - start)
+                _ = madvise(UnsafeMutableRawPointer(mutating: from.baseAddress! + start), end - start, MADV_DONTNEED)
             }
+            copiedCount.withLock { copied in
+                copied += end - start
+                told?(copied)
+            }
+            return true
         }
     }
 }
 
 /// The least a copy behind a parse takes at a time.
-private let copyStep = 4 << 20
+let copyStep = 4 << 20
 
 /// Asks for transparent huge pages over a large read buffer: filling 150 MB of fresh memory
 /// page by page costs 38,000 faults, more than the copy from the page cache itself.

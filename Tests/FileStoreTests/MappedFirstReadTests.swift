@@ -5,6 +5,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 @testable import FileStore
 import JSONTree
 import Synchronization
@@ -42,6 +43,47 @@ import TestSupport
         writeInPlace(file, sampleDocument(seq: 1, count: 100_000))
         let kept = Self.bytes(document) == Array(Self.text.utf8)
         #expect(kept)
+    }
+
+    /// The copy behind a parse, piece by piece: while the parse runs, only whole pieces it has
+    /// passed; once it has ended, the rest, by two threads at once (the copier and the parse's
+    /// own). Every byte copied once and exactly, the pieces told in order.
+    @Test func aCopyBehindTheParseIsFinishedByTwoThreads() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("big.bin")
+        let count = 10 * copyStep + 12_345
+        var bytes = [UInt8](repeating: 0, count: count)
+        var rng = SplitMix64(seed: 7)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
+        try #require(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
+        let reader = SnapshotReader()
+        let (source, mapping) = try #require(reader.map(file, from: 1, populate: false))
+        defer { _ = reader.isIntact(mapping, at: file) }
+        let target = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { target.deallocate() }
+        let progress = ParseProgress()
+        let told = Mutex<[Int]>([])
+        let copy = CopyBehind(source, into: target, following: progress) { n in told.withLock { $0.append(n) } }
+
+        // The parse has passed 2.5 pieces: two are copied, then nothing until it goes on.
+        progress.position.store(5 * copyStep / 2, ordering: .releasing)
+        #expect(copy.copyPiece() && copy.copyPiece())
+        #expect(!copy.copyPiece())
+        #expect(told.withLock { $0 } == [copyStep, 2 * copyStep])
+
+        // The parse has ended: two threads take what is left.
+        progress.position.store(Int.max, ordering: .releasing)
+        let other = Thread { while copy.copyPiece() {} }
+        other.start()
+        while copy.copyPiece() {}
+        while !other.isFinished { usleep(1_000) }
+        #expect(!copy.copyPiece())
+        let counts = told.withLock { $0 }
+        #expect(counts == counts.sorted() && counts.last == count && counts.count == 11, "\(counts)")
+        let steps = zip(counts, [0] + counts).map { $0 - $1 }
+        #expect(steps.allSatisfy { $0 > 0 && $0 <= copyStep }, "\(steps)")
+        let same = UnsafeBufferPointer(start: target, count: count).elementsEqual(bytes)
+        #expect(same)
     }
 
     /// An error early, in the middle (a colon made '@'), or after the value: the error a read and
