@@ -143,7 +143,7 @@ final class ChildList: @unchecked Sendable {
                 let v = k
                 k = tape.nextIndex(v)
                 defer { index += 1 }
-                guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
+                guard !isNull(v, tape, bytes) else { continue }
                 nodes![n] = Int32(truncatingIfNeeded: v)
                 // (No indexes: the elements are consecutive, see `extensionBuffers`.)
                 if let indexes { indexes[n] = index }
@@ -158,7 +158,7 @@ final class ChildList: @unchecked Sendable {
                 shadowed = true
                 continue
             }
-            guard bytes[tape.start(v)] != UInt8(ascii: "n") else { continue }
+            guard !isNull(v, tape, bytes) else { continue }
             let s = tape.start(key)
             // A key is metadata when its first decoded byte is "."; only an escape can hide it.
             let first = bytes[s + 1]
@@ -168,6 +168,13 @@ final class ChildList: @unchecked Sendable {
             n += 1
         }
         return (n - at, shadowed)
+    }
+
+    /// Whether node `v` is null. A container is known from its tape entry alone: a million
+    /// objects are told from null without reading a byte of the file for each.
+    @inline(__always)
+    private func isNull(_ v: Int, _ tape: TapeReader, _ bytes: UnsafePointer<UInt8>) -> Bool {
+        !tape.isContainer(v) && bytes[tape.start(v)] == UInt8(ascii: "n")
     }
 
     /// The children of the same location in a newer revision, made from `old`'s where the file
