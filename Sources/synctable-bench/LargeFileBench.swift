@@ -104,7 +104,7 @@ private func largeEventsFollowing(
         printError("large file: synctable events printed no first window")
         return
     }
-    var inPlace = [Double](), renamed = [Double](), resident = [Double]()
+    var inPlace = [Double](), renamed = [Double](), resident = [Resident]()
     let total = followEdits(options), timed = min(total, 200)
     for k in 0..<total {
         let (child, savedAt) = saveEdit(&file, edit, to: path)
@@ -119,7 +119,7 @@ private func largeEventsFollowing(
             printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
         }
         if k < timed { if style == 0 { inPlace.append(latency) } else { renamed.append(latency) } }
-        if (k + 1) % 100 == 0 || k == 0, let rss = settledResidentBytes(events.pid) { resident.append(Double(rss)) }
+        if (k + 1) % 100 == 0 || k == 0, let rss = settledResident(events.pid) { resident.append(rss) }
     }
     let all = inPlace + renamed
     let p50 = Stats(all).median, p99 = percentile(all, 0.99)
@@ -147,7 +147,7 @@ private func largeViewerFollowing(
         return
     }
     viewer.drain(for: 0.5)
-    var latencies = [Double](), resident = [Double]()
+    var latencies = [Double](), resident = [Resident]()
     let total = followEdits(options), timed = min(total, 100)
     var seen = 0
     for k in 0..<total {
@@ -157,9 +157,7 @@ private func largeViewerFollowing(
         seen += 1
         if k < timed { latencies.append((at - savedAt) * 1000) }
         viewer.drain(for: 0.02)
-        if (k + 1) % 100 == 0 || k == 0, let rss = settledResidentBytes(viewer.process.processIdentifier) {
-            resident.append(Double(rss))
-        }
+        if (k + 1) % 100 == 0 || k == 0, let rss = settledResident(viewer.process.processIdentifier) { resident.append(rss) }
     }
     largeViewerWrite(report, viewer)
     let p50 = Stats(latencies).median
@@ -195,18 +193,20 @@ private func largeViewerWrite(_ report: Report, _ viewer: PtyProcess) {
 
 /// Resident size after the first edit and every 100th. Flat means no growth per revision: over
 /// the second half of the edits (after the allocator's arenas have warmed up) the resident size
-/// grows by at most 1% of the file (1.5 KB a revision over 500).
-private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Double], size: Int) {
+/// grows by at most 1% of the file (1.5 KB a revision over 500). The note splits the growth
+/// into anonymous memory (the process's own) and file pages (its code, read in as new paths run).
+private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Resident], size: Int) {
     guard samples.count >= 3 else {
         report.add(Figure(name: name, unit: "MB", synctable: nil, target: "flat", met: nil, note: "too few samples"))
         return
     }
-    let middle = samples[samples.count / 2]
-    let growth = (samples.last! - middle) / 1e6
-    let mbs = samples.map { Report.fmt($0 / 1e6) }.joined(separator: " ")
-    report.add(Figure(name: name, unit: "MB", synctable: Stats(samples.map { $0 / 1e6 }),
+    let middle = samples[samples.count / 2], last = samples.last!
+    func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
+    let growth = Double(last.total - middle.total) / 1e6
+    let mbs = samples.map { mb($0.total) }.joined(separator: " ")
+    report.add(Figure(name: name, unit: "MB", synctable: Stats(samples.map { Double($0.total) / 1e6 }),
                       target: "flat: second half grows ≤ 1% of the file", met: growth <= 0.01 * Double(size) / 1e6,
-                      note: "second half grew \(Report.fmt(growth)) MB; samples \(mbs)"))
+                      note: "second half grew \(Report.fmt(growth)) MB (anonymous \(mb(last.anonymous - middle.anonymous)), file pages \(mb(last.file - middle.file))); samples \(mbs)"))
 }
 
 /// The viewer's first screen from the file (no cache), by child, limit 50: time until the
@@ -337,17 +337,23 @@ private func timedWithPeak(_ argv: [String]) -> (Double, Double, Int32)? {
     return (seconds, kb * 1024, r.status)
 }
 
-/// Resident size of process `pid` once the revision it just showed has settled (the previous
-/// revision released), in bytes.
-private func settledResidentBytes(_ pid: pid_t) -> Int? {
-    usleep(200_000)
-    return residentBytes(pid)
+/// A process's resident size (VmRSS) and its parts: anonymous memory and file pages (RssAnon,
+/// RssFile; shared memory is the rest), in bytes.
+struct Resident {
+    var total = 0, anonymous = 0, file = 0
 }
 
-/// Resident size of process `pid` now (VmRSS), in bytes.
-private func residentBytes(_ pid: pid_t) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-    else { return nil }
-    return Int(line.filter(\.isNumber)).map { $0 * 1024 }
+/// Resident size of process `pid` once the revision it just showed has settled (the previous
+/// revision released).
+private func settledResident(_ pid: pid_t) -> Resident? {
+    usleep(200_000)
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    var resident = Resident()
+    for line in status.split(separator: "\n") {
+        let kb = (Int(line.filter(\.isNumber)) ?? 0) * 1024
+        if line.hasPrefix("VmRSS:") { resident.total = kb }
+        if line.hasPrefix("RssAnon:") { resident.anonymous = kb }
+        if line.hasPrefix("RssFile:") { resident.file = kb }
+    }
+    return resident.total > 0 ? resident : nil
 }
