@@ -212,8 +212,10 @@ struct TapeBuilder {
         memory.release()
     }
 
-    /// Tells the prefault how far the tape is written.
-    func passed() { prefault?.tell(written: count * MemoryLayout<TapeEntry>.stride) }
+    /// Tells the prefault how far the tape is written, `at` bytes into `input` bytes.
+    func passed(at: Int, of input: Int) {
+        prefault?.tell(upTo: TapePrefault.wanted(written: count * MemoryLayout<TapeEntry>.stride, at: at, of: input))
+    }
 
     /// Before the memory moves or goes.
     private mutating func stopPrefault() {
@@ -637,7 +639,7 @@ private struct Parser<Scope: TapeScope> {
     @inline(never)
     mutating func reportPassed() {
         nextPassed = i + PathWatch.step
-        tape.passed()
+        tape.passed(at: i, of: n)
         if let progress {
             progress.position.store(i, ordering: .releasing)
         } else {

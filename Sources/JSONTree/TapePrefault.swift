@@ -6,20 +6,30 @@ import Glibc
 #endif
 import Synchronization
 
-/// Faults in the pages of a tape being written, from its start up to `lead` bytes past the
-/// entries written so far (`written`, told by the parser now and then), until stopped.
-/// The pages are made present without being written (`MADV_POPULATE_WRITE`), so the parser's
-/// writes are never raced.
+/// Faults in the pages of a tape being written, from its start up to where the parse is told
+/// it will soon write (`tell(upTo:)`, now and then), until stopped. The pages are made present
+/// without being written (`MADV_POPULATE_WRITE`), so the parser's writes are never raced.
 final class TapePrefault: @unchecked Sendable {
     /// Tapes at least this large are faulted in beside their parse.
     static let threshold = 32 << 20
     /// How far ahead of the parse the pages are made present: a few huge pages, so that the
-    /// parse never waits, and little is zeroed past the tape's end (`shrink` gives it back).
+    /// parse never waits.
     static let lead = 16 << 20
+
+    /// Where the pages should be present, for a parse `at` bytes into `input` bytes that has
+    /// written `written` bytes of tape: `lead` bytes ahead, but not past the tape's size
+    /// foreseen from the bytes each input byte has taken so far, so that no more is made
+    /// present than the parse will write (pages past the tape's end would add to the peak
+    /// until `shrink` gives them back).
+    static func wanted(written: Int, at: Int, of input: Int) -> Int {
+        guard at > 0 else { return written }
+        let foreseen = Int(Double(written) / Double(at) * Double(input))
+        return min(written + lead, max(written, foreseen))
+    }
 
     /// What the parse and the thread share.
     private final class State: Sendable {
-        let written = Atomic<Int>(0)
+        let wanted = Atomic<Int>(0)
         let stopped = Atomic<Bool>(false)
     }
     private let state = State()
@@ -34,7 +44,7 @@ final class TapePrefault: @unchecked Sendable {
             let huge = 2 << 20
             var present = 0
             while !state.stopped.load(ordering: .acquiring) && present < bytes {
-                let wanted = min(bytes, (state.written.load(ordering: .relaxed) + TapePrefault.lead + huge - 1) / huge * huge)
+                let wanted = min(bytes, (state.wanted.load(ordering: .relaxed) + huge - 1) / huge * huge)
                 guard wanted > present else {
                     usleep(200)
                     continue
@@ -46,8 +56,8 @@ final class TapePrefault: @unchecked Sendable {
         }
     }
 
-    /// Tells how many bytes of the tape the parse has written.
-    func tell(written bytes: Int) { state.written.store(bytes, ordering: .relaxed) }
+    /// Tells how many bytes of the tape should be present now (see `wanted`).
+    func tell(upTo bytes: Int) { state.wanted.store(bytes, ordering: .relaxed) }
 
     /// Stops and waits for the thread: before the tape's memory is resized or given back.
     func stop() {

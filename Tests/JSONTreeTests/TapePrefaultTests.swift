@@ -6,6 +6,7 @@ import Glibc
 #endif
 @testable import JSONTree
 import Testing
+import TestSupport
 
 @Suite struct TapePrefaultTests {
     static let mib = 1 << 20
@@ -38,7 +39,11 @@ import Testing
         #expect(Self.residentPages(base, size) == 0)
 
         let prefault = TapePrefault(base: base, bytes: size)
-        // Before anything is written: the lead only.
+        // Told nothing yet: nothing.
+        usleep(50_000)
+        #expect(Self.residentPages(base, size) == 0)
+        // Told of the lead: that, and no further.
+        prefault.tell(upTo: lead)
         #expect(Self.waitResident(base, lead))
         usleep(50_000)
         #expect(Self.residentPages(base + lead, size - lead) == 0)
@@ -48,20 +53,41 @@ import Testing
         let words = base.assumingMemoryBound(to: UInt64.self)
         for chunk in stride(from: 0, to: written, by: Self.mib) {
             for w in chunk / 8..<(chunk + Self.mib) / 8 { words[w] = UInt64(w) &* 0x9E37_79B9_7F4A_7C15 }
-            prefault.tell(written: chunk + Self.mib)
+            prefault.tell(upTo: chunk + Self.mib + lead)
         }
-        let ahead = (written + lead + 2 * Self.mib - 1) / (2 * Self.mib) * (2 * Self.mib)
+        let ahead = written + lead
         #expect(Self.waitResident(base, ahead))
         usleep(50_000)
         #expect(Self.residentPages(base + ahead, size - ahead) == 0)
 
         // Stopped: told of more, it makes nothing more present; what was written is as written.
         prefault.stop()
-        prefault.tell(written: size)
+        prefault.tell(upTo: size)
         usleep(50_000)
         #expect(Self.residentPages(base + ahead, size - ahead) == 0)
         let intact = (0..<written / 8).allSatisfy { words[$0] == UInt64($0) &* 0x9E37_79B9_7F4A_7C15 }
         #expect(intact)
+    }
+
+    /// How far ahead the pages are asked for: the lead, but never past the tape's size foreseen
+    /// from what the parse has written per input byte so far, and never behind what is written.
+    @Test func theLeadStopsAtTheTapesForeseenSize() {
+        let lead = TapePrefault.lead, mib = Self.mib
+        // Nothing read yet: nothing ahead.
+        #expect(TapePrefault.wanted(written: 0, at: 0, of: 150 * mib) == 0)
+        // A tape of 3 bytes an input byte: the lead, early on.
+        #expect(TapePrefault.wanted(written: 3 * mib, at: mib, of: 150 * mib) == 3 * mib + lead)
+        // Near the end: the tape's foreseen end, not the lead past it.
+        #expect(TapePrefault.wanted(written: 447 * mib, at: 149 * mib, of: 150 * mib) == 450 * mib)
+        // A parse that has written more than its ratio foresees (a burst of small values) is
+        // never asked to go back.
+        forEachSeed(2_000) { seed, r in
+            let input = r.int(1...(1 << 30)), at = r.int(1...input), written = r.int(0...(8 * at))
+            let wanted = TapePrefault.wanted(written: written, at: at, of: input)
+            #expect(wanted >= written && wanted <= written + lead, "seed \(seed)")
+            let foreseen = Double(written) / Double(at) * Double(input)
+            #expect(Double(wanted) <= max(Double(written), foreseen) + 1, "seed \(seed)")
+        }
     }
 
     /// Parses with a tape over the prefault's threshold: valid input gives the document, and
