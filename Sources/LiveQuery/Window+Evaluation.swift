@@ -27,9 +27,9 @@ extension Window {
         self = Window.evaluate(query, path, ChildList(document: document, path: path))
     }
 
-    /// Evaluates `query` over `children`, reading every child; a large list by two threads,
-    /// a half each.
-    static func evaluate(_ query: Query, _ path: Path, _ children: ChildList) -> Window {
+    /// Evaluates `query` over `children`, reading every child; a list of `splitFrom` children or
+    /// more by two threads, a half each.
+    static func evaluate(_ query: Query, _ path: Path, _ children: ChildList, splitFrom: Int = splitEvaluationCount) -> Window {
         var members = MemberList([])
         var boundary: StoredSortKey?
         children.document.withTapeReader { tape in
@@ -45,7 +45,7 @@ extension Window {
             let secondArena = ByteArena()
             withExtendedLifetime(secondArena) {
                 var selection: Selection
-                if n >= splitEvaluationCount {
+                if n >= Swift.max(2, splitFrom) {
                     let second = ThreadWork { Selection(query, plan, children, tape, secondArena, ordinals: n / 2..<n) }
                     selection = Selection(query, plan, children, tape, arena, ordinals: 0..<n / 2)
                     selection.add(second.join())

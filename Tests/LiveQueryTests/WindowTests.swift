@@ -147,35 +147,55 @@ import TestSupport
         }
     }
 
-    /// Past `splitEvaluationCount` children a window is evaluated by two threads, a half each,
-    /// each half with sort keys of its own (escaped keys and strings decoded into its own
-    /// arena): the same rows, members and boundary as the reference, with and without limits.
-    @Test func listsEvaluatedByTwoThreadsMatchReference() throws {
-        let count = splitEvaluationCount + 2_000
-        try forEachSeed(3) { seed, rng in
-            let items = (0..<count).map { i -> (key: String, value: JSON) in
-                let key = rng.chance(0.1) ? "q\"\(rng.int(0..<1000))\\\(i)" : "c\(rng.int(0..<100_000))-\(i)"
-                let value: JSON = switch rng.int(0..<4) {
-                case 0: ["score": .number(JSONNumber(Double(rng.int(0..<300)))), "name": "x"]
-                case 1: ["score": .string("s\\\(rng.int(0..<50))\"")]
-                default: randomChildValue(&rng)
-                }
-                return (key, value)
+    /// A large list is evaluated by two threads, a half each, each half with sort keys of its
+    /// own (escaped keys and strings decoded into its own arena): split anywhere, the same rows,
+    /// members and boundary as the reference.
+    @Test func listsEvaluatedByTwoThreadsMatchReference() {
+        forEachSeed(500) { seed, rng in
+            let items = rng.chance(0.5) ? randomLargeCollection(&rng) : randomCollection(&rng)
+            let (doc, root) = document(documentText(items, asArray: rng.chance(0.2), pretty: rng.chance(0.5)))
+            let q = randomQuery(&rng)
+            let w = Window.evaluate(q, itemsPath, ChildList(document: doc, path: itemsPath), splitFrom: rng.int(2...max(2, items.count)))
+            let expected = refWindow(q, root, itemsPath)
+            #expect(rows(w) == expected, "seed \(seed): \(q)\n got \(w.keys)\n want \(expected.map(\.key))")
+            #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
+            #expect(sameBoundary(w, doc, q), "seed \(seed): \(q)")
+        }
+    }
+
+    /// Halves of thousands of children, each pruned several times over while it reads, then
+    /// joined: the same window as the reference.
+    @Test func prunedHalvesMatchReference() throws {
+        try forEachSeed(8) { seed, rng in
+            let items = (0..<5000).map { i -> (key: String, value: JSON) in
+                (rng.chance(0.1) ? "q\"\(i)" : "c\(rng.int(0..<100_000))-\(i)",
+                 rng.chance(0.5) ? .number(JSONNumber(Double(rng.int(0..<300)))) : randomChildValue(&rng))
             }
             var q = randomQuery(&rng)
-            // Limits past what a half keeps before pruning, short ones, and none.
-            switch (seed % 3, q.limit) {
-            case (0, nil): q = try q.limitToLast(rng.int(1..<1500))
-            case (1, nil): q = try q.limitToFirst(rng.int(1..<40))
-            case (2, _): q = try orderOnly(q)
-            default: break
-            }
+            if q.limit == nil { q = try q.limitToLast(rng.int(1..<700)) }
             let (doc, root) = document(documentText(items, asArray: false, pretty: false))
-            let w = Window(query: q, path: itemsPath, document: doc)
+            let w = Window.evaluate(q, itemsPath, ChildList(document: doc, path: itemsPath), splitFrom: 1000)
             let expected = refWindow(q, root, itemsPath)
             #expect(rows(w) == expected, "seed \(seed): \(q)\n got \(w.keys.prefix(20))\n want \(expected.prefix(20).map(\.key))")
             #expect(w.invariantViolations().isEmpty, "seed \(seed): \(w.invariantViolations())")
+            #expect(sameBoundary(w, doc, q), "seed \(seed): \(q)")
         }
+        // The first half pruned on its last child to exactly what the window keeps, the second
+        // with no child in range: the window still has its boundary.
+        let items = (0..<2048).map { i -> (key: String, value: JSON) in
+            ("k\(10_000 + i)", ["score": i < 1024 ? .number(JSONNumber(Double(i % 300))) : .string("s")])
+        }
+        let q = try Query().orderByChild("score").endAt(1000).limitToLast(5)
+        let (doc, root) = document(documentText(items, asArray: false, pretty: false))
+        let w = Window.evaluate(q, itemsPath, ChildList(document: doc, path: itemsPath), splitFrom: 2)
+        #expect(rows(w) == refWindow(q, root, itemsPath))
+        #expect(w.boundary != nil && sameBoundary(w, doc, q))
+    }
+
+    /// Whether `w` has the boundary a one-thread evaluation of `query` over `doc` gives.
+    private func sameBoundary(_ w: Window, _ doc: JSONDocument, _ query: Query) -> Bool {
+        let one = Window.evaluate(query, itemsPath, ChildList(document: doc, path: itemsPath), splitFrom: Int.max)
+        return String(describing: w.boundary) == String(describing: one.boundary)
     }
 
     /// A file whose children are already in query order takes the one-pass evaluation (no sort
