@@ -41,9 +41,9 @@ extension Window {
             }
             let n = children.count
             // An arena is one thread's: the second half's sort keys point into one of its own
-            // (or into the document), which lives until they are copied out below.
+            // (or into the document). Both arenas live until the keys are copied out below.
             let secondArena = ByteArena()
-            withExtendedLifetime(secondArena) {
+            withExtendedLifetime((arena, secondArena)) {
                 var selection: Selection
                 if n >= Swift.max(2, splitFrom) {
                     let second = ThreadWork { Selection(query, plan, children, tape, secondArena, ordinals: n / 2..<n) }
