@@ -31,11 +31,14 @@ import TestSupport
 
     @Test func pagesComeInAheadOfTheWriterAndNoFurther() throws {
         let size = 64 * Self.mib, lead = TapePrefault.lead
-        // A mapping of the test's own: a spare one of the tapes' pool may be in memory already.
-        let raw = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        // A mapping of the test's own (a spare one of the tapes' pool may be in memory already),
+        // on a 2 MiB boundary: where huge pages are always on, a huge page then never straddles
+        // the places checked.
+        let huge = 2 * Self.mib
+        let raw = try #require(mmap(nil, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
         try #require(raw != MAP_FAILED)
-        defer { munmap(raw, size) }
-        let base = raw
+        defer { munmap(raw, size + huge) }
+        let base = raw + (huge - Int(bitPattern: raw) % huge) % huge
         #expect(Self.residentPages(base, size) == 0)
 
         let prefault = TapePrefault(base: base, bytes: size)
