@@ -708,6 +708,7 @@ private struct Parser<Scope: TapeScope> {
         guard let report = watch, depth > 0, stack[depth - 1].kept >= 0 else { return }
         watch = nil
         nextPassed = Int.max
+        scout?.halt()
         report.found(start..<i)
     }
 
@@ -718,6 +719,7 @@ private struct Parser<Scope: TapeScope> {
         guard watch != nil, depth > 0, stack[depth - 1].kept >= 0 else { return }
         watch = nil
         nextPassed = Int.max
+        scout?.halt()
     }
 
     /// For a pruned parse, at a key just appended that is the path's key `level` in its object.

@@ -68,9 +68,16 @@ final class MemberScout: @unchecked Sendable {
         work = ThreadWork { [self] in scout() }
     }
 
+    /// Tells the scout to list no more (those listed stay valid): once a writer knows where
+    /// its value lies, it writes the rest of the file on the other core while the parse goes
+    /// on, and the scout would only slow it.
+    func halt() {
+        jsonscan_flag_raise(stopFlag)
+    }
+
     /// Stops the scout and waits for it; the members go with it.
     func stop() {
-        jsonscan_flag_raise(stopFlag)
+        halt()
         _ = work?.join()
         work = nil
         members.deallocate()

@@ -24,19 +24,24 @@ import TestSupport
             if case .failure = plain.outcome { invalid += 1 }
             #expect(plain.taken == 0)
             // The scout from anywhere: the start, inside strings and children, the large object.
-            let starts = [0, text.count - 1] + (0..<8).map { _ in rng.int(0..<text.count) }
+            let starts = [0, text.count - 1] + (0..<6).map { _ in rng.int(0..<text.count) }
             for from in starts {
+                // Watched, as a writer's parse is, the scout halts once the value is found (at
+                // a moment that varies from run to run); unwatched, it lists all it can.
                 let split = prunedParse(text, path, scoutFrom: from)
                 #expect(split.outcome == plain.outcome, "seed \(seed) from \(from): \(String(decoding: text, as: UTF8.self))")
                 #expect(split.found == plain.found && split.followed == plain.followed, "seed \(seed) from \(from)")
                 #expect(split.passed == split.passed.sorted() && split.passed.allSatisfy { $0 <= (plain.found?.lowerBound ?? text.count) },
                         "seed \(seed) from \(from): passed \(split.passed)")
-                if split.taken > 0 { scouted += 1 }
-                taken += split.taken
+                let unwatched = prunedParse(text, path, scoutFrom: from, watched: false)
+                #expect(unwatched.outcome == plain.outcome, "seed \(seed) from \(from), unwatched")
+                if unwatched.taken > 0 { scouted += 1 }
+                taken += unwatched.taken
             }
         }
-        // Most starts land in the large object or in a child of it, where the scout settles.
-        #expect(scouted > 900 && taken > 80_000 && invalid > 50, "\(scouted) scouted, \(taken) members taken, \(invalid) invalid")
+        // Most starts land in the large object or in a child of it, where the scout settles (the
+        // counts are the same in every run: unwatched, nothing about the scout depends on timing).
+        #expect(scouted > 800 && taken > 100_000 && invalid > 45, "\(scouted) scouted, \(taken) members taken, \(invalid) invalid")
     }
 
     /// A file over the threshold is scouted from its middle by default, and its parse is the
@@ -75,11 +80,11 @@ private struct PrunedParse: Equatable {
     var pathMembers: [String]
 }
 
-private func prunedParse(_ text: [UInt8], _ path: Path, scoutFrom: Int?)
+private func prunedParse(_ text: [UInt8], _ path: Path, scoutFrom: Int?, watched: Bool = true)
     -> (outcome: Result<PrunedParse, JSONParseError>, found: Range<Int>?, followed: Range<Int>?, passed: [Int], taken: Int)
 {
     var found: Range<Int>?, followed: Range<Int>?, passed = [Int](), taken = -1
-    let watch = PathWatch(passed: { passed.append($0) }, found: { found = $0 }, followed: { followed = $0 })
+    let watch = !watched ? nil : PathWatch(passed: { passed.append($0) }, found: { found = $0 }, followed: { followed = $0 })
     let outcome = text.withUnsafeBufferPointer { buf in
         Result { () throws(JSONParseError) -> PrunedParse in
             let (tape, members) = try JSONParser.parse(buf, keeping: path, watch: watch, scoutFrom: scoutFrom) { taken = $0 }
