@@ -111,6 +111,9 @@ public enum AtomicFile {
         /// Tests only: false makes temporary files named from the start (as on file systems
         /// without `O_TMPFILE`).
         var unnamedTemporaries = true
+        /// Tests only: told, for each temporary file, how many of its bytes the kernel copied
+        /// from the old file (`copy_file_range`).
+        var copiedByKernel: (@Sendable (Int) -> Void)?
         /// Files this large or larger are mapped, not read (`SnapshotReader.map`); nil: never.
         /// Only for a write whose caller keeps nothing of the content it was given, since
         /// those bytes change if the file is later written in place.
@@ -372,7 +375,9 @@ struct WriteSession {
             if mapping != nil { checking.set() }
             let early = EarlyWrite { content, stop in
                 ThreadWork {
-                    let temporary = Result { () throws(WriteError) in try self.writeTemporary(content, like: base, stop: stop) }
+                    let temporary = Result { () throws(WriteError) in
+                        try self.writeTemporary(content, like: base, mapped: mapping != nil, stop: stop)
+                    }
                     let checks = (try? temporary.get()) != nil && !stop.isSet && checking.set()
                     return WrittenTemporary(temporary: temporary, holds: checks ? self.hasBytes(base) : nil)
                 }
@@ -397,7 +402,9 @@ struct WriteSession {
             // file still holds the bytes we read.
             let wroteEarly = early.isStarted
             let writing = wroteEarly ? early.work! : ThreadWork {
-                WrittenTemporary(temporary: Result { () throws(WriteError) in try self.writeTemporary(content, like: base) }, holds: nil)
+                WrittenTemporary(
+                    temporary: Result { () throws(WriteError) in try self.writeTemporary(content, like: base, mapped: mapping != nil) },
+                    holds: nil)
             }
             let checkedHere = checking.set() ? hasBytes(base) : nil
             let done = writing.join()
@@ -518,10 +525,19 @@ struct WriteSession {
 
     /// Creates a new temporary file holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk: unnamed where the file system allows it, else under a new name.
-    /// - Parameter stop: once set, the write stops at its next step (it is not needed).
-    func writeTemporary(_ content: some FileContent, like base: FileSnapshot, stop: OnceFlag? = nil) throws(WriteError) -> Temporary {
+    /// - Parameters:
+    ///   - stop: once set, the write stops at its next step (it is not needed).
+    ///   - mapped: `like`'s bytes are the file's mapping. Pieces of content that lie in them are
+    ///     then copied from the file by the kernel (`copy_file_range`), not through `write`:
+    ///     half the time for 150 MB here. The same bytes while the file is intact, which the
+    ///     caller checks after the write as it does for the mapping.
+    func writeTemporary(_ content: some FileContent, like base: FileSnapshot, mapped: Bool = false, stop: OnceFlag? = nil)
+        throws(WriteError) -> Temporary
+    {
         var st = stat()
         let haveStat = fstatat(folderFD, name, &st, 0) == 0
+        let source = mapped ? MappedSource(folderFD, name, base) : nil
+        defer { source.map { Glibc.close($0.fd) } }
         let (fd, temporary) = try createTemporary()
         var ok = false
         defer {
@@ -542,7 +558,7 @@ struct WriteSession {
         var failure: Int32 = 0
         // The disk starts writing each 8 MiB as soon as it is in the file, so that the sync
         // at the end waits for the last piece only.
-        var written = 0, handedToDisk = 0, durable = 0
+        var written = 0, handedToDisk = 0, durable = 0, copiedByKernel = 0
         let complete = content.forEachPiece { piece in
             var offset = 0
             // Checked for every piece, empty ones too: a content that waits offers those.
@@ -562,7 +578,9 @@ struct WriteSession {
                 handedToDisk = written
             }
             while offset < piece.count {
-                let n = Glibc.write(fd, piece.baseAddress! + offset, min(piece.count - offset, AtomicFile.writebackStep))
+                let step = min(piece.count - offset, AtomicFile.writebackStep)
+                var n = source?.copy(piece.baseAddress! + offset, count: step, to: fd) ?? -1
+                if n > 0 { copiedByKernel += n } else { n = Glibc.write(fd, piece.baseAddress! + offset, step) }
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = errno
@@ -580,6 +598,7 @@ struct WriteSession {
         if failure != 0 { throw .system("write or sync a temporary file in \(folder)", path: path, errno: failure) }
         // A content that stopped by itself (an early write abandoned) is not a file to keep.
         if !complete || stop?.isSet == true { throw .system("write a temporary file in \(folder)", path: path, errno: ECANCELED) }
+        options.copiedByKernel?(copiedByKernel)
         guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
         var synced = stat()
         guard fstat(fd, &synced) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
@@ -668,6 +687,46 @@ extension AtomicFile {
 private func startWriteback(_ fd: Int32, from offset: Int, count: Int) {
     _ = syncFileRange?(fd, Int64(offset), Int64(count), 2)  // SYNC_FILE_RANGE_WRITE
 }
+
+/// The file a snapshot's bytes are the mapping of, open for `copy_file_range`.
+private struct MappedSource {
+    let fd: Int32
+    let bytes: UnsafeRawBufferPointer
+
+    /// nil when `name` is no longer the file `snapshot` was read from, or cannot be opened, or
+    /// the C library lacks the call.
+    init?(_ folderFD: Int32, _ name: String, _ snapshot: FileSnapshot) {
+        guard copyFileRange != nil else { return nil }
+        fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, sameFile(FileIdentity(st), snapshot.identity) else {
+            Glibc.close(fd)
+            return nil
+        }
+        bytes = snapshot.bytes.withUnsafeBufferPointer { UnsafeRawBufferPointer($0) }
+    }
+
+    /// Copies `count` bytes of the file, those at `address` in its mapping, to the end of
+    /// `target`: how many it copied, or 0 or -1 when `address` is not in the mapping or the
+    /// call failed (the caller then writes them itself).
+    func copy(_ address: UnsafeRawPointer, count: Int, to target: Int32) -> Int {
+        guard let start = bytes.baseAddress, address >= start, address + count <= start + bytes.count else { return -1 }
+        var offset = Int64(address - start)
+        while true {
+            let n = copyFileRange!(fd, &offset, target, nil, count, 0)
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+}
+
+private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
+/// `copy_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).
+private let copyFileRange: CopyFileRange? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "copy_file_range") else { return nil }
+    return unsafeBitCast(symbol, to: CopyFileRange.self)
+}()
 
 private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 /// `sync_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import FileStore
 import JSONTree
+import Synchronization
 import Testing
 import TestSupport
 
@@ -17,6 +18,13 @@ import TestSupport
         let folder = ScratchFolder()
         var options = AtomicFile.Options()
         options.mappingThreshold = mapped ? 1 : .max
+        // A mapped file's unchanged bytes are copied by the kernel, from the file.
+        let copied = Mutex((files: 0, bytes: 0))
+        options.copiedByKernel = { bytes in copied.withLock { $0 = ($0.files + 1, $0.bytes + bytes) } }
+        defer {
+            let (files, bytes) = copied.withLock { $0 }
+            #expect(mapped ? files > 40 && bytes > files * 20 : bytes == 0, "\(bytes) bytes copied by the kernel into \(files) files")
+        }
         forEachSeed(150) { seed, rng in
             let (text, writes) = randomWriteCase(&rng)
             let a = folder.file("a.json"), b = folder.file("b.json")
