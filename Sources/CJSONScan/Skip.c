@@ -75,24 +75,17 @@ static size_t skip_utf8(const uint8_t *b, size_t at, size_t n) {
     return at + len;
 }
 
-/// The string whose opening quote is at `i`: the position after its closing quote. Sets
-/// `*escaped` when it has an escape.
-__attribute__((always_inline)) static inline size_t skip_string(const uint8_t *b, size_t i, size_t n, int utf8_checked,
-                                                                int *escaped) {
+/// The string whose opening quote is at `i`: the position after its closing quote.
+__attribute__((always_inline)) static inline size_t skip_string(const uint8_t *b, size_t i, size_t n, int utf8_checked) {
     size_t j = i + 1;
     for (;;) {
         j = jsonscan_string_stop(b, j, n, !utf8_checked);
         if (j >= n) return SKIP_FAILED;
         uint8_t c = b[j];
         if (c == '"') return j + 1;
-        if (c == '\\') {
-            *escaped = 1;
-            j = skip_escape(b, j, n);
-        } else if (c < 0x20) {
-            return SKIP_FAILED;
-        } else {
-            j = skip_utf8(b, j, n);
-        }
+        if (c == '\\') j = skip_escape(b, j, n);
+        else if (c < 0x20) return SKIP_FAILED;
+        else j = skip_utf8(b, j, n);
         if (j == SKIP_FAILED) return SKIP_FAILED;
     }
 }
@@ -135,7 +128,6 @@ size_t jsonscan_skip_container(const uint8_t *b, size_t i, size_t n, size_t max_
                                size_t pause_at, jsonscan_skip_t *state) {
     // Bit d of `objects`: whether the container open at depth d is an object.
     uint64_t *objects = state->objects;
-    int escaped = 0;  // not needed here
     if (max_depth > JSONSCAN_SKIP_DEPTH) max_depth = JSONSCAN_SKIP_DEPTH;
     size_t depth = state->depth;
     int in_object;
@@ -155,7 +147,7 @@ open:  // b[i] is '{' or '['
     if (!in_object) goto value;
 key:
     if (i >= n || b[i] != '"') return SKIP_FAILED;
-    i = skip_string(b, i, n, utf8_checked, &escaped);
+    i = skip_string(b, i, n, utf8_checked);
     if (i == SKIP_FAILED) return SKIP_FAILED;
     i = skip_ws(b, i, n);
     if (i >= n || b[i] != ':') return SKIP_FAILED;
@@ -163,7 +155,7 @@ key:
 value:
     if (i >= n) return SKIP_FAILED;
     switch (b[i]) {
-    case '"': i = skip_string(b, i, n, utf8_checked, &escaped); break;
+    case '"': i = skip_string(b, i, n, utf8_checked); break;
     case '{': case '[': goto open;
     case 't': if (!literal_at(b, i, n, "true", 4)) return SKIP_FAILED; i += 4; break;
     case 'f': if (!literal_at(b, i, n, "false", 5)) return SKIP_FAILED; i += 5; break;
@@ -200,96 +192,4 @@ closed:
         return i;
     }
     goto after_value;
-}
-
-/// Whether the key `b[at..<at + length]` (quotes included) names one of `keys`, or may once
-/// its escapes are decoded.
-static int names_one_of(const uint8_t *b, size_t at, size_t length, int escaped, const jsonscan_key_t *keys,
-                        size_t key_count) {
-    if (escaped) return 1;
-    for (size_t k = 0; k < key_count; k++) {
-        if (keys[k].count == length - 2 && memcmp(b + at + 1, keys[k].bytes, length - 2) == 0) return 1;
-    }
-    return 0;
-}
-
-/// Whether the key at `at` (quotes and all, `length` bytes) comes after the one before it.
-static int ascends(const uint8_t *b, const jsonscan_member_t *before, size_t at, size_t length) {
-    size_t before_length = (before->key_length & JSONSCAN_MEMBER_LENGTH) - 2;
-    size_t common = before_length < length - 2 ? before_length : length - 2;
-    int order = common == 0 ? 0 : memcmp(b + before->key_start + 1, b + at + 1, common);
-    return order < 0 || (order == 0 && before_length < length - 2);
-}
-
-size_t jsonscan_scan_members(const uint8_t *b, size_t at, size_t n, size_t max_depth, int after_value,
-                             int after_previous, const jsonscan_key_t *keys, size_t key_count,
-                             jsonscan_member_t *members, size_t capacity, size_t *count, int *closed, const int *stop) {
-    jsonscan_skip_t state;
-    size_t i = at, recorded = 0;
-    *closed = 0;
-    *count = 0;
-    if (capacity == 0) return at;
-    if (after_value) goto after_value;
-    for (;;) {
-        // b[i] is where a key should start.
-        if (i >= n || b[i] != '"') goto failed;
-        int key_escaped = 0, value_escaped = 0;
-        size_t key_end = skip_string(b, i, n, 0, &key_escaped);
-        if (key_end == SKIP_FAILED || key_end - i > JSONSCAN_MEMBER_LENGTH) goto failed;
-        size_t v = skip_ws(b, key_end, n);
-        if (v >= n || b[v] != ':') goto failed;
-        v = skip_ws(b, v + 1, n);
-        if (v >= n) goto failed;
-        size_t end;
-        uint32_t flags = 0;
-        switch (b[v]) {
-        case '"': end = skip_string(b, v, n, 0, &value_escaped); break;
-        case '{': case '[':
-            // A large value is passed a megabyte at a time, to hear `stop` in between.
-            flags = JSONSCAN_MEMBER_CONTAINER;
-            state.depth = 0;
-            end = jsonscan_skip_container(b, v, n, max_depth, 0, v + (1 << 20), &state);
-            while (end != SKIP_FAILED && state.depth > 0) {
-                if (jsonscan_flag_get(stop)) goto failed;
-                end = jsonscan_skip_container(b, end, n, max_depth, 0, end + (1 << 20), &state);
-            }
-            break;
-        case 't': end = literal_at(b, v, n, "true", 4) ? v + 4 : SKIP_FAILED; break;
-        case 'f': end = literal_at(b, v, n, "false", 5) ? v + 5 : SKIP_FAILED; break;
-        case 'n': end = literal_at(b, v, n, "null", 4) ? v + 4 : SKIP_FAILED; break;
-        case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-            end = skip_number(b, v, n);
-            break;
-        default: goto failed;
-        }
-        if (end == SKIP_FAILED) goto failed;
-        size_t length = key_end - i;
-        if (key_escaped) flags |= JSONSCAN_MEMBER_KEY_ESCAPED;
-        if (value_escaped) flags |= JSONSCAN_MEMBER_VALUE_ESCAPED;
-        if (names_one_of(b, i, length, key_escaped, keys, key_count)) flags |= JSONSCAN_MEMBER_NAMED;
-        if ((recorded > 0 || after_previous) && ascends(b, members + recorded - 1, i, length)) {
-            flags |= JSONSCAN_MEMBER_ASCENDING;
-        }
-        jsonscan_member_t *m = members + recorded++;
-        m->key_start = (uint32_t)i;
-        m->key_length = (uint32_t)length | flags;
-        m->value_start = (uint32_t)v;
-        m->value_end = (uint32_t)end;
-        i = end;
-        if (recorded == capacity) break;
-    after_value:
-        i = skip_ws(b, i, n);
-        if (i >= n) goto failed;
-        if (b[i] == '}') {
-            *closed = 1;
-            break;
-        }
-        if (b[i] != ',') goto failed;
-        i = skip_ws(b, i + 1, n);
-    }
-    *count = recorded;
-    return i;
-failed:
-    *count = recorded;
-    return SKIP_FAILED;
 }

@@ -76,14 +76,9 @@ enum JSONParser {
     /// on the way to `path` (each container's members there, each a node) and everything under
     /// it: any other container is one node with its byte range and no children.
     /// `watch` hears of the parse's progress towards `path` (`PathWatch`).
-    /// - Parameters:
-    ///   - scoutFrom: where a scout starts (`MemberScout`); by default, from the middle of an
-    ///     input of `MemberScout.threshold` bytes or more, and none for a smaller one.
-    ///   - scouted: told how many members the parse took from the scout (tests).
     @inline(never)
     static func parse(
-        _ buf: UnsafeBufferPointer<UInt8>, keeping path: Path, watch: PathWatch? = nil, scoutFrom: Int? = nil,
-        scouted: ((Int) -> Void)? = nil
+        _ buf: UnsafeBufferPointer<UInt8>, keeping path: Path, watch: PathWatch? = nil
     ) throws(JSONParseError) -> (TapeStorage, PathMembers) {
         var parser = Parser<PrunedTape>(buf, depthLimit: maximumJSONDepth, portable: false)
         if !path.keys.isEmpty, let watch {
@@ -98,11 +93,6 @@ enum JSONParser {
             guard let n = Int32(key), n >= 0, String(n) == key else { return -1 }
             return n
         }
-        if let from = scoutFrom ?? (buf.count >= MemberScout.threshold ? buf.count / 2 : nil), from < buf.count, !path.keys.isEmpty {
-            parser.scout = MemberScout(buf, from: from, naming: parser.keptPath)
-            parser.scoutCheck = from
-        }
-        defer { scouted?(parser.scoutTaken) }
         return (try finish(&parser), parser.pathMembers)
     }
 }
@@ -344,13 +334,6 @@ private struct Parser<Scope: TapeScope> {
     var memberWatch: ((Range<Int>) -> Void)?
     var memberKey = -1
     var memberObject = -1
-    /// A pruned parse of a large input: the members listed ahead by another thread, the
-    /// position from which the parse looks at them where it expects a key (`Int.max`: never),
-    /// and the next one it may take.
-    var scout: MemberScout?
-    var scoutCheck = Int.max
-    var scoutNext = 0
-    var scoutTaken = 0
     /// Whether the whole input was found to be valid UTF-8 up front (SIMD), so strings need
     /// no per-character check. When it is not, or the CPU has no fast check, strings are
     /// validated as they are scanned, which also locates the error.
@@ -381,7 +364,6 @@ private struct Parser<Scope: TapeScope> {
     }
 
     func deallocateScratch() {
-        scout?.stop()
         stack.deallocate()
         smallKeys.deallocate()
         smallHashes.deallocate()
@@ -427,10 +409,7 @@ private struct Parser<Scope: TapeScope> {
             if c == comma {
                 i += 1
                 skipWhitespace()
-                if top.isObject {
-                    if Scope.isPruned && i >= scoutCheck && takeScouted() { continue }
-                    try parseKeyAndColon()
-                }
+                if top.isObject { try parseKeyAndColon() }
                 needValue = true
             } else if top.isObject ? c == closeBrace : c == closeBracket {
                 i += 1
@@ -535,85 +514,6 @@ private struct Parser<Scope: TapeScope> {
         return true
     }
 
-    /// For a pruned parse expecting a key at `i`, at or past `scoutCheck`: when the scout
-    /// listed a member there, takes it and those after it as listed, up to the object's end,
-    /// the scout's last, or the path's member (read as usual). True when it took any (the parse
-    /// then stands after a value); false when the parse reads on from `i` itself.
-    @inline(never)
-    mutating func takeScouted() -> Bool {
-        guard let scout else { return false }
-        var available = scout.available(beyond: scoutNext)
-        let members = scout.members
-        // The first member at or after `i` (the parse may have passed some inside a child).
-        if scoutNext < available && Int(members[scoutNext].key_start) < i {
-            var (low, high) = (scoutNext, available)
-            while low < high {
-                let mid = (low + high) / 2
-                if Int(members[mid].key_start) < i { low = mid + 1 } else { high = mid }
-            }
-            scoutNext = low
-            if low == available { available = scout.available(beyond: low) }
-        }
-        guard scoutNext < available else {
-            scoutCheck = .max
-            return false
-        }
-        guard Int(members[scoutNext].key_start) == i else {
-            scoutCheck = Int(members[scoutNext].key_start)
-            return false
-        }
-        // The listed members are those of the object open here. Taken only in an object on the
-        // path, where each is a node (not under the path's value, where all is kept).
-        let object = stack[depth - 1]
-        guard object.kept >= 0 && depth <= MemberScout.depth else {
-            scoutCheck = .max
-            return false
-        }
-        var k = scoutNext, took = false
-        while true {
-            if k == available {
-                available = scout.available(beyond: k)
-                if k == available {
-                    // The scout has finished: at the object's end, or the parse reads on.
-                    if let brace = scout.closingBrace { i = brace }
-                    scoutCheck = .max
-                    return took
-                }
-            }
-            // Read from the list only: the file's bytes here are in the scout's cache, not this one's.
-            let member = members[k], flags = member.key_length
-            let keyStart = Int(member.key_start)
-            let keyEnd = keyStart + Int(flags & JSONSCAN_MEMBER_LENGTH)
-            let keyEscaped = flags & JSONSCAN_MEMBER_KEY_ESCAPED != 0
-            if flags & JSONSCAN_MEMBER_NAMED != 0 && keyMatches(keyStart, keyEnd, escaped: keyEscaped, level: Int(object.kept)) {
-                // The path's member: the parse reads it, and looks again at the next key.
-                scoutNext = k + 1
-                scoutCheck = keyStart + 1
-                return took
-            }
-            if memberKey >= 0 && object.index == memberObject { reportFollowed(keyStart) }
-            // The member before the first listed is the parse's own: its key is compared as usual.
-            appendKey(TapeEntry(start: keyStart, end: keyEnd, flags: keyEscaped ? Tape.escaped : 0),
-                      ascends: k == 0 ? nil : flags & JSONSCAN_MEMBER_ASCENDING != 0)
-            let (start, end) = (Int(member.value_start), Int(member.value_end))
-            if flags & JSONSCAN_MEMBER_CONTAINER != 0 {
-                let index = tape.count
-                tape.append(.container(start: start))
-                tape.append(TapeEntry(start: UInt32(end), word: 0))
-                tape[index].word = Tape.containerWord(next: index + 2)
-            } else {
-                let escaped = flags & JSONSCAN_MEMBER_VALUE_ESCAPED != 0
-                tape.append(TapeEntry(start: start, end: end, flags: escaped ? Tape.escaped : 0))
-            }
-            i = end
-            took = true
-            k += 1
-            scoutNext = k
-            scoutTaken += 1
-            if i >= nextPassed { reportPassed() }
-        }
-    }
-
     @_transparent
     mutating func parseKeyAndColon() throws(JSONParseError) {
         guard i < n, p[i] == quote else {
@@ -644,9 +544,8 @@ private struct Parser<Scope: TapeScope> {
     /// Appends the key `key` of the innermost open object to the tape, comparing it with the key
     /// before it while both are in the cache: keys in at most two increasing runs that share no
     /// key are distinct (most large objects: sorted dumps, push ids, or one then the other).
-    /// `ascends`, when known, says whether the key comes after the last one (`compareKeys` < 0).
     @inline(__always)
-    mutating func appendKey(_ key: TapeEntry, ascends: Bool? = nil) {
+    mutating func appendKey(_ key: TapeEntry) {
         let index = tape.count
         tape.append(key)
         let object = stack + (depth - 1)
@@ -655,7 +554,7 @@ private struct Parser<Scope: TapeScope> {
         guard object.pointee.secondRun >= 0 else { return }
         if key.word & Tape.escaped != 0 {
             object.pointee.secondRun = -1
-        } else if last >= 0 && !(ascends ?? (compareKeys(tape[last], key) < 0)) {
+        } else if last >= 0 && compareKeys(tape[last], key) >= 0 {
             object.pointee.secondRun = object.pointee.secondRun == 0 ? index : -1
         }
     }
@@ -708,7 +607,6 @@ private struct Parser<Scope: TapeScope> {
         guard let report = watch, depth > 0, stack[depth - 1].kept >= 0 else { return }
         watch = nil
         nextPassed = Int.max
-        scout?.halt()
         report.found(start..<i)
     }
 
@@ -719,7 +617,6 @@ private struct Parser<Scope: TapeScope> {
         guard watch != nil, depth > 0, stack[depth - 1].kept >= 0 else { return }
         watch = nil
         nextPassed = Int.max
-        scout?.halt()
     }
 
     /// For a pruned parse, at a key just appended that is the path's key `level` in its object.

@@ -48,49 +48,6 @@ typedef struct {
 size_t jsonscan_skip_container(const uint8_t *bytes, size_t from, size_t count, size_t max_depth, int utf8_checked,
                                size_t pause_at, jsonscan_skip_t *state);
 
-/// One member of an object, as `jsonscan_scan_members` finds it: positions in the input.
-typedef struct {
-    /// Its key's opening quote, and the key's length with its quotes, with the flags below.
-    uint32_t key_start, key_length;
-    /// Its value: where it starts and the position after it.
-    uint32_t value_start, value_end;
-} jsonscan_member_t;
-
-/// In `key_length`, above the length: the key has an escape; the value is a string with an
-/// escape; the value is an object or array; the key's bytes come after the previous member's
-/// (as `memcmp`, a shorter key first when one starts the other); the key may be one of those
-/// asked about (its bytes are one's, or it has an escape).
-#define JSONSCAN_MEMBER_KEY_ESCAPED 0x80000000u
-#define JSONSCAN_MEMBER_VALUE_ESCAPED 0x40000000u
-#define JSONSCAN_MEMBER_CONTAINER 0x20000000u
-#define JSONSCAN_MEMBER_ASCENDING 0x10000000u
-#define JSONSCAN_MEMBER_NAMED 0x08000000u
-#define JSONSCAN_MEMBER_LENGTH 0x07FFFFFFu
-
-/// Keys a member's key is compared with (`JSONSCAN_MEMBER_NAMED`): their bytes, without quotes.
-typedef struct {
-    const uint8_t *bytes;
-    size_t count;
-} jsonscan_key_t;
-
-/// A flag one thread raises and another reads (`jsonscan_scan_members`'s `stop`).
-static inline void jsonscan_flag_raise(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELAXED); }
-static inline int jsonscan_flag_get(const int *flag) { return __atomic_load_n(flag, __ATOMIC_RELAXED); }
-
-/// Validates the members of an object from `at`, with the grammar of JSONTree's parser (strings
-/// checked for UTF-8, containers nested at most `max_depth` deep), and writes each into
-/// `members`, at most `capacity`. `at` is where a key should start, or, with `after_value`, a
-/// position after a member's value. With `after_previous`, `members[-1]` is the member before
-/// (for `JSONSCAN_MEMBER_ASCENDING`). Returns where it stopped, with `*count` members written:
-/// the object's closing brace (`*closed` 1), or, with `capacity` written, the position after the
-/// last one's value. Returns SIZE_MAX when what follows is not valid (a key of 128 MiB or more
-/// counts as not valid), or when `stop` was raised in a large value; the members written
-/// before it are valid.
-size_t jsonscan_scan_members(const uint8_t *bytes, size_t at, size_t count, size_t max_depth, int after_value,
-                             int after_previous, const jsonscan_key_t *keys, size_t key_count,
-                             jsonscan_member_t *members, size_t capacity, size_t *count_written, int *closed,
-                             const int *stop);
-
 /// The first index in `from..<count` holding a byte that ends a run of plain string
 /// content: '"', '\\' or a control character (< 0x20), and when `stop_at_non_ascii` is
 /// set any byte >= 0x80 too (for a caller that validates UTF-8 itself). Returns `count`
