@@ -46,6 +46,25 @@ import TestSupport
         }
     }
 
+    /// The kernel copies the old bytes that keep their place in a page: all but the value when
+    /// it keeps its length; the bytes before it when it does not (`write` is cheaper for bytes
+    /// that move within their pages), unless they move by whole pages.
+    @Test(arguments: [("12345", true), ("123456", false), (String(repeating: "7", count: 4096 + 5), true)])
+    func theKernelCopiesTheBytesThatKeepTheirPlaceInAPage(value: String, suffixCopied: Bool) throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        let before = #"{"pad": ""# + String(repeating: "x", count: 50_000) + #"", "n": "#
+        let after = #", "more": ""# + String(repeating: "y", count: 50_000) + #""}"#
+        writeInPlace(file, before + "54321" + after)
+        var options = AtomicFile.Options()
+        options.mappingThreshold = 1
+        let copied = Mutex([Int]())
+        options.copiedByKernel = { bytes in copied.withLock { $0.append(bytes) } }
+        let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), .number(try #require(JSONNumber(text: value)))), toFile: file, options: options)
+        #expect(outcome.changed && Disk.text(file) == before + value + after)
+        #expect(copied.withLock { $0 } == [before.utf8.count + (suffixCopied ? after.utf8.count : 0)])
+    }
+
     /// A write that changes nothing leaves the very same file (not even rewritten).
     @Test func aWriteOfTheSameValueLeavesTheFile() throws {
         let folder = ScratchFolder()
