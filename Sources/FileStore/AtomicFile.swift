@@ -729,17 +729,11 @@ private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
 private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
 /// `copy_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).
-private let copyFileRange: CopyFileRange? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "copy_file_range") else { return nil }
-    return unsafeBitCast(symbol, to: CopyFileRange.self)
-}()
+private let copyFileRange = cLibraryFunction("copy_file_range", as: CopyFileRange.self)
 
 private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 /// `sync_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).
-private let syncFileRange: SyncFileRange? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-    return unsafeBitCast(symbol, to: SyncFileRange.self)
-}()
+private let syncFileRange = cLibraryFunction("sync_file_range", as: SyncFileRange.self)
 
 /// `renameat2` from the C library, found at run time: Glibc's module map does not declare it
 /// (it needs `_GNU_SOURCE`). nil where the library lacks it.
@@ -750,7 +744,4 @@ private let oTmpfile: Int32 = 0o20000000 | O_DIRECTORY
 /// Whether an unnamed file can be linked into a folder: through `/proc/self/fd` (the other
 /// way, `AT_EMPTY_PATH`, needs a capability).
 private let canNameUnnamedFiles = access("/proc/self/fd", X_OK) == 0
-private let renameExchange: RenameAt2? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
-    return unsafeBitCast(symbol, to: RenameAt2.self)
-}()
+private let renameExchange = cLibraryFunction("renameat2", as: RenameAt2.self)

@@ -61,7 +61,4 @@ enum ReplacedFileRelease {
 /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), found at run time: Glibc's module
 /// map leaves it out. Without it, only close-on-exec keeps our descriptors from the helper.
 private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-private let addCloseFrom: AddCloseFrom? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: AddCloseFrom.self)
-}()
+private let addCloseFrom = cLibraryFunction("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
