@@ -333,7 +333,7 @@ final class CopyBehind: @unchecked Sendable {
 }
 
 /// The least a copy behind a parse takes at a time.
-let copyStep = 4 << 20
+let copyStep = 2 << 20
 
 /// Asks for transparent huge pages over a large read buffer: filling 150 MB of fresh memory
 /// page by page costs 38,000 faults, more than the copy from the page cache itself.

@@ -36,6 +36,7 @@ enum JSONParser {
         return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
             var parser = Parser<WholeTape>(buf, depthLimit: maximumJSONDepth, portable: false)
             (parser.progress, parser.nextPassed) = (progress, 0)
+            parser.startFragment(from: nil)
             return try finish(&parser)
         }
     }
@@ -44,12 +45,22 @@ enum JSONParser {
     /// Never inlined: callers in other files would take it out of this file's code unit (the
     /// compiler's threads work file by file), and with it the inlining of the parser's loop.
     @inline(never)
-    /// - Parameter entryLimit: fewer tape entries than this, or an error (tests: the limit
-    ///   without gigabytes of input).
+    /// - Parameters:
+    ///   - entryLimit: fewer tape entries than this, or an error (tests: the limit without
+    ///     gigabytes of input).
+    ///   - splitFrom: where the second thread looks for the members it parses (`TapeFragment`);
+    ///     by default the middle of an input of `splitParseSize` bytes or more, none for less.
+    ///   - fragmentTaken: told whether the parse took the second thread's members; the parse
+    ///     then waits for that thread to settle on its key if it has not by the time the parse
+    ///     gets there, rather than reading on (tests: so that small inputs are split too).
     static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false,
-                      entryLimit: Int = Tape.entryLimit) throws(JSONParseError) -> TapeStorage
+                      entryLimit: Int = Tape.entryLimit, splitFrom: Int? = nil,
+                      fragmentTaken: ((Bool) -> Void)? = nil) throws(JSONParseError) -> TapeStorage
     {
         var parser = Parser<WholeTape>(buf, depthLimit: depthLimit, portable: portable)
+        parser.startFragment(from: splitFrom)
+        parser.waitsForFragment = fragmentTaken != nil
+        defer { fragmentTaken?(parser.fragmentTaken) }
         return try finish(&parser, entryLimit: entryLimit)
     }
 
@@ -59,6 +70,7 @@ enum JSONParser {
     {
         defer { parser.deallocateScratch() }
         do throws(JSONParseError) {
+            defer { parser.stopFragment() }
             try parser.run()
             guard parser.tape.count < entryLimit else {
                 throw JSONParseError(
@@ -171,12 +183,13 @@ struct TapeBuilder {
     /// For a large tape: its pages faulted in ahead of the parse, on another thread.
     private(set) var prefault: TapePrefault?
 
-    init(capacity: Int) {
+    /// - Parameter prefaulted: whether a large tape's pages are faulted in on another thread.
+    init(capacity: Int, prefaulted: Bool = true) {
         memory = TapeMemory(capacity: capacity)
         base = memory.base
         self.capacity = memory.capacity
         let bytes = self.capacity * MemoryLayout<TapeEntry>.stride
-        if bytes >= TapePrefault.threshold { prefault = TapePrefault(base: UnsafeMutableRawPointer(base), bytes: bytes) }
+        if prefaulted && bytes >= TapePrefault.threshold { prefault = TapePrefault(base: UnsafeMutableRawPointer(base), bytes: bytes) }
     }
 
     @inline(__always)
@@ -338,24 +351,43 @@ private struct Parser<Scope: TapeScope> {
     /// no per-character check. When it is not, or the CPU has no fast check, strings are
     /// validated as they are scanned, which also locates the error.
     let utf8Checked: Bool
+    /// A whole parse of a large input: the members a second thread parses, until taken or
+    /// given up; and the position from which the parse looks at where that thread stands.
+    var fragment: TapeFragment?
+    var fragmentFrom = 0
+    var fragmentCheck = Int.max
+    var fragmentTaken = false
+    var waitsForFragment = false
+    /// A fragment's parse (a whole parse's code, so that it runs as fast): 1, the depth of the
+    /// object whose members it reads; 0 for any other parse. What it shares with the whole
+    /// parse, how many members of its object it has read, and how deep it has nested.
+    var fragmentLevel = 0
+    var shared: TapeFragment.Shared?
+    var fragmentMembers = 0
+    var deepest = 1
 
     init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool) {
-        self.p = p
-        self.n = p.count
-        self.depthLimit = depthLimit
         // A pruned parse keeps a fraction of the nodes, and a writer waits for it: no survey
         // (strings are checked for UTF-8 as they are scanned, which costs nothing for ASCII),
         // and a tape that grows as it needs.
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
             : Scope.isPruned ? jsonscan_survey_t(utf8: 0, separators: min(p.count, 1 << 15))
             : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : survey(p)
-        utf8Checked = survey.utf8 == 1
         // Every node but the first follows a separator, and takes a byte with a separator or
         // bracket after it (so at most about half the bytes are nodes); a container's second
         // entry is one more for each '[' or '{', also separators: never too small for valid
         // input. Large tapes are mappings whose pages count only once written, so an excess
         // (separators inside strings) costs address space, not memory; `finish` gives it back.
-        tape = TapeBuilder(capacity: max(16, min(2 * survey.separators + 2, p.count + 2)))
+        self.init(p, depthLimit: depthLimit, utf8Checked: survey.utf8 == 1,
+                  capacity: max(16, min(2 * survey.separators + 2, p.count + 2)), prefaulted: true)
+    }
+
+    init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, utf8Checked: Bool, capacity: Int, prefaulted: Bool) {
+        self.p = p
+        self.n = p.count
+        self.depthLimit = depthLimit
+        self.utf8Checked = utf8Checked
+        tape = TapeBuilder(capacity: capacity, prefaulted: prefaulted)
         if tape.prefault != nil { nextPassed = 0 }
         stack = .allocate(capacity: depthLimit + 1)
         smallKeys = .allocate(capacity: smallObjectKeys)
@@ -374,7 +406,9 @@ private struct Parser<Scope: TapeScope> {
 
     @inline(never)
     func fail(_ message: String, _ at: Int) -> JSONParseError {
-        JSONParseError(message, at: at, in: p)
+        // A fragment's error is never shown (the whole parse finds it again): no line count.
+        if fragmentLevel > 0 { return JSONParseError(message: message, offset: at, line: 0, column: 0) }
+        return JSONParseError(message, at: at, in: p)
     }
 
     func describe(_ at: Int) -> String {
@@ -385,10 +419,17 @@ private struct Parser<Scope: TapeScope> {
     }
 
     mutating func run() throws(JSONParseError) {
-        // A UTF-8 byte order mark is allowed before the value (RFC 8259 §8.1 lets parsers ignore it).
-        if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
-        skipWhitespace()
-        if i >= n { throw fail("expected a JSON value, found end of input", i) }
+        if fragmentLevel > 0 {
+            // From a key of an object that is open as far as this parse knows (never closed here).
+            stack[0] = OpenContainer(index: -1, isObject: true)
+            depth = 1
+            try parseKeyAndColon()
+        } else {
+            // A UTF-8 byte order mark is allowed before the value (RFC 8259 §8.1 lets parsers ignore it).
+            if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
+            skipWhitespace()
+            if i >= n { throw fail("expected a JSON value, found end of input", i) }
+        }
         var needValue = true
         while true {
             // A value, or a container's first member; containers are parsed without recursion.
@@ -409,10 +450,15 @@ private struct Parser<Scope: TapeScope> {
             if c == comma {
                 i += 1
                 skipWhitespace()
-                if top.isObject { try parseKeyAndColon() }
+                if top.isObject {
+                    if !Scope.isPruned && i >= fragmentCheck && takeFragment() { continue }
+                    try parseKeyAndColon()
+                    if depth == fragmentLevel { countMember() }
+                }
                 needValue = true
             } else if top.isObject ? c == closeBrace : c == closeBracket {
                 i += 1
+                if depth == fragmentLevel { return }
                 closeContainer()
             } else {
                 throw fail(top.isObject ? "expected ',' or '}' after object member, found \(describe(i))"
@@ -452,6 +498,7 @@ private struct Parser<Scope: TapeScope> {
             let isObject = c == openBrace
             stack[depth] = OpenContainer(index: tape.count, isObject: isObject, kept: kept)
             depth += 1
+            if !Scope.isPruned && depth > deepest { deepest = depth }
             if Scope.isPruned && kept == Kept.inside {
                 suppressed += 1
             } else {
@@ -639,7 +686,14 @@ private struct Parser<Scope: TapeScope> {
     @inline(never)
     mutating func reportPassed() {
         nextPassed = i + PathWatch.step
-        tape.passed(at: i, of: n)
+        if fragmentLevel > 0 {
+            // Given up by the whole parse: end here (the parse fails, and nothing is kept).
+            if shared?.stopped.load(ordering: .relaxed) == true { i = n }
+            return
+        }
+        // While a fragment may still give the rest, the tape is foreseen to end where it starts:
+        // pages faulted in past there would be held beside the fragment's own.
+        tape.passed(at: i, of: fragment != nil ? fragmentFrom : n)
         if let progress {
             progress.position.store(i, ordering: .releasing)
         } else {
@@ -1059,5 +1113,237 @@ func appendUTF8(_ out: inout [UInt8], _ u: UInt32) {
     default:
         out.append(UInt8(0xF0 | u >> 18)); out.append(UInt8(0x80 | (u >> 12) & 0x3F))
         out.append(UInt8(0x80 | (u >> 6) & 0x3F)); out.append(UInt8(0x80 | u & 0x3F))
+    }
+}
+
+// MARK: - A whole parse on two threads
+
+/// Whole parses of inputs at least this large take the second half from another thread.
+let splitParseSize = 16 << 20
+
+/// The second half of a whole parse, parsed on another thread while the parse reads the first:
+/// the members of one object, from a key found past the input's middle to that object's
+/// closing brace. The parse, reaching that key where it expects an object's next key, takes
+/// the fragment's tape instead of reading the members itself. That is exact: what the members
+/// from a key to the brace that closes their object parse to depends on nothing before the key
+/// but how deeply they are nested, which is checked when they are taken. Anywhere else, or once
+/// the fragment has failed (at an error, or a key that was not one), the parse reads on itself
+/// and reports any error the usual way.
+private final class TapeFragment {
+    /// What the fragment's thread and the parse share.
+    final class Shared: Sendable {
+        /// The key the fragment parses from, once it has settled on one (-1 before).
+        let start = Atomic<Int>(-1)
+        /// Raised when the parse no longer wants the fragment.
+        let stopped = Atomic<Bool>(false)
+        /// Raised when the fragment's thread has ended.
+        let ended = Atomic<Bool>(false)
+    }
+
+    /// The members parsed: their tape (container entries' next indexes counted from its
+    /// start), and the key order of their object as `OpenContainer` keeps it (indexes too).
+    struct Members {
+        var start: Int
+        /// After the closing brace of their object.
+        var end: Int
+        var memory: TapeMemory
+        var count: Int
+        var lastKey: Int
+        var secondRun: Int
+        /// How deeply they nest, their object counted as 1.
+        var depth: Int
+    }
+
+    /// A fragment settles on its key once its object has this many members from it: before,
+    /// the key may have been one of a small child's, whose end moves the fragment up a level.
+    static let settled = 64
+    /// How many keys the fragment tries before it gives up.
+    static let attempts = 16
+
+    let shared = Shared()
+    private var work: ThreadWork<Members?>?
+    private var members: Members?
+    private var joined = false
+
+    /// Starts parsing the members of an object from the first key at or after `from` in `p`.
+    init(_ p: UnsafeBufferPointer<UInt8>, from: Int, utf8Checked: Bool) {
+        let shared = shared
+        work = ThreadWork { TapeFragment.parse(p, from: from, utf8Checked: utf8Checked, shared: shared) }
+    }
+
+    /// The members, once parsed (waits for them); nil when the fragment failed.
+    func finished() -> Members? {
+        if !joined {
+            joined = true
+            members = work?.join()
+            work = nil
+        }
+        return members
+    }
+
+    /// Gives the fragment up: stops its thread and frees what it parsed.
+    func stop() {
+        shared.stopped.store(true, ordering: .relaxed)
+        finished()?.memory.release()
+        members = nil
+    }
+
+    private static func parse(_ p: UnsafeBufferPointer<UInt8>, from: Int, utf8Checked: Bool, shared: Shared) -> Members? {
+        defer { shared.ended.store(true, ordering: .releasing) }
+        var candidate = firstKey(p, after: from)
+        var attempt = 0
+        while let key = candidate, attempt < attempts, !shared.stopped.load(ordering: .relaxed) {
+            attempt += 1
+            var parser = Parser<WholeTape>(p, depthLimit: maximumJSONDepth, utf8Checked: utf8Checked,
+                                              capacity: max(16, (p.count - key) / 2), prefaulted: false)
+            defer { parser.deallocateScratch() }
+            (parser.i, parser.fragmentLevel, parser.shared, parser.nextPassed) = (key, 1, shared, key + PathWatch.step)
+            do throws(JSONParseError) {
+                try parser.run()
+                // Not settled: a small object (the key was a child's); its parent's next member,
+                // if one follows. Else these members are all there is to take.
+                if shared.start.load(ordering: .relaxed) != key {
+                    candidate = keyAfterClosing(p, at: parser.i - 1)
+                    if candidate == nil { shared.start.store(key, ordering: .releasing) }
+                }
+                if shared.start.load(ordering: .relaxed) == key {
+                    return Members(start: key, end: parser.i, memory: parser.tape.memory, count: parser.tape.count,
+                                   lastKey: parser.stack[0].lastKey, secondRun: parser.stack[0].secondRun, depth: parser.deepest)
+                }
+            } catch {
+                if shared.start.load(ordering: .relaxed) == key { break }
+                candidate = firstKey(p, after: key + 1)
+            }
+            parser.tape.discard()
+        }
+        return nil
+    }
+
+    /// The first place at or after `at` that may start an object's member other than its
+    /// first: a comma, whitespace, and a quote.
+    private static func firstKey(_ p: UnsafeBufferPointer<UInt8>, after at: Int) -> Int? {
+        var i = at
+        while i < p.count {
+            if p[i] == comma {
+                let key = jsonscan_skip_whitespace(p.baseAddress!, i + 1, p.count)
+                if key < p.count && p[key] == quote { return key }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// After an object closed at `brace`: the next member's key, past the closing of any
+    /// objects that end there too; nil when something else follows (an array's element, the end).
+    private static func keyAfterClosing(_ p: UnsafeBufferPointer<UInt8>, at brace: Int) -> Int? {
+        var i = brace
+        while true {
+            i = jsonscan_skip_whitespace(p.baseAddress!, i + 1, p.count)
+            guard i < p.count else { return nil }
+            if p[i] == closeBrace { continue }
+            guard p[i] == comma else { return nil }
+            let key = jsonscan_skip_whitespace(p.baseAddress!, i + 1, p.count)
+            return key < p.count && p[key] == quote ? key : nil
+        }
+    }
+}
+
+extension Parser {
+    /// A whole parse: starts a fragment from `from`, or by default from the middle of an input
+    /// of `splitParseSize` bytes or more.
+    mutating func startFragment(from: Int?) {
+        guard let from = from ?? (n >= splitParseSize ? n / 2 : nil), from < n else { return }
+        fragment = TapeFragment(p, from: from, utf8Checked: utf8Checked)
+        (fragmentFrom, fragmentCheck) = (from, from)
+    }
+
+    /// Gives up the fragment, unless taken.
+    mutating func stopFragment() {
+        fragment?.stop()
+        fragment = nil
+        fragmentCheck = .max
+    }
+
+    /// A fragment's parse: one more member of its object read; the fragment settles on its key
+    /// at `TapeFragment.settled` of them.
+    @inline(never)
+    mutating func countMember() {
+        fragmentMembers += 1
+        if fragmentMembers == TapeFragment.settled - 1, let shared {
+            // The first key was not counted (it follows no comma here).
+            shared.start.store(Int(tape[0].start), ordering: .releasing)
+        }
+    }
+
+    /// A whole parse expecting the key at `i` of the innermost open object, at or past
+    /// `fragmentCheck`: takes the fragment's members when they start here, and closes the
+    /// object after them. True when it took them.
+    @inline(never)
+    mutating func takeFragment() -> Bool {
+        guard let fragment else { return false }
+        if waitsForFragment { _ = fragment.finished() }
+        let start = fragment.shared.start.load(ordering: .acquiring)
+        if start < 0 {
+            // Not settled yet: look again at the next key, unless the fragment has given up.
+            if fragment.shared.ended.load(ordering: .acquiring) { stopFragment() } else { fragmentCheck = i + 1 }
+            return false
+        }
+        if i < start {
+            fragmentCheck = start
+            return false
+        }
+        guard i == start, let members = fragment.finished(), members.start == i,
+              depth - 1 + members.depth <= depthLimit
+        else {
+            stopFragment()
+            return false
+        }
+        self.fragment = nil
+        fragmentCheck = .max
+        fragmentTaken = true
+        append(members)
+        members.memory.release()
+        i = members.end
+        closeContainer()
+        return true
+    }
+
+    /// Appends `members`, the rest of the innermost open object, to the tape, and takes their
+    /// key order into the object's.
+    mutating func append(_ members: TapeFragment.Members) {
+        let at = tape.count
+        while tape.capacity < at + members.count { tape.grow() }
+        // A container's word holds its next index, which counted from the fragment's start.
+        // A piece at a time, each up to where the tape's next huge page starts, given back once
+        // copied: the tape is never held twice, beyond the one page being filled.
+        let shift = UInt32(truncatingIfNeeded: at) << 1
+        let from = members.memory.base, to = tape.base + at
+        let stride = MemoryLayout<TapeEntry>.stride, huge = 2 << 20
+        var first = 0
+        while first < members.count {
+            let room = (huge - Int(bitPattern: to + first) % huge) / stride
+            let last = min(members.count, first + max(1, room))
+            for k in first..<last {
+                var e = from[k]
+                if e.word & 1 != 0 { e.word &+= shift }
+                to[k] = e
+            }
+            members.memory.discardPages(from: first, upTo: last)
+            first = last
+        }
+        tape.count = at + members.count
+        let object = stack + (depth - 1)
+        let (secondRun, lastKey) = (object.pointee.secondRun, object.pointee.lastKey)
+        object.pointee.lastKey = at + members.lastKey
+        guard secondRun >= 0 && members.secondRun >= 0 else {
+            object.pointee.secondRun = -1
+            return
+        }
+        // Where the keys fell (each starts a new increasing run): in the object before, where
+        // the fragment's first key follows its last, and within the fragment.
+        let falls = [secondRun > 0 ? secondRun : nil,
+                     compareKeys(tape[lastKey], tape[at]) >= 0 ? at : nil,
+                     members.secondRun > 0 ? at + members.secondRun : nil].compactMap { $0 }
+        object.pointee.secondRun = falls.isEmpty ? 0 : falls.count == 1 ? falls[0] : -1
     }
 }
