@@ -115,11 +115,15 @@ final class TapeStorage: @unchecked Sendable {
     @usableFromInline let rootNext: Int
     @usableFromInline let rootEnd: Int
     private let block: TapeBlock
+    /// For a tape parsed on two threads: the object whose members they shared, and the tape
+    /// index of the first member the second thread parsed (a key near the input's middle).
+    let split: (object: Int, member: Int)?
 
-    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false) {
+    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false, split: (object: Int, member: Int)? = nil) {
         block = TapeBlock(memory: memory, keepsSpare: keepsSpare)
         base = memory.base
         self.count = count
+        self.split = split
         let rootIsContainer = base[0].isContainer
         rootNext = rootIsContainer ? base[0].next : 1
         rootEnd = rootIsContainer ? Int(base[1].start) : 0
@@ -131,6 +135,7 @@ final class TapeStorage: @unchecked Sendable {
         self.block = block
         base = block.memory.base
         self.count = count
+        split = nil
         self.rootNext = rootNext
         self.rootEnd = rootEnd
     }
@@ -187,6 +192,14 @@ public final class JSONDocument: Sendable {
     public func sharedEnds(with other: JSONDocument) -> (prefix: Int, suffix: Int)? {
         guard let previous, previous === other else { return nil }
         return sharedWithPrevious
+    }
+
+    /// For a document parsed on two threads, when the node at tape index `object` is the object
+    /// whose members they shared: the tape index of a member's key near the input's middle, from
+    /// which its members may be listed by a second thread.
+    package func memberNearMiddle(of object: Int) -> Int? {
+        guard let split = tape.split, split.object == object else { return nil }
+        return split.member
     }
 
     /// Parses `bytes` strictly (RFC 8259).

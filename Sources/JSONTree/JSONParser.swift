@@ -81,7 +81,7 @@ enum JSONParser {
             parser.tape.discard()
             throw error
         }
-        return parser.tape.finish()
+        return parser.tape.finish(split: parser.split)
     }
 
     /// Parses `buf` as strictly as `parse` (the same errors), keeping on the tape only the nodes
@@ -212,12 +212,12 @@ struct TapeBuilder {
         nonmutating set { base[i] = newValue }
     }
 
-    mutating func finish() -> TapeStorage {
+    mutating func finish(split: (object: Int, member: Int)? = nil) -> TapeStorage {
         stopPrefault()
         // The capacity came from the separator count, usually close to what was used; give back
         // a large excess only (a resize that moves costs a copy; a kept size lets malloc reuse it).
         if count < capacity - capacity / 4 { memory.shrink(to: count) }
-        return TapeStorage(memory: memory, count: count)
+        return TapeStorage(memory: memory, count: count, split: split)
     }
 
     mutating func discard() {
@@ -357,6 +357,8 @@ private struct Parser<Scope: TapeScope> {
     var fragmentFrom = 0
     var fragmentCheck = Int.max
     var fragmentTaken = false
+    /// Once a fragment is taken: its object's tape index and its first key's.
+    var split: (object: Int, member: Int)?
     var waitsForFragment = false
     /// A fragment's parse (a whole parse's code, so that it runs as fast): 1, the depth of the
     /// object whose members it reads; 0 for any other parse. What it shares with the whole
@@ -1301,6 +1303,7 @@ extension Parser {
         self.fragment = nil
         fragmentCheck = .max
         fragmentTaken = true
+        split = (stack[depth - 1].index, tape.count)
         append(members)
         members.memory.release()
         i = members.end
@@ -1328,7 +1331,7 @@ extension Parser {
                 if e.word & 1 != 0 { e.word &+= shift }
                 to[k] = e
             }
-            members.memory.discardPages(from: first, upTo: last)
+            members.memory.discardPages(0..<last)
             first = last
         }
         tape.count = at + members.count

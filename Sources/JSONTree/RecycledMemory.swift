@@ -91,14 +91,13 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
         self.capacity = start / stride
     }
 
-    /// Gives back a mapping's pages from the one that holds element `start` up to the one that
-    /// holds element `end`, that one kept: for a block read from its start, whose elements
-    /// before `end` are no longer needed. They read as zeroes after. Nothing for a malloc'd block.
-    func discardPages(from start: Int, upTo end: Int) {
+    /// Gives back a mapping's pages that lie wholly within elements `range` (they read as
+    /// zeroes after). Nothing for a malloc'd block.
+    package func discardPages(_ range: Range<Int>) {
         guard isMapped else { return }
         let stride = MemoryLayout<Element>.stride
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let (first, last) = (start * stride / page * page, end * stride / page * page)
+        let (first, last) = ((range.lowerBound * stride + page - 1) / page * page, range.upperBound * stride / page * page)
         if first < last { _ = madvise(UnsafeMutableRawPointer(base) + first, last - first, MADV_DONTNEED) }
     }
 

@@ -78,9 +78,10 @@ final class ChildList: @unchecked Sendable {
     /// Where child `o` ends in the file (after its value).
     @inline(__always) func end(_ o: Int, _ tape: TapeReader) -> Int { tape.end(valueIndex(o)) }
 
-    /// The children of the node at `path` in `document`.
+    /// The children of the node at `path` in `document`; an object of `splitFrom` members or
+    /// more that was parsed on two threads is read by two (`JSONDocument.memberNearMiddle`).
     /// - Complexity: O(number of members or elements of the location).
-    convenience init(document: JSONDocument, path: Path) {
+    convenience init(document: JSONDocument, path: Path, splitFrom: Int = splitEvaluationCount) {
         guard let node = document.root.node(at: path), node.isContainer else {
             self.init(document: document, isArray: false, capacity: 0, location: -1)
             return
@@ -94,9 +95,14 @@ final class ChildList: @unchecked Sendable {
             count = end - first
             return
         }
-        self.init(document: document, isArray: isArray, capacity: ChildList.capacity(isArray, first, end), location: node.index)
+        // An object parsed on two threads is listed by two, from the key where they met.
+        let middle = isArray || (end - first) / 2 < splitFrom ? nil : document.memberNearMiddle(of: node.index)
+        let room = middle.map { ChildList.room(ChildList.capacity(false, first, $0)) }
+        self.init(document: document, isArray: isArray, capacity: room.map { $0 + ChildList.capacity(false, middle!, end) }
+                  ?? ChildList.capacity(isArray, first, end), location: node.index)
         let (n, shadowed) = document.withTapeReader { tape in
-            append(tape, from: first, to: end, elementIndex: 0, at: 0)
+            guard let middle, let room, middle > first, middle < end else { return append(tape, from: first, to: end, elementIndex: 0, at: 0) }
+            return appendInHalves(tape, from: first, middle: middle, to: end, room: room)
         }
         count = n
         hasShadowed = shadowed
@@ -168,6 +174,27 @@ final class ChildList: @unchecked Sendable {
             n += 1
         }
         return (n - at, shadowed)
+    }
+
+    /// Room for `count` entries, rounded up to whole pages (of 4-byte entries).
+    private static func room(_ count: Int) -> Int { (count + 1023) / 1024 * 1024 }
+
+    /// Appends the members of an object that start at tape index `from` and end before `to`, by
+    /// two threads: the second from `middle` (a member's key), written from entry `room` (a page
+    /// boundary, past all the first half may hold), then moved down to follow the first half a
+    /// page at a time, each page it leaves given back at once (the list is never held twice).
+    private func appendInHalves(_ tape: TapeReader, from: Int, middle: Int, to: Int, room: Int) -> (count: Int, shadowed: Bool) {
+        let second = ThreadWork { self.append(tape, from: middle, to: to, elementIndex: 0, at: room) }
+        let first = append(tape, from: from, to: middle, elementIndex: 0, at: 0)
+        let last = second.join()
+        let end = first.count + last.count, piece = 1024
+        for k in stride(from: 0, to: last.count, by: piece) {
+            let n = min(piece, last.count - k)
+            UnsafeMutableRawPointer(nodes! + first.count + k).copyMemory(from: nodes! + room + k, byteCount: n * 4)
+            // (Entries before `end` are the list's own.)
+            nodeBuffer!.discardPages(max(end, room + k)..<max(end, room + k + n))
+        }
+        return (end, first.shadowed || last.shadowed)
     }
 
     /// Whether node `v` is null. A container is known from its tape entry alone: a million
@@ -416,6 +443,9 @@ final class OrdinalBuffer: @unchecked Sendable {
     }
 
     deinit { memory.releaseKeepingSpare() }
+
+    /// Gives back the pages that lie wholly within entries `range`.
+    func discardPages(_ range: Range<Int>) { memory.discardPages(range) }
 
     /// Claims entries `from..<from + n` for a list that extends one of `from` entries: true when
     /// no list claimed past `from` and they fit.

@@ -105,6 +105,34 @@ func columns(_ l: ChildList) -> [[Int64]] {
         #expect(shared > 600, "only \(shared) lists shared their buffers")
     }
 
+    /// An object parsed on two threads is listed by two: the list is the one read by one. Mixed:
+    /// nulls, metadata keys (one spelled with an escape) and duplicates in both halves. Tight: a
+    /// scalar each and nothing left out, so that the second half is written less than a page
+    /// after the first and moved onto itself.
+    @Test(arguments: [false, true]) func aListReadInHalvesIsTheListReadWhole(tight: Bool) throws {
+        var rng = SplitMix64(seed: 61)
+        var members: [String] = []
+        var bytes = 0
+        while bytes < 17 << 20 {
+            let k = members.count
+            let key = tight ? "m\(k)" : rng.chance(0.02) ? "m\(rng.int(0...k))" : rng.chance(0.01) ? ".p\(k)"
+                : rng.chance(0.01) ? "\\u002ep\(k)" : "m\(k)"
+            let value = tight ? "\(k)" : rng.chance(0.05) ? "null" : rng.chance(0.8) ? "\(rng.int(0..<1000))" : "{\"score\": \(k)}"
+            members.append("\"\(key)\": \(value)")
+            bytes += members[k].utf8.count + 4
+        }
+        let doc = try JSONDocument(parsing: Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8))
+        let node = try #require(doc.root.node(at: itemsPath))
+        let middle = try #require(doc.memberNearMiddle(of: node.index))
+        #expect(middle > node.index + 2)
+        let halves = ChildList(document: doc, path: itemsPath), whole = ChildList(document: doc, path: itemsPath, splitFrom: .max)
+        #expect(whole.count > 100_000 && whole.hasShadowed == !tight)
+        #expect(halves.count == whole.count && halves.hasShadowed == whole.hasShadowed)
+        let (a, b) = (columns(halves), columns(whole))
+        let difference = a.indices.first { $0 >= b.count || a[$0] != b[$0] }
+        #expect(difference == nil, "first difference at ordinal \(difference ?? -1)")
+    }
+
     @Test func duplicateKeysAreDetected() throws {
         let doc = try JSONDocument(parsing: #"{"items":{"a":1,"b":2,"c":3}}"#)
         let old = ChildList(document: doc, path: itemsPath)
