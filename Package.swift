@@ -3,7 +3,7 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CJSONScan → JSONTree → LiveQuery → FileStore (with CMappedFile) → SyncedArray; FileStore → Serve (on Hummingbird);
+// CJSONScan, CPageMove → JSONTree → LiveQuery → FileStore (with CMappedFile) → SyncedArray; FileStore → Serve (on Hummingbird);
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
 //
@@ -35,7 +35,9 @@ let package = Package(
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
         .target(name: "CJSONScan"),
-        .target(name: "JSONTree", dependencies: ["CJSONScan"], linkerSettings: [.linkedLibrary("m")]),
+        // Pages moved within the address space (C: mremap is variadic).
+        .target(name: "CPageMove"),
+        .target(name: "JSONTree", dependencies: ["CJSONScan", "CPageMove"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
         // A file's pages mapped for reading, guarded against the file shrinking meanwhile (C: a
         // signal handler).

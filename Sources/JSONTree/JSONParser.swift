@@ -231,7 +231,7 @@ struct TapeBuilder {
     }
 
     /// Before the memory moves or goes.
-    private mutating func stopPrefault() {
+    mutating func stopPrefault() {
         prefault?.stop()
         prefault = nil
     }
@@ -1305,22 +1305,27 @@ extension Parser {
         fragmentTaken = true
         split = (stack[depth - 1].index, tape.count)
         append(members)
-        members.memory.release()
         i = members.end
         closeContainer()
         return true
     }
 
-    /// Appends `members`, the rest of the innermost open object, to the tape, and takes their
-    /// key order into the object's.
+    /// Appends `members`, the rest of the innermost open object, to the tape (their memory
+    /// given back), and takes their key order into the object's.
     mutating func append(_ members: TapeFragment.Members) {
         let at = tape.count
-        while tape.capacity < at + members.count { tape.grow() }
         // A container's word holds its next index, which counted from the fragment's start.
-        // A piece at a time, each up to where the tape's next huge page starts, given back once
-        // copied: the tape is never held twice, beyond the one page being filled.
         let shift = UInt32(truncatingIfNeeded: at) << 1
-        let from = members.memory.base, to = tape.base + at
+        // The fragment's pages are moved into the tape's room past its end, and its entries
+        // then down onto the end: memory already present, where a copy would have the kernel
+        // zero as many fresh pages first (half the tape: 5–15 ms for a 150 MB file).
+        tape.stopPrefault()
+        let moved = tape.memory.moveIn(members.memory, count: members.count, after: at)
+        if moved == nil { while tape.capacity < at + members.count { tape.grow() } }
+        // Else copied a piece at a time, each up to where the tape's next huge page starts,
+        // given back once copied: the tape is never held twice, beyond the page being filled.
+        // (Moved entries go downwards: each is read before an earlier one's write reaches it.)
+        let from = moved ?? members.memory.base, to = tape.base + at
         let stride = MemoryLayout<TapeEntry>.stride, huge = 2 << 20
         var first = 0
         while first < members.count {
@@ -1331,9 +1336,10 @@ extension Parser {
                 if e.word & 1 != 0 { e.word &+= shift }
                 to[k] = e
             }
-            members.memory.discardPages(0..<last)
+            if moved == nil { members.memory.discardPages(0..<last) }
             first = last
         }
+        if moved == nil { members.memory.release() }
         tape.count = at + members.count
         let object = stack + (depth - 1)
         let (secondRun, lastKey) = (object.pointee.secondRun, object.pointee.lastKey)

@@ -15,6 +15,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CPageMove
 import Synchronization
 
 /// A mapping no block owns, ready to be taken again: its address and size in bytes.
@@ -99,6 +100,28 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let (first, last) = ((range.lowerBound * stride + page - 1) / page * page, range.upperBound * stride / page * page)
         if first < last { _ = madvise(UnsafeMutableRawPointer(base) + first, last - first, MADV_DONTNEED) }
+    }
+
+    /// Moves the pages holding the first `count` elements of `other` into this block, without
+    /// a copy, to the first place at or after element `index` whose offset within a 2 MiB page
+    /// is theirs (so that huge pages move whole): at most 2 MiB past it. Pages of this block
+    /// there are replaced; the rest of `other` is unmapped.
+    /// - Returns: where `other`'s first element now is, and `other` is given back; nil when
+    ///   either block is not a mapping or there is no room, and then nothing has changed.
+    package func moveIn(_ other: RecycledMemory, count: Int, after index: Int) -> UnsafeMutablePointer<Element>? {
+        guard isMapped, other.isMapped, count > 0 else { return nil }
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE))), huge = UInt(2 << 20)
+        let stride = UInt(MemoryLayout<Element>.stride)
+        let source = UInt(bitPattern: other.base), bytes = (UInt(count) * stride + page - 1) / page * page
+        let least = UInt(bitPattern: base + index), offset = source % huge
+        guard least >= offset else { return nil }
+        let to = (least - offset + huge - 1) / huge * huge + offset
+        guard to + bytes <= UInt(bitPattern: base) + UInt(byteCount),
+              page_move(other.base, Int(bytes), UnsafeMutableRawPointer(bitPattern: to)) == 0
+        else { return nil }
+        let mapped = (UInt(other.byteCount) + page - 1) / page * page
+        if mapped > bytes { munmap(UnsafeMutableRawPointer(bitPattern: source + bytes), Int(mapped - bytes)) }
+        return UnsafeMutablePointer(bitPattern: to)
     }
 
     /// Gives the block back; a mapping is kept as a spare for the next block of its size.
