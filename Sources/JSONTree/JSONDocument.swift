@@ -118,12 +118,17 @@ final class TapeStorage: @unchecked Sendable {
     /// For a tape parsed on two threads: the object whose members they shared, and the tape
     /// index of the first member the second thread parsed (a key near the input's middle).
     let split: (object: Int, member: Int)?
+    /// False only when the parse that wrote the tape saw no key that may be metadata (one
+    /// starting with "." or with an escape); true when unknown.
+    let metadataKeys: Bool
 
-    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false, split: (object: Int, member: Int)? = nil) {
+    init(memory: TapeMemory, count: Int, keepsSpare: Bool = false, split: (object: Int, member: Int)? = nil,
+         metadataKeys: Bool = true) {
         block = TapeBlock(memory: memory, keepsSpare: keepsSpare)
         base = memory.base
         self.count = count
         self.split = split
+        self.metadataKeys = metadataKeys
         let rootIsContainer = base[0].isContainer
         rootNext = rootIsContainer ? base[0].next : 1
         rootEnd = rootIsContainer ? Int(base[1].start) : 0
@@ -136,6 +141,7 @@ final class TapeStorage: @unchecked Sendable {
         base = block.memory.base
         self.count = count
         split = nil
+        metadataKeys = true
         self.rootNext = rootNext
         self.rootEnd = rootEnd
     }
@@ -201,6 +207,10 @@ public final class JSONDocument: Sendable {
         guard let split = tape.split, split.object == object else { return nil }
         return split.member
     }
+
+    /// Whether a key of the document may be metadata (`.priority`, `.value`): false only when
+    /// its parse saw none that starts with "." or has an escape.
+    package var mayHaveMetadataKeys: Bool { tape.metadataKeys }
 
     /// Parses `bytes` strictly (RFC 8259).
     /// - Throws: `JSONParseError` with line, column and byte offset.

@@ -140,6 +140,7 @@ final class ChildList: @unchecked Sendable {
     /// - Returns: the count of children, and whether a member overridden by a duplicate was seen.
     private func append(_ tape: TapeReader, from: Int, to: Int, elementIndex: Int32, at: Int) -> (count: Int, shadowed: Bool) {
         let bytes = tape.bytes.baseAddress!
+        let metadata = document.mayHaveMetadataKeys
         var n = at
         var shadowed = false
         var k = from
@@ -165,11 +166,13 @@ final class ChildList: @unchecked Sendable {
                 continue
             }
             guard !isNull(v, tape, bytes) else { continue }
-            let s = tape.start(key)
             // A key is metadata when its first decoded byte is "."; only an escape can hide it.
-            let first = bytes[s + 1]
-            if first == UInt8(ascii: ".") { continue }
-            if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
+            // (Not read where the parse saw no such key: that byte is a cache miss per child.)
+            if metadata {
+                let first = bytes[tape.start(key) + 1]
+                if first == UInt8(ascii: ".") { continue }
+                if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
+            }
             nodes![n] = Int32(truncatingIfNeeded: key)
             n += 1
         }

@@ -5,15 +5,17 @@ import Testing
 import TestSupport
 
 @Suite struct TwoThreadParseTests {
-    /// The tape, or the error, of a parse whose second thread looks for members from `split`
-    /// (none at the input's end), and whether the parse took them.
+    /// The tape (and whether it may hold a metadata key), or the error, of a parse whose second
+    /// thread looks for members from `split` (none at the input's end), and whether the parse
+    /// took them.
     static func outcome(_ bytes: [UInt8], split: Int, depthLimit: Int = maximumJSONDepth) -> (String, taken: Bool) {
         var taken = false
         do {
             let tape = try bytes.withUnsafeBufferPointer {
                 try JSONParser.parse($0, depthLimit: depthLimit, splitFrom: split, fragmentTaken: { taken = $0 })
             }
-            return ((0..<tape.count).map { "\(tape[$0].start) \(tape[$0].word)" }.joined(separator: ","), taken)
+            let entries = (0..<tape.count).map { "\(tape[$0].start) \(tape[$0].word)" }.joined(separator: ",")
+            return ("metadata keys: \(tape.metadataKeys); " + entries, taken)
         } catch let error as JSONParseError {
             return ("error at \(error.offset): \(error.message)", taken)
         } catch {
@@ -22,7 +24,8 @@ import TestSupport
     }
 
     /// Documents with what the merge must get right: nesting, keys that fall once or twice or
-    /// repeat (duplicates are marked across the two halves), keys with escapes, and errors.
+    /// repeat (duplicates are marked across the two halves), keys with escapes or a "." first
+    /// (metadata, noted by the thread that reads them), and errors.
     static func document(_ r: inout SplitMix64) -> [UInt8] {
         var bytes: [UInt8]
         switch r.int(0..<4) {
@@ -42,7 +45,9 @@ import TestSupport
         default:
             // Many members, so that the second thread settles on the top object's keys.
             let count = r.int(60..<200)
-            let keys = (0..<count).map { k in r.chance(0.05) ? "k\(r.int(0..<count))" : "k\(1000 + (r.chance(0.9) ? k : -k))" }
+            let keys = (0..<count).map { k in
+                r.chance(0.05) ? "k\(r.int(0..<count))" : r.chance(0.005) ? ".k\(k)" : "k\(1000 + (r.chance(0.9) ? k : -k))"
+            }
             let members = keys.map { key in
                 "\"\(key)\": {\"name\": \"n\\u00e9\", \"score\": \(r.int(0..<100)), \"tags\": [1, {\"a\": null}]}"
             }
@@ -60,6 +65,10 @@ import TestSupport
             let bytes = Self.document(&r)
             guard bytes.count > 1 else { return }
             let alone = Self.outcome(bytes, split: bytes.count).0
+            // With no "." or escape anywhere, no key can be metadata (and the list reads none).
+            if !bytes.contains(UInt8(ascii: ".")) && !bytes.contains(UInt8(ascii: "\\")) && !alone.hasPrefix("error") {
+                #expect(alone.hasPrefix("metadata keys: false"), "seed \(seed)")
+            }
             for _ in 0..<6 {
                 let split = r.int(0..<bytes.count)
                 let (twice, took) = Self.outcome(bytes, split: split)

@@ -133,6 +133,24 @@ func columns(_ l: ChildList) -> [[Int64]] {
         #expect(difference == nil, "first difference at ordinal \(difference ?? -1)")
     }
 
+    /// A document whose one metadata key is in the half the parse's second thread read: the
+    /// list still leaves it out (the parse notes such keys; without any, the list reads no key).
+    @Test(arguments: [".p", "\\u002ep"]) func aMetadataKeyInTheSecondHalfIsLeftOut(key: String) throws {
+        var members = (0..<1_000_000).map { "\"m\($0)\": \($0)" }
+        members[900_000] = "\"\(key)\": 1"
+        let doc = try JSONDocument(parsing: Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8))
+        let node = try #require(doc.root.node(at: itemsPath))
+        #expect(try #require(doc.memberNearMiddle(of: node.index)) < node.index + 2 + 2 * 900_000)
+        #expect(doc.mayHaveMetadataKeys)
+        for list in [ChildList(document: doc, path: itemsPath), ChildList(document: doc, path: itemsPath, splitFrom: .max)] {
+            #expect(list.count == members.count - 1)
+            #expect(list.key(899_999) == "m899999" && list.key(900_000) == "m900001")
+        }
+        // A "." in a value is not a key's; an escape in a key may hide one.
+        #expect(!(try JSONDocument(parsing: Array(#"{"a": 1.5, "b": {"c": ".d"}}"#.utf8))).mayHaveMetadataKeys)
+        #expect(try JSONDocument(parsing: Array(#"{"a": 1, "b": {"c\u0065": 2}}"#.utf8)).mayHaveMetadataKeys)
+    }
+
     @Test func duplicateKeysAreDetected() throws {
         let doc = try JSONDocument(parsing: #"{"items":{"a":1,"b":2,"c":3}}"#)
         let old = ChildList(document: doc, path: itemsPath)
