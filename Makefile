@@ -7,6 +7,11 @@ FUZZ_SECONDS ?= 300
 
 all: build
 
+# Release builds link the Swift runtime and Foundation into the binary: a command starts in
+# half the time (12 ms against 23 for `--version`: no dynamic loading of a dozen libraries),
+# and an installed `synctable` runs without the toolchain's libraries.
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib
+
 deps:
 	@scripts/ensure-deps.sh
 
@@ -24,14 +29,14 @@ test:
 
 # The viewer on a live, changing example.
 demo: deps
-	$(SWIFT) build -c release --product synctable
+	$(RELEASE) --product synctable
 	.build/release/synctable demo
 
 bench:
 	@scripts/ensure-deps.sh bench
-	$(SWIFT) build -c release --product synctable
-	$(SWIFT) build -c release --product synctable-bench
-	$(SWIFT) build -c release --product tabledemo
+	$(RELEASE) --product synctable
+	$(RELEASE) --product synctable-bench
+	$(RELEASE) --product tabledemo
 	@mkdir -p .build/bench
 	@if [ -e /usr/include/simdjson.h ]; then \
 	  c++ -O3 -std=c++17 -o .build/bench/simdjson-parse scripts/bench/simdjson-parse.cpp -lsimdjson; \
@@ -39,7 +44,7 @@ bench:
 	.build/release/synctable-bench --root "$(CURDIR)"
 
 install: deps
-	$(SWIFT) build -c release --product synctable
+	$(RELEASE) --product synctable
 	install -d "$(DESTDIR)$(PREFIX)/bin"
 	install -m 755 .build/release/synctable "$(DESTDIR)$(PREFIX)/bin/synctable"
 	install -d "$(DESTDIR)$(PREFIX)/share/man/man1"
