@@ -18,12 +18,12 @@ import TestSupport
     @Test func elementsMovedInAreTheOnesMovedOut() throws {
         var r = SplitMix64(seed: 16)
         var moves = 0
-        for _ in 0..<40 {
+        for _ in 0..<24 {
             let target = Self.filled(r.int(2 * Self.huge...6 * Self.huge), tag: 1)
             let source = Self.filled(r.int(Self.huge...3 * Self.huge), tag: 2)
             let count = r.int(1...source.capacity)
             // Near the start, at a huge page's edge, or anywhere.
-            let index = [r.int(0..<600), Self.huge * r.int(0...3) + r.int(-2...2), r.int(0..<target.capacity)][r.int(0..<3)]
+            let index = [r.int(0..<600), Self.huge * r.int(0...3) + r.int(-2...2), r.int(0..<target.capacity / 2)][r.int(0..<3)]
             let room = target.capacity - max(0, index)
             guard let moved = target.moveIn(source, count: count, after: max(0, index)) else {
                 // Only for want of room: the pages land less than a huge page past `index`.
@@ -42,7 +42,7 @@ import TestSupport
             // What lay before `index` is untouched.
             #expect((0..<max(0, index)).allSatisfy { target.base[$0] == 1 << 32 | UInt64($0) })
         }
-        #expect(moves >= 20)
+        #expect(moves >= 12, "\(moves) moved")
     }
 
     @Test func withoutRoomNothingMoves() {
