@@ -273,8 +273,9 @@ enum MappedParse {
     case invalid(JSONParseError)
 }
 
-/// Copies `source` (a mapping) into `target` up to where the parse reading it has got, a piece
-/// at a time, and gives back the mapping's pages it has copied. (The parse may still read a
+/// Copies `source` (a mapping) into `target` up to where the parse reading it has got (while a
+/// parse on two threads waits for its second, up to where that one has got), a piece at a
+/// time, and gives back the mapping's pages it has copied. (The parse may still read a
 /// key behind it, whose page is then read in again from the file's cache.) A copier thread
 /// runs behind the parse; when the parse ends, its own thread takes pieces too, so the copy's
 /// lag (the kernel zeroing the target's fresh pages) is halved.
@@ -310,7 +311,7 @@ final class CopyBehind: @unchecked Sendable {
         let count = source.count
         var start = claimed.load(ordering: .relaxed)
         while true {
-            let read = min(count, progress.position.load(ordering: .acquiring))
+            let read = min(count, progress.readUpTo)
             // Pieces of at least `copyStep`, so that each call is worth its time.
             guard read - start >= copyStep || (read == count && start < count) else { return false }
             let end = read == count && count - start <= copyStep ? count : (start + copyStep) / page * page

@@ -113,7 +113,19 @@ enum JSONParser {
 /// `PathWatch.step` bytes, and `Int.max` once the parse has ended (whether or not it succeeded).
 package final class ParseProgress: Sendable {
     package let position = Atomic<Int>(0)
+    /// The second thread of a parse on two (`TapeFragment`): the key it settled on, and how far
+    /// it has read from there.
+    package let secondStart = Atomic<Int>(.max)
+    package let secondPosition = Atomic<Int>(0)
     package init() {}
+
+    /// How far the input is read with no gap from its start: `position`, or once the parse
+    /// has read up to the second thread's start (and waits for it there), that thread's position.
+    package var readUpTo: Int {
+        let read = position.load(ordering: .acquiring)
+        guard read >= secondStart.load(ordering: .acquiring) else { return read }
+        return max(read, secondPosition.load(ordering: .acquiring))
+    }
 }
 
 /// What a pruned parse tells a writer while it runs: how far it is, until it reaches the first
@@ -697,6 +709,12 @@ private struct Parser<Scope: TapeScope> {
         if fragmentLevel > 0 {
             // Given up by the whole parse: end here (the parse fails, and nothing is kept).
             if shared?.stopped.load(ordering: .relaxed) == true { i = n }
+            // Once settled, how far it has read, for a copy of the input that follows the parse
+            // (it goes on from here while the whole parse waits at the start).
+            if let progress, let start = shared?.start.load(ordering: .relaxed), start >= 0 {
+                progress.secondPosition.store(i, ordering: .releasing)
+                progress.secondStart.store(start, ordering: .releasing)
+            }
             return
         }
         // While a fragment may still give the rest, the tape is foreseen to end where it starts:
@@ -1175,9 +1193,9 @@ private final class TapeFragment {
     private var joined = false
 
     /// Starts parsing the members of an object from the first key at or after `from` in `p`.
-    init(_ p: UnsafeBufferPointer<UInt8>, from: Int, utf8Checked: Bool) {
+    init(_ p: UnsafeBufferPointer<UInt8>, from: Int, utf8Checked: Bool, progress: ParseProgress?) {
         let shared = shared
-        work = ThreadWork { TapeFragment.parse(p, from: from, utf8Checked: utf8Checked, shared: shared) }
+        work = ThreadWork { TapeFragment.parse(p, from: from, utf8Checked: utf8Checked, shared: shared, progress: progress) }
     }
 
     /// The members, once parsed (waits for them); nil when the fragment failed.
@@ -1197,7 +1215,8 @@ private final class TapeFragment {
         members = nil
     }
 
-    private static func parse(_ p: UnsafeBufferPointer<UInt8>, from: Int, utf8Checked: Bool, shared: Shared) -> Members? {
+    private static func parse(_ p: UnsafeBufferPointer<UInt8>, from: Int, utf8Checked: Bool, shared: Shared,
+                              progress: ParseProgress?) -> Members? {
         defer { shared.ended.store(true, ordering: .releasing) }
         var candidate = firstKey(p, after: from)
         var attempt = 0
@@ -1207,6 +1226,7 @@ private final class TapeFragment {
                                               capacity: max(16, (p.count - key) / 2), prefaulted: false)
             defer { parser.deallocateScratch() }
             (parser.i, parser.fragmentLevel, parser.shared, parser.nextPassed) = (key, 1, shared, key + PathWatch.step)
+            parser.progress = progress
             do throws(JSONParseError) {
                 try parser.run()
                 // Not settled: a small object (the key was a child's); its parent's next member,
@@ -1263,7 +1283,7 @@ extension Parser {
     /// of `splitParseSize` bytes or more.
     mutating func startFragment(from: Int?) {
         guard let from = from ?? (n >= splitParseSize ? n / 2 : nil), from < n else { return }
-        fragment = TapeFragment(p, from: from, utf8Checked: utf8Checked)
+        fragment = TapeFragment(p, from: from, utf8Checked: utf8Checked, progress: progress)
         (fragmentFrom, fragmentCheck) = (from, from)
     }
 
@@ -1302,6 +1322,8 @@ extension Parser {
             fragmentCheck = start
             return false
         }
+        // Read up to here: a copy that follows the parse goes on behind the fragment meanwhile.
+        if i == start { progress?.position.store(i, ordering: .releasing) }
         guard i == start, let members = fragment.finished(), members.start == i,
               depth - 1 + members.depth <= depthLimit
         else {

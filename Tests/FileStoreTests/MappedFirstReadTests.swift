@@ -46,8 +46,9 @@ import TestSupport
     }
 
     /// The copy behind a parse, piece by piece: while the parse runs, only whole pieces it has
-    /// passed; once it has ended, the rest, by two threads at once (the copier and the parse's
-    /// own). Every byte copied once and exactly, the pieces told in order.
+    /// passed (and once it waits where its second thread started, those that thread has); once
+    /// it has ended, the rest, by two threads at once (the copier and the parse's own). Every
+    /// byte copied once and exactly, the pieces told in order.
     @Test func aCopyBehindTheParseIsFinishedByTwoThreads() throws {
         let folder = ScratchFolder()
         let file = folder.file("big.bin")
@@ -70,6 +71,19 @@ import TestSupport
         #expect(copy.copyPiece() && copy.copyPiece())
         #expect(!copy.copyPiece())
         #expect(told.withLock { $0 } == [copyStep, 2 * copyStep])
+
+        // A second thread started at 6 pieces and has read 2.5 more: nothing while the parse is
+        // short of its start; once the parse is there, the pieces that thread has passed.
+        progress.secondPosition.store(17 * copyStep / 2, ordering: .releasing)
+        progress.secondStart.store(6 * copyStep, ordering: .releasing)
+        #expect(!copy.copyPiece())
+        progress.position.store(6 * copyStep - 1, ordering: .releasing)
+        for _ in 0..<3 { #expect(copy.copyPiece()) }
+        #expect(!copy.copyPiece())
+        progress.position.store(6 * copyStep, ordering: .releasing)
+        for _ in 0..<3 { #expect(copy.copyPiece()) }
+        #expect(!copy.copyPiece())
+        #expect(told.withLock { $0 } == (1...8).map { $0 * copyStep })
 
         // The parse has ended: two threads take what is left.
         progress.position.store(Int.max, ordering: .releasing)
