@@ -1227,6 +1227,7 @@ private final class TapeFragment {
             defer { parser.deallocateScratch() }
             (parser.i, parser.fragmentLevel, parser.shared, parser.nextPassed) = (key, 1, shared, key + PathWatch.step)
             parser.progress = progress
+            var failed = false
             do throws(JSONParseError) {
                 try parser.run()
                 // Not settled: a small object (the key was a child's); its parent's next member,
@@ -1241,10 +1242,15 @@ private final class TapeFragment {
                                    metadataKeys: parser.metadataKeys)
                 }
             } catch {
+                failed = true
+            }
+            // Not handed over, however the attempt ended. (A settled fragment that failed, as at
+            // the end of a file cut short by a writer, once kept its tape: a follower grew by it.)
+            parser.tape.discard()
+            if failed {
                 if shared.start.load(ordering: .relaxed) == key { break }
                 candidate = firstKey(p, after: key + 1)
             }
-            parser.tape.discard()
         }
         return nil
     }
