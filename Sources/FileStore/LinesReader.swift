@@ -261,11 +261,21 @@ final class StreamInput: Sendable {
     func start(wake: WakeSignal) {
         var thread = pthread_t()
         let box = Unmanaged.passRetained(StartBox(input: self, wake: wake)).toOpaque()
-        pthread_create(&thread, nil, { raw in
+        let code = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<StartBox>.fromOpaque(raw!).takeRetainedValue()
             box.input.readUntilEnd(wake: box.wake)
             return nil
         }, box)
+        guard code == 0 else {
+            // No reader: the input ends at once with the reason, rather than never.
+            Unmanaged<StartBox>.fromOpaque(box).release()
+            state.withLock { state in
+                state.ended = true
+                state.failure = "cannot start a thread to read it: " + String(cString: strerror(code))
+                state.unread = true
+            }
+            return wake.signal()
+        }
         pthread_detach(thread)
     }
 

@@ -51,13 +51,17 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
             isMapped = true
             return
         }
-        if bytes >= threshold, let mapped = map(bytes) {
+        if bytes >= threshold, case let pages = wholePages(bytes), let mapped = map(pages) {
             base = mapped.assumingMemoryBound(to: Element.self)
             isMapped = true
-        } else {
-            base = malloc(bytes)!.assumingMemoryBound(to: Element.self)
-            isMapped = false
+            // The whole mapping, so that a block of another element type (each divides a page)
+            // taking it as a spare covers every page of it too: a byte block 1–7 bytes into its
+            // last page once lost that page to a tape, whose size in entries rounded down.
+            self.capacity = pages / MemoryLayout<Element>.stride
+            return
         }
+        base = malloc(bytes)!.assumingMemoryBound(to: Element.self)
+        isMapped = false
         self.capacity = count
     }
 
@@ -155,6 +159,12 @@ private func takeSpare(fitting bytes: Int, waste: Double) -> SpareMapping? {
         guard let best = fitting.min(by: { spares[$0].bytes < spares[$1].bytes }) else { return nil }
         return spares.remove(at: best)
     }
+}
+
+/// `bytes` rounded up to whole pages.
+private func wholePages(_ bytes: Int) -> Int {
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    return (bytes + page - 1) / page * page
 }
 
 private func map(_ bytes: Int) -> UnsafeMutableRawPointer? {

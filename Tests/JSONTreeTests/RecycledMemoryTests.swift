@@ -1,5 +1,9 @@
-// Pages of one mapping moved into another (`RecycledMemory.moveIn`): what the parse on two
-// threads does with the second thread's tape instead of copying it.
+// Recycled blocks: pages of one mapping moved into another (`RecycledMemory.moveIn`), what the
+// parse on two threads does with the second thread's tape instead of copying it; and mappings
+// of whole pages, which spares of one element type hand to another.
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import JSONTree
 import Testing
 import TestSupport
@@ -43,6 +47,20 @@ import TestSupport
             #expect((0..<max(0, index)).allSatisfy { target.base[$0] == 1 << 32 | UInt64($0) })
         }
         #expect(moves >= 12, "\(moves) moved")
+    }
+
+    /// Spares pass between element types (a revision's bytes, then a tape): each block must
+    /// cover its whole mapping, or the pages past its last element are never given back.
+    @Test func aMappedBlockIsWholePages() {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        for bytes in [page, 3 * page + 1, 5 * page + 3, 7 * page + 7, 9 * page - 1] {
+            let block = RecycledMemory<UInt8>(capacity: bytes, mappedFrom: 1)
+            defer { block.release() }
+            #expect(block.capacity >= bytes && block.capacity % page == 0, "\(bytes) bytes: \(block.capacity)")
+            let tape = RecycledMemory<TapeEntry>(capacity: bytes / 8 + 1, mappedFrom: 1)
+            defer { tape.release() }
+            #expect(tape.capacity * MemoryLayout<TapeEntry>.stride % page == 0, "\(bytes) bytes: \(tape.capacity) entries")
+        }
     }
 
     @Test func withoutRoomNothingMoves() {
