@@ -4,8 +4,8 @@
 // file has a tape of over 100 MB, and touching it 4 KiB page by page cost more than parsing it (800 ms
 // of faults against a 180 ms re-parse).
 //
-// A revision's mapping is kept as a spare when its document goes (two at a time: a revision's
-// bytes and its tape): a file followed edit by edit needs blocks of the same sizes for every
+// A revision's mapping is kept as a spare when its document goes (one of each element type: a
+// revision's bytes and its tape): a file followed edit by edit needs blocks of the same sizes for every
 // revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
 // of bytes and 110 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
 // is that much more resident memory while following. A spare is not given to the kernel with
@@ -18,15 +18,50 @@ import Darwin
 import CPageMove
 import Synchronization
 
-/// A mapping no block owns, ready to be taken again: its address and size in bytes.
-private struct SpareMapping: @unchecked Sendable {
+/// A mapping no block owns, ready to be taken again: its address and size in bytes, and the
+/// element type of the block that gave it back.
+struct SpareMapping: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let bytes: Int
+    let kind: ObjectIdentifier
 }
 
-/// The spare mappings, shared by every document of the process; at most `spareLimit`.
-private let spareMappings = Mutex<[SpareMapping]>([])
-private let spareLimit = 2
+/// The spare mappings a process keeps: at most one of each element type, `limit` in all.
+///
+/// One of each: a follower needs one for its next revision's bytes and one for its tape. A
+/// second spare of bytes, left when three revisions' bytes were alive for a moment, was kept
+/// for good: 150 MB more resident for the rest of a session following a 150 MB file, from
+/// whenever that moment came.
+struct SparePool {
+    private(set) var spares: [SpareMapping] = []
+    let limit: Int
+
+    /// Keeps `spare`; returns what is no longer kept (to be unmapped): the smaller of two of one
+    /// element type, or the smallest of all past the limit (the larger ones fit the next blocks
+    /// of their size or less).
+    mutating func keep(_ spare: SpareMapping) -> SpareMapping? {
+        if let same = spares.firstIndex(where: { $0.kind == spare.kind }) {
+            guard spares[same].bytes < spare.bytes else { return spare }
+            defer { spares[same] = spare }
+            return spares[same]
+        }
+        spares.append(spare)
+        guard spares.count > limit else { return nil }
+        return spares.remove(at: spares.indices.min { spares[$0].bytes < spares[$1].bytes }!)
+    }
+
+    /// Takes the smallest spare that holds `bytes` without wasting more than `waste` of it.
+    mutating func take(fitting bytes: Int, waste: Double) -> SpareMapping? {
+        let fitting = spares.indices.filter {
+            spares[$0].bytes >= bytes && Double(spares[$0].bytes - bytes) <= Double(spares[$0].bytes) * waste
+        }
+        guard let best = fitting.min(by: { spares[$0].bytes < spares[$1].bytes }) else { return nil }
+        return spares.remove(at: best)
+    }
+}
+
+/// The spare mappings, shared by every document of the process.
+private let spareMappings = Mutex(SparePool(limit: 2))
 
 /// A block of `Element`s: where it is, how many fit, and how it was obtained.
 /// Sendable because a block has one owner at a time (a tape, a document's bytes, a spare slot).
@@ -128,17 +163,12 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
         return UnsafeMutablePointer(bitPattern: to)
     }
 
-    /// Gives the block back; a mapping is kept as a spare for the next block of its size.
+    /// Gives the block back; a mapping is kept as a spare for the next block of its size
+    /// (`SparePool`).
     package func releaseKeepingSpare() {
         guard isMapped else { return free(base) }
-        let dropped = spareMappings.withLock { spares -> SpareMapping? in
-            spares.append(SpareMapping(base: UnsafeMutableRawPointer(base), bytes: byteCount))
-            guard spares.count > spareLimit else { return nil }
-            // The smallest goes: the larger ones fit the next blocks of their size or less.
-            let smallest = spares.indices.min { spares[$0].bytes < spares[$1].bytes }!
-            return spares.remove(at: smallest)
-        }
-        if let dropped { munmap(dropped.base, dropped.bytes) }
+        let spare = SpareMapping(base: UnsafeMutableRawPointer(base), bytes: byteCount, kind: ObjectIdentifier(Element.self))
+        if let dropped = spareMappings.withLock({ $0.keep(spare) }) { munmap(dropped.base, dropped.bytes) }
     }
 
     func release() {
@@ -152,13 +182,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
 
 /// The smallest spare mapping that holds `bytes` without wasting more than `waste` of it.
 private func takeSpare(fitting bytes: Int, waste: Double) -> SpareMapping? {
-    spareMappings.withLock { spares in
-        let fitting = spares.indices.filter {
-            spares[$0].bytes >= bytes && Double(spares[$0].bytes - bytes) <= Double(spares[$0].bytes) * waste
-        }
-        guard let best = fitting.min(by: { spares[$0].bytes < spares[$1].bytes }) else { return nil }
-        return spares.remove(at: best)
-    }
+    spareMappings.withLock { $0.take(fitting: bytes, waste: waste) }
 }
 
 /// `bytes` rounded up to whole pages.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileStore
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,7 @@ struct SyncTable: ParsableCommand {
     /// error of ours about the command line does, rather than the argument parser's 64; help
     /// and version still exit 0, and `ExitCode` (the viewer's 130 after Ctrl-C) passes through.
     static func main() {
+        fixMallocThresholds()
         do {
             var command = try parseAsRoot()
             try command.run()

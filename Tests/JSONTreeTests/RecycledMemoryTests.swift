@@ -1,6 +1,6 @@
 // Recycled blocks: pages of one mapping moved into another (`RecycledMemory.moveIn`), what the
-// parse on two threads does with the second thread's tape instead of copying it; and mappings
-// of whole pages, which spares of one element type hand to another.
+// parse on two threads does with the second thread's tape instead of copying it; mappings of
+// whole pages, which spares of one element type hand to another; and the spares kept.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,6 +60,46 @@ import TestSupport
             let tape = RecycledMemory<TapeEntry>(capacity: bytes / 8 + 1, mappedFrom: 1)
             defer { tape.release() }
             #expect(tape.capacity * MemoryLayout<TapeEntry>.stride % page == 0, "\(bytes) bytes: \(tape.capacity) entries")
+        }
+    }
+
+    /// Random keeps and takes: every mapping kept is, at each step, in the pool, given back to
+    /// be unmapped, or taken, exactly once; the pool holds one of each element type at most,
+    /// the larger, and past its limit drops the smallest; a take is the smallest that fits.
+    @Test func aSparePoolLosesNoMappingAndKeepsOneOfEachType() {
+        let kinds = [ObjectIdentifier(UInt8.self), ObjectIdentifier(TapeEntry.self), ObjectIdentifier(Int32.self)]
+        forEachSeed(300) { seed, r in
+            var pool = SparePool(limit: 2)
+            var unmapped = Set<Int>(), taken = Set<Int>(), made = 0
+            for _ in 0..<40 {
+                if r.chance(0.6) {
+                    made += 1
+                    let spare = SpareMapping(base: UnsafeMutableRawPointer(bitPattern: made << 12)!,
+                                             bytes: r.int(1...8) << 20, kind: r.pick(kinds))
+                    let before = pool.spares
+                    let same = before.first { $0.kind == spare.kind }
+                    let dropped = pool.keep(spare)
+                    if let same {
+                        // The larger of the two stays (the one kept before, when they are equal).
+                        let expected = same.bytes >= spare.bytes ? spare : same
+                        #expect(dropped?.base == expected.base, "seed \(seed)")
+                    } else if before.count == pool.limit {
+                        #expect(dropped?.bytes == (before + [spare]).map(\.bytes).min(), "seed \(seed)")
+                    } else {
+                        #expect(dropped == nil, "seed \(seed)")
+                    }
+                    if let dropped { #expect(unmapped.insert(Int(bitPattern: dropped.base)).inserted, "seed \(seed)") }
+                } else {
+                    let bytes = r.int(1...8) << 20, waste = r.pick([0.25, 1.0])
+                    let fitting = pool.spares.filter { $0.bytes >= bytes && Double($0.bytes - bytes) <= Double($0.bytes) * waste }
+                    let spare = pool.take(fitting: bytes, waste: waste)
+                    #expect(spare?.bytes == fitting.map(\.bytes).min(), "seed \(seed)")
+                    if let spare { #expect(taken.insert(Int(bitPattern: spare.base)).inserted, "seed \(seed)") }
+                }
+                let held = Set(pool.spares.map { Int(bitPattern: $0.base) })
+                #expect(pool.spares.count <= pool.limit && Set(pool.spares.map(\.kind)).count == pool.spares.count, "seed \(seed)")
+                #expect(held.count + unmapped.count + taken.count == made && held.isDisjoint(with: unmapped.union(taken)), "seed \(seed)")
+            }
         }
     }
 
