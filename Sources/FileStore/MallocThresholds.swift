@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Fixes glibc's thresholds for mapping a block and for trimming a heap at their starting
-/// values (128 KiB), for a process that runs for long (the viewer, `events`, `serve`).
+/// values (128 KiB): `synctable` does as it starts, for the commands that run for long (the
+/// viewer, `events`, `serve`).
 ///
 /// By default both move up to the largest mapped block freed (trimming at twice that): after a
 /// revision's 1 MiB temporaries, blocks of that size came from the heaps of the thread that

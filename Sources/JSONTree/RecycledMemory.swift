@@ -5,8 +5,8 @@
 // of faults against a 180 ms re-parse).
 //
 // A revision's mapping is kept as a spare when its document goes (one of each element type: a
-// revision's bytes and its tape): a file followed edit by edit needs blocks of the same sizes for every
-// revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
+// revision's bytes and its tape): a file followed edit by edit needs blocks of the same sizes
+// for every revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
 // of bytes and 110 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
 // is that much more resident memory while following. A spare is not given to the kernel with
 // MADV_FREE: on huge pages that frees them at once, and the zeroing comes back.
@@ -50,13 +50,15 @@ struct SparePool {
         return spares.remove(at: spares.indices.min { spares[$0].bytes < spares[$1].bytes }!)
     }
 
-    /// Takes the smallest spare that holds `bytes` without wasting more than `waste` of it.
-    mutating func take(fitting bytes: Int, waste: Double) -> SpareMapping? {
+    /// Takes a spare that holds `bytes` without wasting more than `waste` of it: the one of
+    /// `kind` where it fits (a revision's bytes read short of a file's end must not take the
+    /// tape's spare, which one of bytes would then replace), else the smallest.
+    mutating func take(fitting bytes: Int, waste: Double, kind: ObjectIdentifier) -> SpareMapping? {
         let fitting = spares.indices.filter {
             spares[$0].bytes >= bytes && Double(spares[$0].bytes - bytes) <= Double(spares[$0].bytes) * waste
         }
-        guard let best = fitting.min(by: { spares[$0].bytes < spares[$1].bytes }) else { return nil }
-        return spares.remove(at: best)
+        let best = fitting.first { spares[$0].kind == kind } ?? fitting.min { spares[$0].bytes < spares[$1].bytes }
+        return best.map { spares.remove(at: $0) }
     }
 }
 
@@ -80,7 +82,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold) {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
-        if bytes >= threshold, let spare = takeSpare(fitting: bytes, waste: waste) {
+        if bytes >= threshold, let spare = takeSpare(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) {
             base = spare.base.assumingMemoryBound(to: Element.self)
             self.capacity = spare.bytes / MemoryLayout<Element>.stride
             isMapped = true
@@ -180,9 +182,9 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     }
 }
 
-/// The smallest spare mapping that holds `bytes` without wasting more than `waste` of it.
-private func takeSpare(fitting bytes: Int, waste: Double) -> SpareMapping? {
-    spareMappings.withLock { $0.take(fitting: bytes, waste: waste) }
+/// A spare mapping that holds `bytes` without wasting more than `waste` of it (`SparePool.take`).
+private func takeSpare(fitting bytes: Int, waste: Double, kind: ObjectIdentifier) -> SpareMapping? {
+    spareMappings.withLock { $0.take(fitting: bytes, waste: waste, kind: kind) }
 }
 
 /// `bytes` rounded up to whole pages.
