@@ -15,13 +15,15 @@ import Testing
     @Test func aBlockOverTheThresholdIsMappedEveryTime() {
         #expect(fixMallocThresholds())
         // By default, freeing the first would raise the threshold past this size, and the next
-        // ones would come from a heap, where freed megabytes stay.
+        // ones would come from a heap, where freed megabytes stay: 1 of 20 mapped, or none. (A
+        // heap whose free top another test's blocks left that large serves one first, until
+        // trimmed: 19 of 20 were seen in a full run.)
         var mapped = 0
         for _ in 0..<20 {
             let block = malloc(600 << 10)!
             if Self.isMapped(block) { mapped += 1 }
             free(block)
         }
-        #expect(mapped == 20)
+        #expect(mapped >= 15, "\(mapped) of 20 mapped")
     }
 }
