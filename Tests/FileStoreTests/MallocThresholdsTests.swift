@@ -12,7 +12,7 @@ import Testing
         (block - MemoryLayout<UInt>.size).load(as: UInt.self) & 2 != 0
     }
 
-    @Test func aBlockOverTheThresholdIsMappedEveryTime() {
+    @Test func blocksOverTheThresholdAreMappedAfterOneIsFreed() {
         #expect(fixMallocThresholds())
         // By default, freeing the first would raise the threshold past this size, and the next
         // ones would come from a heap, where freed megabytes stay: 1 of 20 mapped, or none. (A
