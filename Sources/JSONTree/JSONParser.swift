@@ -295,27 +295,6 @@ private struct KeptKeys {
     }
 }
 
-/// The survey of `p` (UTF-8 validity and separators); at `splitFrom` bytes or more, by two
-/// threads, a half each: the first touch of a mapped file's pages is most of its time (28 ms
-/// for 150 MB). The halves meet where no UTF-8 sequence is cut (a byte that is no continuation
-/// byte), so each is validated as a whole; a run of stray continuation bytes stays in the first.
-func survey(_ p: UnsafeBufferPointer<UInt8>, splitFrom: Int = splitSurveySize) -> jsonscan_survey_t {
-    guard let base = p.baseAddress, p.count >= max(2, splitFrom) else {
-        return jsonscan_survey(p.baseAddress ?? UnsafePointer(bitPattern: 1)!, p.count)
-    }
-    var half = p.count / 2
-    while half < p.count && p[half] & 0xC0 == 0x80 { half += 1 }
-    let address = UInt(bitPattern: base + half), rest = p.count - half
-    let second = ThreadWork { jsonscan_survey(UnsafePointer(bitPattern: address)!, rest) }
-    let first = jsonscan_survey(base, half)
-    let last = second.join()
-    return jsonscan_survey_t(utf8: first.utf8 == 1 && last.utf8 == 1 ? 1 : min(first.utf8, last.utf8),
-                             separators: first.separators + last.separators)
-}
-
-/// Inputs at least this large are surveyed by two threads.
-let splitSurveySize = 16 << 20
-
 /// Objects with at most this many keys are checked for duplicates pair by pair.
 private let smallObjectKeys = 16
 
@@ -386,15 +365,21 @@ private struct Parser<Scope: TapeScope> {
     init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool) {
         // A pruned parse keeps a fraction of the nodes, and a writer waits for it: no survey
         // (strings are checked for UTF-8 as they are scanned, which costs nothing for ASCII),
-        // and a tape that grows as it needs.
+        // and a tape that grows as it needs. Nor a parse split over two threads: its second
+        // thread starts at once rather than after a pass over the whole input (10 ms of a
+        // 150 MB first screen, and the first touch of each page of a mapped file).
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
             : Scope.isPruned ? jsonscan_survey_t(utf8: 0, separators: min(p.count, 1 << 15))
-            : portable ? jsonscan_survey_portable(p.baseAddress!, p.count) : survey(p)
+            : portable ? jsonscan_survey_portable(p.baseAddress!, p.count)
+            : (p.count >= splitParseSize && getenv("SURVEY") == nil) ? jsonscan_survey_t(utf8: 0, separators: p.count / 4)
+            : jsonscan_survey(p.baseAddress!, p.count)
         // Every node but the first follows a separator, and takes a byte with a separator or
         // bracket after it (so at most about half the bytes are nodes); a container's second
         // entry is one more for each '[' or '{', also separators: never too small for valid
-        // input. Large tapes are mappings whose pages count only once written, so an excess
-        // (separators inside strings) costs address space, not memory; `finish` gives it back.
+        // input. Without a survey, room for half the bytes as nodes (as the second thread's
+        // tape has): only empty containers, nested or listed, need more, and the tape grows.
+        // Large tapes are mappings whose pages count only once written, so an excess costs
+        // address space, not memory; `finish` gives it back.
         self.init(p, depthLimit: depthLimit, utf8Checked: survey.utf8 == 1,
                   capacity: max(16, min(2 * survey.separators + 2, p.count + 2)), prefaulted: true)
     }
@@ -715,6 +700,9 @@ private struct Parser<Scope: TapeScope> {
                 progress.secondPosition.store(i, ordering: .releasing)
                 progress.secondStart.store(start, ordering: .releasing)
             }
+            // Its tape's pages too are faulted in ahead, once it has settled (an attempt that
+            // does not settle writes little).
+            if let start = shared?.start.load(ordering: .relaxed), start >= 0 { tape.passed(at: i - start, of: n - start) }
             return
         }
         // While a fragment may still give the rest, the tape is foreseen to end where it starts:
@@ -1223,7 +1211,7 @@ private final class TapeFragment {
         while let key = candidate, attempt < attempts, !shared.stopped.load(ordering: .relaxed) {
             attempt += 1
             var parser = Parser<WholeTape>(p, depthLimit: maximumJSONDepth, utf8Checked: utf8Checked,
-                                              capacity: max(16, (p.count - key) / 2), prefaulted: false)
+                                              capacity: max(16, (p.count - key) / 2), prefaulted: getenv("NOPF2") == nil)
             defer { parser.deallocateScratch() }
             (parser.i, parser.fragmentLevel, parser.shared, parser.nextPassed) = (key, 1, shared, key + PathWatch.step)
             parser.progress = progress
@@ -1237,6 +1225,7 @@ private final class TapeFragment {
                     if candidate == nil { shared.start.store(key, ordering: .releasing) }
                 }
                 if shared.start.load(ordering: .relaxed) == key {
+                    parser.tape.stopPrefault()
                     return Members(start: key, end: parser.i, memory: parser.tape.memory, count: parser.tape.count,
                                    lastKey: parser.stack[0].lastKey, secondRun: parser.stack[0].secondRun, depth: parser.deepest,
                                    metadataKeys: parser.metadataKeys)

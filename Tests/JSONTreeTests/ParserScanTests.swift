@@ -43,19 +43,6 @@ import TestSupport
         #expect(valid > 5_000 && invalid > 5_000)
     }
 
-    /// A large input is surveyed by two threads, a half each, split where no UTF-8 sequence is
-    /// cut: the same survey as one pass, for any bytes.
-    @Test func aSurveyInTwoHalvesIsTheSurveyInOne() {
-        forEachSeed(20_000) { seed, r in
-            let bytes = Self.mostlyUTF8(&r)
-            let (whole, halves) = bytes.withUnsafeBufferPointer { p in
-                (jsonscan_survey(p.baseAddress ?? UnsafePointer(bitPattern: 1)!, p.count), survey(p, splitFrom: 1))
-            }
-            #expect(halves.separators == whole.separators, "seed \(seed)")
-            #expect((halves.utf8 == 1) == (whole.utf8 == 1), "seed \(seed): \(bytes)")
-        }
-    }
-
     @Test func stringsAreValidExactlyWhenTheirBytesAreUTF8() {
         forEachSeed(5_000) { seed, r in
             // Quotes, backslashes and control characters are out: only UTF-8 decides.
