@@ -328,11 +328,12 @@ public final class FileStore: LiveStore {
             // inotify events have already asked for a fresh read, or will.
         } else {
             switch result.outcome {
-            case .parsed(let document, let identity, let changes):
+            case .parsed(let document, let identity, let changes, let lease):
                 statistics.parses += 1
                 lastReadSuperseded = false
                 settleTimer.disarm()
                 hub.publish(document: document, identity: identity, precomputed: changes)
+                if let lease { worker.settle(lease, keeping: document) }
             case .unchanged:
                 lastReadSuperseded = false
                 settleTimer.disarm()

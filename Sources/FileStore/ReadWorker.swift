@@ -24,8 +24,9 @@ struct ReadRequest: Sendable {
 
 /// What a read found.
 enum ReadOutcome: Sendable {
-    /// A new valid state, with the listeners' changes to it.
-    case parsed(JSONDocument, FileIdentity, [PrecomputedChange])
+    /// A new valid state, with the listeners' changes to it; for a first read under a lease,
+    /// the lease (`settle` it once the revision is published).
+    case parsed(JSONDocument, FileIdentity, [PrecomputedChange], LeasedMapping?)
     /// The same bytes as the current revision.
     case unchanged(FileIdentity)
     case invalid(JSONParseError)
@@ -117,6 +118,13 @@ final class ReadWorker: Sendable {
         wantedEvaluations.withLock { $0.formIntersection(groups) }
     }
 
+    /// Copies a leased first revision's bytes into its own memory (`LeasedMapping.settle`)
+    /// after the work queued so far: the first windows of its publishing, which read the
+    /// file's pages the copy gives back. A writer of the file waits until then.
+    func settle(_ lease: LeasedMapping, keeping document: JSONDocument) {
+        queue.async { lease.settle(keeping: document) }
+    }
+
     func takeEvaluatedWindows() -> [EvaluatedWindow] {
         evaluated.withLock { windows in
             defer { windows.removeAll() }
@@ -135,9 +143,9 @@ final class ReadWorker: Sendable {
         if request.current == nil, let mapped = reader.parseMapped(request.path, from: mappedFirstReadSize) {
             switch mapped {
             case .invalid(let error): return .invalid(error)
-            case .parsed(let document, let identity):
+            case .parsed(let document, let identity, let lease):
                 if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
-                return .parsed(document, identity, changes(request, document))
+                return .parsed(document, identity, changes(request, document), lease)
             }
         }
         let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes)
@@ -166,7 +174,7 @@ final class ReadWorker: Sendable {
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             // Window evaluation can cost as much as the parse on large files: it is done here
             // too, so the loop thread only delivers.
-            return .parsed(document, identity, changes(request, document))
+            return .parsed(document, identity, changes(request, document), nil)
         }
     }
 

@@ -169,7 +169,13 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// (`SparePool`).
     package func releaseKeepingSpare() {
         guard isMapped else { return free(base) }
-        let spare = SpareMapping(base: UnsafeMutableRawPointer(base), bytes: byteCount, kind: ObjectIdentifier(Element.self))
+        Self.keepSpare(mapping: UnsafeMutableRawPointer(base), bytes: byteCount)
+    }
+
+    /// Keeps `bytes` at `base`, an anonymous read-write mapping of whole pages made elsewhere,
+    /// as a spare for the next block of this element type (or unmaps it, `SparePool.keep`).
+    package static func keepSpare(mapping base: UnsafeMutableRawPointer, bytes: Int) {
+        let spare = SpareMapping(base: base, bytes: bytes, kind: ObjectIdentifier(Element.self))
         if let dropped = spareMappings.withLock({ $0.keep(spare) }) { munmap(dropped.base, dropped.bytes) }
     }
 
@@ -195,7 +201,9 @@ private func wholePages(_ bytes: Int) -> Int {
 
 private func map(_ bytes: Int) -> UnsafeMutableRawPointer? {
     #if canImport(Glibc)
-    guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+    // No swap reserved: a tape's mapping is sized for the most nodes its input can hold, often
+    // four times what it uses, and a large file's could exceed what the kernel would promise.
+    guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), p != MAP_FAILED else {
         return nil
     }
     _ = madvise(p, bytes, MADV_HUGEPAGE)
