@@ -134,6 +134,14 @@ import TestSupport
         return fd < 0 && errno == EWOULDBLOCK
     }
 
+    /// `big.json` holding `text` in `folder`, and beside it `next.json` holding `newer`.
+    static func files(in folder: ScratchFolder, newer: String) -> (file: String, next: String) {
+        let file = folder.file("big.json"), next = folder.file("next.json")
+        writeInPlace(file, Self.text)
+        writeInPlace(next, newer)
+        return (file, next)
+    }
+
     /// A writer process that copies `from` over `to` in place (the shell opens `to` with
     /// O_TRUNC), started now.
     static func startWriter(copying from: String, over to: String) throws -> pid_t {
@@ -162,11 +170,8 @@ import TestSupport
     /// ended and the file is unchanged), and once it has written, the document's bytes are
     /// still the ones it parsed, now in memory of its own at the same address.
     @Test func aLeasedDocumentKeepsItsBytesWhileAWriterWaits() throws {
-        let folder = ScratchFolder()
-        let file = folder.file("big.json"), next = folder.file("next.json")
-        writeInPlace(file, Self.text)
-        let newer = sampleDocument(seq: 1, count: 100_000)
-        writeInPlace(next, newer)
+        let folder = ScratchFolder(), newer = sampleDocument(seq: 1, count: 100_000)
+        let (file, next) = Self.files(in: folder, newer: newer)
         let outcome = try #require(SnapshotReader().parseMapped(file, from: 1))
         guard case .parsed(let document, _, let leased) = outcome, let lease = leased else {
             Issue.record("not parsed under a lease: \(outcome)")
@@ -189,11 +194,8 @@ import TestSupport
     /// A leased document that goes before it is settled (a newer read superseded it) gives the
     /// lease up: the waiting writer goes on.
     @Test func aLeasedDocumentDroppedUnsettledLetsTheWriterGo() throws {
-        let folder = ScratchFolder()
-        let file = folder.file("big.json"), next = folder.file("next.json")
-        writeInPlace(file, Self.text)
-        let newer = sampleDocument(seq: 2, count: 1_000)
-        writeInPlace(next, newer)
+        let folder = ScratchFolder(), newer = sampleDocument(seq: 2, count: 1_000)
+        let (file, next) = Self.files(in: folder, newer: newer)
         func parseAndStartWriter() throws -> pid_t {
             let outcome = try #require(SnapshotReader().parseMapped(file, from: 1))
             return try withExtendedLifetime(outcome) {

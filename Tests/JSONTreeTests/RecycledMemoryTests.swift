@@ -19,6 +19,52 @@ import TestSupport
         return block
     }
 
+    /// The mappings of /proc/self/smaps that overlap `range` (addresses): their ranges and
+    /// whether huge pages are asked for (`hg`) or refused (`nh`).
+    static func mappings(overlapping range: Range<UInt>) -> [(range: Range<UInt>, huge: Bool, small: Bool)] {
+        guard let file = fopen("/proc/self/smaps", "r") else { return [] }
+        defer { fclose(file) }
+        var found: [(range: Range<UInt>, huge: Bool, small: Bool)] = []
+        var current: Range<UInt>?
+        var line: UnsafeMutablePointer<CChar>?, size = 0
+        defer { free(line) }
+        while getline(&line, &size, file) > 0 {
+            let text = String(cString: line!)
+            let head = text.split(separator: " ").first ?? ""
+            let bounds = head.split(separator: "-")
+            if bounds.count == 2, let low = UInt(bounds[0], radix: 16), let high = UInt(bounds[1], radix: 16) {
+                current = low..<high
+            } else if text.hasPrefix("VmFlags:"), let mapping = current, mapping.overlaps(range) {
+                let flags = text.split(separator: " ")
+                found.append((mapping, flags.contains("hg"), flags.contains("nh")))
+            }
+        }
+        return found
+    }
+
+    /// Pages given back in the middle of a mapping: they read as zeroes, the rest keeps its
+    /// elements, and every huge page the range touches is refused huge pages (so khugepaged
+    /// cannot fill a partly present one back to 2 MiB), while the rest still asks for them.
+    @Test func discardedPagesAreKeptFromHugePages() throws {
+        let count = 6 * Self.huge
+        let block = Self.filled(count, tag: 3)
+        defer { block.release() }
+        let range = (Self.huge + 1_000)..<(3 * Self.huge + 77)
+        block.discardPages(range)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE))) / MemoryLayout<UInt64>.stride
+        let given = ((range.lowerBound + page - 1) / page * page)..<(range.upperBound / page * page)
+        for k in stride(from: 0, to: count, by: 97) {
+            #expect(block.base[k] == (given.contains(k) ? 0 : 3 << 32 | UInt64(k)), "element \(k)")
+        }
+        let base = UInt(bitPattern: block.base), hugeBytes = UInt(2 << 20)
+        let touched = (base + UInt(given.lowerBound * 8)) / hugeBytes * hugeBytes
+            ..< (base + UInt(given.upperBound * 8) + hugeBytes - 1) / hugeBytes * hugeBytes
+        let inside = Self.mappings(overlapping: touched)
+        #expect(!inside.isEmpty && inside.allSatisfy { $0.small && !$0.huge && touched.contains($0.range.lowerBound) }, "\(inside)")
+        let rest = Self.mappings(overlapping: base..<base + UInt(count * 8)).filter { !touched.overlaps($0.range) }
+        #expect(!rest.isEmpty && rest.allSatisfy { $0.huge && !$0.small }, "\(rest)")
+    }
+
     @Test func elementsMovedInAreTheOnesMovedOut() throws {
         var r = SplitMix64(seed: 16)
         var moves = 0
