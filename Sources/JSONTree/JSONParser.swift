@@ -371,7 +371,7 @@ private struct Parser<Scope: TapeScope> {
         let survey = p.count == 0 ? jsonscan_survey_t(utf8: 1, separators: 0)
             : Scope.isPruned ? jsonscan_survey_t(utf8: 0, separators: min(p.count, 1 << 15))
             : portable ? jsonscan_survey_portable(p.baseAddress!, p.count)
-            : (p.count >= splitParseSize && getenv("SURVEY") == nil) ? jsonscan_survey_t(utf8: 0, separators: p.count / 4)
+            : p.count >= splitParseSize ? jsonscan_survey_t(utf8: 0, separators: p.count / 4)
             : jsonscan_survey(p.baseAddress!, p.count)
         // Every node but the first follows a separator, and takes a byte with a separator or
         // bracket after it (so at most about half the bytes are nodes); a container's second
@@ -1211,7 +1211,7 @@ private final class TapeFragment {
         while let key = candidate, attempt < attempts, !shared.stopped.load(ordering: .relaxed) {
             attempt += 1
             var parser = Parser<WholeTape>(p, depthLimit: maximumJSONDepth, utf8Checked: utf8Checked,
-                                              capacity: max(16, (p.count - key) / 2), prefaulted: getenv("NOPF2") == nil)
+                                              capacity: max(16, (p.count - key) / 2), prefaulted: true)
             defer { parser.deallocateScratch() }
             (parser.i, parser.fragmentLevel, parser.shared, parser.nextPassed) = (key, 1, shared, key + PathWatch.step)
             parser.progress = progress
