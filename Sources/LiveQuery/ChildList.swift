@@ -184,13 +184,16 @@ final class ChildList: @unchecked Sendable {
 
     /// Appends the members of an object that start at tape index `from` and end before `to`, by
     /// two threads: the second from `middle` (a member's key), written from entry `room` (a page
-    /// boundary, past all the first half may hold), then moved down to follow the first half a
-    /// page at a time, each page it leaves given back at once (the list is never held twice).
+    /// boundary, past all the first half may hold), then moved down to follow the first half
+    /// 2 MiB at a time, the pages each piece leaves given back at once (the list is never held
+    /// twice, beyond one piece). Pieces of a huge page: giving pages back also keeps the huge
+    /// pages around them small, one call per piece (a page at a time, it was 500 calls on the
+    /// same huge page for a million children).
     private func appendInHalves(_ tape: TapeReader, from: Int, middle: Int, to: Int, room: Int) -> (count: Int, shadowed: Bool) {
         let second = ThreadWork { self.append(tape, from: middle, to: to, elementIndex: 0, at: room) }
         let first = append(tape, from: from, to: middle, elementIndex: 0, at: 0)
         let last = second.join()
-        let end = first.count + last.count, piece = 1024
+        let end = first.count + last.count, piece = (2 << 20) / 4
         for k in stride(from: 0, to: last.count, by: piece) {
             let n = min(piece, last.count - k)
             UnsafeMutableRawPointer(nodes! + first.count + k).copyMemory(from: nodes! + room + k, byteCount: n * 4)
