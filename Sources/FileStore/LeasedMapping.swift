@@ -14,7 +14,7 @@ import Synchronization
 /// never touches these pages), so the pages are the bytes parsed. `settle` copies them into
 /// anonymous memory at the same address and gives the lease up; until then a writer waits,
 /// so it is called as soon as the document's first windows are made, and the wait is that
-/// copy (a tenth of a second for 150 MB). A writer opening with `O_NONBLOCK` gets
+/// copy (40–310 ms for 150 MB on the machine it was measured on). A writer opening with `O_NONBLOCK` gets
 /// `EWOULDBLOCK` meanwhile instead of waiting.
 final class LeasedMapping: Sendable {
     private let slot: Int32
