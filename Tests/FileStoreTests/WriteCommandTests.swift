@@ -126,15 +126,21 @@ private func fingerprint(_ path: String) -> String {
 
     @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root to run as another user"))
     func aReadOnlyFileIsNotReplaced() throws {
-        // As an unprivileged user, in a folder anyone may write to.
-        chmod(folder.path, 0o777)
+        // As an unprivileged user, in a folder anyone may write to. The clone may lie where that
+        // user cannot go (under /root, or a 0700 folder), so the file and a copy of the binary
+        // are in a folder of their own under /tmp.
+        let open = ScratchFolder("read-only", underTmp: true)
+        chmod(open.path, 0o777)
+        let binary = open.file("synctable")
+        shell(#"cp "$1" "$2" && chmod 755 "$2""#, try builtSynctable(), binary)
+        let file = open.write("data.json", #"{"a": 1}"#)
         chmod(file, 0o444)
         let before = fingerprint(file)
-        let run = try synctable("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", try builtSynctable(), "set", file, "/b", "1")
+        let run = try synctable("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", binary, "set", file, "/b", "1")
         #expect(run.status == 1)
         #expect(run.stderr == "\(file): error: the file is read-only\n")
         #expect(fingerprint(file) == before)
-        #expect(Disk.entries(folder.path) == ["data.json"])
+        #expect(Disk.entries(open.path) == ["data.json", "synctable"])
     }
 
     @Test func anInvalidFileIsReportedLikeValidate() throws {
