@@ -20,7 +20,7 @@ extension Viewer {
             case .cancelled: mode = .table
             case .accepted:
                 mode = .table
-                accept(prompt)
+                if case .search = prompt.purpose, !sheets.isEmpty { searchSheet(prompt.text) } else { accept(prompt) }
             }
             return
         case .confirm(let question):
@@ -41,6 +41,7 @@ extension Viewer {
             return
         }
         guard let action = viewerAction(for: key, in: options.keyBindings) else { return }
+        if !sheets.isEmpty { return performOnSheet(action) }
         perform(action)
         loadMoreIfNeeded()
     }
@@ -101,6 +102,9 @@ extension Viewer {
             environment.perform(.repaintFully)
             redrawAll()
         case .quit: isRunning = false
+        case .frequency: openFrequency()
+        case .statistics: openStatistics()
+        case .toggleBinning: message = Message(text: "b counts numbers in ranges on a frequency sheet (F opens one)", isError: false)
         }
     }
 
@@ -148,6 +152,7 @@ extension Viewer {
     func redrawAll() {
         screen.invalidate()
         table.invalidate()
+        for frame in sheets { frame.table.invalidate() }
     }
 
     // MARK: Columns and sorting

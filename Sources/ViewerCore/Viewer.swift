@@ -72,6 +72,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var array: SyncedArray?
     /// Where Enter came from, for Backspace.
     var trail: [Breadcrumb] = []
+    /// Derived sheets shown above the location's table (Shift-F, Shift-I), bottom first.
+    var sheets: [SheetFrame] = []
 
     /// The rows on screen are the array's rows before its next update (its batches apply to them).
     var inSync = false
@@ -168,19 +170,21 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     /// The next moment an animation frame is due (the caller's wait ends then); nil: none.
     public var nextDeadline: Double? {
-        [table.nextDeadline, searchDeadline].compactMap { $0 }.min()
+        [activeTable.nextDeadline, searchDeadline].compactMap { $0 }.min()
     }
 
     /// The clock moved: animations advance, and the next page loads when the selection is near
     /// the end of the rows.
     public func tick() {
         table.tick(now: environment.clock.now())
+        if activeTable !== table { activeTable.tick(now: environment.clock.now()) }
         collectSearch()
         loadMoreIfNeeded()
     }
 
     /// Stops listening (the store may outlive the viewer).
     public func stop() {
+        while !sheets.isEmpty { popSheet() }
         array?.stopSync()
         array = nil
         for handle in storeObservers { store.removeObserver(handle) }
@@ -420,6 +424,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     /// The selected row's key and value.
     var selectedChild: (key: String, value: JSONNode)? {
+        if !sheets.isEmpty {
+            return selectedSheetRow.flatMap { row in
+                (try? JSONDocument(parsing: row.value.serialized())).map { (row.key, $0.root) }
+            }
+        }
         guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
         return (shown.key, shown.value)
     }
