@@ -12,6 +12,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo
+    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn
     case help, repaint, quit
 }
 
@@ -74,6 +75,12 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
     KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
+    KeyBinding("[", [.character("[")], .historyBack, "history: the table one revision back, its changes marked (writes off in the past)"),
+    KeyBinding("]", [.character("]")], .historyForward, "history: one revision forward (past the newest: the present)"),
+    KeyBinding("P", [.character("P")], .historyPresent, "history: back to the present (Esc too)"),
+    KeyBinding("{", [.character("{")], .rowChangePrevious, "history: the previous revision that changed the selected row"),
+    KeyBinding("}", [.character("}")], .rowChangeNext, "history: the next revision that changed the selected row"),
+    KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit"),
