@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "JSONTree", targets: ["JSONTree"]),
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
+        .library(name: "Expressions", targets: ["Expressions"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "Rules", targets: ["Rules"]),
@@ -42,6 +43,8 @@ let package = Package(
         .target(name: "CPageMove"),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "CPageMove"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
+        // jq's syntax for filters and computed columns, evaluated on the tree (`--where`).
+        .target(name: "Expressions", dependencies: ["JSONTree"]),
         // A file's pages mapped for reading, guarded against the file shrinking meanwhile (C: a
         // signal handler).
         .target(name: "CMappedFile"),
@@ -79,11 +82,12 @@ let package = Package(
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
+                "Expressions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -100,6 +104,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),

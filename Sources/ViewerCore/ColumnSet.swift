@@ -156,6 +156,38 @@ struct ColumnSet {
         return target
     }
 
+    /// Expands the column at `index` into `members` (the paths of its object's members), in its
+    /// place; the object's own column is kept among the hidden ones, so that it is not inferred
+    /// again. `recomputeNumeric` then decides the new columns' alignment.
+    mutating func expand(at index: Int, into members: [ColumnSpec]) {
+        guard index > 0, index < specs.count else { return }
+        let fresh = members.filter { !specs.contains($0) }
+        hidden.append(specs[index])
+        specs.replaceSubrange(index...index, with: fresh)
+        numeric.replaceSubrange(index...index, with: Array(repeating: false, count: fresh.count))
+    }
+
+    /// Puts the columns below `parent` (`metrics/views`, `metrics/likes`) back into `parent`'s
+    /// column, where the first of them was.
+    /// - Returns: whether there were such columns.
+    mutating func collapse(into parent: Path) -> Bool {
+        func isBelow(_ spec: ColumnSpec) -> Bool {
+            guard case .member(let p) = spec, p.keys.count > parent.keys.count else { return false }
+            return zip(p.keys, parent.keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+        }
+        guard let first = specs.firstIndex(where: isBelow) else { return false }
+        let kept = specs.indices.filter { !isBelow(specs[$0]) }
+        specs = kept.map { specs[$0] }
+        numeric = kept.map { numeric[$0] }
+        let spec = ColumnSpec.member(parent)
+        hidden.removeAll { $0 == spec || isBelow($0) }
+        if !specs.contains(spec) {
+            specs.insert(spec, at: first)
+            numeric.insert(false, at: first)
+        }
+        return true
+    }
+
     /// Keeps what the user chose in `other` (hidden columns, widths) in freshly inferred columns.
     mutating func adoptChoices(of other: ColumnSet) {
         hide(other.hidden)

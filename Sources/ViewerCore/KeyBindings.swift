@@ -9,6 +9,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
+    case whereFilter, export, expandColumn, collapseColumn
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo
@@ -64,7 +65,11 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("n", [.character("n")], .searchNext, "next match (wraps at the bottom)"),
     KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
     KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
-    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
+    KeyBinding("w", [.character("w")], .whereFilter, "keep the rows a jq expression is true for (.score > 100 and .team == \"a\"); a second narrows the first; ↑ ↓ recall"),
+    KeyBinding("Esc", [.escape], .clearFilter, "clear the last w filter, then the f filter (or close the JSON pane)"),
+    KeyBinding("E", [.character("E")], .export, "write the table (rows in order, the columns shown) to a file: .json, .jsonl, .csv or .tsv"),
+    KeyBinding("(", [.character("(")], .expandColumn, "expand the object column under the cursor into a column per member (metrics/views)"),
+    KeyBinding(")", [.character(")")], .collapseColumn, "collapse the member columns of the one under the cursor back into their object column"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),

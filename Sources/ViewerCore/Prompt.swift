@@ -15,6 +15,10 @@ enum PromptPurpose {
     case showColumn([ColumnSpec])
     /// `a`: the value of a new child of the location.
     case add
+    /// `w`: a jq expression filter, narrowing those in force.
+    case condition
+    /// `E`: the file to write the table to.
+    case export
 }
 
 /// A line being typed: the text, edited at its end.
@@ -23,14 +27,34 @@ struct Prompt {
     /// Shown before the text (sanitised when drawn, like everything).
     let label: String
     var text: String
+    /// Earlier answers, oldest first, that ↑ and ↓ recall.
+    let history: [String]
+    /// The answer of `history` shown, while recalling.
+    private var recalled: Int?
+
+    init(purpose: PromptPurpose, label: String, text: String, history: [String] = []) {
+        self.purpose = purpose
+        self.label = label
+        self.text = text
+        self.history = history
+    }
 
     enum Outcome { case editing, accepted, cancelled }
 
-    /// Applies a key: characters are typed, Backspace deletes, Enter accepts, Esc cancels.
+    /// Applies a key: characters are typed, Backspace deletes, Enter accepts, Esc cancels, ↑ and
+    /// ↓ recall earlier answers (↓ past the newest: an empty line).
     mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .enter: return .accepted
         case .escape: return .cancelled
+        case .up where !history.isEmpty:
+            let i = max(0, (recalled ?? history.count) - 1)
+            recalled = i
+            text = history[i]
+        case .down where recalled != nil:
+            let i = recalled! + 1
+            recalled = i < history.count ? i : nil
+            text = i < history.count ? history[i] : ""
         case .backspace, .delete:
             if !text.isEmpty { text.removeLast() }
         case .character(let c):
@@ -48,9 +72,16 @@ struct Prompt {
 
 /// A question answered with y or n.
 struct Confirmation {
+    /// What a yes does.
+    enum Action {
+        /// Delete the child at this path.
+        case delete(Path)
+        /// Write the table over this existing file.
+        case overwrite(file: String, format: ExportFormat)
+    }
+
     let question: String
-    /// The child to delete when the answer is yes.
-    let path: Path
+    let action: Action
 }
 
 /// A typed value: JSON when it parses (`42`, `true`, `"x"`, `{"a":1}`), else the text as a string.

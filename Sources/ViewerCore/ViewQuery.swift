@@ -1,5 +1,6 @@
 // The query the viewer runs: the flags' query, changed by the keys (sort, reverse, filter,
 // the next page), and said in words for the status bar.
+import Expressions
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -96,6 +97,9 @@ public struct ViewQuery: Equatable {
     /// as `tail -f` shows a log (JSON Lines; see `Viewer+Follow`). Pages grow upwards.
     public var tail = false
     public var limit: Limit
+    /// Expression filters (`--where`, or typed at the `w` prompt), each narrowing the ones before;
+    /// kept when the order changes.
+    public var conditions: [Expression] = []
 
     /// The query of the flags, with paging when it has no limit (`pageSize` 0: no paging).
     public init(flags query: Query, pageSize: Int) {
@@ -251,6 +255,7 @@ public struct ViewQuery: Equatable {
             }
         }
         if case .fixed(let n) = limit { q = fromEnd ? try q.limitToLast(n) : try q.limitToFirst(n) }
+        for condition in conditions { q = q.filtered(by: condition.childFilter) }
         return q
     }
 
@@ -288,6 +293,7 @@ public struct ViewQuery: Equatable {
                 }
             }
         }
+        for condition in conditions { parts.append("where \(condition.words)") }
         if let n = limitCount { parts.append("\(fromEnd ? "last" : "first") \(n)") }
         return parts.joined(separator: ", ")
     }

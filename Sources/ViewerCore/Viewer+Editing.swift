@@ -47,7 +47,7 @@ extension Viewer {
     func askToDelete() {
         guard mayWrite("d"), let (key, _) = selectedChild else { return }
         let path = location.child(key)
-        mode = .confirm(Confirmation(question: "delete \(path)? (y/n)", path: path))
+        mode = .confirm(Confirmation(question: "delete \(path)? (y/n)", action: .delete(path)))
     }
 
     func remove(_ path: Path) {
@@ -92,6 +92,10 @@ extension Viewer {
             replaceQuery(next)
         case .search:
             acceptSearch(prompt.text)
+        case .condition:
+            acceptCondition(prompt.text)
+        case .export:
+            acceptExport(prompt.text)
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path):

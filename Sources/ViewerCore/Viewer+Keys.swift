@@ -25,10 +25,12 @@ extension Viewer {
             return
         case .confirm(let question):
             mode = .table
-            if key == .character("y") || key == .character("Y") {
-                remove(question.path)
-            } else {
-                message = Message(text: "nothing deleted", isError: false)
+            let yes = key == .character("y") || key == .character("Y")
+            switch question.action {
+            case .delete(let path):
+                if yes { remove(path) } else { message = Message(text: "nothing deleted", isError: false) }
+            case .overwrite(let file, let format):
+                if yes { export(to: file, format: format) } else { message = Message(text: "nothing written", isError: false) }
             }
             return
         case .table:
@@ -78,9 +80,15 @@ extension Viewer {
         case .search: startSearch()
         case .searchNext: stepSearch(.next)
         case .searchPrevious: stepSearch(.previous)
+        case .whereFilter: startCondition()
+        case .export: startExport()
+        case .expandColumn: expandColumn()
+        case .collapseColumn: collapseColumn()
         case .clearFilter:
             if inHistory {
                 returnToPresent()
+            } else if !query.conditions.isEmpty {
+                dropCondition()
             } else if query.filter != nil {
                 var next = query
                 next.clearFilter()

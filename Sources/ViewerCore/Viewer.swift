@@ -109,6 +109,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var message: Message?
     /// `/` search: the pattern, its matches, a search running on another thread.
     var search = SearchState()
+    /// The `w` expressions typed, oldest first, for ↑ and ↓ at its prompt.
+    var conditionHistory: [String] = []
     /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
     var readOnlyReason: String?
     /// The viewer's own writes, latest last, for `u`.

@@ -59,6 +59,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
     BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
+    BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

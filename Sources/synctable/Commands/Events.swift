@@ -245,10 +245,11 @@ extension ConnectionStatus {
 }
 
 /// For a query of the newest records of a log (`--limit-to-last K` in line order at the root, no
-/// range), which no later record can make older ones matter to: the store reads the newest
+/// range, no filter), which no later record can make older ones matter to: the store reads the newest
 /// records only and follows the log from there (`NewestFirst.onlyNewest`). nil for any other query.
 private func onlyNewestRecords(_ location: Path, _ query: Query) -> FileStore.NewestFirst? {
-    guard location.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
+    guard location.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil,
+          query.filters.isEmpty else { return nil }
     let byKey = query.explicitOrdering == .key
     guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
     return FileStore.NewestFirst(records: k, onlyNewest: true, byPriority: !byKey)
