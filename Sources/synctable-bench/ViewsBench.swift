@@ -9,10 +9,6 @@ import LiveQuery
 import LiveViews
 
 func runViewsBenchmarks(_ report: Report, _ options: BenchOptions) {
-    guard let binary = synctableBinaryBesideBench() else {
-        printError("views: no synctable binary beside \(CommandLine.arguments[0]); build it first")
-        return
-    }
     let folder = options.root + "/.build/bench/views"
     _ = shellStatus("rm -rf '\(folder)' && mkdir -p '\(folder)'")
     defer { _ = shellStatus("rm -rf '\(folder)'") }
@@ -20,8 +16,12 @@ func runViewsBenchmarks(_ report: Report, _ options: BenchOptions) {
     let path = folder + "/players.json"
     writeFileInPlace(path, file.bytes)
     print("(\(file.children) children, \(Report.fmt(Double(file.bytes.count) / 1e6)) MB)")
-    frequencyOnScreen(report, options, binary: binary, folder: folder, path: path, children: file.children)
     viewsInProcess(report, options, file: file)
+    guard let binary = synctableBinaryBesideBench() else {
+        printError("views: no synctable binary beside \(CommandLine.arguments[0]); build it first")
+        return
+    }
+    frequencyOnScreen(report, options, binary: binary, folder: folder, path: path, children: file.children)
 }
 
 /// Shift-F on the team column of the viewer (the file's first screen already shown): time from
