@@ -4,6 +4,7 @@ import PackageDescription
 
 // Layers, each depending only on those above it:
 // CJSONScan, CPageMove → JSONTree → LiveQuery → FileStore (with CMappedFile) → SyncedArray; FileStore → Serve (on Hummingbird);
+// JSONTree → Rules → Serve;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
 //
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
+        .library(name: "Rules", targets: ["Rules"]),
         .library(name: "Serve", targets: ["Serve"]),
         .library(name: "RemoteStore", targets: ["RemoteStore"]),
         .library(name: "TableUI", targets: ["TableUI"]),
@@ -45,11 +47,13 @@ let package = Package(
         .target(name: "CMappedFile"),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "CMappedFile"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
+        // The Security Rules language: a rules file parsed, and evaluated per request.
+        .target(name: "Rules", dependencies: ["JSONTree"]),
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(
             name: "Serve",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore",
+                "JSONTree", "LiveQuery", "FileStore", "Rules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,6 +108,7 @@ let package = Package(
             name: "ViewerCoreTests",
             dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
         ),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(

@@ -13,6 +13,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo
     case frequency, statistics, toggleBinning
+    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn
     case help, repaint, quit
 }
 
@@ -78,6 +79,12 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("F", [.character("F")], .frequency, "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)"),
     KeyBinding("I", [.character("I")], .statistics, "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet"),
     KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again"),
+    KeyBinding("[", [.character("[")], .historyBack, "history: the table one revision back, its changes marked (writes off in the past)"),
+    KeyBinding("]", [.character("]")], .historyForward, "history: one revision forward (past the newest: the present)"),
+    KeyBinding("P", [.character("P")], .historyPresent, "history: back to the present (Esc too)"),
+    KeyBinding("{", [.character("{")], .rowChangePrevious, "history: the previous revision that changed the selected row"),
+    KeyBinding("}", [.character("}")], .rowChangeNext, "history: the next revision that changed the selected row"),
+    KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit (on a sheet: close it, back to the one below)"),

@@ -113,6 +113,7 @@ extension Viewer {
         if array?.isAwaitingRows == true { badges.append(Segment(" UPDATING: the new query's rows follow… ", badgeStyle)) }
         if store.hasWritesInProgress { badges.append(Segment(" WRITING… ", badgeStyle)) }
         if readOnlyReason != nil { badges.append(Segment(" READ-ONLY ", badgeStyle)) }
+        if let history = historyBadge { badges.append(Segment(history, badgeStyle)) }
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
         badges += streamBadges.map { Segment($0, badgeStyle) }
         switch storeStatus.problem {

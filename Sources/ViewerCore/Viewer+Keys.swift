@@ -47,6 +47,10 @@ extension Viewer {
     }
 
     func perform(_ action: ViewerAction) {
+        if action.changesQuery, let refusal = historyRefusal(action.name) {
+            message = Message(text: refusal, isError: true)
+            return
+        }
         switch action {
         case .down: table.moveSelection(by: 1)
         case .up: table.moveSelection(by: -1)
@@ -75,7 +79,9 @@ extension Viewer {
         case .searchNext: stepSearch(.next)
         case .searchPrevious: stepSearch(.previous)
         case .clearFilter:
-            if query.filter != nil {
+            if inHistory {
+                returnToPresent()
+            } else if query.filter != nil {
                 var next = query
                 next.clearFilter()
                 replaceQuery(next)
@@ -97,6 +103,12 @@ extension Viewer {
         case .delete: askToDelete()
         case .add: startAdd()
         case .undo: undo()
+        case .sparkColumn: toggleSparkColumn()
+        case .historyBack: stepHistory(back: true)
+        case .historyForward: stepHistory(back: false)
+        case .historyPresent: returnToPresent()
+        case .rowChangePrevious: jumpToRowChange(previous: true)
+        case .rowChangeNext: jumpToRowChange(previous: false)
         case .help: mode = .help(top: 0)
         case .repaint:
             environment.perform(.repaintFully)
@@ -166,7 +178,7 @@ extension Viewer {
         switch spec {
         case .key: .key
         case .value: .value
-        case .member(let path): .child(path)
+        case .member(let path), .spark(let path): .child(path)
         }
     }
 
