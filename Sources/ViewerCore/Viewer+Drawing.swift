@@ -150,6 +150,7 @@ extension Viewer {
             break
         }
         if let message { return wrapped(message.text, message.isError ? errorStyle : labelStyle) }
+        if let frame = sheets.last { return [[Segment(sheetKeyHint(frame.sheet), noteStyle)]] }
         if let problem = storeStatus.problem {
             var text = problem.description
             if case .missing = problem { text = "\(options.file): file not found; waiting for it to appear" }
@@ -187,7 +188,7 @@ extension Viewer {
             return
         }
         // A sheet's row is named by its sheet and key; a child by its path.
-        let path = sheets.last.map { Path(keys: [$0.sheet.title, key]) } ?? location.child(key)
+        let path = sheets.isEmpty ? location.child(key) : selectedSheetRow?.path ?? Path(keys: [sheetTitles.last ?? "", key])
         if paneChild != path {
             paneChild = path
             paneTop = 0

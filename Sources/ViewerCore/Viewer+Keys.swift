@@ -39,7 +39,7 @@ extension Viewer {
         message = nil
         if paneOpen && paneFocused, scrollPane(key) { return }
         if case .mouse = key {
-            table.handle(key)
+            activeTable.handle(key)
             return
         }
         guard let action = viewerAction(for: key, in: options.keyBindings) else { return }
