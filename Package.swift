@@ -98,7 +98,8 @@ let package = Package(
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
         .testTarget(
             name: "ViewerCoreTests",
-            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
+            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                           "RemoteStore"]
         ),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).

@@ -11,7 +11,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath, copyValue
-    case edit, increment, decrement, delete, add, undo
+    case edit, increment, decrement, delete, add, undo, redo
     case help, repaint, quit
 }
 
@@ -44,7 +44,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("PgDn Space", [.pageDown, .character(" ")], .pageDown, "next screenful"),
     KeyBinding("PgUp", [.pageUp], .pageUp, "previous screenful"),
     KeyBinding("g Home", [.character("g"), .home], .first, "first row"),
-    KeyBinding("G End", [.character("G"), .end], .last, "last row (loads the next page when there is one)"),
+    KeyBinding("G End", [.character("G"), .end], .last, "last row (loads every page up to it)"),
     KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (its title is highlighted)"),
     KeyBinding("→ Tab", [.right, .tab], .columnRight, "column cursor right"),
     KeyBinding("x", [.character("x")], .hideColumn, "hide the column under the cursor"),
@@ -62,7 +62,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("n", [.character("n")], .searchNext, "next match (wraps at the bottom)"),
     KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
     KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
-    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
+    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (else the search's highlights, else close the JSON pane)"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
@@ -74,6 +74,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
     KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
+    KeyBinding("U Ctrl-R", [.character("U"), .character("\u{12}")], .redo, "redo what u undid, if the value is still the one u put back"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit"),

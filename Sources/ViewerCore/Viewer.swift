@@ -92,6 +92,10 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// The revision whose rows the table shows (behind `lastRevision` while paused).
     var shownRevision: Int?
     var childCount: (revision: Int, path: Path, count: Int)?
+    /// The children the query's range selects, per revision and query (`selectedChildCount`).
+    var selectedCount: (revision: Int, query: Query, count: Int)?
+    /// `G` asked for every page to the end: the last row is selected when they arrive.
+    var selectLastWhenLoaded = false
 
     var mode: Mode = .table
     var paneOpen = false
@@ -107,6 +111,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var readOnlyReason: String?
     /// The viewer's own writes, latest last, for `u`.
     var undoSteps: [UndoStep] = []
+    /// Steps `u` undid, latest last, for `U` (a new write forgets them).
+    var redoSteps: [UndoStep] = []
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()
@@ -283,6 +289,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             setColumns(columns, cursorOn: nil)
             table.reloadData()
             warnOfUnknownColumns(newRows)
+            warnOfUnknownOrder(newRows)
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
@@ -294,6 +301,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             return
         }
         let follow = isFollowing
+        let selectedKey = selectedChild?.key
         let batch: TableBatch
         let touched: [Int]
         if let incremental, rows.reversed == reversed {
@@ -316,6 +324,12 @@ public final class Viewer: SyncedArrayBatchDelegate {
             pendingSelection = nil
         } else if follow {
             table.selectLast()
+        } else if selectLastWhenLoaded, array?.hasMore == false {
+            selectLastWhenLoaded = false
+            table.selectLast()
+        }
+        if let deletes = incremental?.deletes, !deletes.isEmpty {
+            followRowsMovedOut(deletes.map { old[$0] }, selected: selectedKey)
         }
     }
 
@@ -329,6 +343,16 @@ public final class Viewer: SyncedArrayBatchDelegate {
         guard !unknown.isEmpty else { return }
         let names = unknown.map { JSON.string($0.title).serializedString() }.joined(separator: ", ")
         message = Message(text: "no child here has \(names) (--columns)", isError: true)
+    }
+
+    /// Says when no shown child has the path the rows are ordered by (`--order-by-child vists`
+    /// orders every child as missing), naming the paths they have.
+    private func warnOfUnknownOrder(_ shown: [SyncedRow]) {
+        guard case .child(let path)? = query.ordering, !shown.isEmpty, !shown.contains(where: { $0.value.node(at: path) != nil })
+        else { return }
+        let names = rows.columnSet.specs.filter { $0 != .key }.map(\.title).joined(separator: ", ")
+        message = Message(text: "no child here has \(JSON.string(path.keys.joined(separator: "/")).serializedString()), the order's child: "
+                              + "all are ordered as missing, by key (the children have \(names))", isError: true)
     }
 
     /// The column under the cursor (the table owns the cursor).
