@@ -302,8 +302,10 @@ public final class Viewer: SyncedArrayBatchDelegate {
         }
         let follow = isFollowing
         let selectedKey = selectedChild?.key
-        let batch: TableBatch
+        var batch: TableBatch
         let touched: [Int]
+        // Rows that left because they moved further down the order close as moves.
+        let movedOut = incremental.map { rowsMovedOut($0.deletes.map { (index: $0, row: old[$0]) }) } ?? []
         if let incremental, rows.reversed == reversed {
             batch = TableBatch(incremental, reversed: reversed)
             touched = incremental.inserts + incremental.reloads.map(\.to)
@@ -312,6 +314,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             let n = newRows.count
             touched = (batch.inserts + batch.reloads.map(\.new)).map { reversed ? n - 1 - $0 : $0 }
         }
+        for move in movedOut { batch.departures[rows.reversed ? old.count - 1 - move.index : move.index] = move.words }
         rows.setRows(newRows, reversed: reversed)
         rows.extendColumns(at: touched)
         do {
@@ -328,9 +331,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             selectLastWhenLoaded = false
             table.selectLast()
         }
-        if let deletes = incremental?.deletes, !deletes.isEmpty {
-            followRowsMovedOut(deletes.map { old[$0] }, selected: selectedKey)
-        }
+        if !movedOut.isEmpty { followRowsMovedOut(movedOut, selected: selectedKey) }
     }
 
     /// Says which columns given by name no shown child has (a typo in `--columns` shows as an

@@ -243,7 +243,8 @@ struct ViewerRoughEdgeTests {
 
     @Test("item 4: a row that moves past the loaded rows is said to move (to row N), and the selected one is followed there")
     func rowMovedPastThePageIsFollowed() throws {
-        let h = try ViewerHarness(itemsJSON(30), rows: 8, columns: 100, path: "/items") { options in
+        let h = try ViewerHarness(itemsJSON(30), rows: 12, columns: 100, path: "/items") { options in
+            options.animations = true
             options.pageSize = 20
             options.query = ViewQuery(flags: try! Query().orderByChild(Path("n")), pageSize: 20)
         }
@@ -254,6 +255,11 @@ struct ViewerRoughEdgeTests {
         try h.save(itemsJSON(30).replacingOccurrences(of: #""k0005": {"n": 5,"#, with: #""k0005": {"n": 1000,"#))
         var screen = try h.waitUntil("the move said") { $0.contains("/items/k0005 moved to row 30, past the rows loaded") }
         #expect(h.selectedKey == "k0003", "\(screen)")
+        // Its row closes as a move down, saying where it went (not as a deletion).
+        screen = h.screen
+        let closing = try #require(h.lines.first { $0.contains("k0005") }, "\(screen)")
+        #expect(closing.hasPrefix(" ↓") && closing.contains("moved to row 30"), "\(screen)")
+        h.advance(5)
         // The selected row moves to the end: the rows up to it are loaded, and it stays selected.
         try h.save(itemsJSON(30).replacingOccurrences(of: #""k0005": {"n": 5,"#, with: #""k0005": {"n": 1000,"#)
             .replacingOccurrences(of: #""k0003": {"n": 3,"#, with: #""k0003": {"n": 2000,"#))

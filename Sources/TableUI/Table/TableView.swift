@@ -301,7 +301,9 @@ public final class TableView {
             cells = rowCells[r] ?? []
         case .closing(let id):
             let ghost = state.animations.first { $0.id == id }
-            frame = RowFrame(style: theme.deleted, marker: theme.symbols.deleted, changes: [])
+            // A row that moved past the rows shown closes as a move down, saying where it went.
+            frame = ghost?.departure == nil ? RowFrame(style: theme.deleted, marker: theme.symbols.deleted, changes: [])
+                : RowFrame(style: theme.moved, marker: theme.symbols.down, changes: [])
             if case .delete(let c)? = ghost?.kind { cells = c } else { cells = [] }
         }
         let base = frame.style
@@ -309,7 +311,10 @@ public final class TableView {
         b.append(frame.selected ? theme.symbols.selected : " ", frame.selected ? markerStyle : base)
         b.append(frame.marker ?? " ", frame.marker == nil ? base : markerStyle)
         var span: String?
-        if case .row(let r) = item { span = rowSpans[r] }
+        switch item {
+        case .row(let r): span = rowSpans[r]
+        case .closing(let id): span = state.animations.first { $0.id == id }?.departure.map { sanitize($0) }
+        }
         for placement in layout.placements {
             b.pad(to: placement.x, base)
             if let text = span, placement.index >= settings.frozenColumns {
