@@ -111,7 +111,8 @@ let package = Package(
         .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(
             name: "ViewerCoreTests",
-            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
+            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                           "RemoteStore"]
         ),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),

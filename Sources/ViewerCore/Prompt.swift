@@ -9,8 +9,9 @@ enum PromptPurpose {
     case filter(spec: ColumnSpec, ordering: Query.Ordering)
     /// `/`: a text to find in the rows.
     case search
-    /// `e`: a new value for the cell at `path`.
-    case edit(path: Path)
+    /// `e`: a new value for the cell at `path`, written only while the value there is still
+    /// `basis` (the one the prompt opened on, or the change it showed since).
+    case edit(path: Path, basis: JSON?)
     /// `X`: which of these hidden columns to show again.
     case showColumn([ColumnSpec])
     /// `a`: the value of a new child of the location.
@@ -38,8 +39,10 @@ struct Prompt {
         self.text = text
         self.history = history
     }
+    /// Said on a line above the prompt's: the value changed under an edit prompt.
+    var note: String?
 
-    enum Outcome { case editing, accepted, cancelled }
+    enum Outcome { case editing, accepted, cancelled, reload }
 
     /// Applies a key: characters are typed, Backspace deletes, Enter accepts, Esc cancels, ↑ and
     /// ↓ recall earlier answers (↓ past the newest: an empty line).
@@ -58,9 +61,12 @@ struct Prompt {
         case .backspace, .delete:
             if !text.isEmpty { text.removeLast() }
         case .character(let c):
-            // Ctrl-U clears the line; other control characters are not typed.
+            // Ctrl-U clears the line; Ctrl-R asks for the value now there; other control
+            // characters are not typed.
             if c == "\u{15}" {
                 text = ""
+            } else if c == "\u{12}" {
+                return .reload
             } else if !(c.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } ?? true) {
                 text.append(c)
             }

@@ -111,7 +111,9 @@ struct ViewerSearchTests {
         try h.waitUntil { _ in keys() == ["b", "c", "d"] }
         #expect(h.screen.contains("v >= 10, <= 20"))
         h.send(.tab, .character("f"))
-        #expect(h.screen.contains("(now v >= 10, <= 20)") && h.screen.contains(">= 10, < 5, 10..20"))
+        // The prompt's label wraps at its words below the status bar.
+        let prompt = h.messageArea
+        #expect(prompt.contains("(now v >= 10, <= 20)") && prompt.contains(">= 10, < 5, 10..20"), "\(prompt)")
         h.send(.escape, .backTab)
         filter("> 10")
         try h.waitUntil { _ in keys() == ["c", "d", "e"] }

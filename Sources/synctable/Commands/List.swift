@@ -90,6 +90,7 @@ struct List: ParsableCommand {
     }
 
     private func print(_ window: Window, choice: ColumnChoice?) {
+        warnOfUnknownOrder(window)
         var out = [UInt8]()
         if count {
             out.append(contentsOf: "\(window.count)\n".utf8)
@@ -258,3 +259,22 @@ private func writeOut(_ bytes: [UInt8]) {
         }
     }
 }
+
+/// A warning on standard error when no child of `window` has the path it is ordered by
+/// (`--order-by-child vists`: every child sorts as missing), naming the members they have.
+func warnOfUnknownOrder(_ window: Window) {
+    guard case .child(let path) = window.query.ordering, !window.isEmpty,
+        !window.contains(where: { $0.value.node(at: path) != nil })
+    else { return }
+    var names: [String] = []
+    for row in window.prefix(100) {
+        for (key, _) in row.value.members {
+            guard let name = key.stringValue, !names.contains(name) else { continue }
+            names.append(name)
+        }
+    }
+    let had = names.isEmpty ? "no members" : names.prefix(20).map { JSON.string($0).serializedString() }.joined(separator: ", ")
+    printError("warning: no child has \(JSON.string(path.keys.joined(separator: "/")).serializedString()) (--order-by-child): "
+        + "all sort as missing, by key; the children have \(had)")
+}
+
