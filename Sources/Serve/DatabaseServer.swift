@@ -22,12 +22,20 @@ public final class DatabaseServer: Sendable {
     public let options: ServeOptions
     private let feed: RevisionFeed
     private let store: StoreThread
+    private let access: Access
 
-    /// Opens the file's store (on its own thread).
-    /// - Throws: `ServeError` when the store cannot be opened.
+    /// Opens the file's store (on its own thread), and reads the rules file if one is given.
+    /// - Throws: `ServeError` when the store cannot be opened, the rules file has an error
+    ///   (`FILE:LINE:COLUMN: MESSAGE`), or unverified tokens are to be accepted on an address
+    ///   other than loopback.
     public init(file: String, options: ServeOptions) throws(ServeError) {
         self.file = file
         self.options = options
+        if options.acceptUnverifiedTokens && !isLoopback(options.host) {
+            throw ServeError("--accept-unverified-tokens lets anyone claim to be any user: it is refused on \(options.host), "
+                + "an address other than loopback (127.0.0.1, ::1, localhost)")
+        }
+        access = Access(options: options, rules: try options.rulesFile.map { path throws(ServeError) in try RulesFile.read(path) })
         feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit)
         store = try StoreThread(path: file, feed: feed)
     }
@@ -45,7 +53,7 @@ public final class DatabaseServer: Sendable {
         var logger = Logger(label: "synctable.serve")
         logger.logLevel = .error
         let listening = ListeningFlag()
-        let responder = DatabaseResponder(feed: feed, store: store, options: options)
+        let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access)
         let app = Application(
             responder: responder,
             configuration: ApplicationConfiguration(

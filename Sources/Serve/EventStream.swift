@@ -7,10 +7,12 @@ import Synchronization
 /// The streaming protocol: `put` with the whole value at path `/`, then for each revision of
 /// the file the smallest `put` (one location changed) or `patch` (several children of one
 /// location changed) that turns the last value sent into the new one; `keep-alive` when idle;
-/// `cancel` when the location can no longer be served.
+/// `cancel` when the location can no longer be served (or read: the rules deny it, at the start
+/// or after the rules or the data changed); `auth_revoked` when the user's ID token expires.
 enum EventStream {
     static func response(
-        path: Path, parameters: RequestParameters, feed: RevisionFeed, events: EventCache, options: ServeOptions
+        path: Path, parameters: RequestParameters, feed: RevisionFeed, events: EventCache, options: ServeOptions,
+        access: Access, requester: Requester
     ) throws(RequestError) -> Response {
         if parameters.query != nil || parameters.shallow {
             throw RequestError(.badRequest, "streaming is of a location's whole value: no orderBy, range, limit or shallow")
@@ -29,11 +31,15 @@ enum EventStream {
                 feed.unsubscribe(mailbox)
             }
             var sent = feed.latest
+            if try await end(&writer, access.streamPermission(requester, path, in: sent?.document, now: Access.now())) { return }
             let first = sent.map { ServedValue.value(at: path, in: $0.document, export: export) } ?? .null
             try await writer.write(event("put", path: .root, data: first))
             while true {
                 switch await mailbox.next() {
                 case .revision(let revision):
+                    if try await end(&writer, access.streamPermission(requester, path, in: revision.document, now: Access.now())) {
+                        return
+                    }
                     // Streams of one location that sent the same revision send the same event:
                     // it is computed once.
                     if let bytes = events.event(path: path, export: export, from: sent, to: revision) {
@@ -41,6 +47,7 @@ enum EventStream {
                     }
                     sent = revision
                 case .tick:
+                    if try await end(&writer, access.streamPermission(requester, path, in: nil, now: Access.now())) { return }
                     try await writer.write(ByteBuffer(string: "event: keep-alive\ndata: null\n\n"))
                 case .cancel(let why):
                     try await writer.write(ByteBuffer(bytes: line("cancel", .string(why))))
@@ -55,9 +62,22 @@ enum EventStream {
             }
         }
         var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
+        // The charset named: without it, clients such as the Admin SDK's decode the events as Latin-1.
+        headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Ends a stream its user may no longer read with the database's event (in its words, which
+    /// clients match); whether it ended.
+    private static func end(_ writer: inout any ResponseBodyWriter, _ permission: StreamPermission) async throws -> Bool {
+        switch permission {
+        case .allowed: return false
+        case .denied: try await writer.write(ByteBuffer(string: "event: cancel\ndata: null\n\n"))
+        case .expired: try await writer.write(ByteBuffer(string: "event: auth_revoked\ndata: credential is no longer valid\n\n"))
+        }
+        try await writer.finish(nil)
+        return true
     }
 
     static func event(_ name: String, path: Path, data: JSON) -> ByteBuffer {

@@ -94,6 +94,15 @@ final class RevisionFeed: Sendable {
         _ = state.withLock { $0.mailboxes.removeValue(forKey: ObjectIdentifier(box)) }
     }
 
+    /// Hands every stream the latest revision again, so that each checks its access anew (the
+    /// rules changed). Posted under the lock, so that no stream gets it after a newer one.
+    func recheckStreams() {
+        state.withLock { state in
+            guard let latest = state.latest else { return }
+            for box in state.mailboxes.values { box.post(.revision(latest)) }
+        }
+    }
+
     /// Wakes every idle stream so that it sends a keep-alive.
     func tick() {
         for box in state.withLock({ Array($0.mailboxes.values) }) { box.post(.tick) }

@@ -16,6 +16,12 @@ public struct ServeOptions: Sendable {
     public var streamBacklogLimit: Int
     /// How often an idle stream gets a `keep-alive` event.
     public var keepAliveMilliseconds: Int
+    /// The Security Rules file (`database.rules.json`) deciding each request; nil: the token
+    /// gate alone. A rules `PUT` is written back to it.
+    public var rulesFile: String?
+    /// Accept Firebase ID tokens without verifying their signature (a local test setup; the
+    /// server refuses it on an address other than loopback).
+    public var acceptUnverifiedTokens = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,

@@ -20,6 +20,9 @@ struct WritePlan: Sendable {
     let path: Path
     let content: JSON
     let ifMatch: String?
+    /// The writes as the rules let them be made to a document (server values resolved), or nil
+    /// when they are denied; run against the very content they replace.
+    var permitted: @Sendable (JSONDocument, [JSONWrite]) throws(JSONEditError) -> [JSONWrite]? = { _, writes in writes }
 
     init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?) throws(RequestError) {
         self.method = method
@@ -83,12 +86,19 @@ struct WritePlan: Sendable {
         do throws(WriteError) {
             result = try store.write { document throws(WriteError) in
                 mismatch = nil
+                planError = nil
                 do throws(RequestError) {
                     guard let writes = try writes(for: document, pushKey: &pushKey) else {
                         mismatch = ServedValue.value(at: path, in: document, export: false)
                         return []
                     }
-                    return writes
+                    // A denied write writes nothing: the file stays byte-identical.
+                    let allowed: [JSONWrite]?
+                    do throws(JSONEditError) { allowed = try permitted(document, writes) } catch {
+                        throw RequestError(.badRequest, error.description)
+                    }
+                    guard let allowed else { throw Access.permissionDenied }
+                    return allowed
                 } catch {
                     planError = error
                     return []

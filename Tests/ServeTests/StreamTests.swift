@@ -14,7 +14,7 @@ import TestSupport
         let connection = try server.connect()
         connection.send(HTTPConnection.requestBytes("GET", target, headers: [("Accept", "text/event-stream")]))
         let head = try connection.readHead()
-        #expect(head.status == 200 && head.header("content-type") == "text/event-stream")
+        #expect(head.status == 200 && head.header("content-type") == "text/event-stream; charset=utf-8")
         let first = try #require(try connection.readEvent())
         return (connection, first)
     }

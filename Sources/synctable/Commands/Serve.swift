@@ -8,7 +8,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// `synctable serve FILE [--host H] [--port P] [--read-only] [--auth-token T]`.
+/// `synctable serve FILE [--host H] [--port P] [--read-only] [--auth-token T] [--rules R] [--accept-unverified-tokens]`.
 struct ServeFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -33,6 +33,10 @@ struct ServeFile: ParsableCommand {
     var streamBacklog = 256
     @Option(help: ArgumentHelp("Send an idle stream a keep-alive event this often.", valueName: "ms"))
     var keepAliveMs = 30_000
+    @Option(help: ArgumentHelp("Decide each request with these Security Rules (database.rules.json).", valueName: "file"))
+    var rules: String?
+    @Flag(help: "Accept Firebase ID tokens without verifying them (loopback only: anyone could claim any user).")
+    var acceptUnverifiedTokens = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
@@ -42,9 +46,11 @@ struct ServeFile: ParsableCommand {
     }
 
     func run() throws {
-        let options = ServeOptions(
+        var options = ServeOptions(
             host: host, port: port, readOnly: readOnly, authToken: authToken, maxBodyBytes: maxBodyBytes,
             streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs)
+        options.rulesFile = rules
+        options.acceptUnverifiedTokens = acceptUnverifiedTokens
         let server: DatabaseServer
         do { server = try DatabaseServer(file: file, options: options) } catch {
             throw CommandError("\(error)")
