@@ -10,24 +10,26 @@ import Rules
 /// Answers the Realtime Database's REST requests from the feed (reads) and the store thread
 /// (writes).
 struct DatabaseResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServeContext
 
     let feed: RevisionFeed
     let store: StoreThread
     let options: ServeOptions
     let access: Access
-    let cache = ReadCache()
-    let events = EventCache()
+    /// Read answers of the newest revision.
+    let reads: RevisionCache<CachedRead>
+    /// Stream events of the newest revision.
+    let events: RevisionCache<EventBytes>
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
-            return try await answer(request)
+            return try await answer(request, context)
         } catch {
             return Self.response(error)
         }
     }
 
-    private func answer(_ request: Request) async throws(RequestError) -> Response {
+    private func answer(_ request: Request, _ context: Context) async throws(RequestError) -> Response {
         if request.uri.path == "/.settings/rules.json" { return try await rulesSettings(request) }
         let parameters = try RequestParameters(urlQuery: request.uri.query)
         let requester = try access.requester(
@@ -38,10 +40,10 @@ struct DatabaseResponder: HTTPResponder {
         case .get:
             if request.headers[.accept]?.contains("text/event-stream") == true {
                 return try EventStream.response(
-                    path: path, parameters: parameters, feed: feed, events: events, options: options,
+                    path: path, parameters: parameters, feed: feed, events: events, channel: context.channel, options: options,
                     access: access, requester: requester)
             }
-            return try read(request, path, parameters, requester)
+            return try await read(request, path, parameters, requester)
         case .put, .patch, .post, .delete:
             if options.readOnly {
                 throw RequestError(.unauthorized, "the database is served read-only")
@@ -147,7 +149,9 @@ struct DatabaseResponder: HTTPResponder {
 
     // MARK: - Reads
 
-    private func read(_ request: Request, _ path: Path, _ parameters: RequestParameters, _ requester: Requester) throws(RequestError) -> Response {
+    private func read(
+        _ request: Request, _ path: Path, _ parameters: RequestParameters, _ requester: Requester
+    ) async throws(RequestError) -> Response {
         guard let revision = feed.latest else {
             throw RequestError(.serviceUnavailable, "the file has not been read yet")
         }
@@ -159,8 +163,8 @@ struct DatabaseResponder: HTTPResponder {
             throw RequestError(.badRequest, "ETags are not given for queries or shallow reads")
         }
         let needsETag = wantsETag || ifNoneMatch != nil
-        let key = "\(needsETag ? "E" : "-")\(request.uri.path)?\(request.uri.query ?? "")"
-        let answer = cache.answer(revision: revision.number, key: key) {
+        let key: [UInt8] = [needsETag ? 0x45 : 0x2D] + Array(path.keys.joined(separator: "/").utf8) + [0] + parameters.answerKey
+        let answer = await reads.answer(revision: revision.number, key: key) {
             let document = revision.document
             let value: JSON
             if let query = parameters.query {
@@ -218,12 +222,12 @@ struct DatabaseResponder: HTTPResponder {
             error.headers[.eTag] = ServedValue.etag(current)
             error.body = current.serialized(.compact)
             throw error
-        case .written(let answer, let value):
+        case .written(let document, let pushKey):
             var fields = HTTPFields()
             if headers[.ifMatch] != nil || headers[HTTPField.Name("X-Firebase-ETag")!] == "true" {
-                fields[.eTag] = ServedValue.etag(value)
+                fields[.eTag] = ServedValue.etag(plan.value(in: document))
             }
-            return Self.json(answer, parameters.print, status: .ok, headers: fields)
+            return Self.json(plan.answer(in: document, pushKey: pushKey), parameters.print, status: .ok, headers: fields)
         }
     }
 

@@ -35,6 +35,9 @@ struct RequestParameters: Sendable {
     var ruleQuery = JSON.null
     /// The index a query needs (`.indexOn`): its child path, or `.value`; nil for other orders.
     var index: String?
+    /// The parameters that shape the answer (not `ns`, `auth`, `auth_variable_override`), in
+    /// one order: two requests of a location with equal keys get the same answer.
+    var answerKey: [UInt8] = []
 
     /// The parameters served; any other is an error, so that a typo is not ignored. `ns` (the
     /// database's name) is accepted and has no effect: one file is one database.
@@ -42,6 +45,9 @@ struct RequestParameters: Sendable {
         "orderBy", "startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast",
         "shallow", "print", "format", "auth", "ns", "auth_variable_override",
     ]
+
+    /// Parameters that do not change what a read answers.
+    static let notInAnswer: Set<String> = ["ns", "auth", "auth_variable_override"]
 
     /// Parses a raw URL query (`orderBy="score"&limitToLast=5`), percent escapes decoded.
     /// - Throws: `RequestError` (400) naming the parameter and the rule it breaks.
@@ -60,6 +66,9 @@ struct RequestParameters: Sendable {
         }
         auth = values["auth"]
         authOverride = values["auth_variable_override"]
+        for name in values.keys.sorted() where !Self.notInAnswer.contains(name) {
+            answerKey += Array(name.utf8) + [0x3D] + Array(values[name]!.utf8) + [0]
+        }
         if let shallow = values["shallow"] {
             guard shallow == "true" || shallow == "false" else {
                 throw RequestError(.badRequest, "shallow must be true or false, not '\(shallow)'")

@@ -53,6 +53,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
     BenchmarkGroup(name: "serve", run: runServeBenchmarks),
     BenchmarkGroup(name: "rules", run: runRulesBenchmarks),
+    BenchmarkGroup(name: "serve-limits", run: runServeLimitsBenchmarks),
     BenchmarkGroup(name: "remote", run: runRemoteBenchmarks),
     BenchmarkGroup(name: "search", run: runSearchBenchmarks),
     BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
