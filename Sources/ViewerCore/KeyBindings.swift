@@ -62,7 +62,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("n", [.character("n")], .searchNext, "next match (wraps at the bottom)"),
     KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
     KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
-    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
+    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane, or stop a running search)"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
