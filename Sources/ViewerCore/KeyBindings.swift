@@ -66,7 +66,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
     KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
     KeyBinding("w", [.character("w")], .whereFilter, "keep the rows a jq expression is true for (.score > 100 and .team == \"a\"); a second narrows the first; ↑ ↓ recall"),
-    KeyBinding("Esc", [.escape], .clearFilter, "clear the last w filter, then the f filter (else the search's highlights, else close the JSON pane)"),
+    KeyBinding("Esc", [.escape], .clearFilter, "clear the last w filter, then the f filter (else the search's highlights, else close the JSON pane; a running search: stop it)"),
     KeyBinding("E", [.character("E")], .export, "write the table (rows in order, the columns shown) to a file: .json, .jsonl, .csv or .tsv"),
     KeyBinding("(", [.character("(")], .expandColumn, "expand the object column under the cursor into a column per member (metrics/views)"),
     KeyBinding(")", [.character(")")], .collapseColumn, "collapse the member columns of the one under the cursor back into their object column"),

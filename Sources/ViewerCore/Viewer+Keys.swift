@@ -38,6 +38,7 @@ extension Viewer {
             break
         }
         message = nil
+        if key == .escape, interrupt() { return }
         if paneOpen && paneFocused, scrollPane(key) { return }
         if case .mouse = key {
             activeTable.handle(key)

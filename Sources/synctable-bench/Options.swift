@@ -48,6 +48,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
     BenchmarkGroup(name: "store", run: runStoreBenchmarks),
     BenchmarkGroup(name: "jsonl", run: runLinesBenchmarks),
+    BenchmarkGroup(name: "events", run: runEventsBenchmarks),
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
