@@ -192,8 +192,8 @@ final class EventLog { var lines: [String] = [] }
         let recording = try openStore(file)
         let revision = recording.store.currentRevision?.number
         var result: Result<WriteResult, WriteError>?
-        // Past the end of an array (an index must follow the last).
-        recording.store.startWrite(JSONWrite.set(try Path("/list/5"), 1)) { result = $0 }
+        // An array's children are its indexes: "x" cannot be one.
+        recording.store.startWrite(JSONWrite.set(try Path("/list/x"), 1)) { result = $0 }
         recording.run { result != nil }
         guard case .failure(.edit) = result else { Issue.record("got \(String(describing: result))"); return }
         #expect(readAll(file) == Array(text.utf8))
