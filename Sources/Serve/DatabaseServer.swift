@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -46,8 +47,21 @@ public final class DatabaseServer: Sendable {
         logger.logLevel = .error
         let listening = ListeningFlag()
         let responder = DatabaseResponder(feed: feed, store: store, options: options)
+        let wire = WireCache()
+        let (feed, store, options) = (feed, store, options)
         let app = Application(
             responder: responder,
+            // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
+            server: .http1WebSocketUpgrade(
+                configuration: .init(ws: .init(maxFrameSize: WebSocketSession.maxFrameBytes, validateUTF8: true))
+            ) { request, _, _ in
+                guard request.path?.split(separator: "?").first == "/.ws" else { return .dontUpgrade }
+                let host = request.authority ?? "\(options.host):\(options.port)"
+                return .upgrade([:]) { inbound, outbound, _ in
+                    await WebSocketSession.serve(
+                        inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options, cache: wire)
+                }
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "synctable", backlog: 1024),
             onServerRunning: { channel in

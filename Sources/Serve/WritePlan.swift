@@ -20,12 +20,15 @@ struct WritePlan: Sendable {
     let path: Path
     let content: JSON
     let ifMatch: String?
+    /// The client SDKs' transactions: the hash (`NodeHash`) the location's value must have.
+    let ifHash: String?
 
-    init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?) throws(RequestError) {
+    init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?, ifHash: String? = nil) throws(RequestError) {
         self.method = method
         self.path = path
         self.content = content
         self.ifMatch = ifMatch
+        self.ifHash = ifHash
         if method == .patch {
             guard case .object(let members) = content, members.count > 0 else {
                 throw RequestError(.badRequest, "a PATCH body must be a non-empty object of paths and values")
@@ -58,6 +61,9 @@ struct WritePlan: Sendable {
     /// The writes for `document`; nil when `if-match` does not match its current value.
     private func writes(for document: JSONDocument, pushKey: inout String) throws(RequestError) -> [JSONWrite]? {
         if let ifMatch, ServedValue.etag(ServedValue.value(at: path, in: document, export: false)) != ifMatch {
+            return nil
+        }
+        if let ifHash, NodeHash.of(ServedValue.value(at: path, in: document, export: true)) != ifHash {
             return nil
         }
         switch method {
