@@ -446,9 +446,20 @@ final class WireCache: Sendable {
     func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
         let key = "\(old.number) \(path.description)"
         if let kept = state.withLock({ $0.revision == new.number ? $0.changes[key] : nil }) { return kept }
-        let made = StreamChange.between(old.document.root.node(at: path), new.document.root.node(at: path), export: true)
+        var made = StreamChange.between(old.document.root.node(at: path), new.document.root.node(at: path), export: true)
+        if let change = made, Self.touchesMetadata(change) {
+            // The SDKs read `.value` and `.priority` only as a whole node's: the node goes whole.
+            let at = Path(keys: Array(change.path.keys.prefix { $0 != ".priority" && $0 != ".value" }))
+            made = StreamChange(name: "put", path: at, data: ServedValue.value(at: path.appending(at), in: new.document, export: true))
+        }
         keep(new.number) { $0.changes[key] = .some(made) }
         return made
+    }
+
+    private static func touchesMetadata(_ change: StreamChange) -> Bool {
+        if change.path.keys.contains(where: { $0 == ".priority" || $0 == ".value" }) { return true }
+        guard change.name == "patch", case .object(let members) = change.data else { return false }
+        return members[".priority"] != nil || members[".value"] != nil
     }
 
     private func keep(_ revision: Int, _ body: (inout State) -> Void) {
