@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "JSONTree", targets: ["JSONTree"]),
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
+        .library(name: "Expressions", targets: ["Expressions"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "Rules", targets: ["Rules"]),
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
@@ -44,6 +46,8 @@ let package = Package(
         .target(name: "CPageMove"),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "CPageMove"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
+        // jq's syntax for filters and computed columns, evaluated on the tree (`--where`).
+        .target(name: "Expressions", dependencies: ["JSONTree"]),
         // A file's pages mapped for reading, guarded against the file shrinking meanwhile (C: a
         // signal handler).
         .target(name: "CMappedFile"),
@@ -62,6 +66,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // A Realtime Database location over the network: its URL, REST reads and writes, and
@@ -83,11 +89,12 @@ let package = Package(
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
+                "Expressions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -104,13 +111,15 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
         .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(
             name: "ViewerCoreTests",
-            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
+            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                           "RemoteStore"]
         ),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),

@@ -32,6 +32,7 @@ public final class FrequencyView {
 
     /// The column counted, a path below each child (root: the child's own value).
     public let column: Path
+    private let reader: ColumnReader
     /// Numbers are counted in ranges of this width; nil: each number is its own value.
     public private(set) var binWidth: Double?
     /// How many children were counted (the selection's size).
@@ -55,6 +56,7 @@ public final class FrequencyView {
     public init(column: Path, binWidth: Double? = nil) {
         self.column = column
         self.binWidth = binWidth
+        reader = ColumnReader(column)
     }
 
     /// The number of rows (distinct values).
@@ -80,7 +82,7 @@ public final class FrequencyView {
     }
 
     /// The value counted for `child`.
-    func value(of child: JSONNode) -> ColumnValue { ColumnValue(child, at: column).binned(width: binWidth) }
+    func value(of child: JSONNode) -> ColumnValue { reader.value(of: child).binned(width: binWidth) }
 
     /// Applies one change of the selection's window and returns this table's batch.
     /// - Complexity: O(e log n) for a change of e events over n rows; a first window, or a
@@ -112,7 +114,7 @@ public final class FrequencyView {
     /// Counts every child of `window` afresh; the batch goes from the rows before to the new ones.
     private func recount(_ window: Window) -> BatchDiff {
         let before = rows
-        counts = FrequencyView.counts(of: window, column: column, binWidth: binWidth)
+        counts = FrequencyView.counts(of: window, reader: reader, binWidth: binWidth)
         total = window.count
         order = SortedChunks(sorted: counts.map { Entry(count: $0.value, value: $0.key) }.sorted())
         return FrequencyView.batch(from: before, to: rows)
@@ -194,11 +196,13 @@ public final class FrequencyView {
 
     // MARK: From scratch
 
-    /// The counts of `column`'s values over every row of `window`.
-    static func counts(of window: Window, column: Path, binWidth: Double?) -> [ColumnValue: Int] {
+    /// The counts of a column's values over every row of `window`.
+    static func counts(of window: Window, reader: ColumnReader, binWidth: Double?) -> [ColumnValue: Int] {
         var counts: [ColumnValue: Int] = [:]
-        for i in 0..<window.count {
-            counts[ColumnValue(window.value(at: i), at: column).binned(width: binWidth), default: 0] += 1
+        window.document.withTapeReader { tape in
+            for i in 0..<window.count {
+                counts[reader.value(of: window.value(at: i), tape).binned(width: binWidth), default: 0] += 1
+            }
         }
         return counts
     }
@@ -206,7 +210,7 @@ public final class FrequencyView {
     /// The frequency rows of `column` over `window`, computed from scratch (what the live view
     /// must equal after any sequence of changes).
     public static func rows(of window: Window, column: Path, binWidth: Double? = nil) -> [Row] {
-        counts(of: window, column: column, binWidth: binWidth)
+        counts(of: window, reader: ColumnReader(column), binWidth: binWidth)
             .map { Entry(count: $0.value, value: $0.key) }.sorted().map { Row(value: $0.value, count: $0.count) }
     }
 

@@ -102,6 +102,25 @@ struct SortedChunks<Element: Comparable> {
         return before + Self.lowerBound(chunks[c], x)
     }
 
+    /// How many elements equal `x`.
+    func count(of x: Element) -> Int {
+        guard !chunks.isEmpty else { return 0 }
+        var n = 0
+        var c = chunkIndex(for: x)
+        // Equal elements may run on over the next chunks.
+        while c < chunks.count {
+            let chunk = chunks[c]
+            var i = Self.lowerBound(chunk, x)
+            while i < chunk.count && !(x < chunk[i]) {
+                n += 1
+                i += 1
+            }
+            guard i == chunk.count else { break }
+            c += 1
+        }
+        return n
+    }
+
     /// The element at `index` in ascending order.
     /// - Precondition: `0 <= index < count`.
     func element(at index: Int) -> Element {

@@ -38,12 +38,14 @@ public struct ColumnStatistics: Sendable, Equatable {
 /// ```
 public final class StatisticsView {
     public let columns: [Path]
+    private let readers: [ColumnReader]
     private var accumulators: [ColumnAccumulator]
     /// The selection's window the statistics are of (nil before the first change).
     public private(set) var window: Window?
 
     public init(columns: [Path]) {
         self.columns = columns
+        readers = columns.map(ColumnReader.init)
         accumulators = columns.map { ColumnAccumulator(column: $0) }
     }
 
@@ -64,27 +66,27 @@ public final class StatisticsView {
         defer { window = change.new }
         let total = window?.count ?? 0
         guard let old = change.old, window != nil, change.childEvents.count <= max(64, total / 16) else {
-            accumulators = columns.map { ColumnAccumulator(column: $0, window: change.new) }
+            accumulators = StatisticsView.accumulators(columns, change.new)
             return reloads(Array(columns.indices))
         }
         var changed = Set<Int>()
         for event in change.childEvents {
             switch event.kind {
             case .childAdded:
-                for (c, column) in columns.enumerated() {
-                    accumulators[c].add(ColumnValue(event.value, at: column), +1)
+                for (c, reader) in readers.enumerated() {
+                    accumulators[c].add(reader.value(of: event.value), +1)
                     changed.insert(c)
                 }
             case .childRemoved:
-                for (c, column) in columns.enumerated() {
-                    accumulators[c].add(ColumnValue(event.value, at: column), -1)
+                for (c, reader) in readers.enumerated() {
+                    accumulators[c].add(reader.value(of: event.value), -1)
                     changed.insert(c)
                 }
             case .childChanged:
                 guard let from = event.fromIndex else { continue }
                 let before = old.value(at: from)
-                for (c, column) in columns.enumerated() {
-                    let a = ColumnValue(before, at: column), b = ColumnValue(event.value, at: column)
+                for (c, reader) in readers.enumerated() {
+                    let a = reader.value(of: before), b = reader.value(of: event.value)
                     guard a != b else { continue }
                     accumulators[c].add(a, -1)
                     accumulators[c].add(b, +1)
@@ -106,38 +108,64 @@ public final class StatisticsView {
     public static func statistics(of window: Window, columns: [Path]) -> [ColumnStatistics] {
         columns.map { ColumnAccumulator(column: $0, window: window).statistics }
     }
+
+    /// The accumulators of `columns` over every row of `window`: half the columns on a second
+    /// thread (each column is one pass over the children).
+    private static func accumulators(_ columns: [Path], _ window: Window) -> [ColumnAccumulator] {
+        guard columns.count > 1, window.count >= 1 << 16 else { return columns.map { ColumnAccumulator(column: $0, window: window) } }
+        let half = columns.count / 2
+        let second = ThreadWork { columns[half...].map { ColumnAccumulator(column: $0, window: window) } }
+        let first = columns[..<half].map { ColumnAccumulator(column: $0, window: window) }
+        return first + second.join()
+    }
 }
 
-/// What one column's statistics are made of, changed one value at a time.
+/// What one column's statistics are made of, changed one value at a time. Numbers are kept in
+/// order (min, max, median, and their distinct count from the order); strings in a count map
+/// (distinct) and their lengths in order; other values in a count map.
 struct ColumnAccumulator {
     let column: Path
+    private let reader: ColumnReader
     private var kinds = [Int](repeating: 0, count: 7)
-    private var distinct: [ColumnValue: Int] = [:]
     private var numbers = SortedChunks<Double>()
+    private var distinctNumbers = 0
+    private var strings: [JSONKey: Int] = [:]
     private var lengths = SortedChunks<Int>()
+    /// Missing, null, booleans and containers, by value.
+    private var others: [ColumnValue: Int] = [:]
     /// Numbers are summed less `shift` (the first number seen), so that the variance of large
     /// numbers close together keeps its digits.
     private var shift: Double?
     private var sum = CompensatedSum(), squares = CompensatedSum()
 
-    init(column: Path) { self.column = column }
+    init(column: Path) {
+        self.column = column
+        reader = ColumnReader(column)
+    }
 
     /// The accumulator of `column` over every row of `window`, in one pass and one sort.
     init(column: Path, window: Window) {
-        self.column = column
+        self.init(column: column)
         var numbers = [Double](), lengths = [Int]()
-        for i in 0..<window.count {
-            let value = ColumnValue(window.value(at: i), at: column)
-            count(value, +1)
-            switch value {
-            case .number(let x):
-                numbers.append(x)
-                addToSums(x, +1)
-            case .string(let s): lengths.append(s.string.unicodeScalars.count)
-            default: break
+        window.document.withTapeReader { tape in
+            for i in 0..<window.count {
+                let value = reader.value(of: window.value(at: i), tape)
+                kinds[Self.kindIndex(value)] += 1
+                switch value {
+                case .number(let x):
+                    numbers.append(x)
+                    addToSums(x, +1)
+                case .string(let s):
+                    strings[s, default: 0] += 1
+                    lengths.append(s.string.unicodeScalars.count)
+                default:
+                    others[value, default: 0] += 1
+                }
             }
         }
-        self.numbers = SortedChunks(sorted: numbers.sorted())
+        numbers.sort()
+        distinctNumbers = numbers.indices.reduce(0) { $0 + ($1 == 0 || numbers[$1] != numbers[$1 - 1] ? 1 : 0) }
+        self.numbers = SortedChunks(sorted: numbers)
         self.lengths = SortedChunks(sorted: lengths.sorted())
     }
 
@@ -152,12 +180,6 @@ struct ColumnAccumulator {
         }
     }
 
-    private mutating func count(_ value: ColumnValue, _ sign: Int) {
-        kinds[Self.kindIndex(value)] += sign
-        let n = (distinct[value] ?? 0) + sign
-        distinct[value] = n > 0 ? n : nil
-    }
-
     private mutating func addToSums(_ x: Double, _ sign: Double) {
         if shift == nil { shift = x }
         let d = x - shift!
@@ -167,10 +189,16 @@ struct ColumnAccumulator {
 
     /// Counts `value` once more (`sign` +1) or once less (-1).
     mutating func add(_ value: ColumnValue, _ sign: Int) {
-        count(value, sign)
+        kinds[Self.kindIndex(value)] += sign
         switch value {
         case .number(let x):
-            if sign > 0 { numbers.insert(x) } else { numbers.remove(x) }
+            let held = numbers.count(of: x)
+            if sign > 0 {
+                numbers.insert(x)
+                if held == 0 { distinctNumbers += 1 }
+            } else if numbers.remove(x), held == 1 {
+                distinctNumbers -= 1
+            }
             addToSums(x, Double(sign))
             if numbers.isEmpty {
                 // Start the sums afresh: nothing is left of what they added up.
@@ -179,9 +207,13 @@ struct ColumnAccumulator {
                 squares = CompensatedSum()
             }
         case .string(let s):
-            let n = s.string.unicodeScalars.count
-            if sign > 0 { lengths.insert(n) } else { lengths.remove(n) }
-        default: break
+            let n = (strings[s] ?? 0) + sign
+            strings[s] = n > 0 ? n : nil
+            let length = s.string.unicodeScalars.count
+            if sign > 0 { lengths.insert(length) } else { lengths.remove(length) }
+        default:
+            let n = (others[value] ?? 0) + sign
+            others[value] = n > 0 ? n : nil
         }
     }
 
@@ -194,7 +226,7 @@ struct ColumnAccumulator {
         s.strings = kinds[4]
         s.objects = kinds[5]
         s.arrays = kinds[6]
-        s.distinct = distinct.count
+        s.distinct = distinctNumbers + strings.count + others.count
         let n = numbers.count
         if n > 0, let shift {
             s.min = numbers.first

@@ -52,6 +52,11 @@ final class WebSocketSession {
         feed: RevisionFeed, store: StoreThread, options: ServeOptions, cache: WireCache
     ) async {
         guard let mailbox = feed.subscribe() else { return }
+        // A client that does not read holds the loop in a write: when it falls too far behind,
+        // or the server stops, cancelling the connection's task ends that write.
+        let task = withUnsafeCurrentTask { $0.map(ConnectionTask.init) }
+        mailbox.attach { task?.task.cancel() }
+        defer { mailbox.detach() }
         let session = WebSocketSession(feed: feed, store: store, options: options, cache: cache, outbound: outbound)
         let (inputs, continuation) = AsyncStream<(Input, CheckedContinuation<Void, Never>)>.makeStream()
         /// Hands an input to the loop and waits until it has been handled.
@@ -403,6 +408,12 @@ final class WebSocketSession {
     private static func sessionID() -> String {
         String((0..<20).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
     }
+}
+
+/// The connection's task, to cancel it from the feed while the session is attached to its
+/// mailbox (`detach` happens before the task ends, so the handle is never used after).
+private struct ConnectionTask: @unchecked Sendable {
+    let task: UnsafeCurrentTask
 }
 
 /// A listen: untagged (the location's whole value) or tagged (a query's window).

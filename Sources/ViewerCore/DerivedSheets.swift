@@ -205,6 +205,7 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 
     func value(ofRow i: Int) -> JSON { array[i].value.json }
     func key(ofRow i: Int) -> String { array[i].key }
+    func path(ofRow i: Int) -> Path? { selection.location.child(array[i].key) }
 
     func start() {
         array.batchDelegate = self

@@ -43,6 +43,8 @@ public protocol Sheet: AnyObject {
     func value(ofRow i: Int) -> JSON
     /// A name of row `i`, unique among the rows and the same for the same row after a batch.
     func key(ofRow i: Int) -> String
+    /// The location of row `i` when the row is a child (the JSON pane's title, `y`); else nil.
+    func path(ofRow i: Int) -> Path?
     /// Set by the viewer: call it with each change of the rows, after the rows changed.
     var onBatch: ((BatchDiff) -> Void)? { get set }
     /// Starts following the store (the sheet was pushed); the first rows may come at once.
@@ -66,6 +68,7 @@ public enum SheetOpening {
 
 extension Sheet {
     public func open(row i: Int) -> SheetOpening { .message("Enter does nothing on the \(title)") }
+    public func path(ofRow i: Int) -> Path? { nil }
     public func perform(_ action: ViewerAction) -> String? { nil }
     public var isLoading: Bool { false }
 }

@@ -107,11 +107,12 @@ extension Viewer {
         }
     }
 
-    /// The selected row of the top sheet, as the JSON pane and copying read it.
-    var selectedSheetRow: (key: String, value: JSON)? {
+    /// The selected row of the top sheet, as the JSON pane and copying read it: its key, its
+    /// value, and its location when it is a child.
+    var selectedSheetRow: (key: String, value: JSON, path: Path?)? {
         guard let frame = sheets.last, let row = frame.table.state.selection, row < frame.rows.numberOfRows else { return nil }
         let i = frame.rows.sheetRow(row)
-        return (frame.sheet.key(ofRow: i), frame.sheet.value(ofRow: i))
+        return (frame.sheet.key(ofRow: i), frame.sheet.value(ofRow: i), frame.sheet.path(ofRow: i))
     }
 
     /// A key on a derived sheet: the same meaning as on the location's table where it has one.
@@ -154,8 +155,20 @@ extension Viewer {
             paneOpen = true
             paneFocused = true
         case .clearFilter: if paneOpen { closePane() }
+        case .copyPath:
+            guard let path = selectedSheetRow?.path else {
+                message = Message(text: "the rows of the \(frame.sheet.title) are not children: Y copies the row as JSON", isError: false)
+                return
+            }
+            let text = path.description
+            if let refusal = clipboardRefusal(text) {
+                message = Message(text: refusal, isError: true)
+                return
+            }
+            environment.perform(.copyToClipboard(text))
+            message = Message(text: "copied \(text)", isError: false)
         case .copyValue:
-            guard let (_, value) = selectedSheetRow else { return }
+            guard let (_, value, _) = selectedSheetRow else { return }
             let text = value.serializedString(.compact, escaping: .invisibles)
             environment.perform(.copyToClipboard(text))
             message = Message(text: "copied the row as JSON (\(text.utf8.count) bytes)", isError: false)
@@ -202,5 +215,18 @@ extension Viewer {
             }
         }
         message = Message(text: "no row of the \(frame.sheet.title) holds \(JSON.string(text).serializedString())", isError: false)
+    }
+}
+
+extension Viewer {
+    /// The message line's reminder of a sheet's keys, as bound: `q back  Enter open  s sort  …`.
+    func sheetKeyHint(_ sheet: any Sheet) -> String {
+        var shown: [(ViewerAction, String)] = [(.quit, "back"), (.open, "open"), (.sortByColumn, "sort"), (.search, "search"),
+                                               (.showJSON, "JSON"), (.copyValue, "copy")]
+        if sheet is FrequencySheet { shown.append((.toggleBinning, "ranges")) }
+        return shown.compactMap { action, word in
+            options.keyBindings.first { $0.action == action && !$0.keys.isEmpty }
+                .map { "\($0.label.split(separator: " ").first.map(String.init) ?? $0.label) \(word)" }
+        }.joined(separator: "  ")
     }
 }

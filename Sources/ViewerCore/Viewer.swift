@@ -98,6 +98,10 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// The revision whose rows the table shows (behind `lastRevision` while paused).
     var shownRevision: Int?
     var childCount: (revision: Int, path: Path, count: Int)?
+    /// The children the query's range selects, per revision and query (`selectedChildCount`).
+    var selectedCount: (revision: Int, query: Query, count: Int)?
+    /// `G` asked for every page to the end: the last row is selected when they arrive.
+    var selectLastWhenLoaded = false
 
     var mode: Mode = .table
     var paneOpen = false
@@ -109,10 +113,14 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var message: Message?
     /// `/` search: the pattern, its matches, a search running on another thread.
     var search = SearchState()
+    /// The `w` expressions typed, oldest first, for ↑ and ↓ at its prompt.
+    var conditionHistory: [String] = []
     /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
     var readOnlyReason: String?
     /// The viewer's own writes, latest last, for `u`.
     var undoSteps: [UndoStep] = []
+    /// Steps `u` undid, latest last, for `U` (a new write forgets them).
+    var redoSteps: [UndoStep] = []
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()
@@ -312,6 +320,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             setColumns(columns, cursorOn: nil)
             table.reloadData()
             warnOfUnknownColumns(newRows)
+            warnOfUnknownOrder(newRows)
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
@@ -323,8 +332,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
             return
         }
         let follow = isFollowing
-        let batch: TableBatch
+        let selectedKey = selectedChild?.key
+        var batch: TableBatch
         let touched: [Int]
+        // Rows that left because they moved further down the order close as moves.
+        let movedOut = incremental.map { rowsMovedOut($0.deletes.map { (index: $0, row: old[$0]) }) } ?? []
         if let incremental, rows.reversed == reversed {
             batch = TableBatch(incremental, reversed: reversed)
             touched = incremental.inserts + incremental.reloads.map(\.to)
@@ -333,6 +345,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             let n = newRows.count
             touched = (batch.inserts + batch.reloads.map(\.new)).map { reversed ? n - 1 - $0 : $0 }
         }
+        for move in movedOut { batch.departures[rows.reversed ? old.count - 1 - move.index : move.index] = move.words }
         rows.setRows(newRows, reversed: reversed)
         rows.extendColumns(at: touched)
         do {
@@ -345,7 +358,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
             pendingSelection = nil
         } else if follow {
             table.selectLast()
+        } else if selectLastWhenLoaded, array?.hasMore == false {
+            selectLastWhenLoaded = false
+            table.selectLast()
         }
+        if !movedOut.isEmpty { followRowsMovedOut(movedOut, selected: selectedKey) }
     }
 
     /// Says which columns given by name no shown child has (a typo in `--columns` shows as an
@@ -358,6 +375,16 @@ public final class Viewer: SyncedArrayBatchDelegate {
         guard !unknown.isEmpty else { return }
         let names = unknown.map { JSON.string($0.title).serializedString() }.joined(separator: ", ")
         message = Message(text: "no child here has \(names) (--columns)", isError: true)
+    }
+
+    /// Says when no shown child has the path the rows are ordered by (`--order-by-child vists`
+    /// orders every child as missing), naming the paths they have.
+    private func warnOfUnknownOrder(_ shown: [SyncedRow]) {
+        guard case .child(let path)? = query.ordering, !shown.isEmpty, !shown.contains(where: { $0.value.node(at: path) != nil })
+        else { return }
+        let names = rows.columnSet.specs.filter { $0 != .key }.map(\.title).joined(separator: ", ")
+        message = Message(text: "no child here has \(JSON.string(path.keys.joined(separator: "/")).serializedString()), the order's child: "
+                              + "all are ordered as missing, by key (the children have \(names))", isError: true)
     }
 
     /// The column under the cursor (the table owns the cursor).

@@ -23,7 +23,7 @@ import TestSupport
     }
 
     @Test func liveCountsEqualCountsFromScratchAndBatchesReplay() throws {
-        try forEachSeed(60) { seed, rng in
+        try forEachSeed(30) { seed, rng in
             var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
             var nextKey = children.count
             let query = try randomQuery(&rng)
