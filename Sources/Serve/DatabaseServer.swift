@@ -73,7 +73,7 @@ public final class DatabaseServer: Sendable {
         let connections = self.connections
         let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
         let wire = WireCache()
-        let (feed, store, options) = (feed, store, options)
+        let (feed, store, options, access) = (feed, store, options, access)
         let app = Application(
             responder: responder,
             // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
@@ -88,7 +88,8 @@ public final class DatabaseServer: Sendable {
                 let host = request.authority ?? "\(options.host):\(options.port)"
                 return .upgrade([:]) { inbound, outbound, _ in
                     await WebSocketSession.serve(
-                        inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options, cache: wire)
+                        inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options,
+                        access: access, cache: wire)
                 }
             },
             configuration: ApplicationConfiguration(

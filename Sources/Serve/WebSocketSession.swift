@@ -28,36 +28,39 @@ final class WebSocketSession {
     private let store: StoreThread
     private let options: ServeOptions
     private let cache: WireCache
+    private let access: Access
+    /// Who the client is: from its `auth` (none yet: a user without credentials).
+    private var requester: Requester?
     private let outbound: WebSocketOutboundWriter
     private var frames: FrameAssembler
     private var listens: [ListenKey: Listen] = [:]
-    /// Writes to make when the connection ends, in the order they were asked for.
-    private var onDisconnect: [(path: Path, write: DisconnectWrite)] = []
-    /// Whether the client has given the server's token (always, when there is none).
-    private var authorized: Bool
-
-    init(feed: RevisionFeed, store: StoreThread, options: ServeOptions, cache: WireCache, outbound: WebSocketOutboundWriter) {
+    /// Writes to make when the connection ends, in the order they were asked for, each as the
+    /// user who asked for it.
+    private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester)] = []
+    init(feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, outbound: WebSocketOutboundWriter) {
         self.feed = feed
         self.store = store
         self.options = options
+        self.access = access
         self.cache = cache
         self.outbound = outbound
         frames = FrameAssembler(limit: options.maxBodyBytes)
-        authorized = options.authToken == nil
+        // No credential: open without rules or token, `auth` null under rules, nobody behind
+        // the token gate until the client authenticates.
+        requester = try? access.requester(credential: nil, override: nil, now: Access.now())
     }
 
     /// Serves the connection until the client leaves or the server stops.
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, host: String,
-        feed: RevisionFeed, store: StoreThread, options: ServeOptions, cache: WireCache
+        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache
     ) async {
         guard let mailbox = feed.subscribe() else { return }
         // A client that does not read holds the loop in a write: when it falls too far behind,
         // or the server stops, cancelling the connection's task ends that write.
         let task = withUnsafeCurrentTask { $0.map(ConnectionTask.init) }
         mailbox.attach { task?.task.cancel() }
-        defer { mailbox.detach() }
-        let session = WebSocketSession(feed: feed, store: store, options: options, cache: cache, outbound: outbound)
+        let session = WebSocketSession(feed: feed, store: store, options: options, access: access, cache: cache, outbound: outbound)
         let (inputs, continuation) = AsyncStream<(Input, CheckedContinuation<Void, Never>)>.makeStream()
         /// Hands an input to the loop and waits until it has been handled.
         @Sendable func deliver(_ input: Input) async {
@@ -93,6 +96,8 @@ final class WebSocketSession {
             }
             continuation.finish()
             while let (_, handled) = await iterator.next() { handled.resume() }
+            // Detached first: the `closed` that ends the feed's reader must not cancel this task.
+            mailbox.detach()
             feed.unsubscribe(mailbox)
             mailbox.post(.closed)
             group.cancelAll()
@@ -181,19 +186,25 @@ final class WebSocketSession {
         case "s", "unappeck", "appcheck":
             return Answer(data: [:])
         case "auth", "gauth":
-            guard let token = options.authToken else { return Answer(data: [:]) }
-            let given = b["cred"]?.stringValue ?? ""
-            authorized = constantTimeEquals(Array(given.utf8), Array(token.utf8))
-            return authorized ? Answer(data: [:]) : Answer(status: "invalid_token", data: "the credential is not the server's token")
+            // The Admin SDK acting as a user sends `authvar` (an object) or `noauth` (null).
+            let override = b["authvar"].map { String(decoding: $0.serialized(.compact), as: UTF8.self) }
+                ?? (b["noauth"]?.boolValue == true ? "null" : nil)
+            do throws(RequestError) {
+                requester = try access.requester(credential: b["cred"]?.stringValue, override: override, now: Access.now())
+                return Answer(data: [:])
+            } catch {
+                requester = nil
+                return Answer(status: "invalid_token", data: .string(error.message))
+            }
         case "unauth":
-            authorized = options.authToken == nil
+            requester = try? access.requester(credential: nil, override: nil, now: Access.now())
             return Answer(data: [:])
         default:
             break
         }
-        guard authorized else { return Answer(status: "permission_denied", data: "Permission denied") }
+        guard let requester else { return Answer(status: "permission_denied", data: "a valid credential is needed (auth)") }
         switch action {
-        case "q": return try listen(b)
+        case "q": return try listen(b, as: requester)
         case "n":
             let path = try Self.path(b["p"])
             listens[ListenKey(path: path, tag: b["t"]?.doubleValue.map(Int.init))] = nil
@@ -202,18 +213,21 @@ final class WebSocketSession {
             let path = try Self.path(b["p"])
             let query = try WireQuery.query(b["q"]?.objectValue)
             guard let revision = feed.latest else { return Answer(status: "unavailable", data: "the file has not been read yet") }
+            guard access.mayRead(requester, path, query: WireQuery.ruleQuery(b["q"]?.objectValue), in: revision.document, now: Access.now()) else {
+                return Self.denied
+            }
             return Answer(data: Self.data(at: path, query: query, in: revision))
         case "p", "m":
             guard !options.readOnly else { return Answer(status: "permission_denied", data: "the database is served read-only") }
             let path = try Self.path(b["p"])
             let data = b["d"] ?? .null
-            return try await write(action == "p" ? .put : .merge, path: path, data: data, hash: b["h"]?.stringValue)
+            return try await write(action == "p" ? .put : .merge, path: path, data: data, hash: b["h"]?.stringValue, as: requester)
         case "o", "om":
             guard !options.readOnly else { return Answer(status: "permission_denied", data: "the database is served read-only") }
             let path = try Self.path(b["p"])
             let data = b["d"] ?? .null
             _ = try Self.plan(action == "o" ? .put : .merge, path: path, data: data, hash: nil)
-            onDisconnect.append((path, action == "o" ? .put(data) : .merge(data)))
+            onDisconnect.append((path, action == "o" ? .put(data) : .merge(data), requester))
             return Answer()
         case "oc":
             let path = try Self.path(b["p"])
@@ -226,12 +240,19 @@ final class WebSocketSession {
 
     // MARK: - Listens
 
-    private func listen(_ b: JSONObject) throws(WireError) -> Answer {
+    private static let denied = Answer(status: "permission_denied", data: "Permission denied")
+
+    private func listen(_ b: JSONObject, as requester: Requester) throws(WireError) -> Answer {
         let path = try Self.path(b["p"])
         let tag = b["t"]?.doubleValue.map(Int.init)
         let query = tag == nil ? nil : try WireQuery.query(b["q"]?.objectValue)
         guard let revision = feed.latest else { return Answer(status: "unavailable", data: "the file has not been read yet") }
+        let ruleQuery = tag == nil ? JSON.null : WireQuery.ruleQuery(b["q"]?.objectValue)
+        // Rules are not filters: a listen whose location the user may not read whole is refused.
+        guard access.mayRead(requester, path, query: ruleQuery, in: revision.document, now: Access.now()) else { return Self.denied }
         var listen = Listen(path: path, wirePath: b["p"]?.stringValue ?? "/", query: query, tag: tag, revision: revision)
+        listen.ruleQuery = ruleQuery
+        listen.wireQuery = b["q"] ?? .null
         // The data goes out before the `ok` (the SDK raises its events on the data).
         var initial = JSONObject([("p", .string(listen.wirePath))])
         if let query {
@@ -253,6 +274,14 @@ final class WebSocketSession {
     private func follow(_ revision: Revision) async {
         for key in listens.keys.sorted(by: { $0.order < $1.order }) {
             guard var listen = listens[key], listen.revision.number < revision.number else { continue }
+            // The rules or the data changed: a listen the user may no longer read is revoked.
+            if let requester, !access.mayRead(requester, listen.path, query: listen.ruleQuery, in: revision.document, now: Access.now()) {
+                var revoked = JSONObject([("p", .string(listen.wirePath))])
+                if let tag = listen.tag { revoked = JSONObject([("p", .string(listen.wirePath)), ("q", listen.wireQuery), ("t", .number(JSONNumber(tag)))]) }
+                await send(["t": "d", "d": ["a": "c", "b": .object(revoked)]])
+                listens[key] = nil
+                continue
+            }
             if let query = listen.query {
                 let window = cache.window(path: listen.path, query: query, in: revision)
                 if let change = Self.merge(from: listen.window, to: window) {
@@ -309,11 +338,16 @@ final class WebSocketSession {
         }
     }
 
-    private func write(_ kind: WriteKind, path: Path, data: JSON, hash: String?) async throws(WireError) -> Answer {
-        let plan = try Self.plan(kind, path: path, data: data, hash: hash)
+    private func write(_ kind: WriteKind, path: Path, data: JSON, hash: String?, as requester: Requester) async throws(WireError) -> Answer {
+        var plan = try Self.plan(kind, path: path, data: data, hash: hash)
+        let access = self.access
+        plan.permitted = { document, writes throws(JSONEditError) in
+            try access.permittedWrites(requester, writes, to: document, now: Access.now())
+        }
+        let checkedPlan = plan
         let outcome: WritePlan.Outcome
         do {
-            outcome = try await store.perform { store in plan.apply(to: store) }
+            outcome = try await store.perform { store in checkedPlan.apply(to: store) }
         } catch {
             return Answer(status: "unavailable", data: .string(error.description))
         }
@@ -327,6 +361,7 @@ final class WebSocketSession {
         case .preconditionFailed:
             await catchUp(path: path, from: hash)
             return Answer(status: "datastale", data: "the value changed")
+        case .failed(let error) where error.status == .unauthorized: return Self.denied
         case .failed(let error): return Answer(status: "error", data: .string(error.message))
         }
     }
@@ -346,11 +381,15 @@ final class WebSocketSession {
 
     /// The connection ended: the writes it left for that moment are made, in order.
     private func disconnected() async {
-        for (path, write) in onDisconnect {
-            let plan: WritePlan?
+        for (path, write, requester) in onDisconnect {
+            var plan: WritePlan?
             switch write {
             case .put(let data): plan = try? Self.plan(.put, path: path, data: data, hash: nil)
             case .merge(let data): plan = try? Self.plan(.merge, path: path, data: data, hash: nil)
+            }
+            let access = self.access
+            plan?.permitted = { document, writes throws(JSONEditError) in
+                try access.permittedWrites(requester, writes, to: document, now: Access.now())
             }
             guard let plan else { continue }
             _ = try? await store.perform { store in plan.apply(to: store) }
@@ -432,6 +471,10 @@ private struct Listen {
     var revision: Revision
     /// For a query: the window it was last sent.
     var window: [(key: String, value: JSON)] = []
+    /// The rules' `query` variable for it (null for the location's whole value).
+    var ruleQuery: JSON = .null
+    /// The query as the client sent it (`q`), to name the listen when it is revoked.
+    var wireQuery: JSON = .null
 }
 
 /// What the connections of one server share for a revision: a query's window and a location's

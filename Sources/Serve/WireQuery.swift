@@ -66,6 +66,27 @@ enum WireQuery {
         return q
     }
 
+    /// The rules' `query` variable for a wire query (as `RequestParameters` makes it for REST).
+    static func ruleQuery(_ object: JSONObject?) -> JSON {
+        guard let object, object.count > 0 else { return .null }
+        let index = object["i"]?.stringValue
+        let equal = object["sp"] != nil && object["ep"] != nil && object["sp"] == object["ep"]
+            && object["sin"]?.boolValue != false && object["ein"]?.boolValue != false
+        let limit = object["l"] ?? .null
+        let fromRight = object["vf"]?.stringValue == "r"
+        return .object(JSONObject([
+            ("orderByKey", .bool(index == ".key")),
+            ("orderByValue", .bool(index == ".value")),
+            ("orderByPriority", .bool(index == nil || index == ".priority")),
+            ("orderByChild", index.flatMap { $0.hasPrefix(".") ? nil : JSON.string($0) } ?? .null),
+            ("startAt", equal ? .null : object["sp"] ?? .null),
+            ("endAt", equal ? .null : object["ep"] ?? .null),
+            ("equalTo", equal ? object["sp"]! : .null),
+            ("limitToFirst", fromRight ? .null : limit),
+            ("limitToLast", fromRight ? limit : .null),
+        ]))
+    }
+
     private static func name(_ value: JSON?, _ parameter: String) throws(WireError) -> String? {
         switch value {
         case nil, .null?: return nil

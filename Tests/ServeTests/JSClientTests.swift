@@ -147,6 +147,32 @@ struct JSClientTests {
     }
 }
 
+extension JSClientTests {
+    @Test func securityRulesDecideWhatAnAppReadsAndWrites() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"public": {"a": 1}, "secret": {"b": 2}}"#)
+        let rules = folder.write("database.rules.json", #"""
+            {"rules": {"public": {".read": true, "$k": {".write": "newData.isNumber()"}}, "secret": {".read": false}}}
+            """#)
+        let server = try TestServer(file: file, arguments: ["--rules", rules])
+        let client = try jsClient(port: server.port)
+        client.send(#"{"do":"get","path":"public/a"}"#)
+        #expect(client.waitFor(["get": 1]), "\(client.standardError())")
+        client.send(#"{"do":"get","path":"secret"}"#)
+        let denied = client.readLine(seconds: 20) ?? ""
+        #expect(denied.contains("error") && denied.localizedCaseInsensitiveContains("permission"), "\(denied)")
+        client.send(#"{"do":"set","path":"public/a","value":"text"}"#)
+        let refused = client.readLine(seconds: 20) ?? ""
+        #expect(refused.localizedCaseInsensitiveContains("permission"), "a write the rules refuse: \(refused)")
+        #expect(folder.read("db.json") == #"{"public": {"a": 1}, "secret": {"b": 2}}"#, "a denied write leaves the file byte-identical")
+        client.send(#"{"do":"set","path":"public/a","value":5}"#)
+        #expect(client.waitFor(["set": "ok"]))
+        client.closeInput()
+        #expect(client.wait() == 0)
+        #expect(server.stop() == 0)
+    }
+}
+
 /// Polls `condition` every 10 ms until it holds or `seconds` pass.
 private func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)

@@ -3,7 +3,8 @@
 // Reads commands (JSON, one a line) on standard input and prints what happens (JSON, one a line).
 //   {"do":"list","path":"players","child":"score","last":10}   follow a query with child events;
 //                                                               prints {"list":[[key,value],…]} after each
-//   {"do":"value","path":"a"}                                   prints {"value":v} on each onValue
+//   {"do":"value","path":"a"}                                   prints {"value":v} on each onValue ({"cancelled":…} if revoked)
+//   {"do":"get","path":"a"}                                     prints {"get":v} (or the error)
 //   {"do":"set","path":"a","value":1}                           prints {"set":"ok"} (or the error)
 //   {"do":"increment","path":"n","times":25}                    runTransaction n+1, `times` times, one after another
 //   {"do":"onDisconnectRemove","path":"p"}                      prints {"onDisconnect":"ok"}
@@ -38,7 +39,8 @@ async function run(cmd) {
   try {
     switch (cmd.do) {
       case 'list': follow(cmd); break;
-      case 'value': fb.onValue(fb.ref(db, cmd.path), (s) => say({ value: s.val() })); break;
+      case 'value': fb.onValue(fb.ref(db, cmd.path), (s) => say({ value: s.val() }), (e) => say({ cancelled: e.code || String(e) })); break;
+      case 'get': say({ get: (await fb.get(fb.ref(db, cmd.path))).val() }); break;
       case 'set': await fb.set(fb.ref(db, cmd.path), cmd.value); say({ set: 'ok' }); break;
       case 'increment': {
         for (let i = 0; i < cmd.times; i++) {
