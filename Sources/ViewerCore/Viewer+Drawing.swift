@@ -87,7 +87,7 @@ extension Viewer {
         if let lines = storeStatus.lines, lines.olderUnread {
             // Only the newest lines were read: how many lines there are, not how many children.
             count += " of \(lines.records) lines"
-        } else if query.limitCount != nil || query.filter != nil || query.start != nil || query.end != nil,
+        } else if query.limitCount != nil || query.filter != nil || !query.conditions.isEmpty || query.start != nil || query.end != nil,
             let total = currentChildCount, total != shown
         {
             count += " of \(total)"
