@@ -2,8 +2,9 @@
 import JSONTree
 
 extension Window {
-    /// The children in the query's range in this revision, whatever its limit, that also pass
-    /// `predicate` (nil: all of them) — the rows the query would show without a limit.
+    /// The children in the query's range in this revision, whatever its limit, that its filters
+    /// keep and that also pass `predicate` (nil: all of them) — the rows the query would show
+    /// without a limit.
     ///
     /// Without a predicate and with every child in range already among the members (an
     /// unlimited query, or a limit that took them all), this costs nothing; otherwise it reads
@@ -15,7 +16,7 @@ extension Window {
         children.document.withTapeReader { tape in
             let arena = ByteArena()
             let plan = QueryPlan(query, arena: arena)
-            for o in 0..<children.count where plan.inRange(plan.sortKey(o, children, tape, arena)) {
+            for o in 0..<children.count where plan.inRange(plan.sortKey(o, children, tape, arena)) && plan.keeps(o, children, tape) {
                 if predicate?(children.value(o)) ?? true { n += 1 }
             }
         }
@@ -35,11 +36,11 @@ extension Window {
             let arena = ByteArena()
             let plan = QueryPlan(query, arena: arena)
             let place = plan.sortKey(found, children, tape, arena)
-            guard plan.inRange(place) else { return }
+            guard plan.inRange(place), plan.keeps(found, children, tape) else { return }
             var before = 0
             for o in 0..<children.count where o != found {
                 let k = plan.sortKey(o, children, tape, arena)
-                if plan.inRange(k) && compareSortKeys(k, place) < 0 { before += 1 }
+                if plan.inRange(k) && compareSortKeys(k, place) < 0 && plan.keeps(o, children, tape) { before += 1 }
             }
             index = before
         }

@@ -6,7 +6,8 @@ extension Viewer {
     /// limit or pages; nil when nothing narrows it. Counted once per revision and query (a pass
     /// over the children when only some of them are loaded).
     var selectedChildCount: Int? {
-        guard query.filter != nil || query.start != nil || query.end != nil, let window = array?.window else { return nil }
+        guard query.filter != nil || !query.conditions.isEmpty || query.start != nil || query.end != nil, let window = array?.window
+        else { return nil }
         guard let revision = store.currentRevision, window.document === revision.document else { return selectedCount?.count }
         if let c = selectedCount, c.revision == revision.number, c.query == window.query { return c.count }
         let n = window.selectedCount()
