@@ -66,6 +66,8 @@ extension Viewer {
 
     /// The prompt's text: a new search from the selected row on.
     func acceptSearch(_ typed: String) {
+        // A search still running is for the pattern this one replaces.
+        search.job?.control.cancel()
         guard !typed.isEmpty else {
             // An empty search ends the one in force: no more highlights, n says there is none.
             search = SearchState()
