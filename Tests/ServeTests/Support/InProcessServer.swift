@@ -11,7 +11,7 @@ final class InProcessServer {
     let port: Int
     private let task: Task<Void, any Error>
 
-    private static let executor = QueueExecutor()
+    static let executor = QueueExecutor()
 
     init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
         var options = options
@@ -46,7 +46,7 @@ final class InProcessServer {
 }
 
 /// Runs jobs on a serial dispatch queue: a thread outside the tasks' shared pool.
-private final class QueueExecutor: TaskExecutor {
+final class QueueExecutor: TaskExecutor {
     private let queue = DispatchQueue(label: "in-process-server")
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -29,9 +29,11 @@ final class RulesTestServer: Sendable {
         options.port = 0
         let server = try DatabaseServer(file: file, options: options)
         let started = Shared<Result<Int, ServeError>?>(nil)
-        task = Task {
+        // On the in-process servers' own queue (a loaded test run starves the shared pool), and
+        // deaf to signals: a signal to the test process is not this server's.
+        task = Task(executorPreference: InProcessServer.executor) {
             do {
-                try await server.run { port in started.withLock { $0 = .success(port) } }
+                try await server.run(stopsOnSignals: false) { port in started.withLock { $0 = .success(port) } }
             } catch {
                 started.withLock { $0 = .failure(ServeError("\(error)")) }
             }
