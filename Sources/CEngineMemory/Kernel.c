@@ -1,11 +1,13 @@
+// The small requests of `CEngineMemory.h`: `mremap`, and names of the system's headers.
 #define _GNU_SOURCE
-#include "CPageMove.h"
+#include "CEngineMemory.h"
 #include <errno.h>
-#if defined(__linux__)
 #include <sys/mman.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
 #endif
 
-int page_move(void *from, size_t bytes, void *to) {
+int engine_move_pages(void *from, size_t bytes, void *to) {
 #if defined(__linux__)
     void *moved = mremap(from, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to);
     return moved == MAP_FAILED ? -1 : 0;
@@ -13,5 +15,22 @@ int page_move(void *from, size_t bytes, void *to) {
     (void)from; (void)bytes; (void)to;
     errno = ENOSYS;
     return -1;
+#endif
+}
+
+int engine_advice_populate_write(void) {
+#if defined(MADV_POPULATE_WRITE)
+    return MADV_POPULATE_WRITE;
+#else
+    return -1;
+#endif
+}
+
+int engine_fix_malloc_thresholds(int bytes) {
+#if defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, bytes) == 1 && mallopt(M_TRIM_THRESHOLD, bytes) == 1;
+#else
+    (void)bytes;
+    return 0;
 #endif
 }

@@ -1,12 +1,15 @@
-// Work on a thread of its own, waited for by the thread that started it: a large tape's pages
-// are faulted in beside its parse; a write's temporary file is written and synced while the
-// writer checks the file it replaces.
+// Work on a thread of its own, waited for by the thread that started it: the second half of a
+// large parse, read, child list or window, a large tape's pages faulted in beside its parse, a
+// write's temporary file written while the writer checks the file it replaces. Only tuned
+// (`secondThread`): a plain caller asks for none, or for the work to run when it is waited for.
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Runs `body` on a new thread at once; `join()` waits for it and gives its result. Where no
-/// thread can be made, `body` runs in `join()` instead, so the work is never lost.
+/// Runs `body` on a new thread at once (`onThread`); `join()` waits for it and gives its result.
+/// Otherwise, or where no thread can be made, `body` runs in `join()` instead, so the work is
+/// never lost: a caller must not wait for the work's progress before it joins unless
+/// `startsThread`.
 ///
 /// Not Sendable: the thread that made it joins it (the join orders the result's write before
 /// its read).
@@ -14,25 +17,30 @@ package final class ThreadWork<Value> {
     private let outcome = Outcome()
     private let start: ThreadStart
     private var thread = pthread_t()
-    private let started: Bool
+    /// Whether the work runs on a thread of its own (else in `join()`).
+    package let startsThread: Bool
     private var joined = false
 
-    package init(_ body: @escaping () -> Value) {
+    package init(onThread: Bool = true, _ body: @escaping () -> Value) {
         let outcome = outcome
         start = ThreadStart { outcome.value = body() }
+        guard onThread else {
+            startsThread = false
+            return
+        }
         let raw = Unmanaged.passRetained(start).toOpaque()
-        started = pthread_create(&thread, nil, { raw in
+        startsThread = Posix.startThread(&thread, { raw in
             Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue().run()
             return nil
-        }, raw) == 0
-        if !started { Unmanaged<ThreadStart>.fromOpaque(raw).release() }
+        }, raw)
+        if !startsThread { Unmanaged<ThreadStart>.fromOpaque(raw).release() }
     }
 
     /// Waits for the work (once) and returns its result.
     package func join() -> Value {
         if !joined {
             joined = true
-            if started { pthread_join(thread, nil) } else { start.run() }
+            if startsThread { Posix.join(thread) } else { start.run() }
         }
         return outcome.value!
     }

@@ -57,6 +57,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
     BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
     BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
+    BenchmarkGroup(name: "large-file writer", run: runLargeWriterBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

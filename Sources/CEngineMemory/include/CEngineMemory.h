@@ -1,11 +1,15 @@
-// A file's pages mapped for reading, safe against the file shrinking underneath.
-#ifndef CMAPPEDFILE_H
-#define CMAPPEDFILE_H
+// What the engine asks of the kernel that Swift cannot ask itself: a signal handler (the guard
+// of a file's mapping), `mremap` (variadic in C), and names the C library's Swift module leaves
+// out (MADV_POPULATE_WRITE, mallopt's parameters). Reached only through EngineMemory's `Posix`
+// and `MappedFile`.
+#ifndef CENGINEMEMORY_H
+#define CENGINEMEMORY_H
 #include <stddef.h>
 
 /// Maps the first `length` bytes of the open file `fd` read-only, and guards them: a page
 /// the file no longer has (another process truncated it) reads as zeroes instead of killing
-/// the process with SIGBUS, and the slot records that it happened.
+/// the process with SIGBUS, and the slot records that it happened. The guard's SIGBUS handler
+/// is installed by the first call (a fault elsewhere goes to the handler that was before it).
 /// With `populate`, every page is mapped at once (else each as it is first read).
 /// Returns the address, and the slot in `*slot`; NULL (errno set) when it cannot map or all
 /// slots are taken.
@@ -16,18 +20,19 @@ int mapped_file_lost_pages(int slot);
 
 /// Unmaps the mapping in `slot` and frees the slot.
 void mapped_file_unmap(int slot);
-/// As `mapped_file_map` (each page mapped when first read), under a read lease on `fd` (open
-/// read-only): until the lease is given up, another process (or this one) that opens the file
-/// for writing or truncates it waits, so the pages stay the file's bytes of now. NULL (errno
-/// set) where no lease is granted: the file is open for writing somewhere, is not ours, or
-/// its file system has no leases.
-const void *mapped_file_map_leased(int fd, size_t length, int *slot);
-/// Copies the leased mapping in `slot` into anonymous memory that takes its place at the
-/// same address (the bytes unchanged for any reader), then gives up the lease, closes `fd`
-/// and frees the slot: the memory is the caller's to unmap. -1 (nothing changed) when no
-/// memory could be had.
-int mapped_file_settle(int slot, int fd);
-/// Unmaps a leased mapping that was not settled, gives up its lease and closes `fd`.
-void mapped_file_unmap_leased(int slot, int fd);
+
+/// Moves the `bytes` bytes of pages at `from` (page-aligned, within one mapping) to `to`
+/// (page-aligned), replacing whatever was mapped there; `from` is unmapped after. The pages
+/// move without a copy: their page table entries do. 0 when moved, else -1 (errno set), and
+/// nothing moved.
+int engine_move_pages(void *from, size_t bytes, void *to);
+
+/// MADV_POPULATE_WRITE (Linux 5.14) as the system's headers name it; -1 where they do not
+/// (then `madvise` refuses it with EINVAL, as an older kernel would).
+int engine_advice_populate_write(void);
+
+/// Fixes glibc malloc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD at `bytes`: 1 when both were set,
+/// 0 where refused or the C library is not glibc.
+int engine_fix_malloc_thresholds(int bytes);
 
 #endif
