@@ -769,7 +769,7 @@ private struct MappedSource {
     }
 }
 
-private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+private let pageSize = Posix.pageSize
 
 private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
 /// `copy_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).

@@ -52,7 +52,7 @@ private let querySignal = Posix.cLibraryFunction(
     /// most), and libdispatch's manager thread, which may be started once for them.
     static let storeWorkers = 3
 
-    /// In the probe's process: opens a store on a file of 300,000 children (4 MB; its first read
+    /// In the probe's process: opens a store on a file of 150,000 children (2 MB; its first read
     /// mapped where the tuning maps), waits for its revision, evaluates a window over them,
     /// writes one value, and prints the state before and after.
     static func probe(_ tuning: EngineTuning) throws -> String {
@@ -60,7 +60,7 @@ private let querySignal = Posix.cLibraryFunction(
         tuning.adopt()
         let folder = ScratchFolder()
         let path = folder.file("large.json")
-        let children = 300_000
+        let children = 150_000
         writeInPlace(path, #"{"items": {"# + (0..<children).map { #""k\#($0)": \#($0 % 977)"# }.joined(separator: ",") + "}}")
         var options = FileStore.Options()
         options.mappedFirstReadSize = 1

@@ -123,7 +123,7 @@ private func inode(_ path: String) -> ino_t {
         #expect(holders.isEmpty, "still held by \(holders) 5 s after the command exited")
     }
 
-    /// `set` killed with SIGKILL at random instants of its run, many times: once each command
+    /// `set` killed with SIGKILL at random instants of its run, 20 times: once each command
     /// and its helper are gone, the folder holds the file alone, whole (the old value or the
     /// new). Without the helper, a kill between the swap and the removal of the old file left
     /// a full copy of it under a temporary name.
@@ -136,7 +136,7 @@ private func inode(_ path: String) -> ino_t {
         #expect(spawnAndWait([binary, "set", file, "/items/k1", "0"]) == 0)
         let span = Int((monotonicNanoseconds() - start) / 1_000)
         var rng = SplitMix64(seed: 14)
-        for run in 1...30 {
+        for run in 1...20 {
             var pid = pid_t()
             let words: [String] = [binary, "set", file, "/items/k1", "\(run)"]
             let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
@@ -154,7 +154,7 @@ private func inode(_ path: String) -> ino_t {
         }
         #expect(entries == ["data.json"])
         let value = try JSONDocument(parsing: Disk.text(file)).root.child("items")?.child("k1")?.doubleValue
-        #expect(value.map { $0 >= 0 && $0 <= 30 } == true, "\(String(describing: value))")
+        #expect(value.map { $0 >= 0 && $0 <= 20 } == true, "\(String(describing: value))")
     }
 
     /// A name a killed writer left (its process ended, the file a minute old) is removed by the
