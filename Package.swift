@@ -5,8 +5,9 @@ import PackageDescription
 // Layers, each depending only on those above it:
 // CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, one way into the kernel);
 // CJSONScan, EngineMemory → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
+// JSONTree → Rules → Serve;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
-// CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
+// CNcursesw → TableUI; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
@@ -16,10 +17,12 @@ let package = Package(
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
+        .library(name: "Rules", targets: ["Rules"]),
         .library(name: "Serve", targets: ["Serve"]),
         .library(name: "RemoteStore", targets: ["RemoteStore"]),
         .library(name: "TableUI", targets: ["TableUI"]),
         .library(name: "ViewerCore", targets: ["ViewerCore"]),
+        .library(name: "LiveViews", targets: ["LiveViews"]),
         .executable(name: "synctable", targets: ["synctable"]),
     ],
     dependencies: [
@@ -46,11 +49,13 @@ let package = Package(
         .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory"]),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
+        // The Security Rules language: a rules file parsed, and evaluated per request.
+        .target(name: "Rules", dependencies: ["JSONTree"]),
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(
             name: "Serve",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore",
+                "JSONTree", "LiveQuery", "FileStore", "Rules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,8 +78,10 @@ let package = Package(
         // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
+        // Views derived from a location's revisions (frequency, statistics), each emitting batches.
+        .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
@@ -89,7 +96,7 @@ let package = Package(
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
-            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore"]
+            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -99,10 +106,12 @@ let package = Package(
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
+        .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(
             name: "ViewerCoreTests",
             dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
         ),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(

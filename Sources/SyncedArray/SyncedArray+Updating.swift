@@ -76,6 +76,14 @@ extension SyncedArray {
             // Real rows replacing the cache are reported even when the cache was exactly right.
             let replacesCache = isShowingCache
             isShowingCache = false
+            if let history {
+                let revision = store.currentRevision?.number ?? 0
+                if !fromOldWindow {
+                    history.startOver(at: revision)
+                } else if !update.isEmpty {
+                    history.record(revision: revision, old: rows, new: newRows, batch: update)
+                }
+            }
             statistics.applyNanoseconds += monotonicNanoseconds() - start
             commit(newRows, update, reportEmpty: replacesCache)
             if cacheNeedsWrite {

@@ -80,6 +80,8 @@ public final class SyncedArray {
     public internal(set) var window: Window?
     /// The most recent cache problem, if any.
     public internal(set) var lastCacheWarning: CacheWarning?
+    /// The rows' changes, revision by revision, when kept (set before `startSync()`).
+    public var history: RevisionHistory?
     /// Counts and time of the array's work, for tests and benchmarks.
     public internal(set) var statistics = Statistics()
 

@@ -12,19 +12,22 @@ enum ColumnSpec: Hashable {
     case value
     /// The value at a path inside the child (`score`, `metrics/views`).
     case member(Path)
+    /// The recent values of a numeric path inside the child, from the history, as a sparkline.
+    case spark(Path)
 
     var title: String {
         switch self {
         case .key: "key"
         case .value: "value"
         case .member(let path): path.keys.joined(separator: "/")
+        case .spark(let path): path.keys.joined(separator: "/") + " trend"
         }
     }
 
-    /// The value this column shows for a child (nil: missing, shown empty).
+    /// The value this column shows for a child (nil: missing, shown empty; a trend is not a value).
     func node(in child: JSONNode) -> JSONNode? {
         switch self {
-        case .key: nil
+        case .key, .spark: nil
         case .value: child
         case .member(let path): child.node(at: path)
         }
@@ -157,6 +160,26 @@ struct ColumnSet {
     mutating func adoptChoices(of other: ColumnSet) {
         hide(other.hidden)
         widths = other.widths
+    }
+
+    /// Adds a trend column of `path` right after its member's column (or last), or removes it.
+    /// - Returns: whether it is shown now.
+    @discardableResult
+    mutating func toggleSpark(_ path: Path) -> Bool {
+        if let i = specs.firstIndex(of: .spark(path)) {
+            specs.remove(at: i)
+            numeric.remove(at: i)
+            return false
+        }
+        let at = specs.firstIndex(of: .member(path)).map { $0 + 1 } ?? specs.count
+        specs.insert(.spark(path), at: at)
+        numeric.insert(false, at: at)
+        return true
+    }
+
+    /// The paths with trend columns.
+    var sparkPaths: [Path] {
+        specs.compactMap { if case .spark(let path) = $0 { path } else { nil } }
     }
 
     mutating func setWidth(_ width: Int, of spec: ColumnSpec) {

@@ -12,6 +12,8 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo
+    case frequency, statistics, toggleBinning
+    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn
     case help, repaint, quit
 }
 
@@ -54,7 +56,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("H", [.character("H")], .moveColumnLeft, "move the column under the cursor left"),
     KeyBinding("L", [.character("L")], .moveColumnRight, "move the column under the cursor right"),
     KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
-    KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location"),
+    KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location (on a sheet: close it)"),
     KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
     KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
     KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
@@ -74,9 +76,18 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
     KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
+    KeyBinding("F", [.character("F")], .frequency, "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)"),
+    KeyBinding("I", [.character("I")], .statistics, "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet"),
+    KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again"),
+    KeyBinding("[", [.character("[")], .historyBack, "history: the table one revision back, its changes marked (writes off in the past)"),
+    KeyBinding("]", [.character("]")], .historyForward, "history: one revision forward (past the newest: the present)"),
+    KeyBinding("P", [.character("P")], .historyPresent, "history: back to the present (Esc too)"),
+    KeyBinding("{", [.character("{")], .rowChangePrevious, "history: the previous revision that changed the selected row"),
+    KeyBinding("}", [.character("}")], .rowChangeNext, "history: the next revision that changed the selected row"),
+    KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
-    KeyBinding("q", [.character("q")], .quit, "quit"),
+    KeyBinding("q", [.character("q")], .quit, "quit (on a sheet: close it, back to the one below)"),
 ]
 
 /// The action bound to `key` in `bindings`, if any (the first binding that lists it).

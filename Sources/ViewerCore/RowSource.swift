@@ -24,6 +24,10 @@ final class RowSource: TableDataSource {
     private let unicode: Bool
     /// The search's test for a cell: matching cells are highlighted (nil: no search).
     var highlight: ((String) -> Bool)?
+    /// A trend cell: a row's recent values at a path (the viewer reads them from the history).
+    var trend: ((_ key: String, _ value: JSONNode, _ path: Path) -> String)?
+    /// A past revision's changed cells, by row key and column: the text before (shown `old → new`).
+    var notes: [JSONKey: [ColumnSpec: String]] = [:]
 
     init(unicode: Bool) { self.unicode = unicode }
 
@@ -61,7 +65,13 @@ final class RowSource: TableDataSource {
                 ?? columnSet.specs.lastIndex { $0 != .key }
             return columnSet.specs.indices.map { i in columnSet.specs[i] == .key ? shown.key : i == first ? error : "" }
         }
-        return columnSet.specs.map { $0.cell(key: shown.key, child: shown.value) }
+        let notes = self.notes.isEmpty ? nil : self.notes[shown.jsonKey]
+        return columnSet.specs.map { spec in
+            if case .spark(let path) = spec { return trend?(shown.key, shown.value, path) ?? "" }
+            let text = spec.cell(key: shown.key, child: shown.value)
+            guard let old = notes?[spec] else { return text }
+            return old + (unicode ? " → " : " -> ") + text
+        }
     }
 
     func highlightedColumns(ofRow row: Int) -> Set<Int> {

@@ -28,7 +28,7 @@ extension Viewer {
         let size = canvas.size
         guard let layout = layout(size) else {
             // Too small for the bars: the table alone (it says when it is too small).
-            table.render(into: canvas)
+            activeTable.render(into: canvas)
             canvas.flush()
             return
         }
@@ -43,8 +43,8 @@ extension Viewer {
             return
         }
         let empty = emptyText
-        if table.settings.emptyText != empty { table.settings.emptyText = empty }
-        table.render(into: canvas, lines: layout.table)
+        if activeTable.settings.emptyText != empty { activeTable.settings.emptyText = empty }
+        activeTable.render(into: canvas, lines: layout.table)
         if !layout.pane.isEmpty { drawPane(layout.pane) }
         screen.draw(statusSegments(width: size.columns), line: layout.status, fill: statusStyle, on: canvas)
         let message = messageLines(width: size.columns)
@@ -63,6 +63,7 @@ extension Viewer {
 
     /// What the table says when it has no rows.
     private var emptyText: String {
+        if let sheet = sheets.last?.sheet { return sheet.isLoading ? "counting…" : "no rows" }
         if store.currentRevision == nil {
             switch storeStatus.problem {
             case .missing?: return "\(options.file) does not exist yet: waiting for it"
@@ -97,7 +98,14 @@ extension Viewer {
             revision = "rev \(shown) shown, rev \(latest.number) waiting"
         }
         func compose(_ file: String) -> String {
-            " " + ([file + " " + location.description, query.words, count] + (revision.map { [$0] } ?? []))
+            // On a derived sheet: where it comes from (`players › score frequency`), and its rows.
+            if let frame = sheets.last {
+                let n = frame.rows.numberOfRows
+                let trail = ([location.description] + sheetTitles).joined(separator: " › ")
+                return " " + ([file + " " + trail, "\(n) \(n == 1 ? "row" : "rows")"] + (revision.map { [$0] } ?? []))
+                    .joined(separator: " · ") + " "
+            }
+            return " " + ([file + " " + location.description, query.words, count] + (revision.map { [$0] } ?? []))
                 .joined(separator: " · ") + " "
         }
         var badges: [Segment] = []
@@ -105,6 +113,7 @@ extension Viewer {
         if array?.isAwaitingRows == true { badges.append(Segment(" UPDATING: the new query's rows follow… ", badgeStyle)) }
         if store.hasWritesInProgress { badges.append(Segment(" WRITING… ", badgeStyle)) }
         if readOnlyReason != nil { badges.append(Segment(" READ-ONLY ", badgeStyle)) }
+        if let history = historyBadge { badges.append(Segment(history, badgeStyle)) }
         if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
         badges += streamBadges.map { Segment($0, badgeStyle) }
         switch storeStatus.problem {
@@ -177,7 +186,8 @@ extension Viewer {
             for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
             return
         }
-        let path = location.child(key)
+        // A sheet's row is named by its sheet and key; a child by its path.
+        let path = sheets.last.map { Path(keys: [$0.sheet.title, key]) } ?? location.child(key)
         if paneChild != path {
             paneChild = path
             paneTop = 0

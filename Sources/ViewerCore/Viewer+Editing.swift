@@ -18,6 +18,9 @@ extension Viewer {
             return nil
         case .value: return (childPath, child)
         case .member(let path): return (childPath.appending(path), child.node(at: path))
+        case .spark:
+            message = Message(text: "a trend column shows the history: move the column cursor (← →) to a value", isError: true)
+            return nil
         }
     }
 

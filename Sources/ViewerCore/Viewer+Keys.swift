@@ -20,7 +20,7 @@ extension Viewer {
             case .cancelled: mode = .table
             case .accepted:
                 mode = .table
-                accept(prompt)
+                if case .search = prompt.purpose, !sheets.isEmpty { searchSheet(prompt.text) } else { accept(prompt) }
             }
             return
         case .confirm(let question):
@@ -41,11 +41,16 @@ extension Viewer {
             return
         }
         guard let action = viewerAction(for: key, in: options.keyBindings) else { return }
+        if !sheets.isEmpty { return performOnSheet(action) }
         perform(action)
         loadMoreIfNeeded()
     }
 
     func perform(_ action: ViewerAction) {
+        if action.changesQuery, let refusal = historyRefusal(action.name) {
+            message = Message(text: refusal, isError: true)
+            return
+        }
         switch action {
         case .down: table.moveSelection(by: 1)
         case .up: table.moveSelection(by: -1)
@@ -74,7 +79,9 @@ extension Viewer {
         case .searchNext: stepSearch(.next)
         case .searchPrevious: stepSearch(.previous)
         case .clearFilter:
-            if query.filter != nil {
+            if inHistory {
+                returnToPresent()
+            } else if query.filter != nil {
                 var next = query
                 next.clearFilter()
                 replaceQuery(next)
@@ -96,11 +103,20 @@ extension Viewer {
         case .delete: askToDelete()
         case .add: startAdd()
         case .undo: undo()
+        case .sparkColumn: toggleSparkColumn()
+        case .historyBack: stepHistory(back: true)
+        case .historyForward: stepHistory(back: false)
+        case .historyPresent: returnToPresent()
+        case .rowChangePrevious: jumpToRowChange(previous: true)
+        case .rowChangeNext: jumpToRowChange(previous: false)
         case .help: mode = .help(top: 0)
         case .repaint:
             environment.perform(.repaintFully)
             redrawAll()
         case .quit: isRunning = false
+        case .frequency: openFrequency()
+        case .statistics: openStatistics()
+        case .toggleBinning: message = Message(text: "b counts numbers in ranges on a frequency sheet (F opens one)", isError: false)
         }
     }
 
@@ -148,6 +164,7 @@ extension Viewer {
     func redrawAll() {
         screen.invalidate()
         table.invalidate()
+        for frame in sheets { frame.table.invalidate() }
     }
 
     // MARK: Columns and sorting
@@ -161,7 +178,7 @@ extension Viewer {
         switch spec {
         case .key: .key
         case .value: .value
-        case .member(let path): .child(path)
+        case .member(let path), .spark(let path): .child(path)
         }
     }
 

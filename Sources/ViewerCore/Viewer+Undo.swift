@@ -29,6 +29,10 @@ extension Viewer {
 
     /// Says why a write key does nothing when read-only; true when it may go on.
     func mayWrite(_ what: String) -> Bool {
+        if let refusal = historyRefusal("writing (\(what))") {
+            message = Message(text: refusal, isError: true)
+            return false
+        }
         guard let reason = readOnlyReason else { return true }
         message = Message(text: "\(reason): \(what) does not write", isError: true)
         return false

@@ -29,6 +29,10 @@ public struct ViewerOptions {
     public var readOnly = false
     /// Styles from the configuration, over the terminal's standard theme.
     public var styles = ThemeStyles()
+    /// Trend columns (`--spark score`): each row's recent values of these paths as sparklines.
+    public var sparkColumns: [Path] = []
+    /// How many revisions of the rows the time machine keeps (`--history N`), and in how many bytes.
+    public var history = HistoryLimits()
 
     public init(file: String, format: FileStore.Format = .json, location: Path = .root, query: ViewQuery? = nil,
                 columns: [Path]? = nil, pageSize: Int = 200, animations: Bool = true,
@@ -72,6 +76,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var array: SyncedArray?
     /// Where Enter came from, for Backspace.
     var trail: [Breadcrumb] = []
+    /// Derived sheets shown above the location's table (Shift-F, Shift-I), bottom first.
+    var sheets: [SheetFrame] = []
 
     /// The rows on screen are the array's rows before its next update (its batches apply to them).
     var inSync = false
@@ -111,6 +117,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     public internal(set) var isRunning = true
     var screen = ScreenLines()
     var lastLayout: Layout?
+    /// The past revision shown (the time machine), or nil for the present.
+    var travel: HistoryCursor?
 
     enum Mode {
         case table
@@ -152,7 +160,9 @@ public final class Viewer: SyncedArrayBatchDelegate {
         table.selectColumn(0)
         var columns = options.columns.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: [])
         columns.hide(options.hiddenColumns.map { $0.isRoot ? .value : .member($0) })
+        for path in options.sparkColumns { columns.toggleSpark(path) }
         rows.setColumns(columns)
+        rows.trend = { [unowned self] key, value, path in trendText(key: key, value: value, path: path) }
         // The key column stays on screen while the others scroll.
         table.settings.frozenColumns = 1
         storeObservers = [
@@ -166,21 +176,27 @@ public final class Viewer: SyncedArrayBatchDelegate {
         subscribe(cache: options.cache)
     }
 
+    /// The revisions of the rows kept for the time machine (`[`, `]`), nil before the first rows.
+    public var history: RevisionHistory? { array?.history }
+
     /// The next moment an animation frame is due (the caller's wait ends then); nil: none.
     public var nextDeadline: Double? {
-        [table.nextDeadline, searchDeadline].compactMap { $0 }.min()
+        // In the past the marks are held: no frame is due.
+        [inHistory ? nil : activeTable.nextDeadline, searchDeadline].compactMap { $0 }.min()
     }
 
     /// The clock moved: animations advance, and the next page loads when the selection is near
     /// the end of the rows.
     public func tick() {
-        table.tick(now: environment.clock.now())
+        if !inHistory { table.tick(now: environment.clock.now()) }
+        if activeTable !== table { activeTable.tick(now: environment.clock.now()) }
         collectSearch()
         loadMoreIfNeeded()
     }
 
     /// Stops listening (the store may outlive the viewer).
     public func stop() {
+        while !sheets.isEmpty { popSheet() }
         array?.stopSync()
         array = nil
         for handle in storeObservers { store.removeObserver(handle) }
@@ -205,6 +221,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         }
         let synced = SyncedArray(store.reference(location).withQuery(built), paging: query.paging, cache: cache)
         synced.batchDelegate = self
+        synced.history = makeHistory()
         synced.onCacheWarning = { [unowned self] warning in
             switch warning {
             case .missing, .stale, .unavailable: break  // a first run, a changed file: expected
@@ -255,6 +272,16 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// An update of the synced array.
     public func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) {
         guard array === self.array else { return }
+        if let travel {
+            // In the past: the present is recorded, and counted in the badge, until the user returns.
+            inSync = false
+            if !travel.isValid {
+                returnToPresent()
+            } else if travel.isBehind {
+                showOldestKept()
+            }
+            return
+        }
         if paused && !applyNextUpdate && rows.rows != nil {
             waiting += 1
             inSync = false
@@ -276,8 +303,10 @@ public final class Viewer: SyncedArrayBatchDelegate {
             rows.setRows(newRows, reversed: reversed)
             var columns = rows.columnSet
             if !columns.isFixed {
+                let sparks = rows.columnSet.sparkPaths
                 columns = ColumnSet(inferredFrom: newRows)
                 columns.adoptChoices(of: rows.columnSet)
+                for path in sparks { columns.toggleSpark(path) }
             }
             columns.recomputeNumeric(newRows)
             setColumns(columns, cursorOn: nil)
@@ -385,7 +414,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// array that has more.
     func loadMoreIfNeeded() {
         // Not while a page (or query) asked for is still being evaluated: its rows are not here yet.
-        guard let array, array.hasMore, !array.isAwaitingRows, let selection = table.state.selection,
+        guard !inHistory, let array, array.hasMore, !array.isAwaitingRows, let selection = table.state.selection,
             nearOlderEnd(selection)
         else { return }
         needEveryRecord()
@@ -420,6 +449,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     /// The selected row's key and value.
     var selectedChild: (key: String, value: JSONNode)? {
+        if !sheets.isEmpty {
+            return selectedSheetRow.flatMap { row in
+                (try? JSONDocument(parsing: row.value.serialized())).map { (row.key, $0.root) }
+            }
+        }
         guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
         return (shown.key, shown.value)
     }

@@ -9,7 +9,7 @@ import Foundation
 /// with each child's score (6 digits) at a known offset so an edit keeps the file's length.
 struct PlayersFile {
     private(set) var bytes: [UInt8] = []
-    private var scoreOffsets: [Int] = []
+    private(set) var scoreOffsets: [Int] = []
 
     static func key(_ i: Int) -> String { "p" + String(10_000_000 + i).dropFirst() }
 

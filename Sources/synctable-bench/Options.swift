@@ -58,6 +58,8 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
     BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
     BenchmarkGroup(name: "large-file writer", run: runLargeWriterBenchmarks),
+    BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
+    BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

@@ -89,39 +89,18 @@ func jsonlKeys(_ output: [UInt8]) -> [String] {
 /// and by rename, alternating), timed from the close or rename to the changed row's
 /// bytes arriving on the viewer's terminal; the peer re-runs jq every 0.1 s.
 func runEditToScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let dir = options.root + "/.build/bench/latency"
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    let file = dir + "/collection.json"
     let edits = options.quick ? 20 : 300
-    var doc = EditableCollection(children: 10_000)
-    doc.save(to: file, style: .rename)
-    let visible = doc.keys.prefix(20)
-    let viewed = ["--path", "/items", "--order-by-key", "--limit-to-first", "30"]
-
-    func measure(_ program: PtyProcess, label: String) -> [Double] {
-        var latencies = [Double]()
-        guard program.waitFor(Array(visible.first!.utf8), timeout: 20) != nil else { return [] }
-        program.drain(for: 0.3)
-        for e in 0..<edits {
-            let key = visible[visible.index(visible.startIndex, offsetBy: e % visible.count)]
-            let token = doc.freshToken(for: key)
-            let savedAt = doc.save(to: file, style: e % 2 == 0 ? .inPlace : .rename)
-            guard let seen = program.waitFor(Array(token.utf8), timeout: 3) else { continue }
-            latencies.append(seen - savedAt)
-            program.drain(for: 0.04)
-        }
-        return latencies
-    }
-
-    guard let viewer = try? PtyProcess(synctablePath(options), [file] + viewed, rows: 40, columns: 160) else { return }
-    let ours = measure(viewer, label: "viewer")
+    var session = EditSession(options)
+    guard let viewer = try? PtyProcess(synctablePath(options), [session.file] + EditSession.viewed, rows: 40, columns: 160) else { return }
+    let ours = session.measure(viewer, edits: edits)
     viewer.stop()
 
+    let file = session.file
     var peer: [Double] = []
     if let jq = which("jq") {
         let loop = "while :; do \(jq) -r '.items | to_entries | .[:30] | .[] | \"\\(.key) \\(.value.name)\"' \(file); sleep 0.1; done"
         if let watcher = try? PtyProcess("/bin/sh", ["-c", loop]) {
-            peer = measure(watcher, label: "jq")
+            peer = session.measure(watcher, edits: edits)
             watcher.process.terminate()
             watcher.process.waitUntilExit()
         }
@@ -138,6 +117,48 @@ func runEditToScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
             ratio: ours.isEmpty ? nil : p.map { $0 / o },
             note: "\(ours.count) of \(edits) edits seen" + (peer.isEmpty ? "" : "; jq saw \(peer.count)")))
     }
+}
+
+/// A 10,000-child file under .build/bench/latency that this process edits, and the viewer's query
+/// of its first 30 rows by key.
+struct EditSession {
+    static let viewed = ["--path", "/items", "--order-by-key", "--limit-to-first", "30"]
+    let file: String
+    var doc = EditableCollection(children: 10_000)
+    let visible: [String]
+
+    init(_ options: BenchOptions) {
+        let dir = options.root + "/.build/bench/latency"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        file = dir + "/collection.json"
+        doc.save(to: file, style: .rename)
+        visible = Array(doc.keys.prefix(20))
+    }
+
+    /// Seconds from each save to its row's new text on `program`'s terminal.
+    mutating func measure(_ program: PtyProcess, edits: Int) -> [Double] {
+        var latencies = [Double]()
+        guard program.waitFor(Array(visible[0].utf8), timeout: 20) != nil else { return [] }
+        program.drain(for: 0.3)
+        for e in 0..<edits {
+            let key = visible[e % visible.count]
+            let token = doc.freshToken(for: key)
+            let savedAt = doc.save(to: file, style: e % 2 == 0 ? .inPlace : .rename)
+            guard let seen = program.waitFor(Array(token.utf8), timeout: 3) else { continue }
+            latencies.append(seen - savedAt)
+            program.drain(for: 0.04)
+        }
+        return latencies
+    }
+}
+
+/// Edit-to-screen latencies of the viewer run with `extraArguments` (a fresh file each time).
+func editToScreenLatencies(_ options: BenchOptions, extraArguments: [String], edits: Int) -> [Double] {
+    var session = EditSession(options)
+    guard let viewer = try? PtyProcess(synctablePath(options), [session.file] + EditSession.viewed + extraArguments,
+                                       rows: 40, columns: 160) else { return [] }
+    defer { viewer.stop() }
+    return session.measure(viewer, edits: edits)
 }
 
 func percentile(_ samples: [Double], _ p: Double) -> Double {

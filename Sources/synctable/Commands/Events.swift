@@ -106,7 +106,7 @@ struct Events: ParsableCommand {
 }
 
 /// Becomes readable on SIGINT or SIGTERM, so the loop can end cleanly (exit 0).
-private final class StopSignal {
+final class StopSignal {
     let fd: Int32
     private let sources: [DispatchSourceSignal]
 

@@ -65,6 +65,16 @@ struct View: ParsableCommand {
             + "and shown at once while a large file is read)."))
     var noCache = false
 
+    @Option(help: ArgumentHelp(
+        "Revisions the time machine keeps ([ steps back, ] forward); the oldest go first, also past 64 MiB.",
+        valueName: "N"))
+    var history: Int = 1_000
+
+    @Option(help: ArgumentHelp(
+        "A trend column: each row's recent values of this numeric path as a sparkline (repeat for more; ~ adds one).",
+        valueName: "path"))
+    var spark: [String] = []
+
     func run() throws {
         try launchViewer(try viewerOptions(config: try loadConfig()), remote: remote)
     }
@@ -95,6 +105,13 @@ struct View: ParsableCommand {
         options.hiddenColumns = choice?.hidden ?? []
         options.readOnly = readOnly || config.readOnly == true
         options.styles = config.styles
+        guard history >= 0 else { throw CommandError("--history must be 0 or more, not \(history)") }
+        options.history.revisions = history
+        for text in spark {
+            do { options.sparkColumns.append(try Path(text.hasPrefix("/") ? text : "/" + text)) } catch {
+                throw CommandError("--spark: \(error)")
+            }
+        }
         return options
     }
 }

@@ -1,0 +1,168 @@
+// The revisions a synced array went through, kept as their changes, bounded by count and bytes.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import LiveQuery
+
+/// The changes of a synced array's rows, one record per revision that changed them, oldest
+/// first: enough to show the rows as they were at any kept revision, by applying the records in
+/// reverse to the present rows (`HistoryCursor`).
+///
+/// ```swift
+/// let players = SyncedArray(try store.reference(Path("/players")).orderByChild(Path("score")))
+/// players.history = RevisionHistory(limits: HistoryLimits(revisions: 1_000, bytes: 64 << 20))
+/// players.startSync()
+/// // … revisions arrive …
+/// var cursor = HistoryCursor(history: players.history!, present: Array(players.rows))
+/// cursor.stepBack()                          // the rows one revision ago: cursor.rows
+/// for change in players.history!.records.last!.changes { print(change.kind, change.key) }
+/// ```
+///
+/// A record holds keys, indexes and the bytes of what changed (a changed child's changed fields,
+/// an added or removed child's value), never a row that did not change nor the revision's
+/// document: a one-value edit of a file of a million children costs about what the value costs.
+/// The oldest records go first when there are more than `limits.revisions` or they take more
+/// than `limits.bytes`. A new query for the array (a sort, a filter, a page more) starts the
+/// history over: the records describe rows of the query they were made under.
+public final class RevisionHistory {
+    public let limits: HistoryLimits
+    /// The records kept, oldest first.
+    public private(set) var records: [RevisionRecord] = []
+    /// The sequence number of `records.first` (records are numbered 1, 2, … as they come, the
+    /// numbering kept when old ones go).
+    public private(set) var firstSequence = 1
+    /// The revision of the rows before the first record kept (nil before the first rows).
+    public private(set) var baseRevision: Int?
+    /// The bytes the records take, approximately.
+    public private(set) var byteCount = 0
+    /// Says who wrote a record's revision (the viewer knows its own writes); unknown without it.
+    public var attribute: ((RevisionRecord) -> RevisionWriter)?
+    /// Incremented when the history starts over (cursors made before are no longer valid).
+    public private(set) var generation = 0
+    /// The sequence numbers of the records that name each key, oldest first (records dropped
+    /// since are skipped when read).
+    private var sequencesOfKey: [JSONKey: [Int]] = [:]
+
+    public init(limits: HistoryLimits = HistoryLimits()) {
+        self.limits = limits
+    }
+
+    /// The sequence number of the present rows (the last record; `firstSequence - 1` when none).
+    public var lastSequence: Int { firstSequence + records.count - 1 }
+
+    /// The record with sequence number `sequence`, if kept.
+    public func record(_ sequence: Int) -> RevisionRecord? {
+        let i = sequence - firstSequence
+        return records.indices.contains(i) ? records[i] : nil
+    }
+
+    /// The revision of the rows after record `sequence` (`baseRevision` before the first).
+    public func revision(atSequence sequence: Int) -> Int? {
+        sequence < firstSequence ? baseRevision : record(sequence)?.revision
+    }
+
+    /// Records `batch` (from the store's revision `revision`) turning `old` rows into `new`.
+    public func record(revision: Int, old: [SyncedRow], new: [SyncedRow], batch: BatchDiff) {
+        if baseRevision == nil { baseRevision = revision - 1 }
+        var record = RevisionRecord(revision: revision, time: wallClockSeconds(), writer: .unknown, old: old, new: new, batch: batch)
+        if let attribute { record.writer = attribute(record) }
+        records.append(record)
+        for change in record.changes { sequencesOfKey[JSONKey(change.key), default: []].append(lastSequence) }
+        byteCount += record.byteCount
+        trim()
+    }
+
+    /// Starts over from rows of `revision` (a new query, or the first rows).
+    public func startOver(at revision: Int?) {
+        firstSequence += records.count
+        records = []
+        sequencesOfKey = [:]
+        byteCount = 0
+        baseRevision = revision
+        generation += 1
+    }
+
+    /// Drops the oldest records beyond the limits.
+    private func trim() {
+        var drop = 0
+        var bytes = byteCount
+        while records.count - drop > limits.revisions || (bytes > limits.bytes && drop < records.count) {
+            bytes -= records[drop].byteCount
+            drop += 1
+        }
+        guard drop > 0 else { return }
+        baseRevision = records[drop - 1].revision
+        let kept = firstSequence + drop
+        for change in records[..<drop].flatMap(\.changes) {
+            let key = JSONKey(change.key)
+            sequencesOfKey[key]?.removeAll { $0 < kept }
+            if sequencesOfKey[key]?.isEmpty == true { sequencesOfKey[key] = nil }
+        }
+        records.removeFirst(drop)
+        firstSequence += drop
+        byteCount = bytes
+    }
+
+    // MARK: Reading
+
+    /// The kept records that changed the child `key`, with their sequence numbers, oldest first.
+    /// - Complexity: O(records that changed it).
+    public func changes(ofKey key: String) -> [(sequence: Int, record: RevisionRecord, change: ChildChange)] {
+        var result = [(sequence: Int, record: RevisionRecord, change: ChildChange)]()
+        var last = -1
+        for sequence in sequencesOfKey[JSONKey(key)] ?? [] where sequence != last {
+            last = sequence
+            guard let record = record(sequence) else { continue }
+            for change in record.changes where codeUnitsEqual(change.key, key) {
+                result.append((sequence, record, change))
+            }
+        }
+        return result
+    }
+
+    /// The child `key`'s value after each kept record that changed it, oldest first, rebuilt
+    /// from its value in the rows after record `through` (nil: not in those rows) by undoing
+    /// the newer changes; nil where the child was not in the rows. Changes after `through` are
+    /// left out.
+    /// - Complexity: O(changes of the key × their bytes).
+    public func timeline(ofKey key: String, value: JSONNode?, through: Int? = nil)
+        -> [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)]
+    {
+        let through = through ?? lastSequence
+        let changes = self.changes(ofKey: key).filter { $0.sequence <= through }
+        var current: JSON? = value?.json
+        var result = [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)]()
+        for (sequence, record, change) in changes.reversed() {
+            result.append((sequence, record, change, current))
+            switch change.kind {
+            case .added: current = nil
+            case .removed: current = change.value.flatMap(parsedJSON)
+            case .changed: current = current.map { applying(change.fields, to: $0, reverse: true) }
+            case .moved: break
+            }
+        }
+        return result.reversed()
+    }
+}
+
+/// How much history to keep.
+public struct HistoryLimits: Sendable, Equatable {
+    /// The most revisions kept (`--history N`).
+    public var revisions: Int
+    /// The most bytes the records may take.
+    public var bytes: Int
+
+    public init(revisions: Int = 1_000, bytes: Int = 64 << 20) {
+        self.revisions = revisions
+        self.bytes = bytes
+    }
+}
+
+/// Seconds since 1970, to the nanosecond.
+func wallClockSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

@@ -1,0 +1,103 @@
+// `synctable history`: the changes the viewer's history keeps, as JSON lines while the file changes.
+import ArgumentParser
+import FileStore
+import JSONTree
+import LiveQuery
+import SyncedArray
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `synctable history FILE [--path P] [query flags] [--follow]`: one JSON line per child a
+/// revision changed in the query's window.
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what each revision changes in a query's window, as JSON lines.",
+        discussion: """
+            The changes the viewer's history keeps: for each revision that changes the window, one \
+            line per child it added, removed, moved or changed, with the revision, its time (UTC) and \
+            the values before and after:
+              {"revision":R,"time":T,"writer":W,"event":"added","key":K,"index":I,"new":V}
+              {"revision":R,"time":T,"writer":W,"event":"removed","key":K,"fromIndex":F,"old":V}
+              {"revision":R,"time":T,"writer":W,"event":"moved","key":K,"fromIndex":F,"index":I}
+              {"revision":R,"time":T,"writer":W,"event":"changed","key":K,"fromIndex":F,"index":I,"fields":[{"path":P,"old":V,"new":V}]}
+            A changed child lists only the fields that changed (a field missing before or after has \
+            no "old" or "new"). Without --follow the command prints the next revision that changes \
+            the window and exits; with it, every one until SIGINT or SIGTERM (exit 0), or \
+            --exit-after-revisions.
+            """
+    )
+
+    @Argument(help: "The JSON file to watch, or a database URL (http(s)://…/location).")
+    var file: String
+
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
+
+    @Flag(help: "Keep printing each revision's changes as they come.")
+    var follow = false
+
+    @Option(help: ArgumentHelp("With --follow: exit after N revisions that changed the window.", valueName: "N"))
+    var exitAfterRevisions: Int?
+
+    func validate() throws {
+        if let n = exitAfterRevisions, n < 1 {
+            throw ValidationError("--exit-after-revisions must be a positive integer, not \(n)")
+        }
+    }
+
+    func run() throws {
+        let location: Path, filter: Query
+        do { location = try Path(query.path) } catch {
+            throw CommandError("--path: \(error)")
+        }
+        do { filter = try query.makeQuery() } catch {
+            throw CommandError("\(error)")
+        }
+        let store = try openStore(file, remote: remote, file: FileStore.Options(format: input.format(of: file)),
+                                  firstWindow: (location, filter))
+        let array = SyncedArray(store.reference(location).withQuery(filter))
+        let history = RevisionHistory()
+        let writer: RevisionWriter = store is FileStore ? .otherProcess : .network
+        history.attribute = { _ in writer }
+        array.history = history
+        array.startSync()
+        let limit = follow ? exitAfterRevisions : 1
+        var printed = history.lastSequence
+        var count = 0
+        let stop = StopSignal()
+        var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
+        fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        signal(SIGPIPE, SIG_IGN)
+        while true {
+            while printed < history.lastSequence {
+                printed += 1
+                guard let record = history.record(printed) else { continue }
+                writeAll(record.jsonLines())
+                count += 1
+                if let limit, count >= limit { return }
+            }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
+                throw CommandError("poll failed: \(String(cString: strerror(errno)))", exitCode: 1)
+            }
+            if fds[0].revents != 0 { return }
+            store.processPendingChanges()
+            // A new query's rows start the history over: nothing before them to print.
+            printed = max(printed, history.firstSequence - 1)
+        }
+    }
+}
+
+/// Writes `bytes` to standard output; exits quietly when the reader is gone.
+private func writeAll(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            exit(0)
+        }
+        done += n
+    }
+}

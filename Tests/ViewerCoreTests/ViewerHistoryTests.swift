@@ -1,0 +1,94 @@
+// The time machine, in-process: stepping back through the revisions of a file another writer
+// edits, the changes of each marked and held, writes off in the past, and back to the present.
+import FileStore
+import JSONTree
+import LiveQuery
+import TableUI
+import Testing
+import TestSupport
+import ViewerCore
+
+@Suite("The time machine")
+struct ViewerHistoryTests {
+    static func leaderboard(_ players: [(String, Int)]) -> String { ViewerKeysTests.leaderboard(players) }
+
+    /// The marker column (second character) of the line showing `key`.
+    static func marker(_ h: ViewerHarness, _ key: String) -> Character? {
+        guard let line = h.line(ofKey: key) else { return nil }
+        return Array(h.lines[line]).dropFirst().first
+    }
+
+    @Test("[ steps back with each revision's changes marked and held, ] forward, P returns; the present is counted meanwhile; writes are off")
+    func stepsBackAndForward() throws {
+        let h = try ViewerHarness(Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players") { options in
+            options.query = ViewQuery(flags: try! Query().orderByChild(Path("score")), pageSize: 200)
+        }
+        try h.save(Self.leaderboard([("a", 10), ("b", 25), ("c", 30)]))             // rev 2: b changed
+        try h.save(Self.leaderboard([("a", 10), ("b", 25), ("c", 30), ("d", 5)]))   // rev 3: d added
+        try h.save(Self.leaderboard([("a", 10), ("b", 25), ("d", 5)]))             // rev 4: c removed
+        try h.save(Self.leaderboard([("a", 40), ("b", 25), ("d", 5)]))             // rev 5: a changed, moved
+        try h.waitUntil("the present") { _ in h.hasRows(inOrder: ["d", "b", "a"]) }
+        h.send(.character("g"), .character("j"))
+        #expect(h.selectedKey == "b")
+
+        h.send(.character("["))
+        var screen = h.screen
+        #expect(screen.contains("HISTORY rev 4 of 5") && screen.contains("1 changed") && screen.contains("1 newer"), "\(screen)")
+        #expect(h.hasRows(inOrder: ["d", "a", "b", "c"]) && Self.marker(h, "c") == "-", "c removed in rev 4, held:\n\(screen)")
+        h.advance(5)
+        #expect(Self.marker(h, "c") == "-", "the mark is held")
+        #expect(h.selectedKey == "b")
+
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 3 of 5") && h.hasRows(inOrder: ["d", "a", "b", "c"]) && Self.marker(h, "d") == "+")
+
+        h.send(.character("["))
+        screen = h.screen
+        #expect(screen.contains("HISTORY rev 2 of 5") && h.line(ofKey: "d") == nil, "\(screen)")
+        #expect(screen.contains("20 → 25") && Self.marker(h, "b") == "*", "b's old and new score:\n\(screen)")
+        #expect(h.selectedKey == "b")
+
+        // Nothing older than the first revision seen.
+        h.send(.character("["))
+        h.send(.character("["))
+        #expect(h.screen.contains("no older revision kept"))
+
+        // Writes are off in the past, and say why.
+        h.send(.character("+"))
+        #expect(h.screen.contains("in the past (HISTORY)"))
+
+        // The present goes on: a new revision is counted, not shown.
+        try h.save(Self.leaderboard([("a", 40), ("b", 25), ("d", 5), ("e", 50)]))   // rev 6
+        screen = h.screen
+        #expect(screen.contains("HISTORY rev 1 of 6") && screen.contains("5 newer") && h.line(ofKey: "e") == nil, "\(screen)")
+
+        h.send(.character("]"), .character("]"))
+        #expect(h.screen.contains("HISTORY rev 3 of 6"))
+
+        h.send(.character("P"))
+        screen = h.screen
+        #expect(!screen.contains("HISTORY") && h.hasRows(inOrder: ["d", "b", "a", "e"]), "\(screen)")
+        #expect(h.selectedKey == "b")
+    }
+
+    @Test("{ and } go to the previous and next revision that changed the selected row")
+    func jumpsBetweenChangesOfTheSelectedRow() throws {
+        let h = try ViewerHarness(Self.leaderboard([("a", 1), ("b", 1)]), columns: 120, path: "/players")
+        try h.save(Self.leaderboard([("a", 2), ("b", 1)]))   // rev 2: a
+        try h.save(Self.leaderboard([("a", 2), ("b", 2)]))   // rev 3: b
+        try h.save(Self.leaderboard([("a", 3), ("b", 2)]))   // rev 4: a
+        try h.save(Self.leaderboard([("a", 3), ("b", 3)]))   // rev 5: b
+        try h.waitUntil("the present") { $0.contains("rev 5") }
+        #expect(h.selectedKey == "a")
+        h.send(.character("{"))
+        #expect(h.screen.contains("HISTORY rev 4 of 5") && h.screen.contains("2 → 3"))
+        h.send(.character("{"))
+        #expect(h.screen.contains("HISTORY rev 2 of 5") && h.screen.contains("1 → 2"))
+        h.send(.character("{"))
+        #expect(h.screen.contains("no earlier change of a kept"))
+        h.send(.character("}"))
+        #expect(h.screen.contains("HISTORY rev 4 of 5"))
+        h.send(.character("}"))
+        #expect(!h.screen.contains("HISTORY"))
+    }
+}
