@@ -177,7 +177,7 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
         switch spec {
         case .key: ordered = try Query().orderByKey()
         case .value: ordered = try Query().orderByValue()
-        case .member(let path): ordered = try Query().orderByChild(path)
+        case .member(let path), .spark(let path): ordered = try Query().orderByChild(path)
         }
         let query: Query
         switch value {
@@ -226,7 +226,7 @@ extension ColumnSpec {
         switch self {
         case .key: nil
         case .value: .root
-        case .member(let path): path
+        case .member(let path), .spark(let path): path
         }
     }
 }
