@@ -3,7 +3,8 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CJSONScan, CPageMove → JSONTree → LiveQuery → FileStore (with CMappedFile) → SyncedArray; FileStore → Serve (on Hummingbird);
+// CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, one way into the kernel);
+// CJSONScan, EngineMemory → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
 // JSONTree → Rules → Serve;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
@@ -42,16 +43,17 @@ let package = Package(
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
         .target(name: "CJSONScan"),
-        // Pages moved within the address space (C: mremap is variadic).
-        .target(name: "CPageMove"),
-        .target(name: "JSONTree", dependencies: ["CJSONScan", "CPageMove"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "LiveQuery", dependencies: ["JSONTree"]),
-        // jq's syntax for filters and computed columns, evaluated on the tree (`--where`).
+        // What Swift cannot ask of the kernel itself: a file's mapping guarded by a SIGBUS
+        // handler, mremap (variadic), names the Glibc module leaves out.
+        .target(name: "CEngineMemory"),
+        // The engine's blocks of memory, mappings, threads and signals, behind `EngineTuning`
+        // (`.plain` unless a program opts in); used by JSONTree, LiveQuery and FileStore only.
+        .target(name: "EngineMemory", dependencies: ["CEngineMemory"]),
+        .target(name: "JSONTree", dependencies: ["CJSONScan", "EngineMemory"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory"]),
+        // jq's syntax for filters, evaluated on the tree (`--where`).
         .target(name: "Expressions", dependencies: ["JSONTree"]),
-        // A file's pages mapped for reading, guarded against the file shrinking meanwhile (C: a
-        // signal handler).
-        .target(name: "CMappedFile"),
-        .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "CMappedFile"]),
+        .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
         // The Security Rules language: a rules file parsed, and evaluated per request.
         .target(name: "Rules", dependencies: ["JSONTree"]),
@@ -109,10 +111,11 @@ let package = Package(
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "CJSONScan", "TestSupport"]),
-        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "EngineMemoryTests", dependencies: ["EngineMemory", "TestSupport"]),
+        .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "EngineMemory", "CJSONScan", "TestSupport"]),
+        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
-        .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
         .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),

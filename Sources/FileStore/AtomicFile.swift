@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineMemory
 import JSONTree
 import Synchronization
 
@@ -65,8 +66,11 @@ extension DocumentBytes: FileContent {
 /// (`.NAME.synctable-PID-RANDOM.tmp`, `linkat`) only just before the swap, or, where the file
 /// system cannot, created under such a name with `O_EXCL`. A name that exists already is never
 /// removed or reused (in a shared folder it may be another user's): the next random name is
-/// tried, a bounded number of times. A killed writer leaves nothing behind, except in the
-/// microseconds between the naming and the swap (or, without `O_TMPFILE`, while it writes).
+/// tried, a bounded number of times. A writer killed between the naming and the removal of
+/// the old file (microseconds; without `O_TMPFILE`, while it writes) leaves a name: a command
+/// whose write is its last act has a helper remove it as soon as it has exited
+/// (`ReplacedFileRelease`), and any later write of the file removes such names of ended
+/// processes (`removeLeftovers`).
 ///
 /// *Locking.* Our writers serialise on an advisory `flock` of the file itself, held from the
 /// read to the swap, so writers of different files never wait for each other. The swap
@@ -121,8 +125,12 @@ public enum AtomicFile {
         /// Whether the file a swap replaced is freed by a helper process once this process
         /// has exited (`ReplacedFileRelease`), not as this one lets go of it: for a command
         /// whose write is its last act, so that it does not wait for the file system to free
-        /// the old file's blocks.
+        /// the old file's blocks. Only where the tuning has the helper (`replacedFileHelper`).
         public var freesReplacedFileAfterExit = false
+        /// What the write may use beyond one thread and `read(2)`: a second thread writing the
+        /// temporary file while this one checks the file (`secondThread`), a mapping of a large
+        /// file (`mappedReads`), the helper above. The process's, unless a test says otherwise.
+        var tuning = EngineTuning.current
 
         public init(maxAttempts: Int = 20, lockTimeoutMilliseconds: Int = 10_000) {
             self.maxAttempts = max(1, maxAttempts)
@@ -283,11 +291,12 @@ struct WriteSession {
     let folderFD: Int32
     /// The file, open and locked; -1 where it could not be locked.
     let lockFD: Int32
-    let reader = SnapshotReader()
+    let reader: SnapshotReader
 
     init(path: String, options: AtomicFile.Options) throws(WriteError) {
         self.path = path
         self.options = options
+        reader = SnapshotReader(tuning: options.tuning)
         guard let resolved = realpath(path, nil) else {
             throw errno == ENOENT ? .missing(path: path) : .system("resolve the path", path: path, errno: errno)
         }
@@ -304,6 +313,7 @@ struct WriteSession {
             Glibc.close(folderFD)
             throw error
         }
+        removeLeftovers()
     }
 
     /// Opens and locks the file `name` in the folder, making sure the lock is on the inode the
@@ -359,10 +369,13 @@ struct WriteSession {
         _ transform: (FileSnapshot, EarlyWrite) throws(WriteError) -> Content?
     ) throws(WriteError) -> AtomicFile.ContentOutcome<Content> {
         var attempt = 0
+        // Whether a helper holds the file for after this process's exit (`guardUntilExit`).
+        var guarded = false
         while true {
             attempt += 1
             guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
             guard let (base, mapping) = try readTarget(attempt) else { continue }
+            if !guarded && options.freesReplacedFileAfterExit && options.tuning.replacedFileHelper { guarded = guardUntilExit() }
             options.afterRead?(attempt)
             // Bytes mapped rather than read were one state only if the file is intact after
             // their last use; an error or a "nothing to change" made from them may come from
@@ -374,7 +387,7 @@ struct WriteSession {
             let checking = OnceFlag()
             if mapping != nil { checking.set() }
             let early = EarlyWrite { content, stop in
-                ThreadWork {
+                ThreadWork(onThread: self.options.tuning.secondThread) {
                     let temporary = Result { () throws(WriteError) in
                         try self.writeTemporary(content, like: base, mapped: mapping != nil, stop: stop)
                     }
@@ -401,7 +414,7 @@ struct WriteSession {
             // by the transform, or now) while this one makes the slow half of the check: the
             // file still holds the bytes we read.
             let wroteEarly = early.isStarted
-            let writing = wroteEarly ? early.work! : ThreadWork {
+            let writing = wroteEarly ? early.work! : ThreadWork(onThread: options.tuning.secondThread) {
                 WrittenTemporary(
                     temporary: Result { () throws(WriteError) in try self.writeTemporary(content, like: base, mapped: mapping != nil) },
                     holds: nil)
@@ -441,7 +454,6 @@ struct WriteSession {
                     try restore(temporary, ours: written)
                     continue
                 }
-                if options.freesReplacedFileAfterExit { holdUntilExit(temporary) }
                 discard(temporary)
             }
             // The swap is done; a folder that cannot be synced (some file systems) changes
@@ -520,8 +532,11 @@ struct WriteSession {
 
     /// A name for a temporary file of ours that no other file has (it is random).
     func temporaryName() -> String {
-        ".\(name).synctable-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+        temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16) + ".tmp"
     }
+
+    /// What every temporary name of this process for the file starts with.
+    var temporaryPrefix: String { ".\(name).synctable-\(getpid())-" }
 
     /// Creates a new temporary file holding `content`, with the mode and owner of `like`'s
     /// file, synced to disk: unnamed where the file system allows it, else under a new name.
@@ -645,13 +660,42 @@ struct WriteSession {
         _ = unlinkat(folderFD, temporary, 0)
     }
 
-    /// Hands the file named `name` in the folder to a helper that lets go of it once this
-    /// process has exited (`ReplacedFileRelease`).
-    func holdUntilExit(_ name: String) {
+    /// Starts the helper that holds the file now at the path (the one about to be replaced)
+    /// until this process has exited, then removes any temporary name this process left
+    /// (`ReplacedFileRelease`). Before any temporary file of the write has a name.
+    func guardUntilExit() -> Bool {
         let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
-        guard fd >= 0 else { return }
-        _ = ReplacedFileRelease.holdUntilExit(fd)
-        Glibc.close(fd)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        return ReplacedFileRelease.guardUntilExit(holding: fd, folder: folderFD, prefix: temporaryPrefix)
+    }
+
+    /// Removes the temporary names of this file that writers killed mid-write left in the
+    /// folder: those of a process that has ended, last written a minute ago or more (a writer
+    /// in another PID namespace looks ended, but its temporary file is new). Any other name is
+    /// left as it is.
+    func removeLeftovers() {
+        let prefix = Array(temporaryPrefix.utf8.dropLast(String(getpid()).utf8.count + 1))
+        let copy = dup(folderFD)
+        guard copy >= 0, let dir = fdopendir(copy) else {
+            if copy >= 0 { Glibc.close(copy) }
+            return
+        }
+        defer { closedir(dir) }
+        let now = time(nil)
+        while let entry = readdir(dir) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard entryName.starts(with: prefix), entryName.count > prefix.count + 4, entryName.suffix(4).elementsEqual(".tmp".utf8),
+                  let dash = entryName[prefix.count...].firstIndex(of: UInt8(ascii: "-")),
+                  let pid = pid_t(String(decoding: entryName[prefix.count..<dash], as: UTF8.self)), pid > 0
+            else { continue }
+            let leftover = String(decoding: entryName, as: UTF8.self)
+            var st = stat()
+            guard kill(pid, 0) != 0 && errno == ESRCH, fstatat(folderFD, leftover, &st, AT_SYMLINK_NOFOLLOW) == 0,
+                  (st.st_mode & S_IFMT) == S_IFREG, now - st.st_mtim.tv_sec >= 60
+            else { continue }
+            discard(leftover)
+        }
     }
 
     enum Swap { case renamed, exchanged }
@@ -725,15 +769,15 @@ private struct MappedSource {
     }
 }
 
-private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+private let pageSize = Posix.pageSize
 
 private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
 /// `copy_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).
-private let copyFileRange = cLibraryFunction("copy_file_range", as: CopyFileRange.self)
+private let copyFileRange = Posix.cLibraryFunction("copy_file_range", as: CopyFileRange.self)
 
 private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 /// `sync_file_range` from the C library (Glibc's module map leaves it out: `_GNU_SOURCE`).
-private let syncFileRange = cLibraryFunction("sync_file_range", as: SyncFileRange.self)
+private let syncFileRange = Posix.cLibraryFunction("sync_file_range", as: SyncFileRange.self)
 
 /// `renameat2` from the C library, found at run time: Glibc's module map does not declare it
 /// (it needs `_GNU_SOURCE`). nil where the library lacks it.
@@ -744,4 +788,4 @@ private let oTmpfile: Int32 = 0o20000000 | O_DIRECTORY
 /// Whether an unnamed file can be linked into a folder: through `/proc/self/fd` (the other
 /// way, `AT_EMPTY_PATH`, needs a capability).
 private let canNameUnnamedFiles = access("/proc/self/fd", X_OK) == 0
-private let renameExchange = cLibraryFunction("renameat2", as: RenameAt2.self)
+private let renameExchange = Posix.cLibraryFunction("renameat2", as: RenameAt2.self)

@@ -69,6 +69,9 @@ public final class FileStore: LiveStore {
         /// A first read of a file at least this large parses its mapping while the bytes are
         /// copied (`SnapshotReader.parseMapped`); tests lower it.
         var mappedFirstReadSize = splitReadSize
+        /// What the store's reads may use beyond one thread and `read(2)`: the process's,
+        /// unless a test says otherwise.
+        var tuning = EngineTuning.current
 
         public init(watchMode: WatchMode? = nil, settleMilliseconds: Int = 150, pollMilliseconds: Int = 100,
                     inlineEvaluationLimit: Int = 50_000, format: Format = .json, newestFirst: NewestFirst? = nil) {
@@ -181,7 +184,7 @@ public final class FileStore: LiveStore {
         let wake = try WakeSignal()
         worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
             ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst) : nil,
-            mappedFirstReadSize: options.mappedFirstReadSize)
+            mappedFirstReadSize: options.mappedFirstReadSize, tuning: options.tuning)
         writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)
@@ -328,12 +331,11 @@ public final class FileStore: LiveStore {
             // inotify events have already asked for a fresh read, or will.
         } else {
             switch result.outcome {
-            case .parsed(let document, let identity, let changes, let lease):
+            case .parsed(let document, let identity, let changes):
                 statistics.parses += 1
                 lastReadSuperseded = false
                 settleTimer.disarm()
                 hub.publish(document: document, identity: identity, precomputed: changes)
-                if let lease { worker.settle(lease, keeping: document) }
             case .unchanged:
                 lastReadSuperseded = false
                 settleTimer.disarm()

@@ -24,9 +24,8 @@ struct ReadRequest: Sendable {
 
 /// What a read found.
 enum ReadOutcome: Sendable {
-    /// A new valid state, with the listeners' changes to it; for a first read under a lease,
-    /// the lease (`settle` it once the revision is published).
-    case parsed(JSONDocument, FileIdentity, [PrecomputedChange], LeasedMapping?)
+    /// A new valid state, with the listeners' changes to it.
+    case parsed(JSONDocument, FileIdentity, [PrecomputedChange])
     /// The same bytes as the current revision.
     case unchanged(FileIdentity)
     case invalid(JSONParseError)
@@ -60,7 +59,7 @@ struct EvaluatedWindow: Sendable {
 /// read in progress and one pending.
 final class ReadWorker: Sendable {
     private let queue = DispatchQueue(label: "FileStore.read", qos: .userInitiated)
-    private let reader = SnapshotReader()
+    private let reader: SnapshotReader
     private let finished = Mutex<[ReadResult]>([])
     private let evaluated = Mutex<[EvaluatedWindow]>([])
     /// Groups whose queued evaluation is still wanted; one no longer here is skipped.
@@ -74,7 +73,8 @@ final class ReadWorker: Sendable {
     /// A first read of a file at least this large parses its mapping (`SnapshotReader.parseMapped`).
     let mappedFirstReadSize: Int
 
-    init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize) {
+    init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize, tuning: EngineTuning = .current) {
+        reader = SnapshotReader(tuning: tuning)
         self.wake = wake
         self.lines = lines
         self.mappedFirstReadSize = mappedFirstReadSize
@@ -118,13 +118,6 @@ final class ReadWorker: Sendable {
         wantedEvaluations.withLock { $0.formIntersection(groups) }
     }
 
-    /// Copies a leased first revision's bytes into its own memory (`LeasedMapping.settle`)
-    /// after the work queued so far: the first windows of its publishing, which read the
-    /// file's pages the copy gives back. A writer of the file waits until then.
-    func settle(_ lease: LeasedMapping, keeping document: JSONDocument) {
-        queue.async { lease.settle(keeping: document) }
-    }
-
     func takeEvaluatedWindows() -> [EvaluatedWindow] {
         evaluated.withLock { windows in
             defer { windows.removeAll() }
@@ -143,9 +136,9 @@ final class ReadWorker: Sendable {
         if request.current == nil, let mapped = reader.parseMapped(request.path, from: mappedFirstReadSize) {
             switch mapped {
             case .invalid(let error): return .invalid(error)
-            case .parsed(let document, let identity, let lease):
+            case .parsed(let document, let identity):
                 if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
-                return .parsed(document, identity, changes(request, document), lease)
+                return .parsed(document, identity, changes(request, document))
             }
         }
         let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes)
@@ -174,7 +167,7 @@ final class ReadWorker: Sendable {
             if supersededUpTo.load(ordering: .relaxed) >= request.generation { return .superseded }
             // Window evaluation can cost as much as the parse on large files: it is done here
             // too, so the loop thread only delivers.
-            return .parsed(document, identity, changes(request, document), nil)
+            return .parsed(document, identity, changes(request, document))
         }
     }
 

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CMappedFile
+import EngineMemory
 import JSONTree
 import Synchronization
 
@@ -33,9 +33,12 @@ enum Snapshot: Sendable {
 final class SnapshotReader: Sendable {
     /// inotify instance for per-read inode watches; -1 where inotify is unavailable.
     private let inodeWatch: Int32
+    /// Whether large files are read by two threads (`secondThread`) and mapped (`mappedReads`).
+    let tuning: EngineTuning
 
-    init() {
+    init(tuning: EngineTuning = .current) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        self.tuning = tuning
     }
 
     deinit { if inodeWatch >= 0 { close(inodeWatch) } }
@@ -74,12 +77,11 @@ final class SnapshotReader: Sendable {
         // Recycled memory: a large file's next revision takes the pages of one that went.
         let block = ByteBlock(capacity: capacity)
         let buffer = UnsafeMutableBufferPointer(start: block.base, count: capacity)
-        askForHugePages(buffer)
         let count: Int, failure: Int32, comparison: EndsComparison?
-        if expected >= splitReadSize {
+        if tuning.secondThread && expected >= splitReadSize {
             // Two threads, a half each: copying and comparing 150 MB takes one core 25 ms.
             // Without an old state to compare with, most of it is the kernel zeroing new memory.
-            let base = buffer.baseAddress!, half = expected / 2 / hugePage * hugePage
+            let base = buffer.baseAddress!, half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
             let second = ThreadWork { readPart(fd, into: base, from: half, to: capacity, comparingWith: old, expected: expected) }
             let first = readPart(fd, into: base, from: 0, to: half, comparingWith: old, expected: expected)
             let rest = second.join()
@@ -154,44 +156,39 @@ final class SnapshotReader: Sendable {
     /// - Parameter populate: map every page at once: a `write(2)` from a page not yet mapped
     ///   takes a slow path (a fault, then the copy again). Else each is mapped when first read.
     /// - Returns: nil where the file is smaller, not a regular file, cannot be watched or
-    ///   mapped (`read` then reports or reads it).
+    ///   mapped, or the tuning maps no file (`read` then reports or reads it).
     func map(_ path: String, from threshold: Int, populate: Bool = true) -> (bytes: DocumentBytes, mapping: FileMapping)? {
-        guard let (fd, wd, size) = openWatched(path, from: threshold) else { return nil }
+        guard tuning.mappedReads, let (fd, wd, size) = openWatched(path, from: threshold) else { return nil }
         defer { close(fd) }
         // Taken again with the watch in place, as `read` does.
-        var slot: Int32 = 0
         var before = stat()
-        guard fstat(fd, &before) == 0, Int(before.st_size) == size, let base = mapped_file_map(fd, size, populate ? 1 : 0, &slot) else {
+        guard fstat(fd, &before) == 0, Int(before.st_size) == size,
+              let file = MappedFile(fd, count: size, populate: populate, tuning: tuning)
+        else {
             inotify_rm_watch(inodeWatch, wd)
             return nil
         }
-        let taken = slot
-        let block = ByteBlock(lent: base, count: size) { mapped_file_unmap(taken) }
-        return (DocumentBytes(block: block, count: size), FileMapping(watch: wd, slot: slot, identity: FileIdentity(before)))
+        let block = ByteBlock(lent: file.base, count: size) { file.unmap() }
+        return (DocumentBytes(block: block, count: size), FileMapping(watch: wd, file: file, identity: FileIdentity(before)))
     }
 
-    /// Parses a large file's first revision from its mapping. Under a read lease
-    /// (`parseLeased`) the document keeps the file's pages until its windows are made, and
-    /// copies them after (`LeasedMapping.settle`). Where no lease is granted, another thread
-    /// copies the pages the parse has read into memory of the document's own while it runs. A
-    /// read would copy them before the parse could begin, into memory the kernel zeroes first
-    /// (50 ms for 150 MB, a quarter of the parse, and on this machine's fresh memory up to
-    /// four times that). Copied pages of the mapping are given back at once, so the file is
-    /// never held twice.
+    /// Parses a large file's first revision from its mapping, while another thread copies the
+    /// pages the parse has read into memory of the document's own. A read would copy them
+    /// before the parse could begin, into memory the kernel zeroes first (50 ms for 150 MB, a
+    /// quarter of the parse, and on this machine's fresh memory up to four times that). Copied
+    /// pages of the mapping are given back at once, so the file is never held twice. Nothing
+    /// of this reaches another process: a writer of the file neither waits nor sees a
+    /// difference (a write during the parse is seen on the watch, and the file read again).
     /// - Returns: the document or the parse error, for the file as it was mapped, when it was
     ///   not written to meanwhile; nil when it was, or is smaller than `threshold` or cannot
     ///   be mapped (`read` then reads it).
-    /// - Parameters:
-    ///   - lease: whether to try a lease first (tests of the copy behind the parse say no).
-    ///   - copied: told how many bytes are copied after each piece (tests).
-    func parseMapped(_ path: String, from threshold: Int, lease: Bool = true, copied: ((Int) -> Void)? = nil) -> MappedParse? {
-        if lease, let leased = parseLeased(path, from: threshold) { return leased }
+    /// - Parameter copied: told how many bytes are copied after each piece (tests).
+    func parseMapped(_ path: String, from threshold: Int, copied: ((Int) -> Void)? = nil) -> MappedParse? {
         guard let (source, mapping) = map(path, from: threshold, populate: false) else { return nil }
         let size = source.count
         let block = ByteBlock(capacity: size)
-        askForHugePages(UnsafeMutableBufferPointer(start: block.base, count: size))
         let progress = ParseProgress()
-        let copy = CopyBehind(source, into: block.base, following: progress, copied: copied)
+        let copy = CopyBehind(source, of: mapping.file, into: block.base, following: progress, copied: copied)
         let copier = ThreadWork { copy.run() }
         // Once the parse has ended, its thread copies what is left beside the copier.
         func finishCopy() {
@@ -199,47 +196,14 @@ final class SnapshotReader: Sendable {
             copier.join()
         }
         do {
-            let document = try JSONDocument.parsing(source, progress: progress) {
+            let document = try JSONDocument.parsing(source, progress: progress, tuning: tuning) {
                 finishCopy()
                 guard isIntact(mapping, at: path) else { return nil }
                 return DocumentBytes(block: block, count: size)
             }
-            return document.map { .parsed($0, mapping.identity, nil) }
+            return document.map { .parsed($0, mapping.identity) }
         } catch {
             finishCopy()
-            return isIntact(mapping, at: path) ? .invalid(error) : nil
-        }
-    }
-
-    /// Parses the file at `path` from its mapping under a read lease: no process can open it
-    /// for writing or truncate it until the lease is given up, so the pages stay the bytes
-    /// parsed, and the document keeps them until `settle` is called on the `LeasedMapping`
-    /// returned with it. The copy into the document's own memory is then off the first
-    /// screen's path: on two cores, its 150 MB of fresh pages competed with the parse.
-    /// - Returns: nil where no lease is granted (the file is open for writing, is not ours, or
-    ///   its file system has none), or as `parseMapped`.
-    private func parseLeased(_ path: String, from threshold: Int) -> MappedParse? {
-        guard let (fd, wd, size) = openWatched(path, from: threshold) else { return nil }
-        var slot: Int32 = 0
-        guard let base = mapped_file_map_leased(fd, size, &slot) else {
-            inotify_rm_watch(inodeWatch, wd)
-            close(fd)
-            return nil
-        }
-        let lease = LeasedMapping(slot: slot, fd: fd, base: base, count: size)
-        let source = DocumentBytes(block: ByteBlock(lent: base, count: size) { lease.release() }, count: size)
-        // The stat once the lease is held: a write before it shows here or on the watch.
-        var before = stat()
-        let stated = fstat(fd, &before) == 0
-        let mapping = FileMapping(watch: wd, slot: slot, identity: FileIdentity(before))
-        guard stated, Int(before.st_size) == size else {
-            _ = isIntact(mapping, at: path)
-            return nil
-        }
-        do {
-            let document = try JSONDocument(parsing: source)
-            return isIntact(mapping, at: path) ? .parsed(document, mapping.identity, lease) : nil
-        } catch {
             return isIntact(mapping, at: path) ? .invalid(error) : nil
         }
     }
@@ -251,7 +215,7 @@ final class SnapshotReader: Sendable {
         let modified = inodeWasModified(mapping.watch)
         inotify_rm_watch(inodeWatch, mapping.watch)
         var now = stat()
-        guard !modified, mapped_file_lost_pages(mapping.slot) == 0, lstat(path, &now) == 0 else { return false }
+        guard !modified, !mapping.file.lostPages, lstat(path, &now) == 0 else { return false }
         return sameFile(FileIdentity(now), mapping.identity)
     }
 
@@ -306,19 +270,18 @@ final class SnapshotReader: Sendable {
     }
 }
 
-/// A file mapped by `SnapshotReader.map`: the watch on its inode, its guard's slot, and the
-/// file as it was when mapped.
+/// A file mapped by `SnapshotReader.map`: the watch on its inode, its mapping, and the file as
+/// it was when mapped.
 struct FileMapping {
     let watch: Int32
-    let slot: Int32
+    let file: MappedFile
     let identity: FileIdentity
 }
 
 /// What `SnapshotReader.parseMapped` made of a file that stayed the same while it was read.
 enum MappedParse {
-    /// The document, the file it is, and for a document parsed under a lease, the lease: its
-    /// `settle` must be called once the document's first windows are made.
-    case parsed(JSONDocument, FileIdentity, LeasedMapping?)
+    /// The document and the file it is.
+    case parsed(JSONDocument, FileIdentity)
     case invalid(JSONParseError)
 }
 
@@ -332,6 +295,7 @@ final class CopyBehind: @unchecked Sendable {
     // @unchecked: the pointers are to memory each piece of which one thread writes (the piece
     // it claimed), and `told` is called under `copiedCount`'s lock.
     private let source: DocumentBytes
+    private let file: MappedFile
     private let target: UnsafeMutablePointer<UInt8>
     private let progress: ParseProgress
     private let told: ((Int) -> Void)?
@@ -339,11 +303,12 @@ final class CopyBehind: @unchecked Sendable {
     private let claimed = Atomic<Int>(0)
     /// Bytes copied so far, told to `told` in order.
     private let copiedCount = Mutex(0)
-    private let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    private let page = Posix.pageSize
 
-    init(_ source: DocumentBytes, into target: UnsafeMutablePointer<UInt8>, following progress: ParseProgress,
+    /// Copies `source`, the bytes of `file`'s mapping.
+    init(_ source: DocumentBytes, of file: MappedFile, into target: UnsafeMutablePointer<UInt8>, following progress: ParseProgress,
          copied told: ((Int) -> Void)?) {
-        (self.source, self.target, self.progress, self.told) = (source, target, progress, told)
+        (self.source, self.file, self.target, self.progress, self.told) = (source, file, target, progress, told)
     }
 
     /// The copier thread: pieces as the parse passes them, until every piece is claimed.
@@ -369,10 +334,8 @@ final class CopyBehind: @unchecked Sendable {
                 start = original
                 continue
             }
-            source.withUnsafeBufferPointer { from in
-                memcpy(target + start, from.baseAddress! + start, end - start)
-                _ = madvise(UnsafeMutableRawPointer(mutating: from.baseAddress! + start), end - start, MADV_DONTNEED)
-            }
+            source.withUnsafeBufferPointer { from in _ = memcpy(target + start, from.baseAddress! + start, end - start) }
+            file.giveBack(start..<end)
             copiedCount.withLock { copied in
                 copied += end - start
                 told?(copied)
@@ -385,24 +348,12 @@ final class CopyBehind: @unchecked Sendable {
 /// The least a copy behind a parse takes at a time.
 let copyStep = 2 << 20
 
-/// Asks for transparent huge pages over a large read buffer: filling 150 MB of fresh memory
-/// page by page costs 38,000 faults, more than the copy from the page cache itself.
-private func askForHugePages(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-    let huge = 2 << 20
-    guard buffer.count >= 4 * huge, let base = buffer.baseAddress else { return }
-    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    let start = (Int(bitPattern: base) + page - 1) / page * page
-    let end = (Int(bitPattern: base) + buffer.count) / page * page
-    _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
-}
-
 /// Bytes read per `read(2)`: small enough that a chunk is still in the cache when it is compared.
 private let readChunk = 1 << 20
 
 /// Files at least this large are read by two threads at once, a half each; a store's first
 /// read of one parses its mapping instead (`SnapshotReader.parseMapped`).
 let splitReadSize = 16 << 20
-private let hugePage = 2 << 20
 
 /// Reads bytes `from..<to` of `fd` into `buffer` at the same offsets, or up to the end of the
 /// file; with `old`, compares each chunk with it while the chunk is still in the cache (the

@@ -1,11 +1,12 @@
 // The bytes of a document: an array, or the first bytes of a block that only grows.
+import EngineMemory
 
 /// Memory for a document's bytes, written before any document reads it and never changed
 /// after: only bytes past every document's `count` may still be written (a JSON Lines file's
 /// next records), so documents share one block as they share a prefix.
 ///
-/// A large block is a recycled mapping: the next revision of a large file is read into the
-/// pages of the last one that went (see `RecycledMemory`).
+/// Tuned, a large block is a recycled mapping: the next revision of a large file is read into
+/// the pages of the last one that went (see `RecycledMemory`).
 public final class ByteBlock: @unchecked Sendable {
     private let memory: RecycledMemory<UInt8>?
     private let release: (@Sendable () -> Void)?
@@ -16,8 +17,8 @@ public final class ByteBlock: @unchecked Sendable {
     /// A block of at least `capacity` bytes, uninitialized. Any spare that holds them is taken:
     /// a block too large is either read into while a file is rewritten (and dropped when the
     /// read finds half a file) or the rare revision of a file that shrank by more than a quarter.
-    /// Blocks of 1 MiB or more are mappings: from malloc, the blocks of half-written files that
-    /// a reader meets (any size) stayed in glibc's heaps and the resident size grew by steps.
+    /// Tuned, blocks of 1 MiB or more are mappings: from malloc, the blocks of half-written files
+    /// that a reader meets (any size) stayed in glibc's heaps and the resident size grew by steps.
     public init(capacity: Int) {
         let memory = RecycledMemory<UInt8>(capacity: capacity, waste: 1, mappedFrom: 1 << 20)
         (self.memory, release, base, self.capacity) = (memory, nil, memory.base, memory.capacity)

@@ -1,5 +1,6 @@
 // Parsing a file's next state from its last one: an edit to one child re-parses that child,
 // and the rest of the tape is carried over with its offsets shifted.
+import EngineMemory
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

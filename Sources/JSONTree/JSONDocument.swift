@@ -1,3 +1,4 @@
+import EngineMemory
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -223,7 +224,13 @@ public final class JSONDocument: Sendable {
     /// - Throws: `JSONParseError` with line, column and byte offset.
     /// - Complexity: O(n).
     public convenience init(parsing bytes: DocumentBytes) throws(JSONParseError) {
-        let tape = try JSONParser.parse(bytes)
+        try self.init(parsing: bytes, tuning: .current)
+    }
+
+    /// Parses `bytes` as `init(parsing:)` does, with `tuning` rather than the process's (tests
+    /// compare the two: the documents are the same, tape entry for tape entry).
+    package convenience init(parsing bytes: DocumentBytes, tuning: EngineTuning) throws(JSONParseError) {
+        let tape = try JSONParser.parse(bytes, tuning: tuning)
         self.init(bytes: bytes, tape: tape)
     }
 
@@ -233,9 +240,9 @@ public final class JSONDocument: Sendable {
     /// (the copy following `progress`); `copy` gives nil when it cannot vouch for its bytes (the
     /// file changed meanwhile), and so does this.
     package static func parsing(
-        _ source: DocumentBytes, progress: ParseProgress, copy: () -> DocumentBytes?
+        _ source: DocumentBytes, progress: ParseProgress, tuning: EngineTuning, copy: () -> DocumentBytes?
     ) throws(JSONParseError) -> JSONDocument? {
-        let tape = try JSONParser.parse(source, progress: progress)
+        let tape = try JSONParser.parse(source, progress: progress, tuning: tuning)
         guard let bytes = copy(), bytes.count == source.count else { return nil }
         return JSONDocument(bytes: bytes, tape: tape)
     }

@@ -1,4 +1,5 @@
 // JSON Lines (and streams of JSON values) as one growing array document, parsed as bytes arrive.
+import EngineMemory
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

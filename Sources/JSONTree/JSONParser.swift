@@ -1,6 +1,7 @@
 // The strict RFC 8259 parser: bytes in, tape out. Iterative (no recursion), so deep
 // nesting is a depth error, never a stack overflow.
 import CJSONScan
+import EngineMemory
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -18,23 +19,23 @@ enum JSONParser {
         try parse(DocumentBytes(bytes), portable: portable)
     }
 
-    static func parse(_ bytes: DocumentBytes, portable: Bool = false) throws(JSONParseError) -> TapeStorage {
+    static func parse(_ bytes: DocumentBytes, portable: Bool = false, tuning: EngineTuning = .current) throws(JSONParseError) -> TapeStorage {
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
         return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
-            try parse(buf, depthLimit: maximumJSONDepth, portable: portable)
+            try parse(buf, depthLimit: maximumJSONDepth, portable: portable, tuning: tuning)
         }
     }
 
     /// Parses `bytes` as `parse` does, telling `progress` how far it has read as it goes.
-    static func parse(_ bytes: DocumentBytes, progress: ParseProgress) throws(JSONParseError) -> TapeStorage {
+    static func parse(_ bytes: DocumentBytes, progress: ParseProgress, tuning: EngineTuning) throws(JSONParseError) -> TapeStorage {
         defer { progress.position.store(Int.max, ordering: .releasing) }
         guard bytes.count < Int(UInt32.max) else {
             throw JSONParseError(message: "file larger than 4 GiB", offset: 0, line: 1, column: 1)
         }
         return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
-            var parser = Parser<WholeTape>(buf, depthLimit: maximumJSONDepth, portable: false)
+            var parser = Parser<WholeTape>(buf, depthLimit: maximumJSONDepth, portable: false, tuning: tuning)
             (parser.progress, parser.nextPassed) = (progress, 0)
             parser.startFragment(from: nil)
             return try finish(&parser)
@@ -49,15 +50,16 @@ enum JSONParser {
     ///   - entryLimit: fewer tape entries than this, or an error (tests: the limit without
     ///     gigabytes of input).
     ///   - splitFrom: where the second thread looks for the members it parses (`TapeFragment`);
-    ///     by default the middle of an input of `splitParseSize` bytes or more, none for less.
+    ///     by default the middle of an input of `splitParseSize` bytes or more, none for less;
+    ///     none unless `tuning` has a second thread.
     ///   - fragmentTaken: told whether the parse took the second thread's members; the parse
     ///     then waits for that thread to settle on its key if it has not by the time the parse
     ///     gets there, rather than reading on (tests: so that small inputs are split too).
     static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false,
-                      entryLimit: Int = Tape.entryLimit, splitFrom: Int? = nil,
+                      entryLimit: Int = Tape.entryLimit, splitFrom: Int? = nil, tuning: EngineTuning = .current,
                       fragmentTaken: ((Bool) -> Void)? = nil) throws(JSONParseError) -> TapeStorage
     {
-        var parser = Parser<WholeTape>(buf, depthLimit: depthLimit, portable: portable)
+        var parser = Parser<WholeTape>(buf, depthLimit: depthLimit, portable: portable, tuning: tuning)
         parser.startFragment(from: splitFrom)
         parser.waitsForFragment = fragmentTaken != nil
         defer { fragmentTaken?(parser.fragmentTaken) }
@@ -92,7 +94,7 @@ enum JSONParser {
     static func parse(
         _ buf: UnsafeBufferPointer<UInt8>, keeping path: Path, watch: PathWatch? = nil
     ) throws(JSONParseError) -> (TapeStorage, PathMembers) {
-        var parser = Parser<PrunedTape>(buf, depthLimit: maximumJSONDepth, portable: false)
+        var parser = Parser<PrunedTape>(buf, depthLimit: maximumJSONDepth, portable: false, tuning: .current)
         if !path.keys.isEmpty, let watch {
             parser.watch = watch
             parser.nextPassed = 0
@@ -186,6 +188,9 @@ private let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":"), dot = UInt8(as
 private let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
 private let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
 
+/// The memory of a tape.
+typealias TapeMemory = RecycledMemory<TapeEntry>
+
 /// The tape while it is written, in memory that passes to the document without a copy.
 struct TapeBuilder {
     var memory: TapeMemory
@@ -195,13 +200,13 @@ struct TapeBuilder {
     /// For a large tape: its pages faulted in ahead of the parse, on another thread.
     private(set) var prefault: TapePrefault?
 
-    /// - Parameter prefaulted: whether a large tape's pages are faulted in on another thread.
-    init(capacity: Int, prefaulted: Bool = true) {
-        memory = TapeMemory(capacity: capacity)
+    /// Memory as `tuning` allows; with `prefaulted`, a large tape's pages are faulted in on
+    /// another thread where it allows that too (`TapePrefault`).
+    init(capacity: Int, tuning: EngineTuning, prefaulted: Bool = true) {
+        memory = TapeMemory(capacity: capacity, tuning: tuning)
         base = memory.base
         self.capacity = memory.capacity
-        let bytes = self.capacity * MemoryLayout<TapeEntry>.stride
-        if prefaulted && bytes >= TapePrefault.threshold { prefault = TapePrefault(base: UnsafeMutableRawPointer(base), bytes: bytes) }
+        if prefaulted { prefault = TapePrefault(memory, tuning: tuning) }
     }
 
     @inline(__always)
@@ -348,6 +353,8 @@ private struct Parser<Scope: TapeScope> {
     /// A whole parse of a large input: the members a second thread parses, until taken or
     /// given up; and the position from which the parse looks at where that thread stands.
     var fragment: TapeFragment?
+    /// What the parse may use beyond one thread and malloc (a second thread: `fragment`).
+    let tuning: EngineTuning
     var fragmentFrom = 0
     var fragmentCheck = Int.max
     var fragmentTaken = false
@@ -362,7 +369,7 @@ private struct Parser<Scope: TapeScope> {
     var fragmentMembers = 0
     var deepest = 1
 
-    init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool) {
+    init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool, tuning: EngineTuning) {
         // A pruned parse keeps a fraction of the nodes, and a writer waits for it: no survey
         // (strings are checked for UTF-8 as they are scanned, which costs nothing for ASCII),
         // and a tape that grows as it needs. Nor a parse split over two threads: its second
@@ -381,15 +388,16 @@ private struct Parser<Scope: TapeScope> {
         // Large tapes are mappings whose pages count only once written, so an excess costs
         // address space, not memory; `finish` gives it back.
         self.init(p, depthLimit: depthLimit, utf8Checked: survey.utf8 == 1,
-                  capacity: max(16, min(2 * survey.separators + 2, p.count + 2)), prefaulted: true)
+                  capacity: max(16, min(2 * survey.separators + 2, p.count + 2)), tuning: tuning)
     }
 
-    init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, utf8Checked: Bool, capacity: Int, prefaulted: Bool) {
+    init(_ p: UnsafeBufferPointer<UInt8>, depthLimit: Int, utf8Checked: Bool, capacity: Int, tuning: EngineTuning) {
         self.p = p
         self.n = p.count
         self.depthLimit = depthLimit
         self.utf8Checked = utf8Checked
-        tape = TapeBuilder(capacity: capacity, prefaulted: prefaulted)
+        self.tuning = tuning
+        tape = TapeBuilder(capacity: capacity, tuning: tuning)
         if tape.prefault != nil { nextPassed = 0 }
         stack = .allocate(capacity: depthLimit + 1)
         smallKeys = .allocate(capacity: smallObjectKeys)
@@ -1211,7 +1219,7 @@ private final class TapeFragment {
         while let key = candidate, attempt < attempts, !shared.stopped.load(ordering: .relaxed) {
             attempt += 1
             var parser = Parser<WholeTape>(p, depthLimit: maximumJSONDepth, utf8Checked: utf8Checked,
-                                              capacity: max(16, (p.count - key) / 2), prefaulted: true)
+                                              capacity: max(16, (p.count - key) / 2), tuning: .tuned)
             defer { parser.deallocateScratch() }
             (parser.i, parser.fragmentLevel, parser.shared, parser.nextPassed) = (key, 1, shared, key + PathWatch.step)
             parser.progress = progress
@@ -1274,10 +1282,10 @@ private final class TapeFragment {
 }
 
 extension Parser {
-    /// A whole parse: starts a fragment from `from`, or by default from the middle of an input
-    /// of `splitParseSize` bytes or more.
+    /// A whole parse with a second thread (`tuning`): starts a fragment from `from`, or by
+    /// default from the middle of an input of `splitParseSize` bytes or more.
     mutating func startFragment(from: Int?) {
-        guard let from = from ?? (n >= splitParseSize ? n / 2 : nil), from < n else { return }
+        guard tuning.secondThread, let from = from ?? (n >= splitParseSize ? n / 2 : nil), from < n else { return }
         fragment = TapeFragment(p, from: from, utf8Checked: utf8Checked, progress: progress)
         (fragmentFrom, fragmentCheck) = (from, from)
     }

@@ -1,4 +1,5 @@
 // The children of one location in one revision, as the Realtime Database sees them.
+import EngineMemory
 import JSONTree
 
 /// The children of one location in one revision, in file order; a child is named by its
@@ -79,9 +80,10 @@ final class ChildList: @unchecked Sendable {
     @inline(__always) func end(_ o: Int, _ tape: TapeReader) -> Int { tape.end(valueIndex(o)) }
 
     /// The children of the node at `path` in `document`; an object of `splitFrom` members or
-    /// more that was parsed on two threads is read by two (`JSONDocument.memberNearMiddle`).
+    /// more that was parsed on two threads is read by two (`JSONDocument.memberNearMiddle`);
+    /// by default none plain, and `splitEvaluationCount` tuned.
     /// - Complexity: O(number of members or elements of the location).
-    convenience init(document: JSONDocument, path: Path, splitFrom: Int = splitEvaluationCount) {
+    convenience init(document: JSONDocument, path: Path, splitFrom: Int = splitCount(.current)) {
         guard let node = document.root.node(at: path), node.isContainer else {
             self.init(document: document, isArray: false, capacity: 0, location: -1)
             return
@@ -438,7 +440,7 @@ final class OrdinalBuffer: @unchecked Sendable {
     /// A list of a million children takes 4 MB each revision. From malloc, glibc's moving
     /// threshold for mapping put those in its heaps after the first few, which kept what one
     /// freed around the next: the viewer following edits grew by 4–15 MB now and then. Mapped
-    /// (huge pages) and given back or kept as a spare, the resident size stays flat.
+    /// (huge pages) and given back or kept as a spare, tuned, the resident size stays flat.
     private let memory: RecycledMemory<Int32>
 
     init(capacity: Int) {

@@ -1,4 +1,5 @@
 // Evaluating a query over one revision from scratch.
+import EngineMemory
 import JSONTree
 
 /// A child in range with its place in the order, while a window is being computed.
@@ -28,8 +29,8 @@ extension Window {
     }
 
     /// Evaluates `query` over `children`, reading every child; a list of `splitFrom` children or
-    /// more by two threads, a half each.
-    static func evaluate(_ query: Query, _ path: Path, _ children: ChildList, splitFrom: Int = splitEvaluationCount) -> Window {
+    /// more by two threads, a half each (by default none plain, `splitEvaluationCount` tuned).
+    static func evaluate(_ query: Query, _ path: Path, _ children: ChildList, splitFrom: Int = splitCount(.current)) -> Window {
         var members = MemberList([])
         var boundary: StoredSortKey?
         children.document.withTapeReader { tape in
@@ -74,6 +75,10 @@ extension Window {
 /// child is most of a large list's evaluation (90 ms for 1,000,000 children), and a thread
 /// costs tens of microseconds.
 let splitEvaluationCount = 1 << 16
+
+/// The least children a list or its evaluation is split over two threads from, with `tuning`:
+/// never plain.
+func splitCount(_ tuning: EngineTuning) -> Int { tuning.secondThread ? splitEvaluationCount : .max }
 
 /// The children in range among a run of ordinals, with their sort keys, in ordinal order; for a
 /// limited query, at least its best `keptMembers` of them (when more were read, `pruned`).

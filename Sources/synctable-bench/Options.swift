@@ -60,6 +60,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
     BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
     BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
+    BenchmarkGroup(name: "large-file writer", run: runLargeWriterBenchmarks),
     BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
     BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),

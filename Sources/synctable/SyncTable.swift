@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileStore
+import JSONTree
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ struct SyncTable: ParsableCommand {
     /// error of ours about the command line does, rather than the argument parser's 64; help
     /// and version still exit 0, and `ExitCode` (the viewer's 130 after Ctrl-C) passes through.
     static func main() {
-        fixMallocThresholds()
+        engineTuning().adopt()
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -40,4 +41,10 @@ struct SyncTable: ParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// What the engine runs with: every tactic (`EngineTuning.tuned`, docs/engine/), or the
+/// library's plain default where `SYNCTABLE_ENGINE=plain` says so (the bench's plain rows).
+func engineTuning() -> EngineTuning {
+    getenv("SYNCTABLE_ENGINE").map { String(cString: $0) } == "plain" ? .plain : .tuned
 }

@@ -167,42 +167,6 @@ import TestSupport
         #expect(lines[1] == #"{"event":"child_added","key":"q\"\\","prevKey":"k\u001b[31m\u007f\u202e","index":1,"value":[1,2]}"#)
     }
 
-    // Issue 16: a file seen cut short (a writer half-way through it) was parsed on two threads,
-    // and the second thread, failing at the cut, kept its tape: a follower of a large file grew
-    // by megabytes each time, more on a busy machine, where readers meet half-written files.
-    @Test func aLargeFileSeenCutShortLeavesNoMemoryBehind() throws {
-        let folder = ScratchFolder()
-        let path = folder.file("large.json")
-        // Over 16 MiB: parsed whole on two threads.
-        var rest = #", "team": "red"}"#
-        rest.reserveCapacity(20_000_000)
-        for i in 1..<260_000 { rest += #", "p\#(1_000_000 + i)": {"name": "player \#(i)", "score": \#(i % 977), "team": "blue"}"# }
-        rest += "}}"
-        func document(_ first: Int) -> String { #"{"players": {"p000000": {"name": "player 0", "score": "# + "\(first)" + rest }
-        let whole = Array(document(0).utf8)
-        #expect(whole.count > 16 << 20)
-        writeByRename(path, document(0))
-        let events = try ChildProcess([try synctableBinary(), "events", path, "--path", "/players",
-                                       "--order-by-key", "--limit-to-first", "1"])
-        #expect(events.readLines(until: isValueLine).count == 2)
-        /// Cuts the file at `fraction` of its length (the error is reported), then writes it
-        /// whole with the first child's score `first` (its change is reported).
-        func cutThenWhole(_ fraction: Double, _ first: Int) {
-            writeByRename(path, String(decoding: whole[..<Int(Double(whole.count) * fraction)], as: UTF8.self))
-            let error = events.readLine() ?? ""
-            #expect(error.hasPrefix(#"{"event":"error","#), "\(error)")
-            writeByRename(path, document(first))
-            #expect(events.readLines(until: isValueLine).first?.contains(#""score":\#(first),"#) == true)
-        }
-        // Once: the spare blocks a follower keeps are made.
-        cutThenWhole(0.9, 1)
-        let before = try residentAnonymousBytes(events.pid)
-        for k in 0..<12 { cutThenWhole(0.8 + 0.015 * Double(k), 2 + k) }
-        let grown = try residentAnonymousBytes(events.pid) - before
-        // With the second thread's tapes kept, it grew by 22 MB here; given back, by 2 MB.
-        #expect(grown < 10 << 20, "grew \(grown >> 20) MB over 12 cuts")
-    }
-
     @Test func badFlagsAreNamed() throws {
         let binary = try synctableBinary()
         let zero = try ChildProcess([binary, "events", "x.json", "--exit-after-revisions", "0"])
@@ -219,10 +183,3 @@ import TestSupport
 
 /// The line that ends a revision's events.
 func isValueLine(_ line: String) -> Bool { line.hasPrefix(#"{"event":"value""#) }
-
-/// A process's resident anonymous memory (`RssAnon`), in bytes.
-func residentAnonymousBytes(_ pid: pid_t) throws -> Int {
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") })
-    return (Int(line.filter(\.isNumber)) ?? 0) * 1024
-}

@@ -1,9 +1,8 @@
-// A store's first read of a large file parses the file's mapping: under a read lease, which
-// makes writers wait until the pages are copied after the first windows; or, where no lease
-// is granted, while another thread copies the pages the parse has read into memory of the
-// document's own. The document must be the file's, with bytes no later write can reach, and
-// never a mix with a write made meanwhile (in place, truncating, appending or by rename):
-// then the file is read again.
+// A store's first read of a large file parses the file's mapping while another thread copies
+// the pages the parse has read into memory of the document's own. The document must be the
+// file's, with bytes no later write can reach, and never a mix with a write made meanwhile (in
+// place, truncating, appending or by rename): then the file is read again. A writer of the
+// file is never held up by it.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +26,8 @@ import TestSupport
         let file = folder.file("big.json")
         writeInPlace(file, Self.text)
         let pieces = Mutex<[Int]>([])
-        let outcome = try #require(SnapshotReader().parseMapped(file, from: 1, lease: false) { count in pieces.withLock { $0.append(count) } })
-        guard case .parsed(let document, let identity, nil) = outcome else {
+        let outcome = try #require(SnapshotReader(tuning: .tuned).parseMapped(file, from: 1) { count in pieces.withLock { $0.append(count) } })
+        guard case .parsed(let document, let identity) = outcome else {
             Issue.record("not parsed: \(outcome)")
             return
         }
@@ -59,14 +58,14 @@ import TestSupport
         var rng = SplitMix64(seed: 7)
         for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
         try #require(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
-        let reader = SnapshotReader()
+        let reader = SnapshotReader(tuning: .tuned)
         let (source, mapping) = try #require(reader.map(file, from: 1, populate: false))
         defer { _ = reader.isIntact(mapping, at: file) }
         let target = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
         defer { target.deallocate() }
         let progress = ParseProgress()
         let told = Mutex<[Int]>([])
-        let copy = CopyBehind(source, into: target, following: progress) { n in told.withLock { $0.append(n) } }
+        let copy = CopyBehind(source, of: mapping.file, into: target, following: progress) { n in told.withLock { $0.append(n) } }
 
         // The parse has passed 2.5 pieces: two are copied, then nothing until it goes on.
         progress.position.store(5 * copyStep / 2, ordering: .releasing)
@@ -103,9 +102,9 @@ import TestSupport
     }
 
     /// An error early, in the middle (a colon made '@'), or after the value: the error a read and
-    /// parse gives, with a lease or without; a lease is not kept.
-    @Test(arguments: [100, Self.text.utf8.count / 2, Self.text.utf8.count], [true, false])
-    func anInvalidFileGivesTheErrorOfAReadAndParse(_ at: Int, lease: Bool) throws {
+    /// parse gives.
+    @Test(arguments: [100, Self.text.utf8.count / 2, Self.text.utf8.count])
+    func anInvalidFileGivesTheErrorOfAReadAndParse(_ at: Int) throws {
         let folder = ScratchFolder()
         let file = folder.file("big.json")
         var bytes = Array(Self.text.utf8)
@@ -115,7 +114,7 @@ import TestSupport
             bytes += Array(" x".utf8)
         }
         writeInPlace(file, String(decoding: bytes, as: UTF8.self))
-        let outcome = try #require(SnapshotReader().parseMapped(file, from: 1, lease: lease))
+        let outcome = try #require(SnapshotReader(tuning: .tuned).parseMapped(file, from: 1))
         guard case .invalid(let error) = outcome else {
             Issue.record("not an error: \(outcome)")
             return
@@ -123,113 +122,38 @@ import TestSupport
         let expected = try #require(throws: JSONParseError.self) { try JSONDocument(parsing: bytes) }
         #expect(error.message == expected.message && error.offset == expected.offset)
         #expect(error.line == expected.line && error.column == expected.column)
-        #expect(!Self.leased(file))
+        #expect(Self.writable(file))
     }
 
-    /// Whether a lease on `path` makes a writer wait: an open for writing that may not wait
-    /// fails with EWOULDBLOCK then.
-    static func leased(_ path: String) -> Bool {
+    /// Whether a writer may open `path` at once: an open for writing that may not wait fails
+    /// with EWOULDBLOCK where a lease holds it.
+    static func writable(_ path: String) -> Bool {
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         if fd >= 0 { close(fd) }
-        return fd < 0 && errno == EWOULDBLOCK
+        return fd >= 0
     }
 
-    /// `big.json` holding `text` in `folder`, and beside it `next.json` holding `newer`.
-    static func files(in folder: ScratchFolder, newer: String) -> (file: String, next: String) {
-        let file = folder.file("big.json"), next = folder.file("next.json")
-        writeInPlace(file, Self.text)
-        writeInPlace(next, newer)
-        return (file, next)
-    }
-
-    /// A writer process that copies `from` over `to` in place (the shell opens `to` with
-    /// O_TRUNC), started now.
-    static func startWriter(copying from: String, over to: String) throws -> pid_t {
-        var pid = pid_t()
-        let argv = ["/bin/sh", "-c", #"cat "$1" > "$2""#, "sh", from, to]
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        try #require(posix_spawn(&pid, argv[0], nil, nil, cArgs, environ) == 0)
-        return pid
-    }
-
-    /// The exit status of `pid` once it ends within `seconds`; nil while it runs on.
-    static func exitStatus(_ pid: pid_t, within seconds: Double) -> Int32? {
-        let end = Date().addingTimeInterval(seconds)
-        var status: Int32 = 0
-        while true {
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid { return (status >> 8) & 0xff }
-            if Date() > end { return nil }
-            usleep(5_000)
-        }
-    }
-
-    /// Under a lease, the document holds the file's own pages until it is settled: a writer
-    /// process rewriting the file in place waits until then (half a second later it has not
-    /// ended and the file is unchanged), and once it has written, the document's bytes are
-    /// still the ones it parsed, now in memory of its own at the same address.
-    @Test func aLeasedDocumentKeepsItsBytesWhileAWriterWaits() throws {
-        let folder = ScratchFolder(), newer = sampleDocument(seq: 1, count: 100_000)
-        let (file, next) = Self.files(in: folder, newer: newer)
-        let outcome = try #require(SnapshotReader().parseMapped(file, from: 1))
-        guard case .parsed(let document, _, let leased) = outcome, let lease = leased else {
-            Issue.record("not parsed under a lease: \(outcome)")
-            return
-        }
-        let address = document.bytes.withUnsafeBufferPointer { $0.baseAddress }
-        let writer = try Self.startWriter(copying: next, over: file)
-        #expect(Self.exitStatus(writer, within: 0.5) == nil)
-        #expect(Disk.text(file) == Self.text)
-        lease.settle(keeping: document)
-        #expect(Self.exitStatus(writer, within: 60) == 0)
-        #expect(Disk.text(file) == newer)
-        let kept = Self.bytes(document) == Array(Self.text.utf8)
-        #expect(kept)
-        #expect(document.bytes.withUnsafeBufferPointer { $0.baseAddress } == address)
-        #expect(document.root.json == (try JSONDocument(parsing: Self.text)).root.json)
-        #expect(!Self.leased(file))
-    }
-
-    /// A leased document that goes before it is settled (a newer read superseded it) gives the
-    /// lease up: the waiting writer goes on.
-    @Test func aLeasedDocumentDroppedUnsettledLetsTheWriterGo() throws {
-        let folder = ScratchFolder(), newer = sampleDocument(seq: 2, count: 1_000)
-        let (file, next) = Self.files(in: folder, newer: newer)
-        func parseAndStartWriter() throws -> pid_t {
-            let outcome = try #require(SnapshotReader().parseMapped(file, from: 1))
-            return try withExtendedLifetime(outcome) {
-                guard case .parsed(_, _, let lease) = outcome, lease != nil else {
-                    Issue.record("not parsed under a lease: \(outcome)")
-                    return -1
-                }
-                let writer = try Self.startWriter(copying: next, over: file)
-                #expect(Self.exitStatus(writer, within: 0.3) == nil)
-                return writer
-            }
-        }
-        let writer = try parseAndStartWriter()
-        try #require(writer > 0)
-        #expect(Self.exitStatus(writer, within: 60) == 0)
-        #expect(Disk.text(file) == newer)
-    }
-
-    /// A file open for writing when it is read gets no lease: its parse is copied behind, and
-    /// a write through that open descriptor afterwards leaves the document as it was.
-    @Test func aFileOpenForWritingIsCopiedBehindItsParse() throws {
+    /// A reader is passive: while its parse and copy run, and while its document lives, a
+    /// writer opens the file at once and writes in place; the document keeps the bytes parsed.
+    @Test func aWriterIsNeverHeldUpByTheRead() throws {
         let folder = ScratchFolder()
         let file = folder.file("big.json")
         writeInPlace(file, Self.text)
-        let fd = open(file, O_WRONLY | O_CLOEXEC)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        let outcome = try #require(SnapshotReader().parseMapped(file, from: 1))
-        guard case .parsed(let document, _, nil) = outcome else {
-            Issue.record("not parsed without a lease: \(outcome)")
+        let during = Mutex<[Bool]>([])
+        let outcome = try #require(SnapshotReader(tuning: .tuned).parseMapped(file, from: 1) { _ in
+            during.withLock { $0.append(Self.writable(file)) }
+        })
+        guard case .parsed(let document, _) = outcome else {
+            Issue.record("not parsed: \(outcome)")
             return
         }
+        let opened = during.withLock { $0 }
+        #expect(!opened.isEmpty && opened.allSatisfy { $0 }, "\(opened)")
+        let fd = open(file, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        try #require(fd >= 0)
         let at = Self.text.utf8.count - 10
         #expect(pwrite(fd, "c", 1, off_t(at)) == 1)
+        close(fd)
         #expect(Disk.text(file) != Self.text)
         let kept = Self.bytes(document) == Array(Self.text.utf8)
         #expect(kept)
@@ -247,8 +171,7 @@ import TestSupport
         let file = folder.file("big.json")
         writeInPlace(file, Self.text)
         let changed = Mutex(false)
-        // No lease: under one, a writer could not write during the parse.
-        let outcome = SnapshotReader().parseMapped(file, from: 1, lease: false) { _ in
+        let outcome = SnapshotReader(tuning: .tuned).parseMapped(file, from: 1) { _ in
             guard changed.withLock({ done in defer { done = true }; return !done }) else { return }
             switch change {
             case .inPlaceSameSize:
@@ -270,8 +193,8 @@ import TestSupport
         #expect(changed.withLock { $0 })
         if let outcome { Issue.record("\(change): \(outcome)") }
         let now = Array(Disk.text(file).utf8)
-        switch SnapshotReader().parseMapped(file, from: 1) {
-        case .parsed(let document, _, _)?:
+        switch SnapshotReader(tuning: .tuned).parseMapped(file, from: 1) {
+        case .parsed(let document, _)?:
             let same = Self.bytes(document) == now
             #expect(change != .truncated && same, "\(change)")
         case .invalid?: #expect(change == .truncated)
@@ -286,6 +209,7 @@ import TestSupport
         writeInPlace(path, sampleDocument(seq: 0, count: 20_000))
         var options = FileStore.Options()
         options.mappedFirstReadSize = 1
+        options.tuning = .tuned
         let store = try FileStore(path: path, options: options)
         let first = try store.waitForRevision(1, timeoutMilliseconds: 60_000)
         #expect(first.root.child("items")?.child("item19999")?.child("score")?.doubleValue == Double(19_999 * 7919 % 1000))
@@ -301,7 +225,7 @@ import TestSupport
 extension MappedParse: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .parsed(let document, _, let lease): "parsed (\(document.bytes.count) bytes\(lease == nil ? "" : ", leased"))"
+        case .parsed(let document, _): "parsed (\(document.bytes.count) bytes)"
         case .invalid(let error): "invalid: \(error.message)"
         }
     }

@@ -14,6 +14,7 @@ import TestSupport
     static func mapping(_ afterRead: @escaping @Sendable (Int) -> Void) -> AtomicFile.Options {
         var options = AtomicFile.Options()
         options.mappingThreshold = 1
+        options.tuning = .tuned
         options.afterRead = afterRead
         return options
     }
@@ -25,7 +26,7 @@ import TestSupport
         let file = folder.file("big.json")
         let text = "[" + String(repeating: "1234567, ", count: 4_000) + "0]"
         writeInPlace(file, text)
-        let reader = SnapshotReader()
+        let reader = SnapshotReader(tuning: .tuned)
         let (bytes, mapping) = try #require(reader.map(file, from: 1))
         #expect(bytes.count == text.utf8.count && bytes[0] == UInt8(ascii: "["))
         #expect(truncate(file, 100) == 0)
@@ -40,7 +41,7 @@ import TestSupport
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         writeInPlace(file, #"{"a": 1}"#)
-        let reader = SnapshotReader()
+        let reader = SnapshotReader(tuning: .tuned)
         let (_, untouched) = try #require(reader.map(file, from: 1))
         #expect(reader.isIntact(untouched, at: file))
         let (bytes, mapping) = try #require(reader.map(file, from: 1))

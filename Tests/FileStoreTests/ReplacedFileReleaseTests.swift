@@ -1,9 +1,12 @@
 // The file a write replaces, freed after a command's exit (`freesReplacedFileAfterExit`):
-// which process holds it, with what, and that nothing holds it once the command is gone.
+// which process holds it, with what, and that nothing holds it once the command is gone; and a
+// write killed at any instant leaves no temporary name behind.
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import Foundation
+@testable import FileStore
+import JSONTree
 import Testing
 import TestSupport
 
@@ -46,9 +49,9 @@ private func inode(_ path: String) -> ino_t {
 }
 
 @Suite struct ReplacedFileReleaseTests {
-    /// The helper holds the replaced file and nothing else of ours: its input is the pipe that
-    /// ends with this process, its output goes nowhere. (Other tests start processes too: the
-    /// helper is told by the file it holds.)
+    /// The helper holds the replaced file and the folder and nothing else of ours: its input is
+    /// the pipe that ends with this process, its output goes nowhere. (Other tests start
+    /// processes too: the helper is told by the file it holds.)
     @Test func aHelperHoldsTheReplacedFileAndNothingElse() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
@@ -56,6 +59,7 @@ private func inode(_ path: String) -> ino_t {
         let old = inode(file)
         var options = AtomicFile.Options()
         options.freesReplacedFileAfterExit = true
+        options.tuning = .tuned
         let outcome = try AtomicFile.modify(file, options: options) { _ in Array(#"{"a": 2}"#.utf8) }
         #expect(outcome.replaced)
         #expect(Disk.text(file) == #"{"a": 2}"#)
@@ -63,25 +67,37 @@ private func inode(_ path: String) -> ino_t {
         let helpers = Processes.holdingRemovedFiles(in: folder.path)
         try #require(helpers.count == 1)
         #expect(Processes.parent(of: helpers[0]) == getpid())
-        // Once `cat` waits on its input (the loader may hold a library open while it starts).
+        // Once the shell waits for `cat` (the loader may hold a library open while it starts):
+        // the pipe, /dev/null, the old file and the folder (the shell keeps the last two where
+        // it likes while `cat` runs without them), nothing else.
+        let folderPath = URL(fileURLWithPath: folder.path).resolvingSymlinksInPath().path
+        func settled(_ held: [Int32: String]) -> Bool {
+            held.values.contains { $0.hasSuffix(" (deleted)") } && held.values.contains(folderPath)
+                && held.values.allSatisfy { $0.hasPrefix("pipe:") || $0 == "/dev/null" || $0.hasSuffix(" (deleted)") || $0 == folderPath }
+        }
         var held = Processes.descriptors(of: helpers[0])
-        for _ in 0..<200 where held.keys.sorted() != [0, 1, 2, 3] {
+        for _ in 0..<200 where !settled(held) {
             usleep(10_000)
             held = Processes.descriptors(of: helpers[0])
         }
-        #expect(held.keys.sorted() == [0, 1, 2, 3])
+        #expect(settled(held), "\(held)")
         #expect(held[0]?.hasPrefix("pipe:") == true)
         #expect(held[1] == "/dev/null" && held[2] == "/dev/null")
+        let oldFile = held.first { $0.value.hasSuffix(" (deleted)") }?.key
         var st = stat()
-        #expect(stat("/proc/\(helpers[0])/fd/3", &st) == 0 && st.st_ino == old && st.st_nlink == 0)
+        #expect(oldFile.map { stat("/proc/\(helpers[0])/fd/\($0)", &st) == 0 } == true && st.st_ino == old && st.st_nlink == 0)
     }
 
-    /// Without the option, no helper: the file is freed as this process lets go of it.
-    @Test func withoutTheOptionNoHelperStarts() throws {
+    /// Without the option, or with it but plain, no helper: the file is freed as this process
+    /// lets go of it.
+    @Test(arguments: [false, true]) func withoutTheOptionOrPlainNoHelperStarts(option: Bool) throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         writeInPlace(file, #"{"a": 1}"#)
-        _ = try AtomicFile.modify(file) { _ in Array(#"{"a": 2}"#.utf8) }
+        var options = AtomicFile.Options()
+        options.freesReplacedFileAfterExit = option
+        options.tuning = option ? .plain : .tuned
+        _ = try AtomicFile.modify(file, options: options) { _ in Array(#"{"a": 2}"#.utf8) }
         #expect(Disk.text(file) == #"{"a": 2}"#)
         #expect(Processes.holdingRemovedFiles(in: folder.path).isEmpty)
     }
@@ -105,5 +121,64 @@ private func inode(_ path: String) -> ino_t {
             holders = Processes.holdingRemovedFiles(in: folder.path)
         }
         #expect(holders.isEmpty, "still held by \(holders) 5 s after the command exited")
+    }
+
+    /// `set` killed with SIGKILL at random instants of its run, 20 times: once each command
+    /// and its helper are gone, the folder holds the file alone, whole (the old value or the
+    /// new). Without the helper, a kill between the swap and the removal of the old file left
+    /// a full copy of it under a temporary name.
+    @Test func aWriteKilledAtAnyInstantLeavesNoName() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        writeInPlace(file, "{\"items\": {" + (0..<20_000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ") + "}}")
+        let binary = try builtSynctable()
+        let start = monotonicNanoseconds()
+        #expect(spawnAndWait([binary, "set", file, "/items/k1", "0"]) == 0)
+        let span = Int((monotonicNanoseconds() - start) / 1_000)
+        var rng = SplitMix64(seed: 14)
+        for run in 1...20 {
+            var pid = pid_t()
+            let words: [String] = [binary, "set", file, "/items/k1", "\(run)"]
+            let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            try #require(posix_spawn(&pid, binary, nil, nil, argv, environ) == 0)
+            usleep(UInt32(rng.int(0...span)))
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        var entries = Disk.entries(folder.path)
+        for _ in 0..<500 where entries != ["data.json"] {
+            usleep(10_000)
+            entries = Disk.entries(folder.path)
+        }
+        #expect(entries == ["data.json"])
+        let value = try JSONDocument(parsing: Disk.text(file)).root.child("items")?.child("k1")?.doubleValue
+        #expect(value.map { $0 >= 0 && $0 <= 20 } == true, "\(String(describing: value))")
+    }
+
+    /// A name a killed writer left (its process ended, the file a minute old) is removed by the
+    /// next write of the file, plain too; a newer one, or one of a live process, is not.
+    @Test func theNextWriteRemovesANameAKilledWriterLeft() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        writeInPlace(file, #"{"a": 1}"#)
+        var ended = pid_t()
+        let argv = [strdup("/bin/true"), nil]
+        defer { free(argv[0]) }
+        try #require(posix_spawn(&ended, "/bin/true", nil, nil, argv, environ) == 0)
+        var status: Int32 = 0
+        while waitpid(ended, &status, 0) < 0 && errno == EINTR {}
+        let old = ".data.json.synctable-\(ended)-1f.tmp", new = ".data.json.synctable-\(ended)-2f.tmp"
+        let live = ".data.json.synctable-\(getpid())-3f.tmp", other = ".other.json.synctable-\(ended)-4f.tmp"
+        for name in [old, new, live, other] { writeInPlace(folder.file(name), #"{"a": 0}"#) }
+        for name in [old, live, other] {
+            var times = [timespec(tv_sec: time(nil) - 120, tv_nsec: 0), timespec(tv_sec: time(nil) - 120, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, folder.file(name), &times, 0) == 0)
+        }
+        var options = AtomicFile.Options()
+        options.tuning = .plain
+        _ = try AtomicFile.modify(file, options: options) { _ in Array(#"{"a": 2}"#.utf8) }
+        #expect(Disk.entries(folder.path).sorted() == [new, live, other, "data.json"].sorted())
     }
 }

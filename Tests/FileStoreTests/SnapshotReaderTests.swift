@@ -129,7 +129,7 @@ import TestSupport
         // No period that a misplaced half would still match.
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
         writeFileInPlace(path, bytes)
-        guard case .bytes(let read, let identity) = SnapshotReader().read(path) else {
+        guard case .bytes(let read, let identity) = SnapshotReader(tuning: .tuned).read(path) else {
             Issue.record("not read")
             return
         }

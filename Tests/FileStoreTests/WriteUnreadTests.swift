@@ -18,6 +18,7 @@ import TestSupport
         let folder = ScratchFolder()
         var options = AtomicFile.Options()
         options.mappingThreshold = mapped ? 1 : .max
+        options.tuning = mapped ? .tuned : .plain
         // A mapped file's unchanged bytes are copied by the kernel, from the file.
         let copied = Mutex((files: 0, bytes: 0))
         options.copiedByKernel = { bytes in copied.withLock { $0 = ($0.files + 1, $0.bytes + bytes) } }
@@ -58,6 +59,7 @@ import TestSupport
         writeInPlace(file, before + "54321" + after)
         var options = AtomicFile.Options()
         options.mappingThreshold = 1
+        options.tuning = .tuned
         let copied = Mutex([Int]())
         options.copiedByKernel = { bytes in copied.withLock { $0.append(bytes) } }
         let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), .number(try #require(JSONNumber(text: value)))), toFile: file, options: options)
@@ -238,6 +240,7 @@ import TestSupport
         let removing = how.removing
         var options = AtomicFile.Options()
         options.mappingThreshold = how.mapped ? 1 : .max
+        options.tuning = how.mapped ? .tuned : .plain
         let folder = ScratchFolder()
         let file = folder.file("big.json")
         var text = "{\n  \"players\": {\n"

@@ -12,7 +12,7 @@ import TestSupport
         var taken = false
         do {
             let tape = try bytes.withUnsafeBufferPointer {
-                try JSONParser.parse($0, depthLimit: depthLimit, splitFrom: split, fragmentTaken: { taken = $0 })
+                try JSONParser.parse($0, depthLimit: depthLimit, splitFrom: split, tuning: .tuned, fragmentTaken: { taken = $0 })
             }
             let entries = (0..<tape.count).map { "\(tape[$0].start) \(tape[$0].word)" }.joined(separator: ",")
             return ("metadata keys: \(tape.metadataKeys); " + entries, taken)
@@ -103,7 +103,8 @@ import TestSupport
     }
 
     @Test func aLargeInputIsSplitByDefault() throws {
-        // Past `splitParseSize`, the parse splits at the middle unasked.
+        // Past `splitParseSize`, the tuned parse splits at the middle unasked; the plain one is
+        // the reference.
         var text = "{\"players\": {"
         var k = 0
         while text.utf8.count < splitParseSize + 4096 {
@@ -114,10 +115,10 @@ import TestSupport
         let bytes = Array(text.utf8)
         var taken = false
         let tape = try bytes.withUnsafeBufferPointer {
-            try JSONParser.parse($0, depthLimit: maximumJSONDepth, fragmentTaken: { taken = $0 })
+            try JSONParser.parse($0, depthLimit: maximumJSONDepth, tuning: .tuned, fragmentTaken: { taken = $0 })
         }
         let alone = try bytes.withUnsafeBufferPointer {
-            try JSONParser.parse($0, depthLimit: maximumJSONDepth, splitFrom: bytes.count)
+            try JSONParser.parse($0, depthLimit: maximumJSONDepth, tuning: .plain)
         }
         #expect(taken)
         #expect(tape.count == alone.count)

@@ -105,7 +105,8 @@ func columns(_ l: ChildList) -> [[Int64]] {
         #expect(shared > 600, "only \(shared) lists shared their buffers")
     }
 
-    /// An object parsed on two threads is listed by two: the list is the one read by one. Mixed:
+    /// An object parsed on two threads is listed by two (tuned): the list is the one a plain
+    /// parse's document lists on one. Mixed:
     /// nulls, metadata keys (one spelled with an escape) and duplicates in both halves. Tight: a
     /// scalar each and nothing left out, so that the second half is written less than a page
     /// after the first and moved onto itself.
@@ -121,11 +122,13 @@ func columns(_ l: ChildList) -> [[Int64]] {
             members.append("\"\(key)\": \(value)")
             bytes += members[k].utf8.count + 4
         }
-        let doc = try JSONDocument(parsing: Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8))
+        let text = DocumentBytes(Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8))
+        let doc = try JSONDocument(parsing: text, tuning: .tuned), plain = try JSONDocument(parsing: text, tuning: .plain)
         let node = try #require(doc.root.node(at: itemsPath))
         let middle = try #require(doc.memberNearMiddle(of: node.index))
         #expect(middle > node.index + 2)
-        let halves = ChildList(document: doc, path: itemsPath), whole = ChildList(document: doc, path: itemsPath, splitFrom: .max)
+        let halves = ChildList(document: doc, path: itemsPath, splitFrom: splitCount(.tuned))
+        let whole = ChildList(document: plain, path: itemsPath, splitFrom: splitCount(.plain))
         #expect(whole.count > 100_000 && whole.hasShadowed == !tight)
         #expect(halves.count == whole.count && halves.hasShadowed == whole.hasShadowed)
         let (a, b) = (columns(halves), columns(whole))
@@ -140,11 +143,13 @@ func columns(_ l: ChildList) -> [[Int64]] {
         var members = (0..<1_000_000).map { "\"m\($0)\": \($0)" }
         members[900_000] = "\".p\": 1"
         members[950_000] = "\"\\u002eq\": 2"
-        let doc = try JSONDocument(parsing: Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8))
+        let doc = try JSONDocument(parsing: DocumentBytes(Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8)),
+                                   tuning: .tuned)
         let node = try #require(doc.root.node(at: itemsPath))
         #expect(try #require(doc.memberNearMiddle(of: node.index)) < node.index + 2 + 2 * 900_000)
         #expect(doc.mayHaveMetadataKeys)
-        for list in [ChildList(document: doc, path: itemsPath), ChildList(document: doc, path: itemsPath, splitFrom: .max)] {
+        for list in [ChildList(document: doc, path: itemsPath, splitFrom: splitCount(.tuned)),
+                     ChildList(document: doc, path: itemsPath, splitFrom: splitCount(.plain))] {
             #expect(list.count == members.count - 2)
             #expect(list.key(899_999) == "m899999" && list.key(900_000) == "m900001")
             #expect(list.key(949_998) == "m949999" && list.key(949_999) == "m950001")

@@ -4,7 +4,7 @@
 // changed (its inotify watch and its stat say so) and reads it again. A fault anywhere else
 // goes to the handler that was installed before.
 #define _GNU_SOURCE
-#include "CMappedFile.h"
+#include "CEngineMemory.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -95,86 +95,6 @@ const void *mapped_file_map(int fd, size_t length, int populate, int *slot) {
     munmap(base, length);
     errno = EMFILE;
     return NULL;
-}
-
-enum { HUGE_PAGE = 2 << 20 };
-
-// `bytes` of address space starting on a 2 MiB boundary, so that huge pages fill it and a
-// move between two such ranges keeps them whole; `fd` mapped there read-only, or (-1)
-// anonymous memory with huge pages asked for.
-static void *mapAligned(size_t bytes, int fd) {
-    size_t span = bytes + HUGE_PAGE;
-    char *room = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (room == MAP_FAILED) return NULL;
-    char *start = (char *)(((uintptr_t)room + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    void *base = fd >= 0 ? mmap(start, bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0)
-                         : mmap(start, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (base == MAP_FAILED) {
-        munmap(room, span);
-        return NULL;
-    }
-    if (start > room) munmap(room, (size_t)(start - room));
-    size_t after = (size_t)(room + span - (start + bytes));
-    if (after > 0) munmap(start + bytes, after);
-    if (fd < 0) madvise(start, bytes, MADV_HUGEPAGE);
-    return start;
-}
-
-static size_t wholePages(size_t bytes) { return (bytes + pageSize - 1) / pageSize * pageSize; }
-
-// A lease break is told by SIGIO, whose default ends the process. Nothing waits for it here:
-// the lease is given up once the copy is made, whether or not a writer is waiting.
-static void ignoreLeaseBreaks(void) {
-    struct sigaction current;
-    if (sigaction(SIGIO, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) {
-        signal(SIGIO, SIG_IGN);
-    }
-}
-static pthread_once_t leaseOnce = PTHREAD_ONCE_INIT;
-
-const void *mapped_file_map_leased(int fd, size_t length, int *slot) {
-    pthread_once(&installOnce, install);
-    pthread_once(&leaseOnce, ignoreLeaseBreaks);
-    if (length == 0 || fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return NULL;
-    void *base = mapAligned(wholePages(length), fd);
-    if (base != NULL && claimSlot(base, length, slot)) return base;
-    int saved = base != NULL ? EMFILE : errno;
-    if (base != NULL) munmap(base, wholePages(length));
-    fcntl(fd, F_SETLEASE, F_UNLCK);
-    errno = saved;
-    return NULL;
-}
-
-int mapped_file_settle(int slot, int fd) {
-    char *start = (char *)atomic_load(&starts[slot]);
-    size_t length = atomic_load(&ends[slot]) - (uintptr_t)start, bytes = wholePages(length);
-    char *copy = mapAligned(bytes, -1);
-    if (copy == NULL) return -1;
-    // A piece at a time, each piece's file pages given back once copied (they stay in the
-    // page cache), so the file is never resident twice.
-    for (size_t at = 0; at < bytes; at += HUGE_PAGE) {
-        size_t piece = bytes - at < HUGE_PAGE ? bytes - at : HUGE_PAGE;
-        memcpy(copy + at, start + at, at + piece <= length ? piece : length - at);
-        madvise(start + at, piece, MADV_DONTNEED);
-    }
-    // The copy takes the mapping's place in one step: a reader sees the same bytes throughout.
-    if (mremap(copy, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, start) == MAP_FAILED) {
-        munmap(copy, bytes);
-        return -1;
-    }
-    freeSlot(slot);
-    fcntl(fd, F_SETLEASE, F_UNLCK);
-    close(fd);
-    return 0;
-}
-
-void mapped_file_unmap_leased(int slot, int fd) {
-    size_t bytes = wholePages(atomic_load(&ends[slot]) - atomic_load(&starts[slot]));
-    void *start = (void *)atomic_load(&starts[slot]);
-    freeSlot(slot);
-    munmap(start, bytes);
-    fcntl(fd, F_SETLEASE, F_UNLCK);
-    close(fd);
 }
 
 int mapped_file_lost_pages(int slot) { return atomic_load(&lost[slot]); }

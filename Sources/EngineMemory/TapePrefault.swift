@@ -1,6 +1,7 @@
-// A large tape's pages faulted in by a thread beside its parse. The kernel zeroes each fresh
-// page on first write: for the 110 MB tape of a 1,000,000-child file that was a fifth of the
-// parse, on the parse's own thread. Here the other core does it, a little ahead of the parse.
+// A large tape's pages faulted in by a thread beside its parse (tuned: `secondThread`). The
+// kernel zeroes each fresh page on first write: for the 110 MB tape of a 1,000,000-child file
+// that was a fifth of the parse, on the parse's own thread. Here the other core does it, a
+// little ahead of the parse.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,9 +10,9 @@ import Synchronization
 /// Faults in the pages of a tape being written, from its start up to where the parse is told
 /// it will soon write (`tell(upTo:)`, now and then), until stopped. The pages are made present
 /// without being written (`MADV_POPULATE_WRITE`), so the parser's writes are never raced.
-final class TapePrefault: @unchecked Sendable {
+package final class TapePrefault: @unchecked Sendable {
     /// Tapes at least this large are faulted in beside their parse.
-    static let threshold = 32 << 20
+    package static let threshold = 32 << 20
     /// How far ahead of the parse the pages are made present: a few huge pages, so that the
     /// parse never waits.
     static let lead = 16 << 20
@@ -21,7 +22,7 @@ final class TapePrefault: @unchecked Sendable {
     /// foreseen from the bytes each input byte has taken so far, so that no more is made
     /// present than the parse will write (pages past the tape's end would add to the peak
     /// until `shrink` gives them back).
-    static func wanted(written: Int, at: Int, of input: Int) -> Int {
+    package static func wanted(written: Int, at: Int, of input: Int) -> Int {
         guard at > 0 else { return written }
         let foreseen = Int(Double(written) / Double(at) * Double(input))
         return min(written + lead, max(written, foreseen))
@@ -35,13 +36,16 @@ final class TapePrefault: @unchecked Sendable {
     private let state = State()
     private var work: ThreadWork<Void>?
 
-    /// Starts faulting in `bytes` bytes at `base`.
-    init(base: UnsafeMutableRawPointer, bytes: Int) {
+    /// Starts faulting in `bytes` bytes of `block`, a mapping; nil unless `tuning` has a
+    /// second thread and the block is a mapping of at least `threshold` bytes.
+    package init?<Element>(_ block: RecycledMemory<Element>, tuning: EngineTuning) {
+        let bytes = block.capacity * MemoryLayout<Element>.stride / Posix.pageSize * Posix.pageSize
+        guard tuning.secondThread, block.isMapped, bytes >= Self.threshold else { return nil }
         let state = state
-        let address = UInt(bitPattern: base)
+        let address = UInt(bitPattern: block.base)
         work = ThreadWork {
             let base = UnsafeMutableRawPointer(bitPattern: address)!
-            let huge = 2 << 20
+            let huge = Posix.hugePageSize
             var present = 0
             while !state.stopped.load(ordering: .acquiring) && present < bytes {
                 let wanted = min(bytes, (state.wanted.load(ordering: .relaxed) + huge - 1) / huge * huge)
@@ -49,18 +53,19 @@ final class TapePrefault: @unchecked Sendable {
                     usleep(200)
                     continue
                 }
-                // Where the kernel cannot, the parse faults its pages in itself, as before.
-                guard madvise(base + present, wanted - present, populateWrite) == 0 else { return }
+                // Where the kernel cannot (older than 5.14), the parse faults its pages in
+                // itself, as it does plain.
+                do { try Posix.advise(base + present, wanted - present, .populateWrite) } catch { return }
                 present = wanted
             }
         }
     }
 
     /// Tells how many bytes of the tape should be present now (see `wanted`).
-    func tell(upTo bytes: Int) { state.wanted.store(bytes, ordering: .relaxed) }
+    package func tell(upTo bytes: Int) { state.wanted.store(bytes, ordering: .relaxed) }
 
     /// Stops and waits for the thread: before the tape's memory is resized or given back.
-    func stop() {
+    package func stop() {
         state.stopped.store(true, ordering: .releasing)
         work?.join()
         work = nil
@@ -68,6 +73,3 @@ final class TapePrefault: @unchecked Sendable {
 
     deinit { stop() }
 }
-
-/// `MADV_POPULATE_WRITE` (Linux 5.14), which the C headers here may not name.
-private let populateWrite: Int32 = 23

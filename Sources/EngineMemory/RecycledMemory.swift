@@ -1,21 +1,20 @@
 // Memory for tapes, for the bytes of large files' revisions, and for the synced lists' child
-// lists (LiveQuery's `OrdinalBuffer`). Small blocks come from malloc.
-// Large ones are anonymous mappings with transparent huge pages asked for: a 1,000,000-child
-// file has a tape of over 100 MB, and touching it 4 KiB page by page cost more than parsing it (800 ms
-// of faults against a 180 ms re-parse).
+// lists (LiveQuery's `OrdinalBuffer`): blocks that are allocated, grown, shrunk, recycled and
+// given back. Under `EngineTuning.plain` every block comes from malloc.
 //
-// A revision's mapping is kept as a spare when its document goes (one of each element type: a
-// revision's bytes and its tape): a file followed edit by edit needs blocks of the same sizes
-// for every revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
+// Tuned (`recycledMappings`), large blocks are anonymous mappings with transparent huge pages
+// asked for: a 1,000,000-child file has a tape of over 100 MB, and touching it 4 KiB page by
+// page cost more than parsing it (800 ms of faults against a 180 ms re-parse). A revision's
+// mapping is kept as a spare when its document goes (one of each element type: a revision's
+// bytes and its tape): a file followed edit by edit needs blocks of the same sizes for every
+// revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
 // of bytes and 110 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
 // is that much more resident memory while following. A spare is not given to the kernel with
 // MADV_FREE: on huge pages that frees them at once, and the zeroing comes back.
+// docs/engine/recycled-mappings.md has the figures.
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
-import CPageMove
 import Synchronization
 
 /// A mapping no block owns, ready to be taken again: its address and size in bytes, and the
@@ -40,6 +39,7 @@ struct SparePool {
     /// element type, or the smallest of all past the limit (the larger ones fit the next blocks
     /// of their size or less).
     mutating func keep(_ spare: SpareMapping) -> SpareMapping? {
+        defer { checkInvariants() }
         if let same = spares.firstIndex(where: { $0.kind == spare.kind }) {
             guard spares[same].bytes < spare.bytes else { return spare }
             defer { spares[same] = spare }
@@ -54,11 +54,25 @@ struct SparePool {
     /// `kind` where it fits (a revision's bytes read short of a file's end must not take the
     /// tape's spare, which one of bytes would then replace), else the smallest.
     mutating func take(fitting bytes: Int, waste: Double, kind: ObjectIdentifier) -> SpareMapping? {
+        defer { checkInvariants() }
         let fitting = spares.indices.filter {
             spares[$0].bytes >= bytes && Double(spares[$0].bytes - bytes) <= Double(spares[$0].bytes) * waste
         }
         let best = fitting.first { spares[$0].kind == kind } ?? fitting.min { spares[$0].bytes < spares[$1].bytes }
         return best.map { spares.remove(at: $0) }
+    }
+
+    /// Debug builds: at most `limit` spares, one of each element type, each whole pages at a
+    /// page boundary.
+    func checkInvariants() {
+        #if DEBUG
+        precondition(spares.count <= limit, "\(spares.count) spares, limit \(limit)")
+        precondition(Set(spares.map(\.kind)).count == spares.count, "two spares of one element type")
+        for spare in spares {
+            precondition(Int(bitPattern: spare.base) % Posix.pageSize == 0 && spare.bytes > 0
+                && spare.bytes % Posix.pageSize == 0, "a spare of part pages: \(spare.bytes) bytes at \(spare.base)")
+        }
+        #endif
     }
 }
 
@@ -71,31 +85,35 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package private(set) var base: UnsafeMutablePointer<Element>
     package private(set) var capacity: Int
     /// Whether the block is a mapping (else malloc'd).
-    private(set) var isMapped: Bool
+    package private(set) var isMapped: Bool
 
-    /// Blocks at least this large are mapped (2 MiB huge pages are worth it well below this).
+    /// Blocks at least this large are mapped, tuned (2 MiB huge pages are worth it well below this).
     package static var mappingThreshold: Int { 8 << 20 }
 
     /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
-    /// contents, or zeroes. A spare is taken when it wastes at most `waste` of itself. Blocks
-    /// of `mappedFrom` bytes or more are mappings.
-    package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold) {
+    /// contents, or zeroes. With `tuning.recycledMappings`, blocks of `mappedFrom` bytes or
+    /// more are mappings, and a spare is taken when it wastes at most `waste` of itself; else
+    /// every block is malloc'd.
+    package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold,
+                 tuning: EngineTuning = .current) {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
-        if bytes >= threshold, let spare = takeSpare(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) {
-            base = spare.base.assumingMemoryBound(to: Element.self)
-            self.capacity = spare.bytes / MemoryLayout<Element>.stride
-            isMapped = true
-            return
-        }
-        if bytes >= threshold, case let pages = wholePages(bytes), let mapped = map(pages) {
-            base = mapped.assumingMemoryBound(to: Element.self)
-            isMapped = true
-            // The whole mapping, so that a block of another element type (each divides a page)
-            // taking it as a spare covers every page of it too: a byte block 1–7 bytes into its
-            // last page once lost that page to a tape, whose size in entries rounded down.
-            self.capacity = pages / MemoryLayout<Element>.stride
-            return
+        if tuning.recycledMappings && bytes >= threshold {
+            if let spare = spareMappings.withLock({ $0.take(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) }) {
+                (base, self.capacity, isMapped) = (spare.base.assumingMemoryBound(to: Element.self), spare.bytes / MemoryLayout<Element>.stride, true)
+                checkInvariants()
+                return
+            }
+            let pages = Posix.wholePages(bytes)
+            if let mapped = try? Posix.mapAnonymous(pages) {
+                Posix.adviseHugePages(mapped, pages)
+                // The whole mapping, so that a block of another element type (each divides a page)
+                // taking it as a spare covers every page of it too: a byte block 1–7 bytes into its
+                // last page once lost that page to a tape, whose size in entries rounded down.
+                (base, self.capacity, isMapped) = (mapped.assumingMemoryBound(to: Element.self), pages / MemoryLayout<Element>.stride, true)
+                checkInvariants()
+                return
+            }
         }
         base = malloc(bytes)!.assumingMemoryBound(to: Element.self)
         isMapped = false
@@ -105,10 +123,10 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     private var byteCount: Int { capacity * MemoryLayout<Element>.stride }
 
     /// Resizes to `capacity` elements, keeping the first `min(old, new)`.
-    mutating func resize(to capacity: Int) {
+    package mutating func resize(to capacity: Int) {
         if isMapped {
-            // (mremap is variadic in C, so Swift cannot call it: map anew and copy.)
-            let bigger = RecycledMemory(capacity: capacity)
+            // A mapping grows into a new one (moving the pages would need room after it).
+            let bigger = RecycledMemory(capacity: capacity, tuning: .tuned)
             bigger.base.update(from: base, count: min(self.capacity, bigger.capacity))
             release()
             self = bigger
@@ -116,21 +134,22 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
             base = realloc(base, max(1, capacity) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
             self.capacity = max(1, capacity)
         }
+        checkInvariants()
     }
 
     /// Gives back the room past the first `capacity` elements: a mapping's pages past them are
     /// unmapped where they are (no copy, so no second block while shrinking).
-    mutating func shrink(to capacity: Int) {
+    package mutating func shrink(to capacity: Int) {
         let keep = max(1, capacity)
         guard keep < self.capacity else { return }
         guard isMapped else { return resize(to: keep) }
         let stride = MemoryLayout<Element>.stride
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (keep * stride + page - 1) / page * page
-        let end = byteCount
-        if start < end { munmap(UnsafeMutableRawPointer(base) + start, end - start) }
+        let start = Posix.wholePages(keep * stride)
+        let end = Posix.wholePages(byteCount)
+        if start < end { Posix.unmap(UnsafeMutableRawPointer(base) + start, end - start) }
         // What remains mapped: whole pages up to `start`.
         self.capacity = start / stride
+        checkInvariants()
     }
 
     /// Gives back a mapping's pages that lie wholly within elements `range` (they read as
@@ -142,16 +161,18 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// moment (the viewer following a 150 MB file grew by 1.9 MB at some edit in most runs).
     package func discardPages(_ range: Range<Int>) {
         guard isMapped else { return }
-        let stride = MemoryLayout<Element>.stride
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        precondition(range.lowerBound >= 0 && range.upperBound <= capacity, "pages outside the block")
+        let stride = MemoryLayout<Element>.stride, page = Posix.pageSize
         let (first, last) = ((range.lowerBound * stride + page - 1) / page * page, range.upperBound * stride / page * page)
         guard first < last else { return }
         let start = UnsafeMutableRawPointer(base)
-        _ = madvise(start + first, last - first, MADV_DONTNEED)
-        let huge = 2 << 20, address = Int(bitPattern: start)
+        // Anonymous private pages can always be given back: a failure is a wrong range.
+        do { try Posix.advise(start + first, last - first, .dontNeed) } catch { preconditionFailure("\(error)") }
+        let huge = Posix.hugePageSize, address = Int(bitPattern: start)
         let from = max(0, (address + first) / huge * huge - address)
         let to = min(byteCount / page * page, ((address + last + huge - 1) / huge * huge) - address)
-        _ = madvise(start + from, to - from, MADV_NOHUGEPAGE)
+        // Where huge pages are off, the pages are small anyway.
+        do { try Posix.advise(start + from, to - from, .noHugePage) } catch { return }
     }
 
     /// Moves the pages holding the first `count` elements of `other` into this block, without
@@ -162,17 +183,17 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     ///   either block is not a mapping or there is no room, and then nothing has changed.
     package func moveIn(_ other: RecycledMemory, count: Int, after index: Int) -> UnsafeMutablePointer<Element>? {
         guard isMapped, other.isMapped, count > 0 else { return nil }
-        let page = UInt(sysconf(Int32(_SC_PAGESIZE))), huge = UInt(2 << 20)
+        let page = UInt(Posix.pageSize), huge = UInt(Posix.hugePageSize)
         let stride = UInt(MemoryLayout<Element>.stride)
         let source = UInt(bitPattern: other.base), bytes = (UInt(count) * stride + page - 1) / page * page
         let least = UInt(bitPattern: base + index), offset = source % huge
         guard least >= offset else { return nil }
         let to = (least - offset + huge - 1) / huge * huge + offset
         guard to + bytes <= UInt(bitPattern: base) + UInt(byteCount),
-              page_move(other.base, Int(bytes), UnsafeMutableRawPointer(bitPattern: to)) == 0
+              (try? Posix.movePages(from: UnsafeMutableRawPointer(other.base), Int(bytes), to: UnsafeMutableRawPointer(bitPattern: to)!)) != nil
         else { return nil }
-        let mapped = (UInt(other.byteCount) + page - 1) / page * page
-        if mapped > bytes { munmap(UnsafeMutableRawPointer(bitPattern: source + bytes), Int(mapped - bytes)) }
+        let mapped = UInt(Posix.wholePages(other.byteCount))
+        if mapped > bytes { Posix.unmap(UnsafeMutableRawPointer(bitPattern: source + bytes)!, Int(mapped - bytes)) }
         return UnsafeMutablePointer(bitPattern: to)
     }
 
@@ -180,49 +201,38 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// (`SparePool`).
     package func releaseKeepingSpare() {
         guard isMapped else { return free(base) }
-        Self.keepSpare(mapping: UnsafeMutableRawPointer(base), bytes: byteCount)
+        Self.keepSpare(mapping: UnsafeMutableRawPointer(base), bytes: Posix.wholePages(byteCount))
     }
 
     /// Keeps `bytes` at `base`, an anonymous read-write mapping of whole pages made elsewhere,
     /// as a spare for the next block of this element type (or unmaps it, `SparePool.keep`).
     package static func keepSpare(mapping base: UnsafeMutableRawPointer, bytes: Int) {
         let spare = SpareMapping(base: base, bytes: bytes, kind: ObjectIdentifier(Element.self))
-        if let dropped = spareMappings.withLock({ $0.keep(spare) }) { munmap(dropped.base, dropped.bytes) }
+        if let dropped = spareMappings.withLock({ $0.keep(spare) }) { Posix.unmap(dropped.base, dropped.bytes) }
     }
 
-    func release() {
+    /// Gives the block back.
+    package func release() {
         if isMapped {
-            munmap(base, byteCount)
+            Posix.unmap(UnsafeMutableRawPointer(base), Posix.wholePages(byteCount))
         } else {
             free(base)
         }
     }
-}
 
-/// A spare mapping that holds `bytes` without wasting more than `waste` of it (`SparePool.take`).
-private func takeSpare(fitting bytes: Int, waste: Double, kind: ObjectIdentifier) -> SpareMapping? {
-    spareMappings.withLock { $0.take(fitting: bytes, waste: waste, kind: kind) }
-}
-
-/// `bytes` rounded up to whole pages.
-private func wholePages(_ bytes: Int) -> Int {
-    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    return (bytes + page - 1) / page * page
-}
-
-private func map(_ bytes: Int) -> UnsafeMutableRawPointer? {
-    #if canImport(Glibc)
-    // No swap reserved: a tape's mapping is sized for the most nodes its input can hold, often
-    // four times what it uses, and a large file's could exceed what the kernel would promise.
-    guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), p != MAP_FAILED else {
-        return nil
+    /// Debug builds: a mapping starts on a page and its capacity covers whole pages but for
+    /// less than one element.
+    package func checkInvariants() {
+        #if DEBUG
+        guard isMapped else { return precondition(capacity >= 1, "an empty block") }
+        let stride = MemoryLayout<Element>.stride
+        precondition(Int(bitPattern: base) % Posix.pageSize == 0, "a mapping off a page boundary")
+        precondition(Posix.wholePages(byteCount) - byteCount < stride, "a mapping's capacity short of its pages")
+        #endif
     }
-    _ = madvise(p, bytes, MADV_HUGEPAGE)
-    return p
-    #else
-    return nil
-    #endif
 }
 
-/// The memory of a tape.
-typealias TapeMemory = RecycledMemory<TapeEntry>
+/// The spare mappings kept now (tests: `SparePool`'s invariants hold between blocks).
+package func checkSpareInvariants() {
+    spareMappings.withLock { $0.checkInvariants() }
+}

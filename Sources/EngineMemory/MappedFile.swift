@@ -1,0 +1,36 @@
+// A file's pages mapped for reading (tuned: `mappedReads`), guarded against the file shrinking
+// meanwhile: a page another process's truncation took reads as zeroes instead of ending the
+// process with SIGBUS. The guard is a process-wide SIGBUS handler, installed by the first
+// mapping: why plain reads never map.
+import CEngineMemory
+
+/// The first `count` bytes of an open file, mapped read-only and guarded, until `unmap`.
+package struct MappedFile: @unchecked Sendable {
+    package let base: UnsafeRawPointer
+    package let count: Int
+    private let slot: Int32
+
+    /// Maps `count` bytes of `fd` (at least one); with `populate`, every page at once (else
+    /// each as it is first read). Nil where `tuning` has no mapped reads, or the file cannot be
+    /// mapped, or 64 mappings are guarded already.
+    package init?(_ fd: Int32, count: Int, populate: Bool, tuning: EngineTuning) {
+        guard tuning.mappedReads, count > 0 else { return nil }
+        var slot: Int32 = 0
+        guard let base = mapped_file_map(fd, count, populate ? 1 : 0, &slot) else { return nil }
+        (self.base, self.count, self.slot) = (base, count, slot)
+    }
+
+    /// Whether a page was found gone since the file was mapped (read as zeroes).
+    package var lostPages: Bool { mapped_file_lost_pages(slot) != 0 }
+
+    /// Unmaps the file; its bytes are not read after.
+    package func unmap() { mapped_file_unmap(slot) }
+
+    /// Gives back the pages of bytes `range` (they stay in the page cache): a copy of them was
+    /// made. The last piece may end mid-page, at the file's end.
+    package func giveBack(_ range: Range<Int>) {
+        let start = UnsafeMutableRawPointer(mutating: base) + range.lowerBound
+        // A mapping of ours, its range on page boundaries: only a wrong range fails.
+        do { try Posix.advise(start, Posix.wholePages(range.count), .dontNeed) } catch { preconditionFailure("\(error)") }
+    }
+}
