@@ -95,7 +95,7 @@ extension Viewer {
             table.reloadData()
             if let key, let row = rows.tableRow(ofKey: key) { table.select(row: row) }
             // The rows before, laid out (not flushed): a removed row's line is then marked where it was.
-            if let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
+            if !record.batch.deletes.isEmpty, let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
             rows.setRows(cursor.rows, reversed: reversed)
             rows.notes = changedCellNotes(record, before: before, after: cursor.rows)
             rows.extendColumns(at: record.batch.inserts + record.batch.reloads.map(\.to))
