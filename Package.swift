@@ -4,8 +4,9 @@ import PackageDescription
 
 // Layers, each depending only on those above it:
 // CJSONScan, CPageMove → JSONTree → LiveQuery → FileStore (with CMappedFile) → SyncedArray; FileStore → Serve (on Hummingbird);
+// JSONTree → Rules → Serve;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
-// CNcursesw → TableUI; ViewerCore (SyncedArray + TableUI); synctable uses all.
+// CNcursesw → TableUI; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
@@ -13,12 +14,15 @@ let package = Package(
     products: [
         .library(name: "JSONTree", targets: ["JSONTree"]),
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
+        .library(name: "Expressions", targets: ["Expressions"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
+        .library(name: "Rules", targets: ["Rules"]),
         .library(name: "Serve", targets: ["Serve"]),
         .library(name: "RemoteStore", targets: ["RemoteStore"]),
         .library(name: "TableUI", targets: ["TableUI"]),
         .library(name: "ViewerCore", targets: ["ViewerCore"]),
+        .library(name: "LiveViews", targets: ["LiveViews"]),
         .executable(name: "synctable", targets: ["synctable"]),
     ],
     dependencies: [
@@ -31,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // SIMD byte scanning for the parser (C: Swift has no portable movemask or shuffle).
@@ -39,20 +44,26 @@ let package = Package(
         .target(name: "CPageMove"),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "CPageMove"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree"]),
+        // jq's syntax for filters and computed columns, evaluated on the tree (`--where`).
+        .target(name: "Expressions", dependencies: ["JSONTree"]),
         // A file's pages mapped for reading, guarded against the file shrinking meanwhile (C: a
         // signal handler).
         .target(name: "CMappedFile"),
         .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "CMappedFile"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
+        // The Security Rules language: a rules file parsed, and evaluated per request.
+        .target(name: "Rules", dependencies: ["JSONTree"]),
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(
             name: "Serve",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore",
+                "JSONTree", "LiveQuery", "FileStore", "Rules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // A Realtime Database location over the network: its URL, REST reads and writes, and
@@ -71,12 +82,15 @@ let package = Package(
         // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
+        // Views derived from a location's revisions (frequency, statistics), each emitting batches.
+        .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
+                "Expressions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -87,19 +101,23 @@ let package = Package(
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
-            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore"]
+            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
+        .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(
             name: "ViewerCoreTests",
-            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]
+            dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                           "RemoteStore"]
         ),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(

@@ -9,7 +9,9 @@ extension FileStore {
     /// one `write(2)` on an `O_APPEND` descriptor: the kernel places each such write whole at the
     /// end, so lines of processes appending at the same time never interleave.
     /// - Returns: the new line's index (its key): the lines before it, counted after the write.
-    /// - Throws: `WriteError`; a short write (a full disk) is reported, with what it wrote.
+    /// - Throws: `WriteError`. A line that does not fit (a full disk, a quota) is not left half
+    ///   written: the file is cut back to where the line began, under the lock, and the error
+    ///   says why (`No space left on device`) and where.
     /// - Complexity: O(file size) to count the lines before the new one.
     @discardableResult
     public static func appendLine(_ value: JSON, toFile path: String) throws(WriteError) -> Int {
@@ -32,9 +34,17 @@ extension FileStore {
         // A last line without its newline (a writer's partial line, a file ending without one)
         // would swallow ours.
         if st.st_size > 0, lastByte(path, size: Int64(st.st_size)) != 0x0A { line.insert(0x0A, at: 0) }
-        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count else {
-            throw .system(written < 0 ? "append to" : "append (short write) to", path: path, errno: written < 0 ? errno : EIO)
+        var written = 0
+        while written < line.count {
+            let n = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                // A short write is followed by one that says why (ENOSPC, EDQUOT, EFBIG).
+                let code = n < 0 ? errno : EIO
+                if written > 0 { cutBack(fd, by: written) }
+                throw .system("append to", path: path, errno: code)
+            }
+            written += n
         }
         // With O_APPEND the offset is now the end of this write, wherever other appenders put theirs.
         let end = lseek(fd, 0, SEEK_CUR)
@@ -58,6 +68,16 @@ extension FileStore {
     public static func appendOnlyError(_ path: String) -> WriteError {
         .appendOnly(path: path, what: "a JSON Lines file is only appended to: set, update and remove would rewrite "
             + "lines that other programs are appending after; use push to append a record")
+    }
+
+    /// Takes back the `count` bytes of a line just written in part, while the lock is held: the
+    /// file is cut where the line began, unless a writer that does not take the lock appended
+    /// after it meanwhile (its bytes are not ours to cut).
+    private static func cutBack(_ fd: Int32, by count: Int) {
+        let end = lseek(fd, 0, SEEK_CUR)
+        var st = stat()
+        guard end >= Int64(count), fstat(fd, &st) == 0, Int64(st.st_size) == end else { return }
+        while ftruncate(fd, off_t(end) - off_t(count)) != 0 && errno == EINTR {}
     }
 
     private static func lastByte(_ path: String, size: Int64) -> UInt8? {

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Synchronization
 import JSONTree
 
@@ -241,6 +242,11 @@ final class LinesReader: @unchecked Sendable {
 
 /// A pipe (or any descriptor) read on a thread of its own as bytes arrive, so that the store's
 /// loop never blocks on it; each chunk wakes the loop.
+///
+/// It reads no faster than the store takes what it read: past `backlogLimit` bytes not yet
+/// taken, the thread waits, the pipe fills, and its writer waits in turn. A writer faster than
+/// the store (`yes | synctable view -`) costs the backlog and the records taken, not what it
+/// could write meanwhile.
 final class StreamInput: Sendable {
     private struct State {
         var bytes: [UInt8] = []
@@ -248,13 +254,20 @@ final class StreamInput: Sendable {
         var failure: String?
         /// Whether the loop has not yet asked for what arrived.
         var unread = false
+        /// Whether the reading thread waits for `take()` to make room.
+        var readerWaits = false
     }
 
+    /// Bytes read and not yet taken, past which the reading thread stops reading.
+    let backlogLimit: Int
     private let state = Mutex(State())
+    /// Signalled by `take()` when the reading thread waits for room.
+    private let room = DispatchSemaphore(value: 0)
     let fd: Int32
 
-    init(fd: Int32) {
+    init(fd: Int32, backlogLimit: Int = 1 << 20) {
         self.fd = fd
+        self.backlogLimit = backlogLimit
     }
 
     /// Starts the reading thread; `wake` is signalled after each chunk and at the end.
@@ -294,13 +307,16 @@ final class StreamInput: Sendable {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             let error = n < 0 ? String(cString: strerror(errno)) : nil
-            state.withLock { state in
+            let full = state.withLock { state in
                 if n > 0 { state.bytes.append(contentsOf: buffer[0..<n]) } else { state.ended = true }
                 state.failure = error
                 state.unread = true
+                state.readerWaits = state.bytes.count >= backlogLimit
+                return state.readerWaits
             }
             wake.signal()
             if n <= 0 { return }
+            if full { room.wait() }
         }
     }
 
@@ -314,9 +330,14 @@ final class StreamInput: Sendable {
 
     /// What arrived since the last call, and whether the input has ended.
     func take() -> (bytes: [UInt8], ended: Bool, failure: String?) {
-        state.withLock { state in
-            defer { state.bytes = [] }
-            return (state.bytes, state.ended, state.failure)
+        let (taken, readerWaits) = state.withLock { state in
+            defer {
+                state.bytes = []
+                state.readerWaits = false
+            }
+            return ((state.bytes, state.ended, state.failure), state.readerWaits)
         }
+        if readerWaits { room.signal() }
+        return taken
     }
 }

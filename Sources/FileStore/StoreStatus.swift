@@ -84,7 +84,7 @@ public enum ConnectionStatus: Sendable, Equatable, CustomStringConvertible {
         case .connecting: "connecting"
         case .online: "online"
         case .reconnecting(let attempt, let ms, let reason):
-            "\(reason); reconnecting in \(ms < 1000 ? "\(ms) ms" : "\(ms / 1000) s") (attempt \(attempt))"
+            "\(reason) — retrying in \(secondsText(ms)), try \(attempt)"
         case .offline(let reason): "offline: \(reason)"
         case .unauthorized(let reason): "unauthorized: \(reason)"
         }
@@ -114,4 +114,11 @@ public struct LinesStatus: Sendable, Equatable {
     public var recentErrors: [JSONLinesError] = []
 
     public init() {}
+}
+
+/// A delay for people: `0.8 s`, `2 s`, `12 s` (tenths below ten seconds).
+func secondsText(_ milliseconds: Int) -> String {
+    guard milliseconds < 9950 else { return "\((milliseconds + 500) / 1000) s" }
+    let tenths = (max(0, milliseconds) + 50) / 100
+    return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
 }

@@ -8,7 +8,8 @@
 //   the root. The root is never removed: it becomes `{}` when set to null, or an empty
 //   container of its kind when its last child is removed.
 // - Missing intermediate objects are created; a null on the way counts as missing.
-// - Writing below a number, string or boolean is an error; removing below one does nothing.
+// - Writing below a number, string or boolean replaces it with an object holding the written
+//   children; removing below one does nothing.
 // - Array elements are addressed by index keys ("0", "1", …). Removing an element writes
 //   `null` in its place so the others keep their indexes (null elements are not children);
 //   removing the last element also drops the nulls before it. Writing past the end pads
@@ -249,12 +250,11 @@ struct DocumentEditor {
                 return try editObject(node, list, path: path, ancestors: ancestors)
             case .array:
                 return try editArray(node, list, path: path, ancestors: ancestors)
-            case .null:
+            case .null, .bool, .number, .string:
+                // A leaf written below is replaced by an object holding the written children,
+                // as the database does; removing below a leaf changes nothing.
                 guard let value = tree.materialized else { return .unchanged }
                 return .edited([Splice(range: node.byteRange, bytes: serialize(value, replacing: node, ancestors))])
-            case .bool, .number, .string:
-                guard tree.writesSomething else { return .unchanged }
-                throw JSONEditError(.notAContainer(write: tree.firstWrite(below: path), at: path, kind: node.kind))
             }
         }
     }

@@ -45,8 +45,6 @@ public struct JSONWrite: Sendable, Equatable, CustomStringConvertible {
 /// Why writes cannot be applied to a document. The document is left as it was.
 public struct JSONEditError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
-        /// A write goes below `path`, which holds a value of `kind` (not an object or array).
-        case notAContainer(write: Path, at: Path, kind: JSONKind)
         /// A write names a key of the array at `array` that is not an index.
         case notAnIndex(write: Path, array: Path, key: String)
         /// A write names an index far past the end of the array at `array`.
@@ -71,8 +69,6 @@ public struct JSONEditError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String {
         switch reason {
-        case let .notAContainer(write, at, kind):
-            return "cannot write \(write): \(at) is \(kind.withArticle), not an object"
         case let .notAnIndex(write, array, key):
             return "cannot write \(write): \(array) is an array, and '\(key)' is not an index (0, 1, 2, …)"
         case let .indexTooFar(write, array, index, count):
@@ -101,19 +97,6 @@ public struct JSONEditError: Error, Sendable, Equatable, CustomStringConvertible
 /// children, so the other elements keep their keys); a larger gap than this is an error,
 /// so that a typo cannot write a huge file.
 public let maximumArrayPadding = 1024
-
-extension JSONKind {
-    var withArticle: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-}
 
 extension JSON {
     /// The value as the Realtime Database stores it: `nil` for null; objects without null

@@ -11,9 +11,11 @@ struct QueryPlan {
     let startInclusive: Bool
     let end: SortKey?
     let endInclusive: Bool
+    let filters: [ChildFilter]
 
     init(_ query: Query, arena: ByteArena) {
         ordering = query.ordering
+        filters = query.filters
         if case .child(let path) = query.ordering {
             childPath = path.keys.map { (arena.copy($0), arrayIndex($0)) }
         } else {
@@ -83,6 +85,15 @@ struct QueryPlan {
             }
             return SortKey(rank: ValueRank.null, key: key)
         }
+    }
+
+    /// Whether every filter keeps child `ordinal`.
+    @inline(__always)
+    func keeps(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader) -> Bool {
+        if filters.isEmpty { return true }
+        let value = children.valueIndex(ordinal)
+        for f in filters where !f.keeps(value, tape) { return false }
+        return true
     }
 
     /// Whether a child at `k` is inside the query's range.

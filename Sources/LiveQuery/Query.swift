@@ -84,6 +84,9 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
     public private(set) var limit: Limit?
     /// Whether the range was set by `equalTo` (which sets both start and end).
     public private(set) var isEqualTo = false
+    /// Conditions every child in the window meets besides the range (all of them: a second
+    /// narrows the first); a limit counts the children they keep.
+    public private(set) var filters: [ChildFilter] = []
 
     /// All children, in the default (priority) order.
     public init() {}
@@ -158,6 +161,27 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
         return q
     }
 
+    /// The same query, keeping only the children `filter` keeps too.
+    public func filtered(by filter: ChildFilter) -> Query {
+        var q = self
+        q.filters.append(filter)
+        return q
+    }
+
+    /// The same query without its filters.
+    public var withoutFilters: Query {
+        var q = self
+        q.filters = []
+        return q
+    }
+
+    /// Equal orderings, ranges and limits, and filters with the same texts.
+    public static func == (a: Query, b: Query) -> Bool {
+        a.explicitOrdering == b.explicitOrdering && a.start == b.start && a.end == b.end && a.limit == b.limit
+            && a.isEqualTo == b.isEqualTo
+            && a.filters.map(\.text).elementsEqual(b.filters.map(\.text)) { $0.utf8.elementsEqual($1.utf8) }
+    }
+
     // MARK: Validation
 
     private func ordered(_ o: Ordering, _ method: String) throws(QueryError) -> Query {
@@ -227,7 +251,8 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
 
     // MARK: Description
 
-    /// The query as builder calls: `orderByChild("score").startAt(5).limitToFirst(10)`.
+    /// The query as builder calls: `orderByChild("score").startAt(5).limitToFirst(10)`, then any
+    /// filters as `filter(".team == \\"a\\"")`.
     public var description: String {
         var parts = [String]()
         if let explicitOrdering { parts.append(describe(explicitOrdering)) }
@@ -238,6 +263,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
             if let end { parts.append(describe(end)) }
         }
         if let limit { parts.append(describe(limit)) }
+        for f in filters { parts.append("filter(\(JSON.string(f.text).serializedString()))") }
         return parts.isEmpty ? "all children" : parts.joined(separator: ".")
     }
 

@@ -94,7 +94,7 @@ private struct Selection {
         let cutSide = query.limit.map { if case .first = $0 { 1 } else { -1 } } ?? 0
         for o in ordinals {
             let k = plan.sortKey(o, children, tape, arena)
-            guard plan.inRange(k) else { continue }
+            guard plan.inRange(k), plan.keeps(o, children, tape) else { continue }
             if let cut, compareSortKeys(k, cut) * cutSide > 0 { continue }
             entries.append(Entry(key: k, ordinal: Int32(o)))
             if entries.count >= pruneAt, let limit = query.limit, let keep {
@@ -115,11 +115,12 @@ private struct Selection {
 /// The members and boundary `evaluate` computes, when every child is in range and file order
 /// is query order (an array by key, a file kept sorted): found in one pass that keeps only the
 /// previous sort key, where sorting would hold a sort key per child (tens of bytes each).
-/// nil as soon as a child is out of range or out of order.
+/// nil as soon as a child is out of range or out of order, and for a filtered query.
 /// - Complexity: O(n), reading children up to the first one out of range or order.
 private func fileOrderMembers(
     _ query: Query, _ plan: QueryPlan, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena
 ) -> (members: MemberList, boundary: StoredSortKey?)? {
+    guard query.filters.isEmpty else { return nil }
     let n = children.count
     var previous: SortKey?
     for o in 0..<n {

@@ -75,8 +75,8 @@ extension Window {
                     }
                     return lo
                 }
-                // Arrivals: added children, and changed children with a new sort value, that are
-                // members now — each with its place among the old members and its old member index.
+                // Arrivals: added children, and changed children with a new sort value (or newly
+                // kept by a filter), that are members now — each with its place among the old members and its old member index.
                 var arriving = [(entry: Entry, place: Int, previous: Int32)]()
                 for d in match.dirty {
                     let n = Int(d)
@@ -85,11 +85,16 @@ extension Window {
                     var previous: Int32 = -1
                     if o >= 0 {
                         let ok = oldKey(o)
-                        if sameSortValue(ok, k) { continue }  // kept in place, or still not a member
+                        let same = sameSortValue(ok, k)
+                        if same && plan.filters.isEmpty { continue }  // kept in place, or still not a member
                         let at = oldPlace(ok)
-                        if at < members.count && Int(members[at]) == o { previous = Int32(at) }
+                        let wasMember = at < members.count && Int(members[at]) == o
+                        // A member that keeps its sort value stays in place (or, no longer kept by
+                        // a filter, is dropped) in the merge below.
+                        if same && wasMember { continue }
+                        if wasMember { previous = Int32(at) }
                     }
-                    if isMember(k) { arriving.append((Entry(key: k, ordinal: d), oldPlace(k), previous)) }
+                    if isMember(k) && plan.keeps(n, newChildren, nt) { arriving.append((Entry(key: k, ordinal: d), oldPlace(k), previous)) }
                 }
                 arriving.sort { entryLess($0.entry, $1.entry) }
                 // One pass over the old members: drop the removed and re-sorted, insert the arrivals.
@@ -120,7 +125,7 @@ extension Window {
                             }
                             let n = match.newOrdinal(ofOld: m)
                             let isChanged = n >= 0 && match.isChanged(new: n)
-                            if n < 0 || (isChanged && !sameSortValue(oldKey(m), newKey(n))) {
+                            if n < 0 || (isChanged && (!sameSortValue(oldKey(m), newKey(n)) || !plan.keeps(n, newChildren, nt))) {
                                 patch.dropped.append(Int32(index))
                                 continue
                             }

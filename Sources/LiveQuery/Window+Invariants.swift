@@ -2,7 +2,7 @@
 
 extension Window {
     /// What is wrong with this window's internal state; empty when its invariants hold:
-    /// the members are exactly the children in range up to (or from) the boundary — all of them
+    /// the members are exactly the children in range that the filters keep, up to (or from) the boundary — all of them
     /// without a boundary — in strict query order; a limited window keeps at most its rows and
     /// twice its reserve; the rows are the limit's end of the members.
     /// - Complexity: O(n log n): it re-reads every child.
@@ -17,7 +17,7 @@ extension Window {
             var expected = [Entry]()
             for o in 0..<children.count {
                 let k = plan.sortKey(o, children, tape, arena)
-                guard plan.inRange(k) else { continue }
+                guard plan.inRange(k), plan.keeps(o, children, tape) else { continue }
                 if let bound {
                     let c = compareSortKeys(k, bound)
                     if fromEnd ? c < 0 : c > 0 { continue }

@@ -26,15 +26,20 @@ public final class EventStreamConnection: Sendable {
         public var idleTimeout: Duration
         /// The waits between tries.
         public var backoff: Backoff
+        /// How long a connection must stay online for the waits to start again from the
+        /// shortest: a server that sends a good `put` and then a malformed event or a `cancel`
+        /// at once is tried at the slowing pace, not again and again.
+        public var healthyAfter: Duration
         /// Query parameters added to the stream's URL as given (`orderBy`, `limitToLast`, …;
         /// JSON-encoded where the REST API wants JSON). A server that refuses them answers
         /// 400, reported as `offline`.
         public var parameters: [(name: String, value: String)]
 
         public init(idleTimeout: Duration = .seconds(65), backoff: Backoff = Backoff(),
-                    parameters: [(name: String, value: String)] = []) {
+                    parameters: [(name: String, value: String)] = [], healthyAfter: Duration = .seconds(10)) {
             self.idleTimeout = idleTimeout
             self.backoff = backoff
+            self.healthyAfter = healthyAfter
             self.parameters = parameters
         }
     }
@@ -134,9 +139,9 @@ public final class EventStreamConnection: Sendable {
         report(.connecting)
         var attempt = 0
         while !Task.isCancelled {
-            let (ending, wasOnline) = await connectOnce { self.report(.online) }
+            let (ending, stayedHealthy) = await connectOnce { self.report(.online) }
             if Task.isCancelled || ending == .stopped { return }
-            if wasOnline { attempt = 0 }
+            if stayedHealthy { attempt = 0 }
             attempt += 1
             let delay = Self.retryDelay(after: ending, attempt: attempt, backoff: options.backoff, using: &random)
             switch ending {
@@ -173,13 +178,14 @@ public final class EventStreamConnection: Sendable {
     }
 
     /// One connection, from the request to its end: the stream read on one task, a watchdog
-    /// for silence on another; the first to finish ends both.
-    private func connectOnce(online: @escaping @Sendable () -> Void) async -> (Ending, wasOnline: Bool) {
+    /// for silence on another; the first to finish ends both. Whether it stayed online for
+    /// `healthyAfter`.
+    private func connectOnce(online: @escaping @Sendable () -> Void) async -> (Ending, stayedHealthy: Bool) {
         let activity = Activity()
         let ending = await withTaskGroup(of: Ending?.self) { group in
             group.addTask {
                 await self.read(activity) {
-                    activity.wasOnline.store(true, ordering: .relaxed)
+                    activity.onlineAt.store(monotonicNanoseconds(), ordering: .relaxed)
                     online()
                 }
             }
@@ -188,15 +194,17 @@ public final class EventStreamConnection: Sendable {
             group.cancelAll()
             return first ?? .stopped
         }
-        return (ending, activity.wasOnline.load(ordering: .relaxed))
+        let onlineAt = activity.onlineAt.load(ordering: .relaxed)
+        let healthy = UInt64(milliseconds(options.healthyAfter)) * 1_000_000
+        return (ending, onlineAt > 0 && monotonicNanoseconds() - onlineAt >= healthy)
     }
 
     /// What the reading task tells the watchdog and the loop.
     private final class Activity: Sendable {
         /// When the last bytes arrived (monotonic nanoseconds).
         let last = Atomic<UInt64>(monotonicNanoseconds())
-        /// Whether the connection delivered its first put.
-        let wasOnline = Atomic<Bool>(false)
+        /// When the connection delivered its first put (monotonic nanoseconds); 0 before.
+        let onlineAt = Atomic<UInt64>(0)
 
         func touch() { last.store(monotonicNanoseconds(), ordering: .relaxed) }
     }

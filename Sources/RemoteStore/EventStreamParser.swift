@@ -8,15 +8,28 @@ import JSONTree
 /// `event:` names the event, `data:` lines are joined with LF, `:` starts a comment, a blank
 /// line ends the event; one space after the colon is dropped. Events of unknown names are
 /// skipped, as a browser would.
+///
+/// Memory is bounded whatever the server sends: comment lines are dropped as they arrive, and
+/// an event (with its lines not yet ended) larger than `maximumEventBytes` is an error.
 public struct EventStreamParser: Sendable {
+    /// The largest event taken: a whole location's `put` may be large, but not endless.
+    public static let defaultMaximumEventBytes = 256 << 20
+
     private var line = [UInt8]()
     private var lastWasCR = false
+    private var inComment = false
     private var eventName = [UInt8]()
     private var data = [UInt8]()
     private var hasData = false
     private var failed = false
+    public let maximumEventBytes: Int
 
-    public init() {}
+    public init(maximumEventBytes: Int = defaultMaximumEventBytes) {
+        self.maximumEventBytes = maximumEventBytes
+    }
+
+    /// The bytes held for the event being read.
+    public var bufferedBytes: Int { line.count + eventName.count + data.count }
 
     /// The events that `chunk` completes, in order; and an error for the first malformed one
     /// (the events before it are kept; the stream is not to be trusted after it, so the
@@ -31,7 +44,20 @@ public struct EventStreamParser: Sendable {
             }
             lastWasCR = byte == 0x0D
             guard byte == 0x0A || byte == 0x0D else {
+                if inComment { continue }
+                if line.isEmpty && byte == UInt8(ascii: ":") {
+                    inComment = true
+                    continue
+                }
                 line.append(byte)
+                if bufferedBytes > maximumEventBytes {
+                    failed = true
+                    return (events, RemoteError(.malformedResponse, "an event is larger than \(maximumEventBytes) bytes"))
+                }
+                continue
+            }
+            if inComment {
+                inComment = false
                 continue
             }
             do throws(RemoteError) {
@@ -48,7 +74,6 @@ public struct EventStreamParser: Sendable {
     private mutating func endLine() throws(RemoteError) -> StreamEvent? {
         defer { line.removeAll(keepingCapacity: line.count < 1 << 16) }
         guard !line.isEmpty else { return try dispatch() }
-        if line[0] == UInt8(ascii: ":") { return nil }
         let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
         let field = line[..<colon]
         var value = colon < line.endIndex ? line[(colon + 1)...] : []

@@ -10,6 +10,8 @@ extension Query {
     /// The server's answer is an object of the selected children in no order: the query is
     /// evaluated again on it for their order, which gives the same window.
     public var restParameters: [(name: String, value: String)]? {
+        // A server cannot filter: it is sent the range alone, and the filters and limit apply here.
+        if !filters.isEmpty { return withoutFilters.withoutLimit.restParameters }
         guard explicitOrdering != nil || start != nil || end != nil || limit != nil else { return [] }
         var parameters: [(name: String, value: String)] = []
         let order: String

@@ -185,12 +185,24 @@ public final class RestClient: Sendable {
             message = "\(server) closed the connection"
         case let error as HTTPClientError where error == .cancelled:
             message = "the request to \(server) was cancelled"
-        case let error as any CustomStringConvertible:
-            message = "cannot reach \(server): \(error)"
         default:
-            message = "cannot reach \(server): \(error)"
+            message = "server unreachable (\(transportReason("\(error)")))"
         }
         return RemoteError(.transport, credential?.redact(message) ?? message)
+    }
+
+    /// A failure's text from below HTTP (`connection reset (error set): Connection refused
+    /// (errno: 111)`) in a few words a user knows.
+    static func transportReason(_ text: String) -> String {
+        let t = text.lowercased()
+        let words: [(String, String)] = [
+            ("refused", "connection refused"), ("timed out", "timed out"), ("timeout", "timed out"),
+            ("no route", "no route to it"), ("unreachable", "no route to it"),
+            ("resolve", "unknown host name"), ("not known", "unknown host name"), ("nodename", "unknown host name"),
+            ("certificate", "its certificate was refused"), ("handshake", "the secure connection failed"),
+            ("reset", "connection reset"), ("closed", "connection closed"), ("broken pipe", "connection closed"),
+        ]
+        return words.first { t.contains($0.0) }?.1 ?? "connection failed"
     }
 }
 

@@ -4,44 +4,52 @@ import HTTPTypes
 import Hummingbird
 import JSONTree
 import LiveQuery
+import Rules
 
 
 /// Answers the Realtime Database's REST requests from the feed (reads) and the store thread
 /// (writes).
 struct DatabaseResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServeContext
 
     let feed: RevisionFeed
     let store: StoreThread
     let options: ServeOptions
-    let cache = ReadCache()
-    let events = EventCache()
+    let access: Access
+    /// Read answers of the newest revision.
+    let reads: RevisionCache<CachedRead>
+    /// Stream events of the newest revision.
+    let events: RevisionCache<EventBytes>
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
-            return try await answer(request)
+            return try await answer(request, context)
         } catch {
             return Self.response(error)
         }
     }
 
-    private func answer(_ request: Request) async throws(RequestError) -> Response {
+    private func answer(_ request: Request, _ context: Context) async throws(RequestError) -> Response {
+        if request.uri.path == "/.settings/rules.json" { return try await rulesSettings(request) }
         let parameters = try RequestParameters(urlQuery: request.uri.query)
-        try authorize(request, parameters)
+        let requester = try access.requester(
+            credential: credential(request, parameters.auth), override: parameters.authOverride, now: Access.now())
         let method = try effectiveMethod(request)
         let path = try DatabasePath.location(fromURLPath: request.uri.path)
         switch method {
         case .get:
             if request.headers[.accept]?.contains("text/event-stream") == true {
-                return try EventStream.response(path: path, parameters: parameters, feed: feed, events: events, options: options)
+                return try EventStream.response(
+                    path: path, parameters: parameters, feed: feed, events: events, channel: context.channel, options: options,
+                    access: access, requester: requester)
             }
-            return try read(request, path, parameters)
+            return try await read(request, path, parameters, requester)
         case .put, .patch, .post, .delete:
             if options.readOnly {
                 throw RequestError(.unauthorized, "the database is served read-only")
             }
             let body = method == .delete ? [] : try await collectBody(request)
-            return try await write(method, path, body, parameters, request.headers)
+            return try await write(method, path, body, parameters, request.headers, requester)
         default:
             throw RequestError(.methodNotAllowed, "\(method.rawValue) is not a database method (GET, PUT, PATCH, POST, DELETE)")
         }
@@ -49,15 +57,56 @@ struct DatabaseResponder: HTTPResponder {
 
     // MARK: - Access
 
-    /// With an auth token, a request must carry it (`Authorization: Bearer T` or `?auth=T`).
-    private func authorize(_ request: Request, _ parameters: RequestParameters) throws(RequestError) {
-        guard let token = options.authToken else { return }
-        var given = parameters.auth
+    /// The request's credential: `Authorization: Bearer T`, else `?auth=T` (who it names is
+    /// `Access`'s to decide).
+    private func credential(_ request: Request, _ fromQuery: String?) -> String? {
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
-            given = String(header.dropFirst(7))
+            return String(header.dropFirst(7))
         }
-        guard let given, constantTimeEquals(Array(given.utf8), Array(token.utf8)) else {
-            throw RequestError(.unauthorized, "a valid auth token is needed (Authorization: Bearer TOKEN or ?auth=TOKEN)")
+        return fromQuery
+    }
+
+    /// `/.settings/rules.json`, the admin's only: `GET` the rules in force (`format=strict`:
+    /// without comments), `PUT` new ones (checked first; in force for the next request and
+    /// every open stream, and written to the `--rules` file).
+    private func rulesSettings(_ request: Request) async throws(RequestError) -> Response {
+        var strict = false
+        var auth: String?
+        for item in (request.uri.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = percentDecoded(parts[0]), value = percentDecoded(parts.count > 1 ? parts[1] : "")
+            switch name ?? "" {
+            case "format":
+                guard value == "strict" else { throw RequestError(.badRequest, "format must be strict, not '\(value ?? "")'") }
+                strict = true
+            case "auth": auth = value
+            case "ns", "auth_variable_override": break
+            default: throw RequestError(.badRequest, "unknown query parameter '\(name ?? String(parts[0]))'")
+            }
+        }
+        guard access.isAdmin(credential(request, auth)) else { throw Access.permissionDenied }
+        switch try effectiveMethod(request) {
+        case .get:
+            let rules = access.rules
+            var bytes = rules.map { strict ? $0.json.serialized(.pretty) : $0.source }
+                ?? (["rules": [".read": true, ".write": true]] as JSON).serialized(.pretty)
+            bytes.append(0x0A)
+            var fields = HTTPFields()
+            fields[.contentType] = "application/json; charset=utf-8"
+            return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .put:
+            let body = try await collectBody(request)
+            let rules: SecurityRules
+            do { rules = try SecurityRules(parsing: body) } catch {
+                throw RequestError(.badRequest, error.description)
+            }
+            do { try access.replaceRules(rules, writingTo: options.rulesFile) } catch {
+                throw RequestError(.internalServerError, error.description)
+            }
+            feed.recheckStreams()
+            return Self.json(["status": "ok"], .compact, status: .ok, headers: [:])
+        default:
+            throw RequestError(.methodNotAllowed, "the rules are read with GET and replaced with PUT")
         }
     }
 
@@ -100,10 +149,13 @@ struct DatabaseResponder: HTTPResponder {
 
     // MARK: - Reads
 
-    private func read(_ request: Request, _ path: Path, _ parameters: RequestParameters) throws(RequestError) -> Response {
+    private func read(
+        _ request: Request, _ path: Path, _ parameters: RequestParameters, _ requester: Requester
+    ) async throws(RequestError) -> Response {
         guard let revision = feed.latest else {
             throw RequestError(.serviceUnavailable, "the file has not been read yet")
         }
+        try access.checkRead(requester, path, parameters, in: revision.document, now: Access.now())
         let headers = request.headers
         let wantsETag = headers[HTTPField.Name("X-Firebase-ETag")!] == "true"
         let ifNoneMatch = headers[.ifNoneMatch]
@@ -111,8 +163,8 @@ struct DatabaseResponder: HTTPResponder {
             throw RequestError(.badRequest, "ETags are not given for queries or shallow reads")
         }
         let needsETag = wantsETag || ifNoneMatch != nil
-        let key = "\(needsETag ? "E" : "-")\(request.uri.path)?\(request.uri.query ?? "")"
-        let answer = cache.answer(revision: revision.number, key: key) {
+        let key: [UInt8] = [needsETag ? 0x45 : 0x2D] + Array(path.keys.joined(separator: "/").utf8) + [0] + parameters.answerKey
+        let answer = await reads.answer(revision: revision.number, key: key) {
             let document = revision.document
             let value: JSON
             if let query = parameters.query {
@@ -137,7 +189,8 @@ struct DatabaseResponder: HTTPResponder {
     // MARK: - Writes
 
     private func write(
-        _ method: HTTPRequest.Method, _ path: Path, _ body: [UInt8], _ parameters: RequestParameters, _ headers: HTTPFields
+        _ method: HTTPRequest.Method, _ path: Path, _ body: [UInt8], _ parameters: RequestParameters, _ headers: HTTPFields,
+        _ requester: Requester
     ) async throws(RequestError) -> Response {
         let content: JSON
         if method == .delete {
@@ -149,10 +202,15 @@ struct DatabaseResponder: HTTPResponder {
                 throw RequestError(.badRequest, "the body is not valid JSON: \(error)")
             }
         }
-        let plan = try WritePlan(method: method, path: path, content: content, ifMatch: headers[.ifMatch])
+        var plan = try WritePlan(method: method, path: path, content: content, ifMatch: headers[.ifMatch])
+        let access = self.access
+        plan.permitted = { document, writes throws(JSONEditError) in
+            try access.permittedWrites(requester, writes, to: document, now: Access.now())
+        }
+        let checkedPlan = plan
         let outcome: WritePlan.Outcome
         do {
-            outcome = try await store.perform { store in plan.apply(to: store) }
+            outcome = try await store.perform { store in checkedPlan.apply(to: store) }
         } catch {
             throw RequestError(.internalServerError, error.description)
         }
@@ -164,12 +222,12 @@ struct DatabaseResponder: HTTPResponder {
             error.headers[.eTag] = ServedValue.etag(current)
             error.body = current.serialized(.compact)
             throw error
-        case .written(let answer, let value):
+        case .written(let document, let pushKey):
             var fields = HTTPFields()
             if headers[.ifMatch] != nil || headers[HTTPField.Name("X-Firebase-ETag")!] == "true" {
-                fields[.eTag] = ServedValue.etag(value)
+                fields[.eTag] = ServedValue.etag(plan.value(in: document))
             }
-            return Self.json(answer, parameters.print, status: .ok, headers: fields)
+            return Self.json(plan.answer(in: document, pushKey: pushKey), parameters.print, status: .ok, headers: fields)
         }
     }
 

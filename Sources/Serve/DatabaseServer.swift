@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -20,15 +21,34 @@ import Synchronization
 public final class DatabaseServer: Sendable {
     public let file: String
     public let options: ServeOptions
-    private let feed: RevisionFeed
+    let feed: RevisionFeed
     private let store: StoreThread
+    private let access: Access
+    /// Answers to reads, and streams' events, of the newest revision.
+    let reads: RevisionCache<CachedRead>
+    let events: RevisionCache<EventBytes>
+    let connections: ConnectionLimit
 
-    /// Opens the file's store (on its own thread).
-    /// - Throws: `ServeError` when the store cannot be opened.
+    /// Opens the file's store (on its own thread), and reads the rules file if one is given.
+    /// - Throws: `ServeError` when the store cannot be opened, the rules file has an error
+    ///   (`FILE:LINE:COLUMN: MESSAGE`), unverified tokens are to be accepted on an address other
+    ///   than loopback, or the auth token is empty (an unset variable would otherwise give an
+    ///   open server that looks closed).
     public init(file: String, options: ServeOptions) throws(ServeError) {
+        if options.authToken?.isEmpty == true {
+            throw ServeError("the auth token is empty: give one, or none to serve without")
+        }
         self.file = file
         self.options = options
-        feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit)
+        if options.acceptUnverifiedTokens && !isLoopback(options.host) {
+            throw ServeError("--accept-unverified-tokens lets anyone claim to be any user: it is refused on \(options.host), "
+                + "an address other than loopback (127.0.0.1, ::1, localhost)")
+        }
+        access = Access(options: options, rules: try options.rulesFile.map { path throws(ServeError) in try RulesFile.read(path) })
+        feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit, unsentLimit: options.streamUnsentLimit)
+        reads = RevisionCache(byteLimit: options.cacheBytes)
+        events = RevisionCache(byteLimit: options.cacheBytes)
+        connections = ConnectionLimit(maximum: options.maxConnections ?? ConnectionLimit.maximum(descriptors: raiseDescriptorLimit()))
         store = try StoreThread(path: file, feed: feed)
     }
 
@@ -37,17 +57,25 @@ public final class DatabaseServer: Sendable {
     /// - Throws: `ServeError` when the file cannot be read as JSON at the start, or the address
     ///   cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        try await run(stopsOnSignals: true, onListening: onListening)
+    }
+
+    /// `run`, stopped gracefully by SIGINT and SIGTERM or only by cancelling its task.
+    func run(stopsOnSignals: Bool, onListening: @escaping @Sendable (Int) -> Void) async throws {
         defer { store.stop() }
-        raiseDescriptorLimit()
         if case .failure(let error) = await feed.firstRevision() {
             throw ServeError("\(file): \(error.description)")
         }
         var logger = Logger(label: "synctable.serve")
-        logger.logLevel = .error
-        let listening = ListeningFlag()
-        let responder = DatabaseResponder(feed: feed, store: store, options: options)
+        logger.logLevel = .critical
+        let listening = OnceFlag()
+        let connections = self.connections
+        let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
         let app = Application(
             responder: responder,
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [connections.handler()],
+                idleTimeout: TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds)))),
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "synctable", backlog: 1024),
             onServerRunning: { channel in
@@ -57,32 +85,43 @@ public final class DatabaseServer: Sendable {
             logger: logger
         )
         // The ticker comes last, so a graceful shutdown stops it first: it ends the streams,
-        // which the server would otherwise wait for.
-        let group = ServiceGroup(configuration: .init(
-            services: [app, StreamTicker(feed: feed, milliseconds: options.keepAliveMilliseconds)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // which the server would otherwise wait for. Whatever else a client holds open (a body
+        // it never finishes) is cancelled after a moment, so a signal ends the server within a
+        // second.
+        let stopping = OnceFlag()
+        var configuration = ServiceGroupConfiguration(
+            services: [app, StreamTicker(feed: feed, milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
+            gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .milliseconds(500)
         do {
-            try await group.run()
+            try await ServiceGroup(configuration: configuration).run()
         } catch where !listening.isSet {
             throw ServeError("cannot listen on \(options.host):\(options.port): \(error)")
+        } catch where stopping.isSet {
+            // Connections cut short by the shutdown: not a failure of the server.
         }
     }
 }
 
-/// Whether the server got as far as listening (an error before that is about the address).
-private final class ListeningFlag: Sendable {
+/// A fact that becomes true once: the server got as far as listening (an error before that is
+/// about the address); the server is stopping.
+private final class OnceFlag: Sendable {
     private let value = Atomic(false)
     var isSet: Bool { value.load(ordering: .acquiring) }
     func set() { value.store(true, ordering: .releasing) }
 }
 
 /// Lets the process open as many descriptors as the system allows it: each stream holds one
-/// (the usual soft limit, 1,024, would cap a server at about a thousand clients).
-func raiseDescriptorLimit() {
+/// (the usual soft limit, 1,024, would cap a server at about a thousand clients). Returns the
+/// limit in force.
+func raiseDescriptorLimit() -> Int {
     var limit = rlimit()
-    guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-    limit.rlim_cur = limit.rlim_max
-    _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+    guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1024 }
+    if limit.rlim_cur < limit.rlim_max {
+        let raised = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
+        if setrlimit(RLIMIT_NOFILE_VALUE, [raised]) == 0 { limit = raised }
+    }
+    return Int(clamping: limit.rlim_cur)
 }
 
 #if canImport(Glibc)
@@ -94,6 +133,7 @@ private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 private struct StreamTicker: Service {
     let feed: RevisionFeed
     let milliseconds: Int
+    fileprivate let stopping: OnceFlag
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -102,6 +142,7 @@ private struct StreamTicker: Service {
                 feed.tick()
             }
         }
+        stopping.set()
         feed.close()
     }
 }

@@ -2,15 +2,18 @@
 import FileStore
 import Hummingbird
 import JSONTree
+import NIOCore
 import Synchronization
 
 /// The streaming protocol: `put` with the whole value at path `/`, then for each revision of
 /// the file the smallest `put` (one location changed) or `patch` (several children of one
 /// location changed) that turns the last value sent into the new one; `keep-alive` when idle;
-/// `cancel` when the location can no longer be served.
+/// `cancel` when the location can no longer be served (or read: the rules deny it, at the start
+/// or after the rules or the data changed); `auth_revoked` when the user's ID token expires.
 enum EventStream {
     static func response(
-        path: Path, parameters: RequestParameters, feed: RevisionFeed, events: EventCache, options: ServeOptions
+        path: Path, parameters: RequestParameters, feed: RevisionFeed, events: RevisionCache<EventBytes>,
+        channel: any Channel, options: ServeOptions, access: Access, requester: Requester
     ) throws(RequestError) -> Response {
         if parameters.query != nil || parameters.shallow {
             throw RequestError(.badRequest, "streaming is of a location's whole value: no orderBy, range, limit or shallow")
@@ -21,43 +24,81 @@ enum EventStream {
         let export = parameters.export
         let body = ResponseBody { writer in
             // A client that stops reading leaves this task waiting in a write; when it falls
-            // too far behind, cancelling the task ends that write and the connection.
+            // too far behind, or the server stops, cancelling the task ends that write and the
+            // connection.
             let task = withUnsafeCurrentTask { $0.map(TaskHandle.init) }
             mailbox.attach { task?.task.cancel() }
             defer {
                 mailbox.detach()
                 feed.unsubscribe(mailbox)
             }
+            let out = EventWriter(mailbox: mailbox, channel: channel)
             var sent = feed.latest
-            let first = sent.map { ServedValue.value(at: path, in: $0.document, export: export) } ?? .null
-            try await writer.write(event("put", path: .root, data: first))
+            if try await end(&writer, access.streamPermission(requester, path, in: sent?.document, now: Access.now())) { return }
+            if let first = sent {
+                // Every stream of a location opened at this revision sends the same put: it is
+                // serialised once.
+                let put = await events.answer(revision: first.number, key: Self.key("P", path, export)) {
+                    let value = ServedValue.value(at: path, in: first.document, export: export)
+                    return EventBytes(event("put", path: .root, data: value))
+                }
+                if let bytes = put.buffer { try await out.send(bytes, to: &writer) }
+            } else {
+                try await out.send(event("put", path: .root, data: .null), to: &writer)
+            }
             while true {
                 switch await mailbox.next() {
                 case .revision(let revision):
+                    if try await end(&writer, access.streamPermission(requester, path, in: revision.document, now: Access.now())) {
+                        return
+                    }
                     // Streams of one location that sent the same revision send the same event:
                     // it is computed once.
-                    if let bytes = events.event(path: path, export: export, from: sent, to: revision) {
-                        try await writer.write(bytes)
+                    let key = Self.key("D\(sent?.number ?? 0)", path, export)
+                    let change = await events.answer(revision: revision.number, key: key) { [sent] in
+                        EventBytes(Self.change(path: path, export: export, from: sent, to: revision))
                     }
+                    if let bytes = change.buffer { try await out.send(bytes, to: &writer) }
                     sent = revision
                 case .tick:
-                    try await writer.write(ByteBuffer(string: "event: keep-alive\ndata: null\n\n"))
+                    if try await end(&writer, access.streamPermission(requester, path, in: nil, now: Access.now())) { return }
+                    try await out.send(ByteBuffer(string: "event: keep-alive\ndata: null\n\n"), to: &writer)
                 case .cancel(let why):
-                    try await writer.write(ByteBuffer(bytes: line("cancel", .string(why))))
+                    try await out.send(ByteBuffer(bytes: line("cancel", .string(why))), to: &writer)
                     try await writer.finish(nil)
                     return
                 case .closed:
                     try await writer.finish(nil)
                     return
-                case .dropped:
-                    throw ServeError("the stream fell more than \(options.streamBacklogLimit) revisions behind")
+                case .dropped(let why):
+                    throw ServeError("the stream was dropped: \(why)")
                 }
             }
         }
         var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
+        // The charset named: without it, clients such as the Admin SDK's decode the events as Latin-1.
+        headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Ends a stream its user may no longer read with the database's event (in its words, which
+    /// clients match); whether it ended.
+    private static func end(_ writer: inout any ResponseBodyWriter, _ permission: StreamPermission) async throws -> Bool {
+        switch permission {
+        case .allowed: return false
+        case .denied: try await writer.write(ByteBuffer(string: "event: cancel\ndata: null\n\n"))
+        case .expired: try await writer.write(ByteBuffer(string: "event: auth_revoked\ndata: credential is no longer valid\n\n"))
+        }
+        try await writer.finish(nil)
+        return true
+    }
+
+    /// An event's key in the cache: what it is (`P` the first put, `D` and a revision number
+    /// the change from that revision), the format and the location, as bytes.
+    private static func key(_ what: String, _ path: Path, _ export: Bool) -> [UInt8] {
+        let format: [UInt8] = [0, export ? 0x45 : 0x2D]
+        return Array(what.utf8) + format + Array(path.keys.joined(separator: "/").utf8)
     }
 
     static func event(_ name: String, path: Path, data: JSON) -> ByteBuffer {
@@ -75,34 +116,17 @@ enum EventStream {
     }
 }
 
-/// The event each stream of a location sends for a revision, computed by the first stream that
-/// needs it; kept for the newest revision only.
-final class EventCache: Sendable {
-    private struct State {
-        var revision = 0
-        var events: [String: ByteBuffer?] = [:]
-    }
+/// An event's bytes (nil: the revision changed nothing at the location), as kept in the cache.
+struct EventBytes: ByteSized {
+    let buffer: ByteBuffer?
+    init(_ buffer: ByteBuffer?) { self.buffer = buffer }
+    var byteCount: Int { buffer?.readableBytes ?? 0 }
+}
 
-    private let state = Mutex(State())
-
+extension EventStream {
     /// The event that takes a stream of `path` from what it sent at `old` to `new`; nil when the
     /// location's value did not change.
-    func event(path: Path, export: Bool, from old: Revision?, to new: Revision) -> ByteBuffer? {
-        let key = "\(export ? "E" : "-")\(old?.number ?? 0) \(path.description)"
-        if let kept = state.withLock({ $0.revision == new.number ? $0.events[key] : nil }) { return kept }
-        let made = Self.compute(path: path, export: export, from: old, to: new)
-        state.withLock { state in
-            guard new.number >= state.revision else { return }
-            if new.number > state.revision || state.events.count >= 4096 {
-                state.revision = new.number
-                state.events.removeAll(keepingCapacity: true)
-            }
-            state.events[key] = made
-        }
-        return made
-    }
-
-    private static func compute(path: Path, export: Bool, from old: Revision?, to new: Revision) -> ByteBuffer? {
+    static func change(path: Path, export: Bool, from old: Revision?, to new: Revision) -> ByteBuffer? {
         let change = StreamChange.between(old?.document.root.node(at: path), new.document.root.node(at: path), export: export)
         return change.map { EventStream.event($0.name, path: $0.path, data: $0.data) }
     }

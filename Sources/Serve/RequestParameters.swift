@@ -29,14 +29,25 @@ struct RequestParameters: Sendable {
     var export = false
     /// `auth=`: the token, for a client that cannot send headers.
     var auth: String?
+    /// `auth_variable_override=`: the Admin SDK acting as a user (JSON), for the rules.
+    var authOverride: String?
+    /// The query as rules see it: the `query` variable (`orderByChild`, `limitToFirst`, …).
+    var ruleQuery = JSON.null
+    /// The index a query needs (`.indexOn`): its child path, or `.value`; nil for other orders.
+    var index: String?
+    /// The parameters that shape the answer (not `ns`, `auth`, `auth_variable_override`), in
+    /// one order: two requests of a location with equal keys get the same answer.
+    var answerKey: [UInt8] = []
 
     /// The parameters served; any other is an error, so that a typo is not ignored. `ns` (the
-    /// database's name) and `auth_variable_override` (the Admin SDK's, for security rules) are
-    /// accepted and have no effect: one file is one database, with no rules.
+    /// database's name) is accepted and has no effect: one file is one database.
     static let known: Set<String> = [
         "orderBy", "startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast",
         "shallow", "print", "format", "auth", "ns", "auth_variable_override",
     ]
+
+    /// Parameters that do not change what a read answers.
+    static let notInAnswer: Set<String> = ["ns", "auth", "auth_variable_override"]
 
     /// Parses a raw URL query (`orderBy="score"&limitToLast=5`), percent escapes decoded.
     /// - Throws: `RequestError` (400) naming the parameter and the rule it breaks.
@@ -54,6 +65,10 @@ struct RequestParameters: Sendable {
             values[name] = value
         }
         auth = values["auth"]
+        authOverride = values["auth_variable_override"]
+        for name in values.keys.sorted() where !Self.notInAnswer.contains(name) {
+            answerKey += Array(name.utf8) + [0x3D] + Array(values[name]!.utf8) + [0]
+        }
         if let shallow = values["shallow"] {
             guard shallow == "true" || shallow == "false" else {
                 throw RequestError(.badRequest, "shallow must be true or false, not '\(shallow)'")
@@ -72,6 +87,7 @@ struct RequestParameters: Sendable {
         case let other?: throw RequestError(.badRequest, "format must be export, not '\(other)'")
         }
         query = try Self.query(values)
+        if query != nil { (ruleQuery, index) = try Self.ruleQuery(values) }
         if shallow && query != nil {
             throw RequestError(.badRequest, "shallow cannot be used with orderBy, a range or a limit")
         }
@@ -128,6 +144,33 @@ struct RequestParameters: Sendable {
             try step(name) { q throws(QueryError) in name == "limitToFirst" ? try q.limitToFirst(n) : try q.limitToLast(n) }
         }
         return q
+    }
+
+    /// The `query` variable of the rules, and the index the query needs.
+    private static func ruleQuery(_ values: [String: String]) throws(RequestError) -> (JSON, String?) {
+        let orderBy = try values["orderBy"].map { text throws(RequestError) in try jsonParameter("orderBy", text) }
+        var members: [(key: String, value: JSON)] = [
+            ("orderByKey", .bool(orderBy == .string("$key"))),
+            ("orderByValue", .bool(orderBy == .string("$value"))),
+            ("orderByPriority", .bool(orderBy == .string("$priority"))),
+        ]
+        var index: String?
+        switch orderBy?.stringValue {
+        case "$key"?, "$priority"?, nil: members.append(("orderByChild", .null))
+        case "$value"?:
+            members.append(("orderByChild", .null))
+            index = ".value"
+        case let child?:
+            members.append(("orderByChild", .string(child)))
+            index = child
+        }
+        for name in ["startAt", "endAt", "equalTo"] {
+            members.append((name, try values[name].map { text throws(RequestError) in try jsonParameter(name, text) } ?? .null))
+        }
+        for name in ["limitToFirst", "limitToLast"] {
+            members.append((name, values[name].flatMap { Int($0) }.map { JSON.number(JSONNumber($0)) } ?? JSON.null))
+        }
+        return (.object(JSONObject(members)), index)
     }
 
     /// A parameter whose value is JSON-encoded (`"score"`, `5`, `true`).

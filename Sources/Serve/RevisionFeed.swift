@@ -20,9 +20,12 @@ final class RevisionFeed: Sendable {
     private let state = Mutex(State())
     /// How many revisions a stream may fall behind before it is dropped.
     let mailboxLimit: Int
+    /// How many bytes a stream may still owe its client when the file changes.
+    let unsentLimit: Int
 
-    init(mailboxLimit: Int) {
+    init(mailboxLimit: Int, unsentLimit: Int) {
         self.mailboxLimit = mailboxLimit
+        self.unsentLimit = unsentLimit
     }
 
     /// The latest complete, valid state of the file; nil before the first.
@@ -33,6 +36,9 @@ final class RevisionFeed: Sendable {
 
     /// How many streams are open.
     var streamCount: Int { state.withLock { $0.mailboxes.count } }
+
+    /// The bytes each open stream has yet to hand to its connection.
+    var unsentBytes: [Int] { state.withLock { $0.mailboxes.values.map(\.unsent) } }
 
     /// From the store thread: a new revision for the readers and every stream.
     func publish(_ revision: Revision) {
@@ -81,7 +87,7 @@ final class RevisionFeed: Sendable {
 
     /// A new mailbox that receives every revision from now on; nil once the feed is closed.
     func subscribe() -> Mailbox? {
-        let box = Mailbox(limit: mailboxLimit)
+        let box = Mailbox(limit: mailboxLimit, unsentLimit: unsentLimit)
         let added = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.mailboxes[ObjectIdentifier(box)] = box
@@ -94,12 +100,22 @@ final class RevisionFeed: Sendable {
         _ = state.withLock { $0.mailboxes.removeValue(forKey: ObjectIdentifier(box)) }
     }
 
+    /// Hands every stream the latest revision again, so that each checks its access anew (the
+    /// rules changed). Posted under the lock, so that no stream gets it after a newer one.
+    func recheckStreams() {
+        state.withLock { state in
+            guard let latest = state.latest else { return }
+            for box in state.mailboxes.values { box.post(.revision(latest)) }
+        }
+    }
+
     /// Wakes every idle stream so that it sends a keep-alive.
     func tick() {
         for box in state.withLock({ Array($0.mailboxes.values) }) { box.post(.tick) }
     }
 
-    /// The server is stopping: every stream ends.
+    /// The server is stopping: every stream ends (one stuck in a write to a client that does
+    /// not read is interrupted).
     func close() {
         let (boxes, waiters) = state.withLock { state in
             state.closed = true
@@ -112,7 +128,8 @@ final class RevisionFeed: Sendable {
 }
 
 /// One stream's inbox. Revisions are coalesced (a stream sends the change from what it last
-/// sent to the newest revision), so it holds at most one; `behind` counts those it skipped.
+/// sent to the newest revision), so it holds at most one; `behind` counts those it skipped,
+/// and `unsent` the bytes of events the stream has yet to hand to its connection.
 final class Mailbox: Sendable {
     enum Message: Sendable {
         case revision(Revision)
@@ -122,24 +139,38 @@ final class Mailbox: Sendable {
         case cancel(String)
         /// The server is stopping.
         case closed
-        /// The stream fell more than its limit behind.
-        case dropped
+        /// The stream fell too far behind: how.
+        case dropped(String)
     }
 
     private struct State {
         var pending: Revision?
         var behind = 0
+        var unsent = 0
         var tick = false
         var final: Message?
         var waiter: CheckedContinuation<Message, Never>?
-        /// Ends the stream's task when it is dropped (its client not reading may hold it in a write).
+        /// Ends the stream's task when it is dropped or the server stops (its client not
+        /// reading may hold it in a write).
         var onDrop: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
     private let limit: Int
+    private let unsentLimit: Int
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, unsentLimit: Int) {
+        self.limit = limit
+        self.unsentLimit = unsentLimit
+    }
+
+    /// The stream has `bytes` more (or, negative, fewer) to hand to its connection.
+    func owe(_ bytes: Int) {
+        state.withLock { $0.unsent += bytes }
+    }
+
+    /// The bytes the stream has yet to hand to its connection.
+    var unsent: Int { state.withLock { $0.unsent } }
 
     /// Hands `message` to the waiting stream, or keeps it for its next `next()`.
     func post(_ message: Message) {
@@ -153,15 +184,23 @@ final class Mailbox: Sendable {
             case .revision(let revision):
                 if state.pending != nil { state.behind += 1 }
                 state.pending = revision
-                if state.behind > limit {
+                var why: String?
+                if state.behind > limit { why = "it fell more than \(limit) revisions behind" }
+                if state.unsent > unsentLimit { why = "the file changed while it still had \(state.unsent) bytes to send" }
+                if let why {
                     state.pending = nil
-                    state.final = .dropped
+                    state.final = .dropped(why)
                     // Under the lock, so that it cannot run after `detach()` (the task may be gone).
                     state.onDrop?()
                     state.onDrop = nil
                 }
             case .tick: state.tick = true
-            case .cancel, .closed, .dropped: state.final = message
+            case .closed:
+                // No one waits: the stream is writing, maybe to a client that does not read.
+                state.final = message
+                state.onDrop?()
+                state.onDrop = nil
+            case .cancel, .dropped: state.final = message
             }
             return nil
         }

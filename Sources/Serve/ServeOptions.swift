@@ -16,10 +16,29 @@ public struct ServeOptions: Sendable {
     public var streamBacklogLimit: Int
     /// How often an idle stream gets a `keep-alive` event.
     public var keepAliveMilliseconds: Int
+    /// The Security Rules file (`database.rules.json`) deciding each request; nil: the token
+    /// gate alone. A rules `PUT` is written back to it.
+    public var rulesFile: String?
+    /// Accept Firebase ID tokens without verifying their signature (a local test setup; the
+    /// server refuses it on an address other than loopback).
+    public var acceptUnverifiedTokens = false
+    /// A stream that still has more than this many bytes to send when the file changes (its
+    /// client reads too slowly, or not at all) is dropped.
+    public var streamUnsentLimit: Int
+    /// The bytes of answers kept for reads of the newest revision (and as much for streams' events).
+    public var cacheBytes: Int
+    /// A connection with no request in progress, or whose request's head has not all arrived,
+    /// is closed after this long.
+    public var idleTimeoutMilliseconds: Int
+    /// Connections past this many are answered 503 and closed at once; nil: as many as the
+    /// descriptor limit allows, less a reserve.
+    public var maxConnections: Int?
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,
-        maxBodyBytes: Int = 16 << 20, streamBacklogLimit: Int = 256, keepAliveMilliseconds: Int = 30_000
+        maxBodyBytes: Int = 16 << 20, streamBacklogLimit: Int = 256, keepAliveMilliseconds: Int = 30_000,
+        streamUnsentLimit: Int = 16 << 20, cacheBytes: Int = 64 << 20, idleTimeoutMilliseconds: Int = 30_000,
+        maxConnections: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -28,5 +47,9 @@ public struct ServeOptions: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.streamBacklogLimit = streamBacklogLimit
         self.keepAliveMilliseconds = keepAliveMilliseconds
+        self.streamUnsentLimit = streamUnsentLimit
+        self.cacheBytes = cacheBytes
+        self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
+        self.maxConnections = maxConnections
     }
 }

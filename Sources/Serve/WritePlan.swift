@@ -1,4 +1,7 @@
 // A write request as the store's writes, chosen against the file's content at the moment of writing.
+#if canImport(Glibc)
+import Glibc
+#endif
 import FileStore
 import Hummingbird
 import JSONTree
@@ -9,8 +12,8 @@ import JSONTree
 /// and a push key chosen, against the very content the writes replace.
 struct WritePlan: Sendable {
     enum Outcome: Sendable {
-        /// The response's body, and the location's value after the write (for its ETag).
-        case written(answer: JSON, value: JSON)
+        /// The document the write made (the answer is read from it off the store's thread).
+        case written(JSONDocument, pushKey: String)
         /// `if-match` named another ETag; the location's current value.
         case preconditionFailed(current: JSON)
         case failed(RequestError)
@@ -20,6 +23,9 @@ struct WritePlan: Sendable {
     let path: Path
     let content: JSON
     let ifMatch: String?
+    /// The writes as the rules let them be made to a document (server values resolved), or nil
+    /// when they are denied; run against the very content they replace.
+    var permitted: @Sendable (JSONDocument, [JSONWrite]) throws(JSONEditError) -> [JSONWrite]? = { _, writes in writes }
 
     init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?) throws(RequestError) {
         self.method = method
@@ -83,12 +89,19 @@ struct WritePlan: Sendable {
         do throws(WriteError) {
             result = try store.write { document throws(WriteError) in
                 mismatch = nil
+                planError = nil
                 do throws(RequestError) {
                     guard let writes = try writes(for: document, pushKey: &pushKey) else {
                         mismatch = ServedValue.value(at: path, in: document, export: false)
                         return []
                     }
-                    return writes
+                    // A denied write writes nothing: the file stays byte-identical.
+                    let allowed: [JSONWrite]?
+                    do throws(JSONEditError) { allowed = try permitted(document, writes) } catch {
+                        throw RequestError(.badRequest, error.description)
+                    }
+                    guard let allowed else { throw Access.permissionDenied }
+                    return allowed
                 } catch {
                     planError = error
                     return []
@@ -96,25 +109,83 @@ struct WritePlan: Sendable {
             }
         } catch {
             if case .edit(let edit) = error { return .failed(RequestError(.badRequest, edit.description)) }
-            return .failed(RequestError(.internalServerError, error.description))
+            return .failed(RequestError(.internalServerError, error.clientMessage))
         }
         if let planError { return .failed(planError) }
         if let mismatch { return .preconditionFailed(current: mismatch) }
-        let document = result.document
-        let value = ServedValue.value(at: path, in: document, export: false)
+        return .written(result.document, pushKey: pushKey)
+    }
+
+    /// The response's body for the document the write made: the name of a pushed child, each
+    /// written location's value for a PATCH, the location's value otherwise.
+    /// - Complexity: for a PATCH, linear in its paths and the children of the locations they name.
+    func answer(in document: JSONDocument, pushKey: String) -> JSON {
         switch method {
         case .post:
-            return .written(answer: .object(JSONObject([("name", .string(pushKey))])), value: value)
+            return .object(JSONObject([("name", .string(pushKey))]))
         case .patch:
-            guard case .object(let members) = content else { return .written(answer: value, value: value) }
+            guard case .object(let members) = content else { return value(in: document) }
+            var index = ChildIndex()
             var answer = [(key: String, value: JSON)]()
+            answer.reserveCapacity(members.count)
             for m in members.members {
                 let written = (try? DatabasePath.relative(m.key)).map { path.appending($0) }
-                answer.append((m.key, written.map { ServedValue.value(at: $0, in: document, export: false) } ?? .null))
+                let node = written.flatMap { index.node(at: $0, in: document.root) }
+                answer.append((m.key, node.map { ServedValue.value($0, export: false) } ?? .null))
             }
-            return .written(answer: .object(JSONObject(answer)), value: value)
+            return .object(JSONObject(answer))
         default:
-            return .written(answer: value, value: value)
+            return value(in: document)
+        }
+    }
+
+    /// The location's value in `document` (for its ETag).
+    func value(in document: JSONDocument) -> JSON {
+        ServedValue.value(at: path, in: document, export: false)
+    }
+}
+
+/// Nodes found by path, each container's children indexed by key the first time a path goes
+/// through it: n paths under one location cost O(n + its children), where looking each up
+/// among the children would cost O(n × children).
+struct ChildIndex {
+    private var children: [[UInt8]: [JSONKey: JSONNode]] = [:]
+
+    /// How many containers have been indexed.
+    var containersIndexed: Int { children.count }
+
+    mutating func node(at path: Path, in root: JSONNode) -> JSONNode? {
+        var node = root
+        var at = [UInt8]()
+        for key in path.keys {
+            guard node.isContainer else { return nil }
+            if children[at] == nil {
+                var byKey = [JSONKey: JSONNode](minimumCapacity: node.count)
+                if node.kind == .array {
+                    for (i, element) in node.elements.enumerated() { byKey[JSONKey(String(i))] = element }
+                } else {
+                    for m in node.members { if let name = m.key.stringValue { byKey[JSONKey(name)] = m.value } }
+                }
+                children[at] = byKey
+            }
+            guard let next = children[at]![JSONKey(key)] else { return nil }
+            node = next
+            at += [0x2F] + Array(key.utf8)
+        }
+        return node
+    }
+}
+
+extension WriteError {
+    /// What a client is told: why, in database paths, never the file's path on this machine.
+    var clientMessage: String {
+        switch self {
+        case .edit(let error): error.description
+        case .missing: "the file is missing"
+        case .unreadable, .notAFile: "the file cannot be read"
+        case .system(_, _, let code): "the file cannot be written: \(String(cString: strerror(code)))"
+        case .invalidJSON, .readOnly, .conflict, .lockTimeout: message
+        case .appendOnly, .remote: "the file cannot be written"
         }
     }
 }

@@ -55,6 +55,8 @@ struct ColumnSet {
     /// Columns the user hid (`x`, `--columns -name`): not shown, and not added back when a
     /// child has them, until shown again (`X`).
     private(set) var hidden: [ColumnSpec] = []
+    /// Where each column hidden with `x` was, so that `X` puts it back there.
+    private var hiddenPlaces: [ColumnSpec: Int] = [:]
     /// Widths the user set (`>` `<`), in cells.
     private(set) var widths: [ColumnSpec: Int] = [:]
 
@@ -88,9 +90,12 @@ struct ColumnSet {
         recomputeNumeric(rows)
     }
 
-    /// The specs a child contributes: its members (without `.priority`-style metadata), or `value`.
+    /// The specs a child contributes: its members (without `.priority`-style metadata), or `value`;
+    /// none for an error row.
     private static func memberSpecs(of child: JSONNode) -> [ColumnSpec] {
         guard child.kind == .object else { return [.value] }
+        // A line that is not a record has no fields: its `$error` marker is not a column.
+        if errorRowText(child) != nil { return [] }
         var specs: [ColumnSpec] = []
         for (key, _) in child.members {
             guard let name = key.stringValue, !name.hasPrefix(".") else { continue }
@@ -123,6 +128,7 @@ struct ColumnSet {
     /// Hides the column at `index` (never the key, column 0).
     mutating func hide(at index: Int) {
         guard index > 0, index < specs.count else { return }
+        hiddenPlaces[specs[index]] = index
         hidden.append(specs.remove(at: index))
         numeric.remove(at: index)
     }
@@ -138,12 +144,14 @@ struct ColumnSet {
         }
     }
 
-    /// Shows a hidden column again, at the end; `recomputeNumeric` then decides its alignment.
+    /// Shows a hidden column again where it was (at the end if it never was shown);
+    /// `recomputeNumeric` then decides its alignment.
     mutating func show(_ spec: ColumnSpec) {
         guard let i = hidden.firstIndex(of: spec) else { return }
         hidden.remove(at: i)
-        specs.append(spec)
-        numeric.append(false)
+        let place = min(hiddenPlaces.removeValue(forKey: spec) ?? specs.count, specs.count)
+        specs.insert(spec, at: place)
+        numeric.insert(false, at: place)
     }
 
     /// Moves the column at `index` one place left (`delta` -1) or right; the key stays first.
@@ -154,6 +162,38 @@ struct ColumnSet {
         specs.swapAt(index, target)
         numeric.swapAt(index, target)
         return target
+    }
+
+    /// Expands the column at `index` into `members` (the paths of its object's members), in its
+    /// place; the object's own column is kept among the hidden ones, so that it is not inferred
+    /// again. `recomputeNumeric` then decides the new columns' alignment.
+    mutating func expand(at index: Int, into members: [ColumnSpec]) {
+        guard index > 0, index < specs.count else { return }
+        let fresh = members.filter { !specs.contains($0) }
+        hidden.append(specs[index])
+        specs.replaceSubrange(index...index, with: fresh)
+        numeric.replaceSubrange(index...index, with: Array(repeating: false, count: fresh.count))
+    }
+
+    /// Puts the columns below `parent` (`metrics/views`, `metrics/likes`) back into `parent`'s
+    /// column, where the first of them was.
+    /// - Returns: whether there were such columns.
+    mutating func collapse(into parent: Path) -> Bool {
+        func isBelow(_ spec: ColumnSpec) -> Bool {
+            guard case .member(let p) = spec, p.keys.count > parent.keys.count else { return false }
+            return zip(p.keys, parent.keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+        }
+        guard let first = specs.firstIndex(where: isBelow) else { return false }
+        let kept = specs.indices.filter { !isBelow(specs[$0]) }
+        specs = kept.map { specs[$0] }
+        numeric = kept.map { numeric[$0] }
+        let spec = ColumnSpec.member(parent)
+        hidden.removeAll { $0 == spec || isBelow($0) }
+        if !specs.contains(spec) {
+            specs.insert(spec, at: first)
+            numeric.insert(false, at: first)
+        }
+        return true
     }
 
     /// Keeps what the user chose in `other` (hidden columns, widths) in freshly inferred columns.

@@ -20,8 +20,15 @@ public struct ColumnTable {
         var columns = shown.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: children)
         columns.hide(hidden.map { $0.isRoot ? .value : .member($0) })
         columns.recomputeNumeric(children)
-        header = columns.specs.map(\.title)
-        numeric = columns.numeric
-        rows = children.map { child in columns.specs.map { $0.cell(key: child.key, child: child.value) } }
+        // A line that is not a record shows its error after its key, as the viewer's row does
+        // across its columns (a column of its own when the records have none).
+        let errors = children.map { errorRowText($0.value) }
+        let errorColumn = columns.specs.count == 1 && errors.contains { $0 != nil }
+        header = columns.specs.map(\.title) + (errorColumn ? ["error"] : [])
+        numeric = columns.numeric + (errorColumn ? [false] : [])
+        rows = zip(children, errors).map { child, error in
+            guard let error else { return columns.specs.map { $0.cell(key: child.key, child: child.value) } + (errorColumn ? [""] : []) }
+            return [child.key, error] + Array(repeating: "", count: max(0, columns.specs.count - 2))
+        }
     }
 }

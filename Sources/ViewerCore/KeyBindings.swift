@@ -9,9 +9,11 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
+    case whereFilter, export, expandColumn, collapseColumn
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath, copyValue
-    case edit, increment, decrement, delete, add, undo
+    case edit, increment, decrement, delete, add, undo, redo
+    case frequency, statistics, toggleBinning
     case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn
     case help, repaint, quit
 }
@@ -45,7 +47,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("PgDn Space", [.pageDown, .character(" ")], .pageDown, "next screenful"),
     KeyBinding("PgUp", [.pageUp], .pageUp, "previous screenful"),
     KeyBinding("g Home", [.character("g"), .home], .first, "first row"),
-    KeyBinding("G End", [.character("G"), .end], .last, "last row (loads the next page when there is one)"),
+    KeyBinding("G End", [.character("G"), .end], .last, "last row (loads every page up to it)"),
     KeyBinding("← Shift-Tab", [.left, .backTab], .columnLeft, "column cursor left (its title is highlighted)"),
     KeyBinding("→ Tab", [.right, .tab], .columnRight, "column cursor right"),
     KeyBinding("x", [.character("x")], .hideColumn, "hide the column under the cursor"),
@@ -55,7 +57,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("H", [.character("H")], .moveColumnLeft, "move the column under the cursor left"),
     KeyBinding("L", [.character("L")], .moveColumnRight, "move the column under the cursor right"),
     KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
-    KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location"),
+    KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location (on a sheet: close it)"),
     KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
     KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
     KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
@@ -63,7 +65,11 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("n", [.character("n")], .searchNext, "next match (wraps at the bottom)"),
     KeyBinding("N", [.character("N")], .searchPrevious, "previous match (wraps at the top)"),
     KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
-    KeyBinding("Esc", [.escape], .clearFilter, "clear the filter (or close the JSON pane)"),
+    KeyBinding("w", [.character("w")], .whereFilter, "keep the rows a jq expression is true for (.score > 100 and .team == \"a\"); a second narrows the first; ↑ ↓ recall"),
+    KeyBinding("Esc", [.escape], .clearFilter, "clear the last w filter, then the f filter (else the search's highlights, else close the JSON pane; a running search: stop it)"),
+    KeyBinding("E", [.character("E")], .export, "write the table (rows in order, the columns shown) to a file: .json, .jsonl, .csv or .tsv"),
+    KeyBinding("(", [.character("(")], .expandColumn, "expand the object column under the cursor into a column per member (metrics/views)"),
+    KeyBinding(")", [.character(")")], .collapseColumn, "collapse the member columns of the one under the cursor back into their object column"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
@@ -75,6 +81,10 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
     KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
     KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
+    KeyBinding("U Ctrl-R", [.character("U"), .character("\u{12}")], .redo, "redo what u undid, if the value is still the one u put back"),
+    KeyBinding("F", [.character("F")], .frequency, "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)"),
+    KeyBinding("I", [.character("I")], .statistics, "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet"),
+    KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again"),
     KeyBinding("[", [.character("[")], .historyBack, "history: the table one revision back, its changes marked (writes off in the past)"),
     KeyBinding("]", [.character("]")], .historyForward, "history: one revision forward (past the newest: the present)"),
     KeyBinding("P", [.character("P")], .historyPresent, "history: back to the present (Esc too)"),
@@ -83,7 +93,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
-    KeyBinding("q", [.character("q")], .quit, "quit"),
+    KeyBinding("q", [.character("q")], .quit, "quit (on a sheet: close it, back to the one below)"),
 ]
 
 /// The action bound to `key` in `bindings`, if any (the first binding that lists it).

@@ -9,12 +9,17 @@ enum PromptPurpose {
     case filter(spec: ColumnSpec, ordering: Query.Ordering)
     /// `/`: a text to find in the rows.
     case search
-    /// `e`: a new value for the cell at `path`.
-    case edit(path: Path)
+    /// `e`: a new value for the cell at `path`, written only while the value there is still
+    /// `basis` (the one the prompt opened on, or the change it showed since).
+    case edit(path: Path, basis: JSON?)
     /// `X`: which of these hidden columns to show again.
     case showColumn([ColumnSpec])
     /// `a`: the value of a new child of the location.
     case add
+    /// `w`: a jq expression filter, narrowing those in force.
+    case condition
+    /// `E`: the file to write the table to.
+    case export
 }
 
 /// A line being typed: the text, edited at its end.
@@ -23,20 +28,45 @@ struct Prompt {
     /// Shown before the text (sanitised when drawn, like everything).
     let label: String
     var text: String
+    /// Earlier answers, oldest first, that ↑ and ↓ recall.
+    let history: [String]
+    /// The answer of `history` shown, while recalling.
+    private var recalled: Int?
 
-    enum Outcome { case editing, accepted, cancelled }
+    init(purpose: PromptPurpose, label: String, text: String, history: [String] = []) {
+        self.purpose = purpose
+        self.label = label
+        self.text = text
+        self.history = history
+    }
+    /// Said on a line above the prompt's: the value changed under an edit prompt.
+    var note: String?
 
-    /// Applies a key: characters are typed, Backspace deletes, Enter accepts, Esc cancels.
+    enum Outcome { case editing, accepted, cancelled, reload }
+
+    /// Applies a key: characters are typed, Backspace deletes, Enter accepts, Esc cancels, ↑ and
+    /// ↓ recall earlier answers (↓ past the newest: an empty line).
     mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .enter: return .accepted
         case .escape: return .cancelled
+        case .up where !history.isEmpty:
+            let i = max(0, (recalled ?? history.count) - 1)
+            recalled = i
+            text = history[i]
+        case .down where recalled != nil:
+            let i = recalled! + 1
+            recalled = i < history.count ? i : nil
+            text = i < history.count ? history[i] : ""
         case .backspace, .delete:
             if !text.isEmpty { text.removeLast() }
         case .character(let c):
-            // Ctrl-U clears the line; other control characters are not typed.
+            // Ctrl-U clears the line; Ctrl-R asks for the value now there; other control
+            // characters are not typed.
             if c == "\u{15}" {
                 text = ""
+            } else if c == "\u{12}" {
+                return .reload
             } else if !(c.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } ?? true) {
                 text.append(c)
             }
@@ -48,9 +78,16 @@ struct Prompt {
 
 /// A question answered with y or n.
 struct Confirmation {
+    /// What a yes does.
+    enum Action {
+        /// Delete the child at this path.
+        case delete(Path)
+        /// Write the table over this existing file.
+        case overwrite(file: String, format: ExportFormat)
+    }
+
     let question: String
-    /// The child to delete when the answer is yes.
-    let path: Path
+    let action: Action
 }
 
 /// A typed value: JSON when it parses (`42`, `true`, `"x"`, `{"a":1}`), else the text as a string.

@@ -59,11 +59,9 @@ final class RowSource: TableDataSource {
 
     func cells(ofRow row: Int) -> [String] {
         guard let shown = self.row(row) else { return [] }
-        // A line of a log that is not JSON: its error, in its own column (else the last).
-        if let error = errorRowText(shown.value) {
-            let first = columnSet.specs.firstIndex(of: .member(Path(keys: [JSONLinesBuilder.errorMember])))
-                ?? columnSet.specs.lastIndex { $0 != .key }
-            return columnSet.specs.indices.map { i in columnSet.specs[i] == .key ? shown.key : i == first ? error : "" }
+        // A line of a log that is not JSON: its key, and its error across the row (`spanningText`).
+        if errorRowText(shown.value) != nil {
+            return columnSet.specs.map { $0 == .key ? shown.key : "" }
         }
         let notes = self.notes.isEmpty ? nil : self.notes[shown.jsonKey]
         return columnSet.specs.map { spec in
@@ -72,6 +70,10 @@ final class RowSource: TableDataSource {
             guard let old = notes?[spec] else { return text }
             return old + (unicode ? " → " : " -> ") + text
         }
+    }
+
+    func spanningText(ofRow row: Int) -> String? {
+        self.row(row).flatMap { errorRowText($0.value) }
     }
 
     func highlightedColumns(ofRow row: Int) -> Set<Int> {

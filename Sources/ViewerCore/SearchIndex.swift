@@ -5,6 +5,7 @@ import Glibc
 #endif
 import JSONTree
 import LiveQuery
+import Synchronization
 
 /// What `/` looks for: a plain substring, or a regular expression when the text starts with `\v`
 /// (as in vim's "very magic"). Smart case: a pattern with no upper-case letter ignores case.
@@ -22,11 +23,13 @@ public struct SearchPattern: Sendable, Equatable {
         guard !text.isEmpty else { throw SearchPatternError(message: "an empty search finds nothing") }
         ignoresCase = !text.contains { $0.isUppercase }
         if isRegex {
+            // Swift's parser says where a pattern goes wrong; ICU's matcher (`BoundedRegex`) runs it.
             do {
                 _ = try Regex(text)
             } catch {
                 throw SearchPatternError(message: "not a regular expression: \(error)")
             }
+            _ = try BoundedRegex(text, ignoresCase: ignoresCase)
         }
     }
 
@@ -36,13 +39,38 @@ public struct SearchPattern: Sendable, Equatable {
         return shown + (ignoresCase ? " (any case)" : "")
     }
 
-    /// A test for one text. Build it on the thread that uses it (a regex is compiled per matcher).
+    /// A test for one text, for the cells on screen (their highlight). A regular expression that
+    /// takes more than `BoundedRegex.highlightSeconds` of the thread's time on a text gives up:
+    /// that text is not highlighted, and not tested again. Use it on one thread.
     public func matcher() -> (String) -> Bool {
         if isRegex {
-            guard var regex = try? Regex(text) else { return { _ in false } }
-            if ignoresCase { regex = regex.ignoresCase() }
-            return { (try? regex.firstMatch(in: $0)) != nil }
+            guard let regex = try? BoundedRegex(text, ignoresCase: ignoresCase) else { return { _ in false } }
+            var costly = Set<String>()
+            return { text in
+                guard !costly.contains(text) else { return false }
+                do {
+                    return try regex.firstMatch(in: text, seconds: BoundedRegex.highlightSeconds, control: nil)
+                } catch {
+                    if costly.count < 1024 { costly.insert(text) }
+                    return false
+                }
+            }
         }
+        return plainMatcher()
+    }
+
+    /// The test of one text a search makes: a regular expression stops past
+    /// `control.secondsPerText` of the thread's time on one text, or when the search is cancelled.
+    func tester(_ control: SearchControl) -> (String) throws(RegexStop) -> Bool {
+        guard isRegex, let regex = try? BoundedRegex(text, ignoresCase: ignoresCase) else {
+            let plain = plainMatcher()
+            return { text throws(RegexStop) in plain(text) }
+        }
+        return { text throws(RegexStop) in try regex.firstMatch(in: text, seconds: control.secondsPerText, control: control) }
+    }
+
+    /// The substring test (smart case).
+    private func plainMatcher() -> (String) -> Bool {
         let needle = Array((ignoresCase ? text.lowercased() : text).utf8)
         let asciiNeedle = needle.allSatisfy { $0 < 0x80 }
         let ignoresCase = self.ignoresCase
@@ -176,23 +204,65 @@ struct SearchContext: Equatable, Sendable {
     var columns: [ColumnSpec]
 }
 
+/// A search stopped by `SearchControl.cancel()` (Esc, Ctrl-C).
+struct SearchCancelled: Error {}
+
+/// What a search found.
+struct SearchFindings: Sendable, Equatable {
+    var matches: [SearchMatch] = []
+    /// The texts a regular expression took more than its time on (not known to match).
+    var skipped = 0
+}
+
+/// The limits of one search, shared with the thread that runs it.
+final class SearchControl: Sendable {
+    /// A regular expression's time on one text (the thread's CPU time, so a busy machine does
+    /// not shorten it): past it the text counts as skipped and the search goes on.
+    let secondsPerText: Double
+    private let cancelled = Atomic<Bool>(false)
+
+    static let defaultSecondsPerText = 0.5
+
+    init(secondsPerText: Double = defaultSecondsPerText) { self.secondsPerText = secondsPerText }
+
+    /// Stops the search at its next text, or within a regular expression's next steps. Any thread.
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
+
 /// The children of `context.location` under `context.query` whose key or a cell of
 /// `context.columns` matches `pattern`, in the table's order.
-/// - Complexity: O(n log n) to order n children, then O(n × columns) cell texts.
-func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context: SearchContext) -> [SearchMatch] {
+/// - Throws: `SearchCancelled` once `control` is cancelled.
+/// - Complexity: O(n log n) to order n children, then O(n × columns) cell texts; a regular
+///   expression at most `control.secondsPerText` on each.
+func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context: SearchContext,
+                 control: SearchControl = SearchControl()) throws(SearchCancelled) -> SearchFindings {
     let window = Window(query: context.query, path: context.location, document: document)
-    let matches = pattern.matcher()
+    let test = pattern.tester(control)
     let candidates = pattern.rawNeedle().flatMap { rawCandidates($0.bytes, foldASCII: $0.foldASCII, document, context.location) }
     let keyBytesMatch = pattern.byteMatcher()
     let searchesKeys = context.columns.first == .key
     let n = window.count
-    var found: [SearchMatch] = []
+    var found = SearchFindings()
+    func matches(_ text: String) throws(SearchCancelled) -> Bool {
+        do {
+            return try test(text)
+        } catch .cancelled {
+            throw SearchCancelled()
+        } catch {
+            found.skipped += 1
+            return false
+        }
+    }
     for position in 0..<n {
+        guard !control.isCancelled else { throw SearchCancelled() }
         let i = context.reversed ? n - 1 - position : position
         if searchesKeys {
-            let keyMatches = keyBytesMatch.map { window.withKeyBytes(at: i, $0) } ?? matches(window.key(at: i))
+            let keyMatches: Bool
+            if let keyBytesMatch { keyMatches = window.withKeyBytes(at: i, keyBytesMatch) } else { keyMatches = try matches(window.key(at: i)) }
             if keyMatches {
-                found.append(SearchMatch(key: window.key(at: i), row: position, column: 0))
+                found.matches.append(SearchMatch(key: window.key(at: i), row: position, column: 0))
                 continue
             }
         }
@@ -200,8 +270,9 @@ func findMatches(_ pattern: SearchPattern, in document: JSONDocument, _ context:
         // Most children are ruled out by one scan of the location's JSON text, as grep would.
         if let candidates, !candidates.contains(value.byteRange) { continue }
         let key = window.key(at: i)
-        for (column, spec) in context.columns.enumerated() where spec != .key && matches(spec.cell(key: key, child: value)) {
-            found.append(SearchMatch(key: key, row: position, column: column))
+        for (column, spec) in context.columns.enumerated() where spec != .key {
+            guard try matches(spec.cell(key: key, child: value)) else { continue }
+            found.matches.append(SearchMatch(key: key, row: position, column: column))
             break
         }
     }

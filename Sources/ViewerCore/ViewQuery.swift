@@ -1,5 +1,6 @@
 // The query the viewer runs: the flags' query, changed by the keys (sort, reverse, filter,
 // the next page), and said in words for the status bar.
+import Expressions
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -96,6 +97,9 @@ public struct ViewQuery: Equatable {
     /// as `tail -f` shows a log (JSON Lines; see `Viewer+Follow`). Pages grow upwards.
     public var tail = false
     public var limit: Limit
+    /// Expression filters (`--where`, or typed at the `w` prompt), each narrowing the ones before;
+    /// kept when the order changes.
+    public var conditions: [Expression] = []
 
     /// The query of the flags, with paging when it has no limit (`pageSize` 0: no paging).
     public init(flags query: Query, pageSize: Int) {
@@ -182,6 +186,14 @@ public struct ViewQuery: Equatable {
         if case .paged(let size, let pages) = limit { limit = .paged(size: size, pages: pages + 1) }
     }
 
+    /// Enough pages for `rows` rows (no-op unless paged); returns the pages.
+    mutating func showRows(_ rows: Int) -> Int? {
+        guard case .paged(let size, _) = limit else { return nil }
+        let pages = max(1, (rows + size - 1) / size)
+        limit = .paged(size: size, pages: pages)
+        return pages
+    }
+
     private mutating func dropRange() {
         start = nil
         end = nil
@@ -251,13 +263,21 @@ public struct ViewQuery: Equatable {
             }
         }
         if case .fixed(let n) = limit { q = fromEnd ? try q.limitToLast(n) : try q.limitToFirst(n) }
+        for condition in conditions { q = q.filtered(by: condition.childFilter) }
         return q
     }
 
     // MARK: Words
 
     /// The query for a person: `by score descending, last 20`, `by name starting with "Ad", first 100`.
-    var words: String {
+    var words: String { wordParts.joined(separator: ", ") }
+
+    /// The query in fewer words, for a narrow status bar: the filter and the limit without the
+    /// order they imply (`name starts with "Ad"`), or the order alone.
+    var shortWords: String { (wordParts.count > 1 ? Array(wordParts.dropFirst()) : wordParts).joined(separator: ", ") }
+
+    /// The order, then the filter or bounds, then a flag's limit.
+    private var wordParts: [String] {
         var parts: [String] = []
         let column = sortSpec?.title ?? "priority"
         var order: String
@@ -288,8 +308,10 @@ public struct ViewQuery: Equatable {
                 }
             }
         }
-        if let n = limitCount { parts.append("\(fromEnd ? "last" : "first") \(n)") }
-        return parts.joined(separator: ", ")
+        for condition in conditions { parts.append("where \(condition.words)") }
+        // Pages are how many rows were loaded, which the row count says: only a flag's limit is a word.
+        if case .fixed(let n) = limit { parts.append("\(fromEnd ? "last" : "first") \(n)") }
+        return parts
     }
 
     private func describe(_ bound: Query.Bound) -> String {

@@ -25,10 +25,11 @@ extension Viewer {
 
     /// Draws what changed and flushes.
     public func render() {
+        notePromptChanges()
         let size = canvas.size
         guard let layout = layout(size) else {
             // Too small for the bars: the table alone (it says when it is too small).
-            table.render(into: canvas)
+            activeTable.render(into: canvas)
             canvas.flush()
             return
         }
@@ -43,8 +44,8 @@ extension Viewer {
             return
         }
         let empty = emptyText
-        if table.settings.emptyText != empty { table.settings.emptyText = empty }
-        table.render(into: canvas, lines: layout.table)
+        if activeTable.settings.emptyText != empty { activeTable.settings.emptyText = empty }
+        activeTable.render(into: canvas, lines: layout.table)
         if !layout.pane.isEmpty { drawPane(layout.pane) }
         screen.draw(statusSegments(width: size.columns), line: layout.status, fill: statusStyle, on: canvas)
         let message = messageLines(width: size.columns)
@@ -63,6 +64,7 @@ extension Viewer {
 
     /// What the table says when it has no rows.
     private var emptyText: String {
+        if let sheet = sheets.last?.sheet { return sheet.isLoading ? "counting…" : "no rows" }
         if store.currentRevision == nil {
             switch storeStatus.problem {
             case .missing?: return "\(options.file) does not exist yet: waiting for it"
@@ -79,48 +81,76 @@ extension Viewer {
     // MARK: The status bar
 
     /// ` FILE /path · by score descending, last 20 · 20 rows of 45 · rev 12 at 21:03:04 `, with
-    /// badges on the right (paused, invalid, missing). The file is shortened to its name when
-    /// the whole path does not fit.
+    /// badges on the right (paused, invalid, missing). When it does not fit, the least important
+    /// parts go first — the file's folder, the revision's time, the file, the query's words, the
+    /// badges' explanations, the location — and a number is never cut: the row count goes last.
     private func statusSegments(width: Int) -> [Segment] {
         let shown = rows.numberOfRows
-        var count = "\(shown) \(shown == 1 ? "row" : "rows")"
+        let noun = shown == 1 ? "row" : "rows"
+        var count = "\(shown) \(noun)"
         if let lines = storeStatus.lines, lines.olderUnread {
             // Only the newest lines were read: how many lines there are, not how many children.
             count += " of \(lines.records) lines"
-        } else if query.limitCount != nil || query.filter != nil || query.start != nil || query.end != nil,
-            let total = currentChildCount, total != shown
-        {
+        } else if let matched = selectedChildCount {
+            // A filter or bounds: how many children they select, then how many there are.
+            let total = currentChildCount.map { $0 != matched ? " of \($0)" : "" } ?? ""
+            count = matched != shown ? "\(shown) of \(matched) matching \(noun)\(total)" : "\(shown) matching \(noun)\(total)"
+        } else if query.limitCount != nil, let total = currentChildCount, total != shown {
             count += " of \(total)"
         }
-        var revision = lastRevision.map { "rev \($0.number) at \($0.time)" }
+        var revision = lastRevision.map { (long: "rev \($0.number) at \($0.time)", short: "rev \($0.number)") }
         if paused, let shown = shownRevision, let latest = lastRevision, shown != latest.number {
-            revision = "rev \(shown) shown, rev \(latest.number) waiting"
+            revision = ("rev \(shown) shown, rev \(latest.number) waiting", "rev \(shown) shown of \(latest.number)")
         }
-        func compose(_ file: String) -> String {
-            " " + ([file + " " + location.description, query.words, count] + (revision.map { [$0] } ?? []))
-                .joined(separator: " · ") + " "
-        }
-        var badges: [Segment] = []
-        if array?.isShowingCache == true { badges.append(Segment(" CACHED: reading the file… ", badgeStyle)) }
-        if array?.isAwaitingRows == true { badges.append(Segment(" UPDATING: the new query's rows follow… ", badgeStyle)) }
-        if store.hasWritesInProgress { badges.append(Segment(" WRITING… ", badgeStyle)) }
-        if readOnlyReason != nil { badges.append(Segment(" READ-ONLY ", badgeStyle)) }
-        if let history = historyBadge { badges.append(Segment(history, badgeStyle)) }
-        if paused { badges.append(Segment(" PAUSED: \(waiting) waiting (p resumes) ", badgeStyle)) }
-        badges += streamBadges.map { Segment($0, badgeStyle) }
+        var badges: [(long: String, short: String)] = []
+        if array?.isShowingCache == true { badges.append((" CACHED: reading the file… ", " CACHED ")) }
+        if array?.isAwaitingRows == true { badges.append((" UPDATING: the new query's rows follow… ", " UPDATING ")) }
+        if store.hasWritesInProgress { badges.append((" WRITING… ", " WRITING… ")) }
+        if readOnlyReason != nil { badges.append((" READ-ONLY ", " READ-ONLY ")) }
+        if let history = historyBadge { badges.append((history, history)) }
+        if paused { badges.append((" PAUSED: \(waiting) waiting (p resumes) ", " PAUSED ")) }
+        badges += streamBadges.map { (long: $0, short: $0) }
         switch storeStatus.problem {
-        case .invalidJSON?: badges.append(Segment(" INVALID JSON ", badgeStyle))
-        case .missing?: badges.append(Segment(" FILE MISSING ", badgeStyle))
-        case .unreadable?: badges.append(Segment(" UNREADABLE ", badgeStyle))
+        case .invalidJSON?: badges.append((" INVALID JSON ", " INVALID JSON "))
+        case .missing?: badges.append((" FILE MISSING ", " FILE MISSING "))
+        case .unreadable?: badges.append((" UNREADABLE ", " UNREADABLE "))
         case nil: break
         }
-        if let badge = storeStatus.connection?.badge { badges.append(Segment(badge, badgeStyle)) }
-        let room = max(0, width - badges.reduce(0) { $0 + displayWidth(sanitize($1.text)) })
-        var left = sanitize(compose(options.file))
-        if displayWidth(left) > room { left = sanitize(compose(baseName(options.file))) }
-        let w = displayWidth(left)
-        left = w <= room ? left + String(repeating: " ", count: room - w) : fit(left, width: room)
-        return [Segment(left, statusStyle)] + badges
+        if let badge = storeStatus.connection?.badge { badges.append((badge, badge)) }
+
+        var place = location.description
+        let file = options.file
+        let name = baseName(options.file)
+        var words = query.words, shortWords = query.shortWords
+        if let frame = sheets.last {
+            // On a derived sheet: where it comes from (`players › score frequency`), and its rows.
+            let n = frame.rows.numberOfRows
+            place = ([location.description] + sheetTitles).joined(separator: " › ")
+            count = "\(n) \(n == 1 ? "row" : "rows")"
+            words = ""
+            shortWords = ""
+        }
+        // Each a little shorter than the one before; the first that fits is shown.
+        let long = revision.map { [$0.long] } ?? [], short = revision.map { [$0.short] } ?? []
+        let lefts: [[String]] = [
+            [file + " " + place, words, count] + long, [name + " " + place, words, count] + long,
+            [name + " " + place, words, count] + short, [place, words, count] + short,
+            [place, shortWords, count] + short, [place, count] + short, [count] + short,
+        ]
+        let late: [[String]] = [[place, count], [count], []]
+        func text(_ parts: [String]) -> String {
+            let parts = parts.filter { !$0.isEmpty }
+            return parts.isEmpty ? " " : sanitize(" " + parts.joined(separator: " · ") + " ")
+        }
+        for (useShort, candidates) in [(false, lefts), (true, lefts + late)] {
+            let chosen = badges.map { Segment(useShort ? $0.short : $0.long, badgeStyle) }
+            let room = width - chosen.reduce(0) { $0 + displayWidth(sanitize($1.text)) }
+            if let left = candidates.lazy.map(text).first(where: { displayWidth($0) <= room }) {
+                return [Segment(left + String(repeating: " ", count: room - displayWidth(left)), statusStyle)] + chosen
+            }
+        }
+        // Not even the short badges fit: they are cut, the rest left out.
+        return [Segment(fit(badges.map(\.short).joined(), width: width), badgeStyle)]
     }
 
     // MARK: The message line
@@ -129,19 +159,31 @@ extension Viewer {
     /// to the width rather than cut; else the reminder of the main keys.
     func messageLines(width: Int) -> [[Segment]] {
         func wrapped(_ text: String, _ style: CellStyle) -> [[Segment]] {
-            wrap(sanitize(text), width: width).map { [Segment($0, style)] }
+            wrapWords(sanitize(text), width: width).map { [Segment($0, style)] }
         }
         switch mode {
         case .prompt(let prompt):
-            let label = sanitize(prompt.label)
-            let room = max(1, width - displayWidth(label) - 1)
-            return [[Segment(label, labelStyle), Segment(tail(sanitize(prompt.text), width: room)), Segment(" ", CellStyle(.reverse))]]
+            // A long label wraps at its words; the text typed follows its last line, or has a
+            // line of its own when little room is left there.
+            var labelLines = wrapWords(sanitize(prompt.label), width: width)
+            var last = labelLines.removeLast()
+            if labelLines.count > 0 || displayWidth(last) > width - 1, width - displayWidth(last) - 1 < min(20, width / 3) {
+                labelLines.append(last)
+                last = ""
+            } else if !last.hasSuffix(" "), !labelLines.isEmpty {
+                last += " "
+            }
+            let room = max(1, width - displayWidth(last) - 1)
+            let line = [Segment(last, labelStyle), Segment(tail(sanitize(prompt.text), width: room)), Segment(" ", CellStyle(.reverse))]
+            // A change under an edit prompt goes on a line above it: the text typed keeps its place.
+            return (prompt.note.map { wrapped($0, errorStyle) } ?? []) + labelLines.map { [Segment($0, labelStyle)] } + [line]
         case .confirm(let question):
             return wrapped(question.question, labelStyle)
         case .table, .help:
             break
         }
         if let message { return wrapped(message.text, message.isError ? errorStyle : labelStyle) }
+        if let frame = sheets.last { return [[Segment(sheetKeyHint(frame.sheet), noteStyle)]] }
         if let problem = storeStatus.problem {
             var text = problem.description
             if case .missing = problem { text = "\(options.file): file not found; waiting for it to appear" }
@@ -152,19 +194,25 @@ extension Viewer {
             let shown = store.currentRevision.map { " — showing revision \($0.number)" } ?? ""
             return wrapped(text + shown, errorStyle)
         }
-        return [[Segment(keyHint, noteStyle)]]
+        return [[Segment(keyHint(width: width), noteStyle)]]
     }
 
     /// The message line's reminder of the main keys, as bound (a configuration may move them):
     /// `? help  q quit  Enter open  / search  n next  f filter  s sort  r reverse  v JSON  e edit`.
-    private var keyHint: String {
-        let shown: [(ViewerAction, String)] = [(.help, "help"), (.quit, "quit"), (.open, "open"), (.search, "search"),
+    /// Only keys that work here: a log takes new lines but no edits, a read-only file neither.
+    /// As many as fit the width, each whole.
+    private func keyHint(width: Int) -> String {
+        var shown: [(ViewerAction, String)] = [(.help, "help"), (.quit, "quit"), (.open, "open"), (.search, "search"),
                                                (.searchNext, "next"), (.filter, "filter"), (.sortByColumn, "sort"),
-                                               (.reverse, "reverse"), (.showJSON, "JSON"), (.edit, "edit")]
-        return shown.compactMap { action, word in
-            options.keyBindings.first { $0.action == action && !$0.keys.isEmpty }
-                .map { "\($0.label.split(separator: " ").first.map(String.init) ?? $0.label) \(word)" }
-        }.joined(separator: "  ")
+                                               (.reverse, "reverse"), (.showJSON, "JSON")]
+        if readOnlyReason == nil { shown.append(store.isAppendOnly ? (.add, "add") : (.edit, "edit")) }
+        var hint = ""
+        for entry in shown.compactMap({ action, word in keyLabel(of: action).map { "\($0) \(word)" } }) {
+            let next = hint.isEmpty ? entry : hint + "  " + entry
+            guard displayWidth(sanitize(next)) <= width else { break }
+            hint = next
+        }
+        return hint
     }
 
     // MARK: The JSON pane
@@ -178,7 +226,8 @@ extension Viewer {
             for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
             return
         }
-        let path = location.child(key)
+        // A sheet's row is named by its sheet and key; a child by its path.
+        let path = sheets.isEmpty ? location.child(key) : selectedSheetRow?.path ?? Path(keys: [sheetTitles.last ?? "", key])
         if paneChild != path {
             paneChild = path
             paneTop = 0
@@ -256,6 +305,45 @@ func wrap(_ text: String, width: Int) -> [String] {
     }
     if !current.isEmpty { pieces.append(current) }
     return pieces
+}
+
+/// `text` in lines of at most `width` display cells, broken after a space where a line has
+/// one (a message reads word by word); a word longer than a line is cut where it must be.
+func wrapWords(_ text: String, width: Int) -> [String] {
+    guard displayWidth(text) > width, width > 2 else { return [text] }
+    var lines: [String] = []
+    var line = ""
+    var used = 0
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+        let w = displayWidth(String(word))
+        if used > 0 && used + 1 + w > width {
+            lines.append(line)
+            line = ""
+            used = 0
+        }
+        if used > 0 {
+            line += " "
+            used += 1
+        }
+        if w <= width - used {
+            line += word
+            used += w
+            continue
+        }
+        // A word wider than the line: as much as fits, the rest on the lines after.
+        for piece in wrap(String(word), width: width) {
+            let p = piece.hasPrefix(" ") ? String(piece.dropFirst()) : piece
+            if used + displayWidth(p) > width {
+                lines.append(line)
+                line = ""
+                used = 0
+            }
+            line += p
+            used += displayWidth(p)
+        }
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
 }
 
 /// The last component of a file path.

@@ -27,7 +27,32 @@ extension Viewer {
     /// `e`: a prompt prefilled with the cell's value.
     func startEdit() {
         guard mayWrite("e"), let (path, node) = selectedCellPath() else { return }
-        mode = .prompt(Prompt(purpose: .edit(path: path), label: "\(path) = ", text: editableText(node)))
+        let basis = node.flatMap { $0.isNull ? nil : $0.json }
+        mode = .prompt(Prompt(purpose: .edit(path: path, basis: basis), label: "\(path) = ", text: editableText(node)))
+    }
+
+    /// The value at `path` in the current revision (nil: missing).
+    private func currentValue(at path: Path) -> JSON? {
+        store.currentRevision?.root.node(at: path).flatMap { $0.isNull ? nil : $0.json }
+    }
+
+    /// Before each frame: an edit prompt whose value another writer changed says so, and its
+    /// write is then based on the value it showed (Enter overwrites what the user saw).
+    func notePromptChanges() {
+        guard case .prompt(var prompt) = mode, case .edit(let path, let basis) = prompt.purpose,
+            store.currentRevision != nil, case let now = currentValue(at: path), now != basis
+        else { return }
+        prompt = Prompt(purpose: .edit(path: path, basis: now), label: prompt.label, text: prompt.text,
+                        note: "\(path) is now \(shown(now)) — Enter overwrites, Ctrl-R reloads")
+        mode = .prompt(prompt)
+    }
+
+    /// Ctrl-R in an edit prompt: its text becomes the value now there.
+    func reloaded(_ prompt: Prompt) -> Prompt {
+        guard case .edit(let path, _) = prompt.purpose else { return prompt }
+        let now = currentValue(at: path)
+        return Prompt(purpose: .edit(path: path, basis: now), label: prompt.label,
+                      text: editableText(store.currentRevision?.root.node(at: path)))
     }
 
     /// `+` / `-`: a server increment, so a concurrent change by another process is not lost.
@@ -47,7 +72,7 @@ extension Viewer {
     func askToDelete() {
         guard mayWrite("d"), let (key, _) = selectedChild else { return }
         let path = location.child(key)
-        mode = .confirm(Confirmation(question: "delete \(path)? (y/n)", path: path))
+        mode = .confirm(Confirmation(question: "delete \(path)? (y/n)", action: .delete(path)))
     }
 
     func remove(_ path: Path) {
@@ -56,10 +81,10 @@ extension Viewer {
 
     /// `a`: a prompt for a new child's value, prefilled with an object of the table's columns.
     func startAdd() {
-        guard mayWrite("a") else { return }
+        guard mayWrite("a", changes: false) else { return }
         var members: [(key: String, value: JSON)] = []
         for spec in rows.columnSet.specs {
-            guard case .member(let path) = spec, path.keys.count == 1 else { continue }
+            guard case .member(let path) = spec, path.keys.count == 1, path.keys[0] != JSONLinesBuilder.errorMember else { continue }
             members.append((path.keys[0], emptyValue(like: spec)))
         }
         let template = members.isEmpty ? "" : JSON.object(JSONObject(members)).serializedString()
@@ -82,20 +107,26 @@ extension Viewer {
     /// An accepted prompt.
     func accept(_ prompt: Prompt) {
         switch prompt.purpose {
-        case .filter(_, let ordering):
+        case .filter(let spec, let ordering):
             var next = query
-            if let filter = ViewQuery.Filter(typed: prompt.text) {
+            let filter = ViewQuery.Filter(typed: prompt.text)
+            if let filter {
                 next.setFilter(filter, ordering: ordering)
             } else {
                 next.clearFilter()
             }
-            replaceQuery(next)
+            let strings = filter.flatMap { stringsHint($0, column: spec) }
+            if replaceQuery(next), let strings { message = Message(text: strings, isError: false) }
         case .search:
             acceptSearch(prompt.text)
+        case .condition:
+            acceptCondition(prompt.text)
+        case .export:
+            acceptExport(prompt.text)
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
-        case .edit(let path):
-            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { before, after in
+        case .edit(let path, let basis):
+            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path, ifStill: .some(basis)) { before, after in
                 "set \(path): \(shown(before)) → \(shown(after))"
             }
         case .add:
@@ -104,9 +135,16 @@ extension Viewer {
                 return
             }
             if store.isAppendOnly {
+                let value = typedValue(prompt.text)
+                // Read back, a record with the marker would read as a bad line.
+                if case .object(let members) = value, members[JSONLinesBuilder.errorMember] != nil {
+                    message = Message(text: "not added: \(JSONLinesBuilder.errorMember) marks a line that is not JSON, so no record holds it",
+                                      isError: true)
+                    return
+                }
                 // A log takes a new line with one append, which never waits for a lock.
                 do {
-                    let key = try store.append(typedValue(prompt.text), under: location)
+                    let key = try store.append(value, under: location)
                     pendingSelection = key
                     message = Message(text: "added \(location.child(key))", isError: false)
                 } catch {
@@ -123,5 +161,20 @@ extension Viewer {
                 return "added \(path)"
             }
         }
+    }
+
+    /// When a filter's value is a number (or true, false) and the column holds strings, which
+    /// it cannot match (the database's equalTo compares the type first): says so and gives the
+    /// quoted form.
+    private func stringsHint(_ filter: ViewQuery.Filter, column spec: ColumnSpec) -> String? {
+        guard case .equal(let value, let text) = filter, spec != .key else { return nil }
+        switch value {
+        case .number, .bool: break
+        default: return nil
+        }
+        let values = (rows.rows ?? []).lazy.compactMap { spec.node(in: $0.value) }.filter { !$0.isNull }
+        guard !values.isEmpty, values.allSatisfy({ $0.kind == .string }) else { return nil }
+        let quoted = JSON.string(text.trimmingSpaces).serializedString()
+        return "\(spec.title) holds strings, and \(text.trimmingSpaces) is not one (values of another type never match): f \(quoted) finds the string"
     }
 }

@@ -37,7 +37,14 @@ extension Viewer {
             badges.append(" \(lines.invalidRecords) INVALID \(lines.invalidRecords == 1 ? "LINE" : "LINES") ")
         }
         if let restart = lines.lastRestart {
-            badges.append(" STARTED OVER: \(restart)\(lines.restarts > 1 ? " ×\(lines.restarts)" : "") ")
+            let what: String
+            switch restart {
+            case .truncated: what = "the file was cut short"
+            case .replaced: what = "a new file took its place"
+            case .deleted: what = "the file was deleted"
+            }
+            let times = lines.restarts > 1 ? " \(lines.restarts) TIMES, LAST" : ""
+            badges.append(" STARTED OVER\(times): \(what) ")
         }
         if lines.inputEnded { badges.append(" INPUT ENDED ") }
         return badges

@@ -17,30 +17,35 @@ extension Viewer {
         case .prompt(var prompt):
             switch prompt.handle(key) {
             case .editing: mode = .prompt(prompt)
+            case .reload: mode = .prompt(reloaded(prompt))
             case .cancelled: mode = .table
             case .accepted:
                 mode = .table
-                accept(prompt)
+                if case .search = prompt.purpose, !sheets.isEmpty { searchSheet(prompt.text) } else { accept(prompt) }
             }
             return
         case .confirm(let question):
             mode = .table
-            if key == .character("y") || key == .character("Y") {
-                remove(question.path)
-            } else {
-                message = Message(text: "nothing deleted", isError: false)
+            let yes = key == .character("y") || key == .character("Y")
+            switch question.action {
+            case .delete(let path):
+                if yes { remove(path) } else { message = Message(text: "nothing deleted", isError: false) }
+            case .overwrite(let file, let format):
+                if yes { export(to: file, format: format) } else { message = Message(text: "nothing written", isError: false) }
             }
             return
         case .table:
             break
         }
         message = nil
+        if key == .escape, interrupt() { return }
         if paneOpen && paneFocused, scrollPane(key) { return }
         if case .mouse = key {
-            table.handle(key)
+            activeTable.handle(key)
             return
         }
         guard let action = viewerAction(for: key, in: options.keyBindings) else { return }
+        if !sheets.isEmpty { return performOnSheet(action) }
         perform(action)
         loadMoreIfNeeded()
     }
@@ -56,7 +61,7 @@ extension Viewer {
         case .pageDown: table.page(1)
         case .pageUp: table.page(-1)
         case .first: table.selectFirst()
-        case .last: table.selectLast()
+        case .last: selectLastChild()
         case .columnLeft: moveColumnCursor(by: -1)
         case .columnRight: moveColumnCursor(by: 1)
         case .hideColumn: hideColumn()
@@ -77,13 +82,21 @@ extension Viewer {
         case .search: startSearch()
         case .searchNext: stepSearch(.next)
         case .searchPrevious: stepSearch(.previous)
+        case .whereFilter: startCondition()
+        case .export: startExport()
+        case .expandColumn: expandColumn()
+        case .collapseColumn: collapseColumn()
         case .clearFilter:
             if inHistory {
                 returnToPresent()
+            } else if !query.conditions.isEmpty {
+                dropCondition()
             } else if query.filter != nil {
                 var next = query
                 next.clearFilter()
                 replaceQuery(next)
+            } else if search.pattern != nil {
+                acceptSearch("")
             } else if paneOpen {
                 closePane()
             }
@@ -108,11 +121,15 @@ extension Viewer {
         case .historyPresent: returnToPresent()
         case .rowChangePrevious: jumpToRowChange(previous: true)
         case .rowChangeNext: jumpToRowChange(previous: false)
+        case .redo: redo()
         case .help: mode = .help(top: 0)
         case .repaint:
             environment.perform(.repaintFully)
             redrawAll()
         case .quit: isRunning = false
+        case .frequency: openFrequency()
+        case .statistics: openStatistics()
+        case .toggleBinning: message = Message(text: "b counts numbers in ranges on a frequency sheet (F opens one)", isError: false)
         }
     }
 
@@ -160,6 +177,7 @@ extension Viewer {
     func redrawAll() {
         screen.invalidate()
         table.invalidate()
+        for frame in sheets { frame.table.invalidate() }
     }
 
     // MARK: Columns and sorting
@@ -180,7 +198,13 @@ extension Viewer {
     private func sort(by spec: ColumnSpec) {
         var next = query
         next.sort(by: ordering(for: spec))
-        replaceQuery(next)
+        guard replaceQuery(next) else { return }
+        // The database orders all objects (and arrays) as equal: the order is then the keys'.
+        let values = (rows.rows ?? []).lazy.compactMap { spec.node(in: $0.value) }.filter { !$0.isNull }
+        if spec != .key, !values.isEmpty, values.allSatisfy(\.isContainer) {
+            message = Message(text: "every \(spec.title) is an object, and objects sort as equal (the database's rule): by key within them",
+                              isError: false)
+        }
     }
 
     /// `/`: a prompt for a filter on the column under the cursor, which becomes the sort column
@@ -190,7 +214,7 @@ extension Viewer {
         // The prompt starts empty (typing replaces the filter); the one in force is named.
         let now = spec == query.sortSpec ? query.filter.map { " (now \($0.words(column: spec.title)))" } ?? "" : ""
         mode = .prompt(Prompt(purpose: .filter(spec: spec, ordering: ordering(for: spec)),
-                              label: "filter \(spec.title)\(now): 42 equals, text* starts with, >= 10, < 5, 10..20; empty clears: ", text: ""))
+                              label: "filter \(spec.title)\(now): 42, text*, >= 10, < 5, 10..20 — exact and case-sensitive (/ finds any case); empty clears: ", text: ""))
     }
 
     // MARK: Moving between locations

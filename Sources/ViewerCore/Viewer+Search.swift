@@ -11,6 +11,8 @@ struct SearchState {
     var pattern: SearchPattern?
     var context: SearchContext?
     var matches: [SearchMatch] = []
+    /// Texts the regular expression took too long on, in the last search.
+    var skipped = 0
     /// A search running on another thread, and where to go when it ends.
     var job: SearchJob?
     var pendingStep: SearchStep = .first
@@ -29,21 +31,23 @@ enum SearchStep {
 /// A search on another thread; the loop thread collects its matches on a tick.
 final class SearchJob: @unchecked Sendable {
     private let lock = DispatchSemaphore(value: 1)
-    private var found: [SearchMatch]?
+    private var outcome: Result<SearchFindings, SearchCancelled>?
     let context: SearchContext
+    /// Cancels it (Esc, Ctrl-C) and bounds a regular expression's time per text.
+    let control = SearchControl()
 
     init(context: SearchContext) { self.context = context }
 
-    /// The matches, once found (read on the loop thread).
-    var result: [SearchMatch]? {
+    /// The matches or why there are none, once it has ended (read on the loop thread).
+    var result: Result<SearchFindings, SearchCancelled>? {
         lock.wait()
         defer { lock.signal() }
-        return found
+        return outcome
     }
 
-    func finish(_ matches: [SearchMatch]) {
+    func finish(_ result: Result<SearchFindings, SearchCancelled>) {
         lock.wait()
-        found = matches
+        outcome = result
         lock.signal()
     }
 }
@@ -124,9 +128,12 @@ extension Viewer {
             return
         }
         let children = revision.root.node(at: location).map { $0.count } ?? 0
-        if children <= Self.inlineSearchLimit {
+        // A substring costs its text; a regular expression may cost far more (backtracking), so
+        // it always runs off the loop thread, where Esc or Ctrl-C stops it.
+        if children <= Self.inlineSearchLimit && !pattern.isRegex, let found = try? findMatches(pattern, in: revision.document, context) {
             search.context = context
-            search.matches = findMatches(pattern, in: revision.document, context)
+            search.matches = found.matches
+            search.skipped = found.skipped
             land(step)
             return
         }
@@ -134,9 +141,19 @@ extension Viewer {
         search.job = job
         let document = revision.document
         DispatchQueue.global().async {
-            job.finish(findMatches(pattern, in: document, context))
+            job.finish(Result { () throws(SearchCancelled) in try findMatches(pattern, in: document, context, control: job.control) })
         }
-        message = Message(text: "searching \(children) children for \(pattern.description)…", isError: false)
+        message = Message(text: "searching \(children) children for \(pattern.description)… (Esc stops)", isError: false)
+    }
+
+    /// Esc or Ctrl-C: stops a search that is running. Returns whether there was one.
+    @discardableResult
+    public func interrupt() -> Bool {
+        guard let job = search.job else { return false }
+        job.control.cancel()
+        search.job = nil
+        message = Message(text: "search stopped", isError: false)
+        return true
     }
 
     /// Whether a large log's older lines are not all read yet.
@@ -152,14 +169,16 @@ extension Viewer {
             search.waitsForEveryLine = false
             runSearch(then: search.pendingStep)
         }
-        guard let job = search.job, let found = job.result else { return }
+        guard let job = search.job, let result = job.result else { return }
         search.job = nil
+        guard case .success(let found) = result else { return }
         // The user went to another location or changed the query meanwhile: n searches afresh.
         guard let now = searchContext(), now.location == job.context.location, now.query == job.context.query,
             now.reversed == job.context.reversed
         else { return }
         search.context = job.context
-        search.matches = found
+        search.matches = found.matches
+        search.skipped = found.skipped
         land(search.pendingStep)
     }
 
@@ -172,9 +191,13 @@ extension Viewer {
     private func land(_ step: SearchStep) {
         guard let pattern = search.pattern else { return }
         let matches = search.matches
+        // Texts a regular expression took too long on are not known to match: say how many.
+        let skipped = search.skipped == 0 ? "" : search.skipped == 1
+            ? " (1 text skipped: the expression took more than \(SearchControl.defaultSecondsPerText) s on it)"
+            : " (\(search.skipped) texts skipped: the expression took more than \(SearchControl.defaultSecondsPerText) s on each)"
         guard !matches.isEmpty else {
             search.current = nil
-            message = Message(text: "no match for \(pattern.description)", isError: true)
+            message = Message(text: "no match for \(pattern.description)\(skipped)", isError: true)
             return
         }
         let selected = table.state.selection ?? 0
@@ -195,7 +218,7 @@ extension Viewer {
         let match = matches[index]
         go(to: match)
         let note = wrapped ? (step == .previous ? " (wrapped to the bottom)" : " (wrapped to the top)") : ""
-        message = Message(text: "match \(index + 1) of \(matches.count) for \(pattern.description)\(note)", isError: false)
+        message = Message(text: "match \(index + 1) of \(matches.count) for \(pattern.description)\(note)\(skipped)", isError: false)
     }
 
     /// Selects the match's row, loading the pages up to it when it is not loaded yet, and puts

@@ -1,4 +1,4 @@
-// Read-only mode, and `u`: undoing the viewer's own writes, each as a compare-and-swap.
+// Read-only mode, and `u` / `U`: undoing and redoing the viewer's own writes, each as a compare-and-swap.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,26 +28,55 @@ extension Viewer {
     }
 
     /// Says why a write key does nothing when read-only; true when it may go on.
-    func mayWrite(_ what: String) -> Bool {
+    /// - Parameter changes: the key changes what is there (e, d, +, -, u), which a JSON Lines
+    ///   file, only ever appended to, refuses at once (before a prompt or a question).
+    func mayWrite(_ what: String, changes: Bool = true) -> Bool {
         if let refusal = historyRefusal("writing (\(what))") {
             message = Message(text: refusal, isError: true)
             return false
         }
-        guard let reason = readOnlyReason else { return true }
-        message = Message(text: "\(reason): \(what) does not write", isError: true)
-        return false
+        if let reason = readOnlyReason {
+            message = Message(text: "\(reason): \(what) does not write", isError: true)
+            return false
+        }
+        if let connection = storeStatus.connection, !connection.isOnline {
+            // Refused rather than queued: a queued edit would land later on values the user no
+            // longer sees, and a compare-and-swap needs the server's current value.
+            message = Message(text: "not connected: \(what) does not write until the server is reached again (edits are not queued)",
+                              isError: true)
+            return false
+        }
+        if changes && store.isAppendOnly {
+            let add = keyLabel(of: .add).map { " (\($0) adds a line)" } ?? ""
+            message = Message(text: "\(baseName(options.file)) is a log, only appended to: \(what) cannot change a line\(add)",
+                              isError: true)
+            return false
+        }
+        return true
+    }
+
+    /// The first key bound to `action`, as the help screen writes it (nil: unbound).
+    func keyLabel(of action: ViewerAction) -> String? {
+        options.keyBindings.first { $0.action == action && !$0.keys.isEmpty }
+            .map { $0.label.split(separator: " ").first.map(String.init) ?? $0.label }
     }
 
     /// Writes off the loop thread (a write may wait for another writer's lock) and, once it is
     /// done, remembers the step for `u` and says what happened with `describe` (the values
     /// before and after), or why nothing was written.
-    func recordedWrite(_ writes: [JSONWrite], at path: Path, describe: @escaping (JSON?, JSON?) -> String) {
-        store.startWrite(writes, watching: path, ifStill: nil) { [weak self] result in
+    /// With `expected`, only while the value at `path` is still that (a compare-and-swap).
+    func recordedWrite(_ writes: [JSONWrite], at path: Path, ifStill expected: JSON?? = nil,
+                       describe: @escaping (JSON?, JSON?) -> String) {
+        store.startWrite(writes, watching: path, ifStill: expected) { [weak self] result in
             guard let self else { return }
             switch result {
+            case .success(let done) where !done.applied:
+                message = Message(text: "not written: \(path) changed to \(shown(done.after)) just before Enter (e shows it)",
+                                  isError: true)
             case .success(let done):
                 undoSteps.append(UndoStep(path: path, before: done.before, after: done.after))
                 if undoSteps.count > Self.undoLimit { undoSteps.removeFirst() }
+                redoSteps.removeAll()
                 message = Message(text: describe(done.before, done.after), isError: false)
             case .failure(let error):
                 message = Message(text: "not written: \(error)", isError: true)
@@ -82,6 +111,7 @@ extension Viewer {
             guard let self else { return }
             switch result {
             case .success(let done) where done.applied:
+                redoSteps.append(step)
                 message = Message(text: "undone: \(step.path) back to \(shown(step.before)) (\(undoSteps.count) more to undo)",
                                   isError: false)
             case .success(let done):
@@ -94,15 +124,40 @@ extension Viewer {
             }
         }
     }
+
+    /// `U`: writes again what `u` undid, only if the value is still the one `u` put back.
+    func redo() {
+        guard mayWrite("U") else { return }
+        guard let step = redoSteps.popLast() else {
+            message = Message(text: "nothing to redo (U redoes what u undid)", isError: false)
+            return
+        }
+        let writes = step.after.map { JSONWrite.set(step.path, $0) } ?? JSONWrite.remove(step.path)
+        store.startWrite(writes, watching: step.path, ifStill: .some(step.before)) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let done) where done.applied:
+                undoSteps.append(UndoStep(path: step.path, before: step.before, after: step.after))
+                message = Message(text: "redone: \(step.path) is \(shown(step.after)) again (\(redoSteps.count) more to redo)",
+                                  isError: false)
+            case .success(let done):
+                message = Message(text: "not redone: \(step.path) changed since u by another writer (now \(shown(done.after)))",
+                                  isError: true)
+            case .failure(let error):
+                redoSteps.append(step)
+                message = Message(text: "not redone: \(error)", isError: true)
+            }
+        }
+    }
 }
 
 /// A value for the message line: a scalar as compact JSON (a long string shortened), an
-/// object or array by its size (`{3}`, `[5]`), or `missing`.
+/// object or array in words (`an object of 3 fields`, `a list of 5`), or `missing`.
 func shown(_ value: JSON?) -> String {
     switch value {
     case nil: return "missing"
-    case .object(let o)?: return "{\(o.count)}"
-    case .array(let a)?: return "[\(a.count)]"
+    case .object(let o)?: return o.count == 0 ? "an empty object" : "an object of \(o.count) \(o.count == 1 ? "field" : "fields")"
+    case .array(let a)?: return a.count == 0 ? "an empty list" : "a list of \(a.count)"
     case .string(let s)? where s.count > 40: return JSON.string(String(s.prefix(39)) + "…").serializedString()
     case let scalar?: return scalar.serializedString()
     }

@@ -76,6 +76,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var array: SyncedArray?
     /// Where Enter came from, for Backspace.
     var trail: [Breadcrumb] = []
+    /// Derived sheets shown above the location's table (Shift-F, Shift-I), bottom first.
+    var sheets: [SheetFrame] = []
 
     /// The rows on screen are the array's rows before its next update (its batches apply to them).
     var inSync = false
@@ -96,6 +98,10 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// The revision whose rows the table shows (behind `lastRevision` while paused).
     var shownRevision: Int?
     var childCount: (revision: Int, path: Path, count: Int)?
+    /// The children the query's range selects, per revision and query (`selectedChildCount`).
+    var selectedCount: (revision: Int, query: Query, count: Int)?
+    /// `G` asked for every page to the end: the last row is selected when they arrive.
+    var selectLastWhenLoaded = false
 
     var mode: Mode = .table
     var paneOpen = false
@@ -107,10 +113,14 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var message: Message?
     /// `/` search: the pattern, its matches, a search running on another thread.
     var search = SearchState()
+    /// The `w` expressions typed, oldest first, for ↑ and ↓ at its prompt.
+    var conditionHistory: [String] = []
     /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
     var readOnlyReason: String?
     /// The viewer's own writes, latest last, for `u`.
     var undoSteps: [UndoStep] = []
+    /// Steps `u` undid, latest last, for `U` (a new write forgets them).
+    var redoSteps: [UndoStep] = []
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
     var screen = ScreenLines()
@@ -180,19 +190,21 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// The next moment an animation frame is due (the caller's wait ends then); nil: none.
     public var nextDeadline: Double? {
         // In the past the marks are held: no frame is due.
-        [inHistory ? nil : table.nextDeadline, searchDeadline].compactMap { $0 }.min()
+        [inHistory ? nil : activeTable.nextDeadline, searchDeadline].compactMap { $0 }.min()
     }
 
     /// The clock moved: animations advance, and the next page loads when the selection is near
     /// the end of the rows.
     public func tick() {
         if !inHistory { table.tick(now: environment.clock.now()) }
+        if activeTable !== table { activeTable.tick(now: environment.clock.now()) }
         collectSearch()
         loadMoreIfNeeded()
     }
 
     /// Stops listening (the store may outlive the viewer).
     public func stop() {
+        while !sheets.isEmpty { popSheet() }
         array?.stopSync()
         array = nil
         for handle in storeObservers { store.removeObserver(handle) }
@@ -308,6 +320,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             setColumns(columns, cursorOn: nil)
             table.reloadData()
             warnOfUnknownColumns(newRows)
+            warnOfUnknownOrder(newRows)
             if let key = pendingSelection, let row = rows.tableRow(ofKey: key) {
                 table.select(row: row)
                 pendingSelection = nil
@@ -319,8 +332,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
             return
         }
         let follow = isFollowing
-        let batch: TableBatch
+        let selectedKey = selectedChild?.key
+        var batch: TableBatch
         let touched: [Int]
+        // Rows that left because they moved further down the order close as moves.
+        let movedOut = incremental.map { rowsMovedOut($0.deletes.map { (index: $0, row: old[$0]) }) } ?? []
         if let incremental, rows.reversed == reversed {
             batch = TableBatch(incremental, reversed: reversed)
             touched = incremental.inserts + incremental.reloads.map(\.to)
@@ -329,6 +345,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
             let n = newRows.count
             touched = (batch.inserts + batch.reloads.map(\.new)).map { reversed ? n - 1 - $0 : $0 }
         }
+        for move in movedOut { batch.departures[rows.reversed ? old.count - 1 - move.index : move.index] = move.words }
         rows.setRows(newRows, reversed: reversed)
         rows.extendColumns(at: touched)
         do {
@@ -341,7 +358,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
             pendingSelection = nil
         } else if follow {
             table.selectLast()
+        } else if selectLastWhenLoaded, array?.hasMore == false {
+            selectLastWhenLoaded = false
+            table.selectLast()
         }
+        if !movedOut.isEmpty { followRowsMovedOut(movedOut, selected: selectedKey) }
     }
 
     /// Says which columns given by name no shown child has (a typo in `--columns` shows as an
@@ -354,6 +375,16 @@ public final class Viewer: SyncedArrayBatchDelegate {
         guard !unknown.isEmpty else { return }
         let names = unknown.map { JSON.string($0.title).serializedString() }.joined(separator: ", ")
         message = Message(text: "no child here has \(names) (--columns)", isError: true)
+    }
+
+    /// Says when no shown child has the path the rows are ordered by (`--order-by-child vists`
+    /// orders every child as missing), naming the paths they have.
+    private func warnOfUnknownOrder(_ shown: [SyncedRow]) {
+        guard case .child(let path)? = query.ordering, !shown.isEmpty, !shown.contains(where: { $0.value.node(at: path) != nil })
+        else { return }
+        let names = rows.columnSet.specs.filter { $0 != .key }.map(\.title).joined(separator: ", ")
+        message = Message(text: "no child here has \(JSON.string(path.keys.joined(separator: "/")).serializedString()), the order's child: "
+                              + "all are ordered as missing, by key (the children have \(names))", isError: true)
     }
 
     /// The column under the cursor (the table owns the cursor).
@@ -445,6 +476,11 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     /// The selected row's key and value.
     var selectedChild: (key: String, value: JSONNode)? {
+        if !sheets.isEmpty {
+            return selectedSheetRow.flatMap { row in
+                (try? JSONDocument(parsing: row.value.serialized())).map { (row.key, $0.root) }
+            }
+        }
         guard let row = table.state.selection, let shown = rows.row(row) else { return nil }
         return (shown.key, shown.value)
     }

@@ -42,7 +42,7 @@ struct PlayersFile {
 }
 
 /// The large file, written afresh under .build/bench/large for one group of figures.
-private func largeFile(_ options: BenchOptions) -> (binary: String, folder: String, path: String, file: PlayersFile)? {
+func largeFile(_ options: BenchOptions) -> (binary: String, folder: String, path: String, file: PlayersFile)? {
     guard let binary = synctableBinaryBesideBench() else {
         printError("large file: no synctable binary beside \(CommandLine.arguments[0]); build it first")
         return nil

@@ -48,16 +48,21 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
     BenchmarkGroup(name: "store", run: runStoreBenchmarks),
     BenchmarkGroup(name: "jsonl", run: runLinesBenchmarks),
+    BenchmarkGroup(name: "events", run: runEventsBenchmarks),
     BenchmarkGroup(name: "write", run: runWriteBenchmarks),
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
     BenchmarkGroup(name: "serve", run: runServeBenchmarks),
+    BenchmarkGroup(name: "rules", run: runRulesBenchmarks),
+    BenchmarkGroup(name: "serve-limits", run: runServeLimitsBenchmarks),
     BenchmarkGroup(name: "remote", run: runRemoteBenchmarks),
     BenchmarkGroup(name: "search", run: runSearchBenchmarks),
     BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
     BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
     BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
+    BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
+    BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

@@ -59,7 +59,7 @@ private func runStreamFanOutBenchmark(_ report: Report, _ options: BenchOptions,
 
 /// `count` open streams, read together with `poll(2)`; each wait polls only the streams still
 /// waiting, so the client's own cost shrinks as events arrive.
-private final class StreamClients {
+final class StreamClients {
     private var fds = [Int32]()
     private var received: [[UInt8]]
 
@@ -111,7 +111,7 @@ private final class StreamClients {
     }
 }
 
-private func connectLoopback(_ port: Int) -> Int32? {
+func connectLoopback(_ port: Int) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
     var address = sockaddr_in()
@@ -194,10 +194,10 @@ final class ServedFile {
     let process = Process()
     let port: Int
 
-    /// Serves `file` on `port` (0: a free one).
-    init?(binary: String, file: String, port: Int = 0) {
+    /// Serves `file` on `port` (0: a free one), with `serve`'s other `arguments`.
+    init?(binary: String, file: String, port: Int = 0, arguments: [String] = []) {
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", file, "--port", String(port)]
+        process.arguments = ["serve", file, "--port", String(port)] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         do { try process.run() } catch {

@@ -126,6 +126,22 @@ import TestSupport
         #expect(events.wait() == 0)
     }
 
+    /// Issue 43 item 8: a busy or blocked loop (here: writing a large window to a reader that
+    /// does not read) still ends on SIGTERM.
+    @Test func aSignalEndsItWhileItsOutputIsBlocked() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, "{" + (0..<20_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}")
+        let events = try ChildProcess([try synctableBinary(), "events", path])
+        // The first line is out: the stop signal is armed, and the rest (far more than a pipe
+        // holds) waits for a reader that never comes.
+        #expect(events.readLine()?.hasPrefix(#"{"event":"child_added""#) == true)
+        kill(events.pid, SIGTERM)
+        let status = events.wait(seconds: 10)
+        #expect(status == 0, "still running 10 s after SIGTERM")
+        if status == nil { kill(events.pid, SIGKILL) }
+    }
+
     /// Keys and strings from the file cannot break the one-event-per-line format or smuggle
     /// terminal controls: DEL, C1 controls, U+2028/U+2029 are escaped; each line is valid JSON.
     @Test func untrustedTextIsEscaped() throws {

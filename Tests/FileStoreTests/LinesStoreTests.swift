@@ -201,6 +201,44 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
         #expect(store.currentRevision?.root.node(at: try Path("/players/x/score"))?.json == .number(JSONNumber(1)))
         close(fds[0])
     }
+
+    /// `yes '{"a":1}' | synctable view -`: a writer faster than the store is held by the pipe
+    /// once a bounded backlog is read, and goes on as the store takes it.
+    @Test func aPipeIsReadNoFasterThanTheStoreTakesIt() throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let store = try FileStore(stream: fds[0])
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        // Long records: the bytes, not the records, are what the backlog bounds.
+        let record = Array(#"{"a":1,"pad":""#.utf8) + [UInt8](repeating: 0x78, count: 240) + Array(#""}"#.utf8) + [0x0A]
+        let chunk = [UInt8]((0..<256).flatMap { _ in record })
+        var offset = 0
+        /// Writes records until the pipe holds the writer for `patience` ms (or `most` bytes):
+        /// the bytes written.
+        func writeUntilHeld(most: Int, patience: Int32 = 100) -> Int {
+            var written = 0
+            while written < most {
+                let n = chunk[offset...].withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+                if n > 0 {
+                    written += n
+                    offset = (offset + n) % chunk.count
+                    continue
+                }
+                var out = [pollfd(fd: fds[1], events: Int16(POLLOUT), revents: 0)]
+                if poll(&out, 1, patience) == 0 { break }
+            }
+            return written
+        }
+        // Nothing is taken while the store's loop does not run: the backlog (1 MiB), the reading
+        // thread's buffer and the pipe's, and no more.
+        let held = writeUntilHeld(most: 64 << 20)
+        #expect(held < 2 << 20, "\(held) bytes went into a pipe nobody took from")
+        // The store takes it, and the writer goes on.
+        try store.run(timeoutMilliseconds: 10_000) { (store.currentRevision?.root.count ?? 0) * record.count >= held - held % record.count }
+        #expect(writeUntilHeld(most: 1 << 19) >= 1 << 19, "the writer is still held")
+        close(fds[1])
+    }
 }
 
 @Suite struct LinesNewestFirstTests {

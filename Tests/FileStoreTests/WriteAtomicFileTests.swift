@@ -98,9 +98,9 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
     @Test func failuresLeaveTheFileUntouched() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
-        writeInPlace(file, #"{"a": 1}"#)
+        writeInPlace(file, #"{"a": [1]}"#)
         let before = readAll(file)
-        #expect(throws: WriteError.edit(JSONEditError(.notAContainer(write: try Path("/a/b"), at: try Path("/a"), kind: .number)))) {
+        #expect(throws: WriteError.edit(JSONEditError(.notAnIndex(write: try Path("/a/b"), array: try Path("/a"), key: "b")))) {
             try FileStore.write(JSONWrite.set(Path("/a/b"), 1), toFile: file)
         }
         #expect(readAll(file) == before)
@@ -187,12 +187,12 @@ private func write(_ text: String, to path: String) throws -> WriteResult {
         writeInPlace(file, #"{"a": {}}"#)
         var options = AtomicFile.Options()
         let fired = HookCounter()
-        options.beforeSwap = { if fired.increment() == 1 { writeByRename(file, #"{"a": 7}"#) } }
+        options.beforeSwap = { if fired.increment() == 1 { writeByRename(file, #"{"a": [7]}"#) } }
         let error = try #require(throws: WriteError.self) {
             try FileStore.write(JSONWrite.set(Path("/a/b"), 1), toFile: file, options: options)
         }
-        #expect(error == .edit(JSONEditError(.notAContainer(write: try Path("/a/b"), at: try Path("/a"), kind: .number))))
-        #expect(Disk.text(file) == #"{"a": 7}"#)
+        #expect(error == .edit(JSONEditError(.notAnIndex(write: try Path("/a/b"), array: try Path("/a"), key: "b"))))
+        #expect(Disk.text(file) == #"{"a": [7]}"#)
         #expect(Disk.entries(folder.path) == ["data.json"])
     }
 

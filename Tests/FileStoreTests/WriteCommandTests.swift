@@ -116,12 +116,12 @@ private func fingerprint(_ path: String) -> String {
         #expect(fingerprint(file) == before)
     }
 
-    @Test func aPathThroughANumberIsAnError() throws {
-        let before = fingerprint(file)
+    @Test func aPathThroughANumberReplacesItWithAnObject() throws {
         let run = try synctable("set", file, "/a/b", "true")
-        #expect(run.status == 1)
-        #expect(run.stderr == "\(file): error: cannot write /a/b: /a is a number, not an object\n")
-        #expect(fingerprint(file) == before)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(readFileText(file) == "{\n  \"a\": {\n    \"b\": true\n  },\n  \"list\": {}\n}\n")
+        #expect(try synctable("update", file, "/a/b", #"{"c": 1}"#).status == 0)
+        #expect(readFileText(file) == "{\n  \"a\": {\n    \"b\": {\n      \"c\": 1\n    }\n  },\n  \"list\": {}\n}\n")
     }
 
     @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root to run as another user"))

@@ -118,11 +118,12 @@ final class EventLog { var lines: [String] = [] }
     @Test func aFailedWriteChangesNothing() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
-        writeInPlace(file, #"{"a": 1}"#)
+        writeInPlace(file, #"{"a": [1]}"#)
         let recording = try openStore(file)
+        // An array's children are its indexes: "b" cannot be one.
         #expect(throws: WriteError.self) { try recording.store.set(Path("/a/b"), true) }
         #expect(recording.revisions.count == 1)
-        #expect(Disk.text(file) == #"{"a": 1}"#)
+        #expect(Disk.text(file) == #"{"a": [1]}"#)
         // A write that changes nothing makes no revision either.
         let result = try recording.store.remove(Path("/missing"))
         #expect(!result.changed && recording.revisions.count == 1)
@@ -186,14 +187,16 @@ final class EventLog { var lines: [String] = [] }
     @Test func aStartedWritesFailureIsDeliveredAndChangesNothing() throws {
         let folder = ScratchFolder()
         let file = folder.file("scores.json")
-        writeInPlace(file, players)
+        let text = #"{"list": [1, 2]}"#
+        writeInPlace(file, text)
         let recording = try openStore(file)
         let revision = recording.store.currentRevision?.number
         var result: Result<WriteResult, WriteError>?
-        recording.store.startWrite(JSONWrite.set(try Path("/title/x"), 1)) { result = $0 }
+        // Past the end of an array (an index must follow the last).
+        recording.store.startWrite(JSONWrite.set(try Path("/list/5"), 1)) { result = $0 }
         recording.run { result != nil }
         guard case .failure(.edit) = result else { Issue.record("got \(String(describing: result))"); return }
-        #expect(readAll(file) == Array(players.utf8))
+        #expect(readAll(file) == Array(text.utf8))
         #expect(recording.store.currentRevision?.number == revision)
     }
 }

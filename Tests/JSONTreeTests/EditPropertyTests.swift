@@ -94,11 +94,11 @@ import TestSupport
 // MARK: - The model: the write rules on plain values
 
 enum ModelError: Error {
-    case notAContainer, notAnIndex, tooFar, overlapping, forbiddenKey
+    case notAnIndex, tooFar, overlapping, forbiddenKey
 
     func matches(_ reason: JSONEditError.Reason) -> Bool {
         switch (self, reason) {
-        case (.notAContainer, .notAContainer), (.notAnIndex, .notAnIndex), (.tooFar, .indexTooFar), (.overlapping, .overlapping),
+        case (.notAnIndex, .notAnIndex), (.tooFar, .indexTooFar), (.overlapping, .overlapping),
             (.forbiddenKey, .forbiddenKey): true
         default: false
         }
@@ -241,8 +241,8 @@ enum Model {
             if removedLast && !added { while a.last == .null { a.removeLast() } }
             return .array(a)
         case let scalar?:
-            if tree.writes { throw ModelError.notAContainer }
-            return scalar
+            // A leaf written below becomes an object of the written children.
+            return tree.writes ? try apply(tree, to: nil) : scalar
         }
     }
 }

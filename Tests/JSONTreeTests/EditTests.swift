@@ -197,10 +197,10 @@ private func edited(_ text: String, _ writes: [JSONWrite], serverTime: Int64? = 
 }
 
 @Suite struct EditErrorTests {
-    @Test func writingBelowAScalarIsAnError() throws {
-        let error = try #require(throws: JSONEditError.self) { try edited(#"{"a": 1}"#, set("/a/b/c", 2)) }
-        #expect(error.reason == .notAContainer(write: path("/a/b/c"), at: path("/a"), kind: .number))
-        #expect(error.description == "cannot write /a/b/c: /a is a number, not an object")
+    @Test func writingBelowALeafReplacesItWithAnObject() throws {
+        #expect(try edited(#"{"a": 1, "z": 2}"#, set("/a/b/c", 2)) == #"{"a": {"b": {"c": 2}}, "z": 2}"#)
+        #expect(try edited(#"{"a": "", "z": 2}"#, update("/a", [("name", "n"), ("n", .null)])) == #"{"a": {"name": "n"}, "z": 2}"#)
+        #expect(try edited(#"{"a": true}"#, set("/a/b", .null)) == #"{"a": true}"#)
     }
 
     @Test func removingBelowAScalarDoesNothing() throws {

@@ -93,6 +93,35 @@ import TestSupport
         #expect(recorder.value == ["a": 1])
     }
 
+    /// A server that sends a good put and then a cancel (or a malformed event) at once was
+    /// asked 124–133 times in 10 s: the waits start again only after a connection that stayed
+    /// online, so they keep doubling here.
+    @Test func aPutThenACancelDoesNotResetTheBackoff() async throws {
+        let server = try ScriptedServer()
+        let put = "event: put\ndata: {\"path\":\"/\",\"data\":{\"a\":1}}\n\n"
+        server.command(["initial": .string(put + "event: cancel\ndata: \"no\"\n\n")])
+        let client = RemoteClient()
+        defer { try? client.syncShutdown() }
+        let options = EventStreamConnection.Options(
+            idleTimeout: .seconds(3600), backoff: Backoff(initial: .milliseconds(20), maximum: .milliseconds(40), refused: .seconds(10)))
+        let start = ContinuousClock.now
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: options)
+        defer { connection.stop() }
+        #expect(await eventually { recorder.states.contains { if case .offline = $0 { true } else { false } } })
+        try await Task.sleep(for: .milliseconds(600))
+        let requests = server.requests
+        // The waits are at least 10, 20, 40, 80, 160, 320 ms, …: in the time that passed, the
+        // first request and at most as many tries as those waits add up to.
+        let elapsed = Int((ContinuousClock.now - start) / .milliseconds(1))
+        var allowed = 1, waited = 0, wait = 10
+        while waited + wait <= elapsed {
+            waited += wait
+            wait *= 2
+            allowed += 1
+        }
+        #expect(requests >= 2 && requests <= allowed, "\(requests) requests in \(elapsed) ms")
+    }
+
     @Test func refusalsAreRetriedAtTheSlowestPace() {
         var random = SplitMix64(seed: 3)
         let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1), refused: .seconds(30))

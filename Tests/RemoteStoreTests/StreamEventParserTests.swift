@@ -157,4 +157,33 @@ import TestSupport
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) { out += "data: \(line)" + lineEnd }
         return out + lineEnd
     }
+
+    /// One endless line, comment or run of `data:` lines grew the client to 2 GB: past its
+    /// limit an event is an error, and comments are dropped as they arrive.
+    @Test func anEventLargerThanTheLimitIsAnErrorAndCommentsAreNotKept() {
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+        for start in ["data: ", "event: ", "whatever"] {
+            var parser = EventStreamParser(maximumEventBytes: 100_000)
+            var error: RemoteError?
+            _ = parser.parse(Array(start.utf8))
+            for _ in 0..<100 where error == nil {
+                error = parser.parse(chunk).error
+                #expect(parser.bufferedBytes <= 100_000 + chunk.count)
+            }
+            #expect(error?.message == "an event is larger than 100000 bytes", "\(start)")
+        }
+        var lines = EventStreamParser(maximumEventBytes: 100_000)
+        var error: RemoteError?
+        for _ in 0..<100 where error == nil { error = lines.parse(Array("data: \(String(repeating: "1", count: 4000))\n".utf8)).error }
+        #expect(error?.message == "an event is larger than 100000 bytes")
+
+        var comments = EventStreamParser(maximumEventBytes: 100_000)
+        _ = comments.parse(Array(":".utf8))
+        for _ in 0..<1000 {
+            #expect(comments.parse(chunk).events.isEmpty)
+            #expect(comments.bufferedBytes == 0)
+        }
+        let after = comments.parse(Array("\r\n: another\n\nevent: put\ndata: {\"path\":\"/\",\"data\":1}\n\n".utf8))
+        #expect(after.error == nil && after.events == [.put(.root, 1)])
+    }
 }

@@ -171,6 +171,55 @@ import TestSupport
         #expect(server.stop() == 0)
     }
 
+    /// The event stream names its charset: the SDK's HTTP library would otherwise decode it as
+    /// Latin-1 (`né` arriving as `nÃ©`).
+    @Test func listenDecodesNonASCIIKeysAndValues() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"board": {"né": "café", "日本": "東京"}}"#)
+        let server = try TestServer(file: file)
+        let listener = try adminSDK("listen.py", port: server.port, ["/board"])
+        #expect(listener.readJSON() == json(#"{"type":"put","path":"/","data":{"né":"café","日本":"東京"}}"#))
+        _ = try server.request("PUT", "/board/%C3%A9t%C3%A9.json", body: #""🙂 über""#)
+        #expect(listener.readJSON() == json(#"{"type":"put","path":"/été","data":"🙂 über"}"#))
+        kill(listener.pid, SIGKILL)
+        #expect(server.stop() == 0)
+    }
+
+    // MARK: - Rules
+
+    /// `databaseAuthVariableOverride`: the SDK reads and writes as the user it names (or as no
+    /// one, with None), held to the rules; without it, as the admin.
+    @Test func authVariableOverrideActsAsTheUser() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"users": {"alice": {"name": "Alice"}, "bob": {"name": "Bob"}}, "public": 1}"#)
+        let rules = folder.write("database.rules.json", #"""
+            {"rules": {"public": {".read": true},
+                       "users": {"$uid": {".read": "auth != null && auth.uid === $uid", ".write": "auth.uid === $uid"}}}}
+            """#)
+        let server = try TestServer(file: file, arguments: ["--rules", rules])
+        let sdk = try adminSDK("users.py", port: server.port)
+        func run(_ command: String) -> JSON? {
+            sdk.send(command)
+            return sdk.readJSON()
+        }
+        #expect(run(#"{"as": "alice", "do": "get", "path": "/users/alice"}"#) == json(#"{"value": {"name": "Alice"}}"#))
+        #expect(run(#"{"as": "alice", "do": "get", "path": "/users/bob"}"#)?["error"]?.stringValue?.contains("Permission denied") == true)
+        #expect(run(#"{"as": "bob", "do": "get", "path": "/users/bob/name"}"#) == json(#"{"value": "Bob"}"#))
+        #expect(run(#"{"as": null, "do": "get", "path": "/users/bob"}"#)?["error"]?.stringValue?.contains("Permission denied") == true)
+        #expect(run(#"{"as": null, "do": "get", "path": "/public"}"#) == json(#"{"value": 1}"#))
+        let before = folder.read("db.json")
+        #expect(run(#"{"as": "bob", "do": "set", "path": "/users/alice/name", "value": "B"}"#)?["error"]?.stringValue?.contains("Permission denied") == true)
+        #expect(run(#"{"as": "alice", "do": "update", "path": "/users", "value": {"alice/age": 3, "bob/age": 4}}"#)?["error"] != nil)
+        #expect(folder.read("db.json") == before)
+        #expect(run(#"{"as": "alice", "do": "update", "path": "/users/alice", "value": {"age": 3}}"#) == json(#"{"value": null}"#))
+        #expect(run(#"{"as": "bob", "do": "set", "path": "/users/bob/name", "value": "Robert"}"#) == json(#"{"value": null}"#))
+        let saved = try JSONDocument(parsing: folder.read("db.json")).root.json
+        #expect(saved["users"] == json(#"{"alice": {"name": "Alice", "age": 3}, "bob": {"name": "Robert"}}"#))
+        sdk.closeInput()
+        #expect(sdk.wait() == 0, "\(sdk.standardError())")
+        #expect(server.stop() == 0)
+    }
+
     // MARK: - ETags
 
     @Test func etagsGetIfChangedAndSetIfUnchanged() throws {

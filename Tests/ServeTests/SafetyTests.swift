@@ -5,7 +5,7 @@ import Glibc
 #endif
 import FileStore
 import JSONTree
-import Serve
+@testable import Serve
 import Testing
 import TestSupport
 
@@ -130,5 +130,74 @@ import TestSupport
             #expect(try stream.readEvent()?.json == json(#"{"path":"/","data":1}"#))
         }
         #expect(server.stop() == 0)
+    }
+
+    /// `--auth-token ""` (an unset variable) served everyone while looking closed.
+    @Test func anEmptyAuthTokenIsRefused() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", Self.content)
+        #expect(throws: ServeError.self) { _ = try DatabaseServer(file: file, options: ServeOptions(port: 0, authToken: "")) }
+        let child = try ChildProcess([try builtProduct("synctable"), "serve", file, "--port", "0", "--auth-token", ""])
+        child.closeInput()
+        #expect(child.readLine(seconds: 30) == nil)
+        #expect(child.wait() != 0)
+        #expect(child.standardError().contains("--auth-token is empty"))
+    }
+
+    /// Error bodies carried the served file's path on this machine.
+    @Test func errorsNameDatabasePathsOnly() async throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", Self.content)
+        let served = try await InProcessServer(file: file)
+        unlink(file)
+        for (method, target) in [("PUT", "/a/b.json"), ("PATCH", "/a.json"), ("DELETE", "/a.json")] {
+            let response = try served.request(method, target, body: method == "PATCH" ? #"{"b": 2}"# : "2")
+            let message = try #require(response.json?["error"]?.stringValue, "\(method)")
+            #expect(response.status >= 500 && message == "the file is missing", "\(method)")
+            #expect(!String(decoding: response.body, as: UTF8.self).contains(folder.path), "\(method)")
+        }
+        await served.stop()
+    }
+
+    /// 20,000 idle sockets took every descriptor: idle and slow-header connections are closed,
+    /// and past the cap a connection is answered 503 at once rather than left waiting.
+    @Test func idleConnectionsCloseAndTheCapAnswers() async throws {
+        let folder = ScratchFolder()
+        let served = try await InProcessServer(file: folder.write("db.json", Self.content),
+                                               options: ServeOptions(idleTimeoutMilliseconds: 300, maxConnections: 3))
+        var idle = [HTTPConnection]()
+        for _ in 0..<3 { idle.append(try served.connect()) }
+        eventually("three connections counted") { served.server.connections.count == 3 }
+        let refused = try served.request("GET", "/a/b.json")
+        #expect(refused.status == 503 && refused.header("retry-after") == "1")
+        // The idle ones time out, and the server answers again.
+        for connection in idle { #expect(connection.isClosedByServer(seconds: 10)) }
+        #expect(try served.request("GET", "/a/b.json").json == json("1"))
+        // A head that never ends is closed too; so is a connection kept alive and left idle.
+        let slow = try served.connect()
+        slow.send(Array("GET /a/b.json HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8))
+        #expect(slow.isClosedByServer(seconds: 10))
+        let kept = try served.connect()
+        #expect(try kept.request("GET", "/a/b.json").json == json("1"))
+        #expect(kept.isClosedByServer(seconds: 10))
+        eventually("no connection left") { served.server.connections.count == 0 }
+        await served.stop()
+    }
+
+    /// SIGTERM did not end the server while a client that does not read was connected.
+    @Test func aSignalEndsTheServerWhateverItsClientsDo() throws {
+        let folder = ScratchFolder()
+        let big = String(repeating: "b", count: 4_000_000)
+        let server = try TestServer(file: folder.write("db.json", #"{"big": "\#(big)"}"#))
+        let stuck = try HTTPConnection(port: server.port, receiveBuffer: 4096)
+        stuck.send(HTTPConnection.requestBytes("GET", "/.json", headers: [("Accept", "text/event-stream")]))
+        _ = try stuck.readHead()
+        // And a write whose body never comes.
+        let unfinished = try server.connect()
+        unfinished.send(Array("PUT /a.json HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{".utf8))
+        usleep(100_000)
+        let start = monotonicNanoseconds()
+        #expect(server.stop(signal: SIGTERM, within: 5) == 0)
+        #expect(monotonicNanoseconds() - start < 1_500_000_000)
     }
 }

@@ -11,10 +11,17 @@ import TestSupport
 @Suite struct StreamTests {
     /// Opens a stream of `target`; returns the connection after its first event.
     static func open(_ server: TestServer, _ target: String) throws -> (HTTPConnection, ServerEvent) {
-        let connection = try server.connect()
+        try open(server.connect(), target)
+    }
+
+    static func open(_ server: InProcessServer, _ target: String) throws -> (HTTPConnection, ServerEvent) {
+        try open(server.connect(), target)
+    }
+
+    private static func open(_ connection: HTTPConnection, _ target: String) throws -> (HTTPConnection, ServerEvent) {
         connection.send(HTTPConnection.requestBytes("GET", target, headers: [("Accept", "text/event-stream")]))
         let head = try connection.readHead()
-        #expect(head.status == 200 && head.header("content-type") == "text/event-stream")
+        #expect(head.status == 200 && head.header("content-type") == "text/event-stream; charset=utf-8")
         let first = try #require(try connection.readEvent())
         return (connection, first)
     }
@@ -71,6 +78,36 @@ import TestSupport
         #expect(event?.name == "cancel")
         #expect(try stream.readEvent() == nil)
         #expect(server.stop() == 0)
+    }
+
+    /// 150 streams of an 11 MB file that never read held 1.7 GB, and each serialised the file:
+    /// the first put is serialised once for all, a stream holds a slice of it, and a stream
+    /// that still owes more than its limit when the file changes is dropped.
+    @Test func streamsThatDoNotReadShareOnePutAndAreDroppedPastTheirBytes() async throws {
+        let folder = ScratchFolder()
+        // Larger than the kernel's send and receive buffers together (4 MB at most here).
+        let big = String(repeating: "b", count: 6_000_000)
+        let file = folder.write("db.json", #"{"big": "\#(big)", "n": 0}"#)
+        let served = try await InProcessServer(file: file, options: ServeOptions(streamUnsentLimit: 1 << 20))
+        var slow = [HTTPConnection]()
+        for _ in 0..<6 {
+            let connection = try served.connect(receiveBuffer: 4096)
+            connection.send(HTTPConnection.requestBytes("GET", "/.json", headers: [("Accept", "text/event-stream")]))
+            slow.append(connection)
+        }
+        let (reader, first) = try StreamTests.open(served, "/n.json")
+        #expect(first.json == json(#"{"path":"/","data":0}"#))
+        // Every slow stream is stuck in its put, owing most of it.
+        eventually("six streams stuck in their first put") {
+            served.server.feed.unsentBytes.filter { $0 > 1 << 20 }.count == 6
+        }
+        #expect(served.server.events.computations == 2, "one put of the file for six streams, one of /n")
+
+        _ = try served.request("PUT", "/n.json", body: "1")
+        #expect(try reader.readEvent()?.json == json(#"{"path":"/","data":1}"#))
+        eventually("the slow streams dropped") { served.server.feed.streamCount == 1 }
+        for connection in slow { #expect(connection.isClosedByServer(seconds: 10)) }
+        await served.stop()
     }
 
     /// The event computed on parsed trees is the one computed on whole values, for random edits

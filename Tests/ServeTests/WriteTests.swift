@@ -88,7 +88,6 @@ import TestSupport
             ("PUT", "/players/alice.json", #"{"a.b": 1}"#, "keys cannot contain"),
             ("PUT", "/players/alice.json", #"{"a/b": 1}"#, "contains '/'"),
             ("PATCH", "/players.json", #"{"x/y": {"bad#key": 1}}"#, "keys cannot contain"),
-            ("PUT", "/players/alice/score/deeper.json", "1", "is a number, not an object"),
         ]
         for (method, target, body, message) in cases {
             let response = try server.request(method, target, body: body)
@@ -96,6 +95,22 @@ import TestSupport
             #expect(response.json?["error"]?.stringValue?.contains(message) == true, "\(response.text)")
         }
         #expect(folder.read("db.json") == Self.original)
+        #expect(server.stop() == 0)
+    }
+
+    /// The database replaces a leaf written below with an object holding the new child: an
+    /// empty `push()` followed by an `update()` of the new child, as the Admin SDK does it.
+    @Test func aWriteBelowALeafReplacesIt() throws {
+        let folder = ScratchFolder()
+        let server = try TestServer(file: folder.write("db.json", Self.original))
+        #expect(try server.request("PUT", "/players/alice/score/deeper.json", body: "1").status == 200)
+        #expect(try server.request("GET", "/players/alice/score.json").json == json(#"{"deeper":1}"#))
+        let pushed = try server.request("POST", "/queue.json", body: #""""#)
+        let key = try #require(pushed.json?["name"]?.stringValue)
+        #expect(try server.request("GET", "/queue/\(key).json").json == json(#""""#))
+        let updated = try server.request("PATCH", "/queue/\(key).json", body: #"{"name": "n", "at": 1}"#)
+        #expect(updated.status == 200, "\(updated.text)")
+        #expect(try server.request("GET", "/queue/\(key).json").json == json(#"{"name":"n","at":1}"#))
         #expect(server.stop() == 0)
     }
 

@@ -201,4 +201,28 @@ private func append(_ text: String, to path: String) throws {
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
+
+    /// Issue 40 item 2: `validate` reads JSON Lines as every command does, naming each bad line.
+    @Test func validateReadsJSONLinesAndNamesEachBadLine() throws {
+        let binary = try synctableBinary()
+        let folder = ScratchFolder()
+        let good = folder.file("ok.jsonl")
+        try Data("{\"a\":1}\n{\"a\":2}\n\n[3]\n".utf8).write(to: URL(fileURLWithPath: good))
+        #expect(try runProgram(binary, ["validate", good]).status == 0)
+        // The same bytes under another name are one document, which they are not; --input says how.
+        let other = folder.file("ok.log")
+        try Data("{\"a\":1}\n{\"a\":2}\n".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(try runProgram(binary, ["validate", other]).status == 1)
+        #expect(try runProgram(binary, ["validate", "--input", "jsonl", other]).status == 0)
+        let bad = folder.file("bad.ndjson")
+        try Data("{\"a\":1}\n{\"a\":}\n{\"a\":3}\n  {\"b\" 4}\n".utf8).write(to: URL(fileURLWithPath: bad))
+        let result = try runProgram(binary, ["validate", bad])
+        #expect(result.status == 1)
+        let lines = result.errors.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.hasPrefix("\(bad):2:6: error: ") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("\(bad):4:8: error: ") == true, "\(lines)")
+        let piped = try runProgram("/bin/bash", ["-c", #"printf '{"a":1}\n{"a":2}\n' | exec "$1" validate --input jsonl -"#, "bash", binary])
+        #expect(piped.status == 0, "\(piped)")
+    }
 }

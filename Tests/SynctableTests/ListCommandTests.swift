@@ -220,4 +220,14 @@ import TestSupport
         let value = String(decoding: JSON.string(text).serialized(escaping: .invisibles), as: UTF8.self)
         #expect(string.out == "[\n  {\"key\":\"s\",\"value\":" + value + "}\n]\n")
     }
+
+    /// Issue 40 item 9: a child path no child holds orders every child as missing: a warning says so.
+    @Test func orderByAChildNoChildHasWarns() throws {
+        let json = #"{"p": {"a": {"visits": 3, "name": "x"}, "b": {"visits": 1, "name": "y"}}}"#
+        let typo = try list(json, ["--path", "/p", "--order-by-child", "vists", "--format", "jsonl"])
+        #expect(typo.status == 0)
+        #expect(typo.err.contains(#"warning: no child has "vists" (--order-by-child)"#) && typo.err.contains(#""visits", "name""#), "\(typo.err)")
+        let right = try list(json, ["--path", "/p", "--order-by-child", "visits", "--format", "jsonl"])
+        #expect(right.status == 0 && right.err.isEmpty, "\(right.err)")
+    }
 }

@@ -40,4 +40,33 @@ struct ViewerSearchTerminalTests {
         try session.send("q")
         try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
     }
+
+    /// Issue 43 item 9: `\v(a|aa)*b` over forty `a`s froze the screen past q, Ctrl-C and SIGTERM.
+    @Test("a regular expression that backtracks without end leaves the keys live: Ctrl-C stops it, SIGTERM restores the terminal")
+    func catastrophicRegexKeepsTheViewerLive() throws {
+        let folder = ScratchFolder(underTmp: true)
+        let file = folder.file("hostile.json")
+        // Each `a` cell costs the search its time per text (half a second): 30 of them keep it running.
+        let a = String(repeating: "a", count: 40)
+        let members = [#""k00": {"s": "x"}"#] + (1...30).map { #""k\#($0 < 10 ? "0" : "")\#($0)": {"s": "\#(a)"}"# }
+        try save("{" + members.joined(separator: ", ") + "}", to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file]))
+        try session.waitFor("the table") { $0.line(ofKey: "k01") != nil }
+        try session.type("/\\v(a|aa)*b")
+        try session.send("Enter")
+        try session.waitFor("the search running") { $0.contains("searching 31 children") }
+        try session.send("j")
+        try session.waitFor("the keys still live") { $0.selectedKey == "k01" }
+        try session.send("C-c")
+        try session.waitFor("the search stopped, the viewer still there") { $0.contains("search stopped") && $0.line(ofKey: "k00") != nil }
+        try session.send("n")
+        try session.waitFor("the search running again") { $0.contains("searching 31 children") }
+        let shell = try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        let viewer = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+        #expect(kill(viewer, SIGTERM) == 0)
+        let screen = try session.waitFor("the shell back after SIGTERM", seconds: 5, history: true) { $0.contains("EXITED 143") }
+        #expect(!screen.contains("k01"), "the table is still on screen:\n\(screen.text)")
+        #expect(try session.tmux(["display-message", "-p", "#{alternate_on}"]).hasPrefix("0"))
+    }
 }

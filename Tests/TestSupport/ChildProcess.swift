@@ -153,6 +153,22 @@ public final class ChildProcess {
         return code
     }
 
+    /// Waits up to `seconds` for the child to end: its exit status, or nil while it still runs.
+    public func wait(seconds: Double) -> Int32? {
+        if let exitStatus { return exitStatus }
+        let deadline = Self.now() + UInt64(seconds * 1e9)
+        var status: Int32 = 0
+        while Self.now() < deadline {
+            let ended = waitpid(pid, &status, WNOHANG)
+            if ended == pid {
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                return exitStatus
+            }
+            usleep(10_000)
+        }
+        return nil
+    }
+
     private static func now() -> UInt64 {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)

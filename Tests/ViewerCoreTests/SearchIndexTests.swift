@@ -39,7 +39,7 @@ struct SearchIndexTests {
             let context = SearchContext(revision: 1, location: try Path("/p"), query: Query(), reversed: round % 2 == 1, columns: columns)
             for typed in needles {
                 let pattern = try SearchPattern(parsing: typed)
-                let found = findMatches(pattern, in: document, context).map(\.key)
+                let found = try findMatches(pattern, in: document, context).matches.map(\.key)
                 let matches = pattern.matcher()
                 let window = Window(query: Query(), path: try Path("/p"), document: document)
                 var expected = window.map { row in (row.key, columns.contains { matches($0.cell(key: row.key, child: row.value)) }) }
@@ -75,5 +75,23 @@ struct SearchIndexTests {
         #expect(try !SearchPattern(parsing: "\\vOr(ch|ca)$").matcher()("orca"))
         #expect(throws: SearchPatternError.self) { try SearchPattern(parsing: "\\v(") }
         #expect(throws: SearchPatternError.self) { try SearchPattern(parsing: "") }
+    }
+
+    /// Issue 43 item 9: `(a|aa)*b` over forty `a`s backtracks for hours.
+    @Test("a regular expression's time on one text is bounded: that text is skipped and counted; a cancelled search stops")
+    func backtrackingIsBounded() throws {
+        let a = String(repeating: "a", count: 40)
+        let document = try JSONDocument(parsing: Array(#"{"p": {"k1": {"s": "\#(a)"}, "k2": {"s": "ab"}, "k3": {"s": "b"}}}"#.utf8))
+        let context = SearchContext(revision: 1, location: try Path("/p"), query: Query(), reversed: false,
+                                    columns: [.key, .member(try Path("s"))])
+        let pattern = try SearchPattern(parsing: "\\v(a|aa)*b")
+        let found = try findMatches(pattern, in: document, context, control: SearchControl(secondsPerText: 0.01))
+        #expect(found.matches.map(\.key) == ["k2", "k3"] && found.skipped == 1)
+        let cancelled = SearchControl()
+        cancelled.cancel()
+        #expect(throws: SearchCancelled.self) { try findMatches(pattern, in: document, context, control: cancelled) }
+        // A cell's highlight gives up on it too, and still marks what matches.
+        let highlight = pattern.matcher()
+        #expect(!highlight(a) && highlight("ab"))
     }
 }

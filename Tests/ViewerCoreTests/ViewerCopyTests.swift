@@ -27,6 +27,32 @@ struct ViewerCopyTests {
         #expect(h.screen.contains("copied the value of /p/a as JSON"))
     }
 
+    @Test("y and Y treat invisible format characters as the screen does: shown escaped, the path refused, the value escaped")
+    func invisibleFormatCharacters() throws {
+        // Interlinear annotation (U+FFF9–FFFB), a soft hyphen, tag characters (U+E0041 "A",
+        // U+E0042 "B": text no one sees); a zero-width joiner shapes what is shown, and stays.
+        let json = #"{"p": {"a\ufff9hidden\ufffbb": {"v": "x\u00ad\udb40\udc41\udb40\udc42y"}, "k\u200dz": 1}}"#
+        let h = try ViewerHarness(json, path: "/p")
+        #expect(h.screen.contains(#"a\ufff9hidden\ufffbb"#))
+        h.send(.character("y"))
+        #expect(h.effects.isEmpty, "\(h.effects)")
+        #expect(h.screen.contains(#"not copied: /p/a\ufff9hidden\ufffbb holds"#))
+        h.send(.character("Y"))
+        guard case .copyToClipboard(let text)? = h.effects.last else {
+            Issue.record("nothing copied: \(h.effects)")
+            return
+        }
+        #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .format }, "\(text.debugDescription)")
+        let copied = try JSONDocument(parsing: Array(text.utf8)).root
+        #expect(copied.json == (try ViewerEditTests.root(h).node(at: Path("/p/a\u{FFF9}hidden\u{FFFB}b")))?.json)
+        #expect(h.screen.contains(#"x\u00ad\u{e0041}\u{e0042}y"#))
+        // The joiner is no hidden text: that path is copied as it is.
+        h.effects = []
+        h.send(.character("j"), .character("y"))
+        #expect(h.effects.count == 1)
+        if case .copyToClipboard(let path)? = h.effects.first { #expect(path == "/p/k\u{200D}z") }
+    }
+
     @Test("Y refuses a value larger than a terminal's clipboard takes, and says so")
     func refusesHugeValues() throws {
         let big = String(repeating: "x", count: 80_000)

@@ -28,7 +28,8 @@ struct ViewerDefectTests {
         h.send(.enter)
         try h.waitUntil("the prefix filter") { _ in h.line(ofKey: "b") == nil && h.line(ofKey: "a") != nil }
         h.send(.character("f"))
-        let prompt = h.lines[23]
+        // The label wraps at its words: the message area, read as one line.
+        let prompt = h.messageArea
         #expect(prompt.contains(#"(now name starts with "libss")"#))
         #expect(!prompt.contains("empty clears: libss"), "prefilled: \(prompt)")
         h.type("bash")

@@ -18,6 +18,9 @@ public struct TableBatch: Sendable, CustomStringConvertible {
     public var moves: [(from: Int, to: Int)]
     /// Rows whose content changed: old index and new index.
     public var reloads: [(old: Int, new: Int)]
+    /// Deleted rows that left for a place past the rows shown (old index → where, such as
+    /// `moved to row 212`): their closing line says so, marked as a move down.
+    public var departures: [Int: String] = [:]
 
     public init(oldCount: Int, deletes: [Int] = [], inserts: [Int] = [],
                 moves: [(from: Int, to: Int)] = [], reloads: [(old: Int, new: Int)] = []) {

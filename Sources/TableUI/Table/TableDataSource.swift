@@ -32,9 +32,14 @@ public protocol TableDataSource: AnyObject {
     func cells(ofRow row: Int) -> [String]
     /// The columns of `row` whose cells are highlighted (a search's matches).
     func highlightedColumns(ofRow row: Int) -> Set<Int>
+    /// A text shown across `row` after its frozen columns, whatever columns are scrolled to (a
+    /// line that is not a record: its error); nil for a row of cells.
+    func spanningText(ofRow row: Int) -> String?
 }
 
 extension TableDataSource {
     /// The columns of `row` to highlight (a search's matches); none by default.
     public func highlightedColumns(ofRow row: Int) -> Set<Int> { [] }
+    /// No row spans its columns by default.
+    public func spanningText(ofRow row: Int) -> String? { nil }
 }

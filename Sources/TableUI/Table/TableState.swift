@@ -55,6 +55,8 @@ public struct RowAnimation: Hashable, Sendable {
     public var duration: Double
     /// For `.delete`: the deleted row was the selected one.
     public var wasSelected: Bool = false
+    /// For `.delete`: the row moved past the rows shown, to this place (`moved to row 212`).
+    public var departure: String?
 
     public var end: Double { start + duration }
 

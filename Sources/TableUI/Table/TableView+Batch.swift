@@ -60,8 +60,10 @@ extension TableView {
             for d in batch.deletes.sorted() {
                 guard let cells = oldCells[d] else { continue }
                 let id = newAnimationID()
-                animations.append(RowAnimation(id: id, kind: .delete(cells: cells), row: mapping.closingPosition(ofDeleted: d),
-                                               start: now, duration: settings.deleteDuration, wasSelected: d == oldSelection))
+                var closing = RowAnimation(id: id, kind: .delete(cells: cells), row: mapping.closingPosition(ofDeleted: d),
+                                           start: now, duration: settings.deleteDuration, wasSelected: d == oldSelection)
+                closing.departure = batch.departures[d]
+                animations.append(closing)
                 if d == oldSelection { closingOfSelection = id }
             }
         }

@@ -42,6 +42,8 @@ public final class TableView {
     var rowCells: [Int: [String]] = [:]
     /// The highlighted columns of the rows on screen (from the data source, per render).
     var rowHighlights: [Int: Set<Int>] = [:]
+    /// The sanitised spanning texts of the rows on screen that have one (per render).
+    var rowSpans: [Int: String] = [:]
     /// The widest sanitised text seen per column since the latest reload (widths only grow,
     /// so columns do not jump while scrolling).
     var contentWidths: [Int] = []
@@ -49,6 +51,8 @@ public final class TableView {
     var nextAnimationID = 1
     /// The latest render only said the canvas is too small (the viewport is the last usable one).
     var isTooSmall = false
+    /// The width changed or columns came or went: the next render scrolls the columns afresh.
+    var columnsNeedLayout = false
 
     /// A scalar cap per cell: more than any terminal line can show.
     static let cellScalarLimit = 2048
@@ -102,6 +106,7 @@ public final class TableView {
         }
         isTooSmall = false
         if viewport == nil || viewport!.lines != lines || viewport!.width != size.columns {
+            if viewport?.width != size.columns { columnsNeedLayout = true }
             let selectionLine = anchor()
             viewport = (lines, size.columns)
             shownHeader = nil
@@ -120,9 +125,11 @@ public final class TableView {
         for case .row(let r)? in items { cells[r] = fetchCells(r, columnCount: columns.count) }
         rowCells = cells
         rowHighlights = [:]
+        rowSpans = [:]
         for r in cells.keys {
             let marked = dataSource.highlightedColumns(ofRow: r)
             if !marked.isEmpty { rowHighlights[r] = marked }
+            if let span = dataSource.spanningText(ofRow: r) { rowSpans[r] = sanitize(span, scalarLimit: TableView.cellScalarLimit) }
         }
         let layout = layoutColumns(columns, rows: cells.values, width: size.columns)
 
@@ -182,6 +189,7 @@ public final class TableView {
     /// each column's min and max and the canvas width.
     private func layoutColumns(_ columns: [TableColumn], rows: Dictionary<Int, [String]>.Values, width: Int) -> TableLayout {
         if columns != knownColumns {
+            if columns.count != knownColumns.count { columnsNeedLayout = true }
             knownColumns = columns
             contentWidths = columns.map { displayWidth(sanitize($0.title)) }
             state.firstColumn = min(state.firstColumn, max(0, columns.count - 1))
@@ -200,8 +208,19 @@ public final class TableView {
             }
         }
         if let c = state.selectedColumn { state.selectedColumn = min(c, max(0, columns.count - 1)) }
-        let widths = columnWidths(width: width)
+        if columnsNeedLayout {
+            // Scrolled for another width or other columns: from the left again, as many columns
+            // as fit, then (below) as far right as the column cursor needs.
+            columnsNeedLayout = false
+            state.firstColumn = state.selectedColumn == nil
+                ? min(state.firstColumn, TableLayout.lastFirstColumn(widths: columnWidths(width: width), width: width, frozen: settings.frozenColumns))
+                : 0
+        }
+        var widths = columnWidths(width: width)
+        let first = state.firstColumn
         scrollToSelectedColumn(widths: widths, width: width)
+        // The spare cells go to the columns now shown.
+        if state.firstColumn != first { widths = columnWidths(width: width) }
         return TableLayout(widths: widths, firstColumn: state.firstColumn, width: width, frozen: settings.frozenColumns)
     }
 
@@ -282,15 +301,27 @@ public final class TableView {
             cells = rowCells[r] ?? []
         case .closing(let id):
             let ghost = state.animations.first { $0.id == id }
-            frame = RowFrame(style: theme.deleted, marker: theme.symbols.deleted, changes: [])
+            // A row that moved past the rows shown closes as a move down, saying where it went.
+            frame = ghost?.departure == nil ? RowFrame(style: theme.deleted, marker: theme.symbols.deleted, changes: [])
+                : RowFrame(style: theme.moved, marker: theme.symbols.down, changes: [])
             if case .delete(let c)? = ghost?.kind { cells = c } else { cells = [] }
         }
         let base = frame.style
         let markerStyle = overlay(base, theme.marker)
         b.append(frame.selected ? theme.symbols.selected : " ", frame.selected ? markerStyle : base)
         b.append(frame.marker ?? " ", frame.marker == nil ? base : markerStyle)
+        var span: String?
+        switch item {
+        case .row(let r): span = rowSpans[r]
+        case .closing(let id): span = state.animations.first { $0.id == id }?.departure.map { sanitize($0) }
+        }
         for placement in layout.placements {
             b.pad(to: placement.x, base)
+            if let text = span, placement.index >= settings.frozenColumns {
+                // The rest of the line is the row's one text, from the first scrolled column on.
+                b.append(text, base, ellipsis: theme.symbols.ellipsis)
+                break
+            }
             let i = placement.index
             let change = i < frame.changes.count ? frame.changes[i] : .same
             let text = i < cells.count ? cells[i] : ""

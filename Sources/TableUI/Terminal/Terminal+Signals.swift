@@ -35,14 +35,28 @@ let fatalSignals: [Int32] = [
 ] + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
 
 private func restoreOnSignal(_ signal: Int32) {
+    writeEmergencyRestore()
+    _ = Glibc.signal(signal, SIG_DFL)
+    _ = raise(signal)
+}
+
+/// The restoring bytes and tty modes, once, if a terminal is open (async-signal-safe).
+private func writeEmergencyRestore() {
     let state = emergencyState
     if state.pointee.armed != 0 {
         state.pointee.armed = 0
         _ = write(state.pointee.fd, emergencyBytes, state.pointee.length)
         _ = tcsetattr(state.pointee.fd, TCSANOW, &state.pointee.shellMode)
     }
-    _ = Glibc.signal(signal, SIG_DFL)
-    _ = raise(signal)
+}
+
+extension Terminal {
+    /// Puts the terminal back from any thread, without ncurses, as the signal handler does:
+    /// for a process that must end while the thread that owns the terminal is busy (a quitting
+    /// signal it did not take in time). Nothing may draw afterwards; end the process.
+    public static func restoreFromAnyThread() {
+        writeEmergencyRestore()
+    }
 }
 
 /// Arms the handler: `bytes` (the terminal's own "leave the alternate screen, show the

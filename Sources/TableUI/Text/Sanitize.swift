@@ -7,7 +7,12 @@
 ///   U+200E, U+200F, U+061C) are neutralised by showing them as escapes (`\u202e`), so a
 ///   cell cannot reorder the text around it and the trick stays visible;
 /// - line and paragraph separators (U+2028, U+2029) as escapes too, since terminals may
-///   treat them as line breaks.
+///   treat them as line breaks;
+/// - invisible format characters (general category Cf: soft hyphen, zero-width space, word
+///   joiner, BOM, interlinear annotation U+FFF9–U+FFFB, tag characters U+E0000–U+E007F, …)
+///   as escapes (`\ufff9`, `\u{e0041}`), so text cannot hide in a cell; but for the joiners
+///   U+200C and U+200D, which shape the visible text around them (emoji sequences, Indic and
+///   Persian words).
 /// A combining mark at the very start (which would attach to the previous cell) gets a
 /// dotted-circle base `◌`. Backslashes are left as they are.
 /// - Complexity: O(n) in the length of `text`.
@@ -48,10 +53,24 @@ func sanitize(_ text: some StringProtocol, scalarLimit: Int) -> String {
         case 0x80..<0xA0: appendEscape(&out, "u", s.value, digits: 4)
         case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029:
             appendEscape(&out, "u", s.value, digits: 4)
+        case 0xAD... where isInvisibleFormat(s):
+            if s.value <= 0xFFFF {
+                appendEscape(&out, "u", s.value, digits: 4)
+            } else {
+                out.append(contentsOf: "\\u{".unicodeScalars)
+                out.append(contentsOf: String(s.value, radix: 16).unicodeScalars)
+                out.append("}")
+            }
         default: out.append(s)
         }
     }
     return String(out)
+}
+
+/// Whether `scalar` is an invisible format character that `sanitize` shows as an escape: general
+/// category Cf but for the joiners U+200C and U+200D (bidirectional controls are Cf too).
+public func isInvisibleFormat(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value >= 0xAD && scalar.value != 0x200C && scalar.value != 0x200D && scalar.properties.generalCategory == .format
 }
 
 private func appendEscape(_ out: inout String.UnicodeScalarView, _ letter: String, _ value: UInt32, digits: Int) {

@@ -27,30 +27,5 @@ struct ColumnChoice: Equatable {
         }
         self.shown = hidden.isEmpty ? shown : nil
     }
-
-    /// A column's title: its path's keys joined with `/`.
-    static func title(_ path: Path) -> String { path.keys.joined(separator: "/") }
-
-    /// A child's value as `list` prints it: an object of the columns shown (missing ones left
-    /// out), or the value without the hidden members.
-    func project(_ value: JSONNode) -> JSON {
-        if let shown {
-            var members: [(key: String, value: JSON)] = []
-            for path in shown {
-                guard let node = path.isRoot ? value : value.node(at: path), !node.isNull else { continue }
-                members.append((ColumnChoice.title(path), node.json))
-            }
-            return .object(JSONObject(members))
-        }
-        return hidden.reduce(value.json) { json, path in removing(path.keys[...], from: json) }
-    }
 }
 
-/// `json` without the member at `keys` (objects only; anything else is kept as it is).
-private func removing(_ keys: ArraySlice<String>, from json: JSON) -> JSON {
-    guard let first = keys.first, case .object(let object) = json else { return json }
-    if keys.count == 1 { return .object(JSONObject(object.members.filter { !codeUnitsEqual($0.key, first) })) }
-    return .object(JSONObject(object.members.map { member in
-        codeUnitsEqual(member.key, first) ? (member.key, removing(keys.dropFirst(), from: member.value)) : member
-    }))
-}

@@ -89,7 +89,7 @@ struct Events: ParsableCommand {
         }
         store.observeRevisions { _ in revisions += 1 }
 
-        let stop = StopSignal()
+        let stop = StopSignal(output: output)
         var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
         fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         while true {
@@ -106,11 +106,16 @@ struct Events: ParsableCommand {
 }
 
 /// Becomes readable on SIGINT or SIGTERM, so the loop can end cleanly (exit 0).
+///
+/// The loop may be busy (a large window being printed) or blocked (writing to a reader that
+/// does not read): if it has not ended a quarter of a second after the signal, the process
+/// ends from here, once a write in progress has ended (`output` waits up to another quarter
+/// of a second for it, so a reader that reads gets whole lines).
 final class StopSignal {
     let fd: Int32
     private let sources: [DispatchSourceSignal]
 
-    init() {
+    init(output: EventLineWriter) {
         var fds: [Int32] = [-1, -1]
         _ = pipe(&fds)
         fd = fds[0]
@@ -123,6 +128,10 @@ final class StopSignal {
             source.setEventHandler {
                 var byte: UInt8 = 1
                 _ = write(writeEnd, &byte, 1)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.25) {
+                    output.stopWriting(waitingUpTo: 0.25)
+                    _exit(0)
+                }
             }
             source.resume()
             return source
@@ -131,8 +140,10 @@ final class StopSignal {
 }
 
 /// Formats events as JSON lines and writes them to standard output, one revision at a time.
-final class EventLineWriter {
+final class EventLineWriter: @unchecked Sendable {
     private var buffer = [UInt8]()
+    /// Held while writing: a signal that ends the process waits for the last line to be whole.
+    private let writing = DispatchSemaphore(value: 1)
 
     /// Appends one revision's events (or a new listener's first window).
     func append(_ change: WindowChange) {
@@ -201,6 +212,8 @@ final class EventLineWriter {
 
     /// Writes what was appended, in one `write` where possible; exits quietly when the reader is gone.
     func flush() {
+        writing.wait()
+        defer { writing.signal() }
         var done = 0
         while done < buffer.count {
             let n = buffer.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
@@ -211,6 +224,11 @@ final class EventLineWriter {
             done += n
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Stops output for good (any thread): waits for a write in progress, up to `seconds`.
+    func stopWriting(waitingUpTo seconds: Double) {
+        _ = writing.wait(timeout: .now() + seconds)
     }
 
     private func raw(_ text: String) { buffer.append(contentsOf: text.utf8) }
@@ -245,10 +263,11 @@ extension ConnectionStatus {
 }
 
 /// For a query of the newest records of a log (`--limit-to-last K` in line order at the root, no
-/// range), which no later record can make older ones matter to: the store reads the newest
+/// range, no filter), which no later record can make older ones matter to: the store reads the newest
 /// records only and follows the log from there (`NewestFirst.onlyNewest`). nil for any other query.
 private func onlyNewestRecords(_ location: Path, _ query: Query) -> FileStore.NewestFirst? {
-    guard location.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
+    guard location.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil,
+          query.filters.isEmpty else { return nil }
     let byKey = query.explicitOrdering == .key
     guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
     return FileStore.NewestFirst(records: k, onlyNewest: true, byPriority: !byKey)

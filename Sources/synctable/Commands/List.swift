@@ -1,4 +1,4 @@
-// `synctable list`: one query result, printed as JSON, JSON lines, TSV or a table.
+// `synctable list`: one query result, printed as JSON, JSON lines, CSV, TSV or a table, or counted.
 import ArgumentParser
 import FileStore
 import JSONTree
@@ -13,7 +13,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `synctable list FILE [--path P] [query flags] [--format json|jsonl|tsv|table]`.
+/// `synctable list FILE [--path P] [query flags] [--where EXPR] [--format json|jsonl|csv|tsv|table] [--count]`.
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the children a query selects.",
@@ -25,7 +25,7 @@ struct List: ParsableCommand {
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json, jsonl, tsv, table
+        case json, jsonl, csv, tsv, table
     }
 
     @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
@@ -38,8 +38,11 @@ struct List: ParsableCommand {
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
 
-    @Option(help: "json: one array of {\"key\", \"value\"}; jsonl: one such object a line; tsv, table: a column per child field. Default: table on a terminal, else json.")
+    @Option(help: "json: one array of {\"key\", \"value\"}; jsonl: one such object a line; csv (RFC 4180), tsv, table: a column per child field. Default: table on a terminal, else json.")
     var format: Format?
+
+    @Flag(help: "Print only how many children the query (and --where) selects, at most its limit.")
+    var count = false
 
     // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -87,30 +90,47 @@ struct List: ParsableCommand {
     }
 
     private func print(_ window: Window, choice: ColumnChoice?) {
+        warnOfUnknownOrder(window)
         var out = [UInt8]()
-        // Made row by row as read (twice for tsv: its columns, then its lines), never all at once.
-        let rows = window.lazy.map { (key: $0.key, value: choice?.project($0.value) ?? $0.value.json) }
-        switch format ?? (isatty(1) != 0 ? .table : .json) {
-        case .json: writeJSON(window, choice, to: &out, lines: false)
-        case .jsonl: writeJSON(window, choice, to: &out, lines: true)
-        case .tsv: writeTSV(rows, shown: choice?.shown, to: &out)
+        if count {
+            out.append(contentsOf: "\(window.count)\n".utf8)
+            return writeOut(out)
+        }
+        let terminal = isatty(1) != 0
+        let exportFormat: ExportFormat
+        switch format ?? (terminal ? .table : .json) {
+        case .json: exportFormat = .json
+        case .jsonl: exportFormat = .jsonl
+        case .csv: exportFormat = .csv
+        case .tsv: exportFormat = .tsv
         case .table:
             // The viewer's columns and cells, so the printed table is the one the viewer shows.
             let table = ColumnTable(window.map { SyncedRow(key: $0.key, value: $0.value) },
                                     shown: choice?.shown, hidden: choice?.hidden ?? [])
             let cells = table.rows.map { row in row.enumerated().map { Cell(text: $0.element, isNumber: table.numeric[$0.offset]) } }
             writeTable(RowTable(header: table.header, rows: cells), to: &out)
+            return writeOut(out)
+        }
+        var export = RowExport(format: exportFormat, columns: choice?.shown?.map(ExportColumn.member), hidden: choice?.hidden ?? [])
+        // JSON read by a terminal or a line-based tool: invisible characters as escapes; CSV on a
+        // terminal too (in a file, CSV keeps the text exactly).
+        export.escaping = exportFormat == .csv && !terminal ? .required : .invisibles
+        // Made row by row as read, never all at once.
+        export.write(window.lazy.map { (key: $0.key, value: $0.value) }, to: &out) { out in
+            writeOut(out)
+            out.removeAll(keepingCapacity: true)
         }
         writeOut(out)
     }
 }
 
 /// For a query of the newest records of a JSON Lines file (`--limit-to-last K` in line order at
-/// the root, no range): only the file's end is parsed (`LinesTail`); nil when the query needs
+/// the root, no range, no filter): only the file's end is parsed (`LinesTail`); nil when the query needs
 /// every record, or the file cannot be read this way (the caller then reads it whole and reports
 /// any problem).
 private func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocument? {
-    guard path.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil else { return nil }
+    guard path.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil,
+          query.filters.isEmpty else { return nil }
     let byKey = query.explicitOrdering == .key
     guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
     guard let tail = LinesTail(path: file, children: k) else { return nil }
@@ -175,35 +195,6 @@ private func streamOfValues(_ bytes: DocumentBytes) -> JSONDocument? {
     return builder.count > 1 ? builder.document() : nil
 }
 
-// MARK: - JSON
-
-/// `{"key":K,"value":V}` per row: in one array (a row a line), or one per line. Written as it
-/// goes, straight from the document: the whole output (or one row's `JSON` value) held at once
-/// would cost more than the file.
-private func writeJSON(_ window: Window, _ choice: ColumnChoice?, to out: inout [UInt8], lines: Bool) {
-    func drain(_ out: inout [UInt8]) {
-        writeOut(out)
-        out.removeAll(keepingCapacity: true)
-    }
-    if !lines { out.append(contentsOf: window.isEmpty ? "[]\n".utf8 : "[\n".utf8) }
-    for (i, row) in window.enumerated() {
-        if !lines { out.append(contentsOf: "  ".utf8) }
-        out.append(contentsOf: #"{"key":"#.utf8)
-        writeJSONString(row.key, to: &out, escaping: .invisibles)
-        out.append(contentsOf: #","value":"#.utf8)
-        if let choice {
-            choice.project(row.value).write(to: &out, style: .compact, depth: 0, escaping: .invisibles)
-        } else {
-            row.value.writeCompact(to: &out, escaping: .invisibles, drainingAt: 1 << 20, drain: drain)
-        }
-        out.append(UInt8(ascii: "}"))
-        if !lines && i < window.count - 1 { out.append(UInt8(ascii: ",")) }
-        out.append(UInt8(ascii: "\n"))
-        if out.count >= 1 << 20 { drain(&out) }
-    }
-    if !lines && !window.isEmpty { out.append(contentsOf: "]\n".utf8) }
-}
-
 // MARK: - Tables
 
 /// Rows as cells under a header (the table format's).
@@ -215,75 +206,6 @@ private struct RowTable {
 private struct Cell {
     var text: String
     var isNumber = false
-}
-
-/// The columns of rows: a column for the key, one per field of object children (in order of
-/// first appearance, metadata such as `.priority` included), and `value` for children that are
-/// not objects.
-private struct RowColumns {
-    private(set) var header: [String]
-    private var fieldIndex = [JSONKey: Int]()
-    private let fieldCount: Int
-    private let valueColumn: Int
-
-    /// `shown`: exactly these columns (the values were projected to objects of them).
-    init(_ rows: some Sequence<(key: String, value: JSON)>, shown: [Path]?) {
-        var fields = shown?.map(ColumnChoice.title) ?? []
-        for (i, name) in fields.enumerated() { fieldIndex[JSONKey(name)] = i }
-        var hasValue = false
-        if shown == nil {
-            for row in rows {
-                guard case .object(let object) = row.value else {
-                    hasValue = true
-                    continue
-                }
-                for m in object.members where fieldIndex[JSONKey(m.key)] == nil {
-                    fieldIndex[JSONKey(m.key)] = fields.count
-                    fields.append(m.key)
-                }
-            }
-        }
-        fieldCount = fields.count
-        valueColumn = hasValue ? fields.count : -1
-        header = ["key"] + fields + (hasValue ? ["value"] : [])
-    }
-
-    /// A row's cells, the key's first.
-    func cells(_ row: (key: String, value: JSON)) -> [Cell] {
-        var cells = [Cell](repeating: Cell(text: ""), count: fieldCount + (valueColumn >= 0 ? 1 : 0))
-        if case .object(let object) = row.value {
-            for m in object.members { if let i = fieldIndex[JSONKey(m.key)] { cells[i] = cell(m.value) } }
-        } else if valueColumn >= 0 {
-            cells[valueColumn] = cell(row.value)
-        }
-        return [Cell(text: row.key)] + cells
-    }
-}
-
-private func cell(_ value: JSON) -> Cell {
-    switch value {
-    case .null: Cell(text: "")
-    case .bool(let b): Cell(text: b ? "true" : "false")
-    case .number(let n): Cell(text: n.text, isNumber: true)
-    case .string(let s): Cell(text: s)
-    case .array, .object: Cell(text: value.serializedString())
-    }
-}
-
-/// Tab-separated, with a header line; in cells, `\`, tab, newline and other control characters
-/// are written as escapes (`\\`, `\t`, `\n`, `\x1b`), so a row is one line. Written as it goes.
-private func writeTSV(_ rows: some Collection<(key: String, value: JSON)>, shown: [Path]?, to out: inout [UInt8]) {
-    func line(_ cells: [String]) {
-        out.append(contentsOf: cells.map { sanitize(escapingBackslashes($0)) }.joined(separator: "\t").utf8)
-        out.append(UInt8(ascii: "\n"))
-        if out.count >= 1 << 20 {
-            writeOut(out)
-            out.removeAll(keepingCapacity: true)
-        }
-    }
-    let columns = RowColumns(rows, shown: shown)
-    line(columns.header)
-    for row in rows { line(columns.cells(row).map(\.text)) }
 }
 
 /// Aligned columns for reading, under a header and a rule: numbers right-aligned, long cells cut with "…", control
@@ -323,14 +245,6 @@ private func writeTable(_ table: RowTable, to out: inout [UInt8]) {
     for row in rows { line(row.map(\.text)) }
 }
 
-/// `text` with each `\` doubled, so that the escapes `sanitize` writes stay unambiguous.
-private func escapingBackslashes(_ text: String) -> String {
-    guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
-    var out = ""
-    for c in text.unicodeScalars { if c == "\\" { out += "\\\\" } else { out.unicodeScalars.append(c) } }
-    return out
-}
-
 /// Writes all of `bytes` to standard output.
 private func writeOut(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { p in
@@ -345,3 +259,22 @@ private func writeOut(_ bytes: [UInt8]) {
         }
     }
 }
+
+/// A warning on standard error when no child of `window` has the path it is ordered by
+/// (`--order-by-child vists`: every child sorts as missing), naming the members they have.
+func warnOfUnknownOrder(_ window: Window) {
+    guard case .child(let path) = window.query.ordering, !window.isEmpty,
+        !window.contains(where: { $0.value.node(at: path) != nil })
+    else { return }
+    var names: [String] = []
+    for row in window.prefix(100) {
+        for (key, _) in row.value.members {
+            guard let name = key.stringValue, !names.contains(name) else { continue }
+            names.append(name)
+        }
+    }
+    let had = names.isEmpty ? "no members" : names.prefix(20).map { JSON.string($0).serializedString() }.joined(separator: ", ")
+    printError("warning: no child has \(JSON.string(path.keys.joined(separator: "/")).serializedString()) (--order-by-child): "
+        + "all sort as missing, by key; the children have \(had)")
+}
+

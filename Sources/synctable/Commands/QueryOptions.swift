@@ -1,7 +1,9 @@
 // The query flags every command shares: a location and a Realtime Database query.
 import ArgumentParser
+import Expressions
 import JSONTree
 import LiveQuery
+import ViewerCore
 
 /// `--path` and the query flags of `list`, `events`, the viewer and the write commands, named
 /// after the Firebase CLI's `database:get`.
@@ -67,6 +69,14 @@ struct QueryOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Keep the last n children in range (listed in ascending order).", valueName: "n"))
     var limitToLast: String?
+
+    @Option(name: .customLong("where"), help: ArgumentHelp(
+        "Only children for which this jq expression is true, e.g. '.score > 100 and .team == \"a\"'. "
+            + "jq's syntax for paths (.a.b, .[\"k\"], .[0], ?), comparisons, and/or/not, + - * / %, //, length, "
+            + "has, test, startswith, endswith, contains, ascii_downcase, ascii_upcase, type. The query orders "
+            + "and ranges the children, the expression keeps some of them, a limit counts those kept.",
+        valueName: "expr"))
+    var whereText: String?
 
     func validate() throws {
         do {
@@ -148,7 +158,20 @@ struct QueryOptions: ParsableArguments {
             }
             try apply(flag) { try set($0, n) }
         }
+        if let condition = try condition() { q = q.filtered(by: condition.childFilter) }
         return q
+    }
+
+    /// The `--where` expression, parsed; nil without one.
+    /// - Throws: `QueryOptionError` naming `--where` and the place of the problem
+    ///   (`--where: 1:9: expected a value after '>'`).
+    func condition() throws -> Expression? {
+        guard let whereText else { return nil }
+        do {
+            return try Expression(whereText, context: "--where")
+        } catch {
+            throw QueryOptionError("--where", error.description)
+        }
     }
 
     /// One builder call for `flag`: a rule the query breaks is reported as that flag's problem.

@@ -8,7 +8,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// `synctable serve FILE [--host H] [--port P] [--read-only] [--auth-token T]`.
+/// `synctable serve FILE [--host H] [--port P] [--read-only] [--auth-token T] [--rules R] [--accept-unverified-tokens]`.
 struct ServeFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -33,18 +33,40 @@ struct ServeFile: ParsableCommand {
     var streamBacklog = 256
     @Option(help: ArgumentHelp("Send an idle stream a keep-alive event this often.", valueName: "ms"))
     var keepAliveMs = 30_000
+    @Option(help: ArgumentHelp("Decide each request with these Security Rules (database.rules.json).", valueName: "file"))
+    var rules: String?
+    @Flag(help: "Accept Firebase ID tokens without verifying them (loopback only: anyone could claim any user).")
+    var acceptUnverifiedTokens = false
+    @Option(help: ArgumentHelp("Drop a streaming client that still has this many bytes to receive when the file changes.", valueName: "bytes"))
+    var streamUnsentBytes = 16 << 20
+    @Option(help: ArgumentHelp("Keep this many bytes of answers to reads of the current revision.", valueName: "bytes"))
+    var cacheBytes = 64 << 20
+    @Option(help: ArgumentHelp("Close a connection idle, or slow to send its request's head, for this long.", valueName: "ms"))
+    var idleTimeoutMs = 30_000
+    @Option(help: ArgumentHelp("Answer connections past this many with 503 (default: the descriptor limit less 256).", valueName: "n"))
+    var maxConnections: Int?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard streamBacklog > 0 else { throw ValidationError("--stream-backlog must be positive") }
         guard keepAliveMs > 0 else { throw ValidationError("--keep-alive-ms must be positive") }
+        if authToken?.isEmpty == true {
+            throw ValidationError("--auth-token is empty (an unset variable?): give a token, or leave the option out")
+        }
+        guard streamUnsentBytes > 0 else { throw ValidationError("--stream-unsent-bytes must be positive") }
+        guard cacheBytes >= 0 else { throw ValidationError("--cache-bytes must not be negative") }
+        guard idleTimeoutMs > 0 else { throw ValidationError("--idle-timeout-ms must be positive") }
+        if let maxConnections, maxConnections <= 0 { throw ValidationError("--max-connections must be positive") }
     }
 
     func run() throws {
-        let options = ServeOptions(
+        var options = ServeOptions(
             host: host, port: port, readOnly: readOnly, authToken: authToken, maxBodyBytes: maxBodyBytes,
-            streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs)
+            streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs, streamUnsentLimit: streamUnsentBytes,
+            cacheBytes: cacheBytes, idleTimeoutMilliseconds: idleTimeoutMs, maxConnections: maxConnections)
+        options.rulesFile = rules
+        options.acceptUnverifiedTokens = acceptUnverifiedTokens
         let server: DatabaseServer
         do { server = try DatabaseServer(file: file, options: options) } catch {
             throw CommandError("\(error)")

@@ -94,6 +94,11 @@ struct View: ParsableCommand {
         let choice = try (columns ?? config.columns).map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
         var viewQuery = ViewQuery(flags: flags, pageSize: pageSize)
+        do {
+            viewQuery.conditions = try query.condition().map { [$0] } ?? []
+        } catch {
+            throw CommandError("\(error)")
+        }
         // A log's records are shown as `tail -f` shows them: the newest at the bottom, followed.
         if format == .jsonLines && location.isRoot { viewQuery.showTail() }
         var options = ViewerOptions(

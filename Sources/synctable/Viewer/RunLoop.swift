@@ -21,7 +21,8 @@ func runLoop(_ viewer: Viewer, store: any LiveStore, terminal: Terminal, signals
         for i in fds.indices { fds[i].revents = 0 }
         let ready = poll(&fds, nfds_t(fds.count), pollTimeout(viewer.nextDeadline))
         if ready < 0 && errno != EINTR { return 1 }
-        if fds[1].revents != 0, let signal = signals.take() { return 128 + signal }
+        // Ctrl-C first stops a search that is running, as Esc does; then it quits.
+        if fds[1].revents != 0, let signal = signals.take(), !(signal == SIGINT && viewer.interrupt()) { return 128 + signal }
         if fds.dropFirst(2).contains(where: { $0.revents != 0 }) { store.processPendingChanges() }
         // Keys are read after every wake-up: a resize arrives as EINTR, then as a key.
         while viewer.isRunning, let key = terminal.readKey() { viewer.handle(key) }

@@ -3,13 +3,22 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
+import TableUI
+
+/// Signals written to the pipe, and signals the loop took from it.
+private let signalsSent = Atomic<Int>(0)
+private let signalsTaken = Atomic<Int>(0)
 
 /// Blocks the quitting signals and turns them into bytes on a pipe the run loop polls.
 ///
 /// Create it first, on the main thread, before any other thread starts (the store's reader,
 /// the demo writer): threads inherit the blocked set, so the signals wait for the loop instead
 /// of killing the process; a small thread takes them with `sigwait(3)` and writes each to the
-/// pipe. SIGWINCH is blocked too, until the loop's thread calls `takeOverFromTerminal()`:
+/// pipe. A loop that has not taken a signal within a second is stuck (a computation that
+/// should not be there): that thread then puts the terminal back and ends the process with
+/// status 128 + the signal, so a quitting signal always quits.
+/// SIGWINCH is blocked too, until the loop's thread calls `takeOverFromTerminal()`:
 /// ncurses learns of a resize from its SIGWINCH handler, and the signal must interrupt the
 /// loop's poll(2), not land on another thread. Crash signals are left to `Terminal`, which
 /// restores the terminal and lets them take their default action.
@@ -42,7 +51,13 @@ final class SignalWatch {
                 var signal: Int32 = 0
                 guard sigwait(&set, &signal) == 0 else { continue }
                 var byte = UInt8(truncatingIfNeeded: signal)
+                let sent = signalsSent.add(1, ordering: .relaxed).newValue
                 _ = write(out, &byte, 1)
+                for _ in 0..<100 where signalsTaken.load(ordering: .relaxed) < sent { usleep(10_000) }
+                if signalsTaken.load(ordering: .relaxed) < sent {
+                    Terminal.restoreFromAnyThread()
+                    _exit(128 + signal)
+                }
             }
         }, UnsafeMutableRawPointer(bitPattern: Int(ends[1])))
         guard started == 0 else { throw CommandError("cannot start the signal thread: \(String(cString: strerror(started)))") }
@@ -67,6 +82,7 @@ final class SignalWatch {
     func take() -> Int32? {
         var byte: UInt8 = 0
         guard read(fd, &byte, 1) == 1 else { return nil }
+        signalsTaken.add(1, ordering: .relaxed)
         return Int32(byte)
     }
 }

@@ -74,6 +74,22 @@ final class TestServer {
         try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
     }
 
+    /// Sends `signal`; the exit status if the server ended within `seconds` (else it is killed).
+    func stop(signal: Int32, within seconds: Double) -> Int32? {
+        kill(pid, signal)
+        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+        var status: Int32 = 0
+        while monotonicNanoseconds() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                exitStatus = code
+                return code
+            }
+            usleep(5000)
+        }
+        return nil
+    }
+
     /// Stops the server with SIGTERM; its exit status.
     @discardableResult
     func stop() -> Int32 {

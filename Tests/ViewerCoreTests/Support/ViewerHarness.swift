@@ -51,6 +51,14 @@ final class ViewerHarness {
         return canvas.lines
     }
 
+    /// The lines below the status bar (prompts, messages), without their trailing spaces,
+    /// joined with one space: a message wrapped at its words reads as one line again.
+    var messageArea: String {
+        let lines = self.lines
+        guard let status = lines.lastIndex(where: { $0.contains(" rows ") || $0.contains(" row ") }) else { return "" }
+        return lines[(status + 1)...].map { line in String(line.reversed().drop { $0 == " " }.reversed()) }.joined(separator: " ")
+    }
+
     /// The whole screen as text, lines joined with newlines.
     var screen: String { lines.joined(separator: "\n") }
 

@@ -1,0 +1,329 @@
+// Reading tokens into `Syntax` with jq's precedence:
+// `|` < `//` < `or` < `and` < comparisons < `+ -` < `* / %` < postfix (`.a`, `[i]`, `?`).
+
+/// jq's words that start a form outside the subset, named as such in errors.
+private let unsupportedKeywords: Set<String> = [
+    "if", "then", "elif", "else", "end", "as", "def", "reduce", "foreach", "try", "catch", "label",
+    "import", "include", "__loc__",
+]
+
+struct Parser {
+    private let tokens: [Token]
+    private let scalars: [Unicode.Scalar]
+    private let context: String
+    private var at = 0
+
+    init(_ text: String, context: String) throws(ExpressionError) {
+        let lexer = Lexer(text, context: context)
+        tokens = try lexer.tokens()
+        scalars = lexer.scalars
+        self.context = context
+    }
+
+    mutating func parse() throws(ExpressionError) -> Syntax {
+        let e = try pipe()
+        guard case .end = current.kind else {
+            if current.kind == .symbol(",") { throw unsupported("',' (more than one value)") }
+            if current.kind == .symbol(")") { throw error("unbalanced ')'") }
+            throw error("unexpected \(current.shown)")
+        }
+        return e
+    }
+
+    // MARK: Tokens
+
+    private var current: Token { tokens[at] }
+    private var previous: Token { tokens[at - 1] }
+
+    private mutating func take(_ symbol: String) -> Bool {
+        guard current.kind == .symbol(symbol) else { return false }
+        at += 1
+        return true
+    }
+
+    private func error(_ message: String, at token: Token? = nil) -> ExpressionError {
+        ExpressionError(scalars, at: (token ?? current).offset, message)
+    }
+
+    private func unsupported(_ what: String, at token: Token? = nil) -> ExpressionError {
+        error("\(what) is not supported in \(context)", at: token)
+    }
+
+    /// Rejects the forms of jq that could follow a complete operand but are outside the subset.
+    private func rejectUnsupportedOperator() throws(ExpressionError) {
+        guard case .symbol(let s) = current.kind else { return }
+        switch s {
+        case "=", "|=", "+=", "-=", "*=", "/=", "%=", "//=": throw unsupported("assignment '\(s)'")
+        case "?//": throw unsupported("destructuring '?//'")
+        default: break
+        }
+    }
+
+    // MARK: Levels
+
+    private mutating func pipe() throws(ExpressionError) -> Syntax {
+        let left = try alternative()
+        try rejectUnsupportedOperator()
+        guard take("|") else { return left }
+        return .pipe(left, try operand(after: "|") { p throws(ExpressionError) in try p.pipe() })
+    }
+
+    private mutating func alternative() throws(ExpressionError) -> Syntax {
+        let left = try or()
+        guard take("//") else { return left }
+        return .alternative(left, try operand(after: "//") { p throws(ExpressionError) in try p.alternative() })
+    }
+
+    private mutating func or() throws(ExpressionError) -> Syntax {
+        var left = try and()
+        while current.kind == .identifier("or") {
+            at += 1
+            left = .or(left, try operand(after: "or") { p throws(ExpressionError) in try p.and() })
+        }
+        return left
+    }
+
+    private mutating func and() throws(ExpressionError) -> Syntax {
+        var left = try comparison()
+        while current.kind == .identifier("and") {
+            at += 1
+            left = .and(left, try operand(after: "and") { p throws(ExpressionError) in try p.comparison() })
+        }
+        return left
+    }
+
+    private mutating func comparison() throws(ExpressionError) -> Syntax {
+        let left = try additive()
+        guard case .symbol(let s) = current.kind, let op = BinaryOperator(rawValue: s), op.isComparison else { return left }
+        at += 1
+        let right = try operand(after: s) { p throws(ExpressionError) in try p.additive() }
+        if case .symbol(let next) = current.kind, BinaryOperator(rawValue: next)?.isComparison == true {
+            throw error("comparisons do not chain: join them with 'and'")
+        }
+        return .binary(op, left, right)
+    }
+
+    private mutating func additive() throws(ExpressionError) -> Syntax {
+        var left = try multiplicative()
+        while case .symbol(let s) = current.kind, s == "+" || s == "-" {
+            at += 1
+            left = .binary(BinaryOperator(rawValue: s)!, left, try operand(after: s) { p throws(ExpressionError) in try p.multiplicative() })
+        }
+        return left
+    }
+
+    private mutating func multiplicative() throws(ExpressionError) -> Syntax {
+        var left = try unary()
+        while case .symbol(let s) = current.kind, s == "*" || s == "/" || s == "%" {
+            at += 1
+            left = .binary(BinaryOperator(rawValue: s)!, left, try operand(after: s) { p throws(ExpressionError) in try p.unary() })
+        }
+        return left
+    }
+
+    /// jq's `-` binds like its binary `-`: `-a * b` is `-(a * b)`, `-a + b` is `(-a) + b`.
+    private mutating func unary() throws(ExpressionError) -> Syntax {
+        guard take("-") else { return try postfix() }
+        return .negate(try operand(after: "-") { p throws(ExpressionError) in try p.multiplicative() })
+    }
+
+    /// The operand after an operator, or an error naming the operator when there is none.
+    private mutating func operand(after symbol: String, _ parse: (inout Parser) throws(ExpressionError) -> Syntax) throws(ExpressionError) -> Syntax {
+        guard startsValue else { throw error("expected a value after '\(symbol)'") }
+        return try parse(&self)
+    }
+
+    private var startsValue: Bool {
+        switch current.kind {
+        case .end: false
+        case .symbol(let s): ["(", "[", "-", "{", "$", "@", ".."].contains(s)
+        case .identifier(let name): name != "and" && name != "or"
+        default: true
+        }
+    }
+
+    // MARK: Terms
+
+    private mutating func postfix() throws(ExpressionError) -> Syntax {
+        var term = try primary()
+        while true {
+            switch current.kind {
+            case .field(let name):
+                at += 1
+                term = .field(term, name: Array(name.utf8), optional: false)
+            case .dot:
+                at += 1
+                if case .string(let name) = current.kind {
+                    at += 1
+                    term = .field(term, name: name, optional: false)
+                } else if current.kind == .symbol("[") {
+                    term = try bracket(after: term)
+                } else {
+                    throw error("expected a name after '.'")
+                }
+            case .symbol("["):
+                term = try bracket(after: term)
+            case .symbol("?"):
+                at += 1
+                // As jq: `a.b?` and `a[i]?` make only their last step optional.
+                switch term {
+                case .field(let base, let name, false): term = .field(base, name: name, optional: true)
+                case .index(let base, let index, false): term = .index(base, index, optional: true)
+                default: term = .optional(term)
+                }
+            default:
+                return term
+            }
+        }
+    }
+
+    /// `term[index]`; `[]` (every element) and slices are outside the subset.
+    private mutating func bracket(after term: Syntax) throws(ExpressionError) -> Syntax {
+        let open = current
+        at += 1
+        if current.kind == .symbol("]") { throw unsupported("iteration '[]' (more than one value)", at: open) }
+        if current.kind == .symbol(":") { throw unsupported("a slice '[a:b]'", at: open) }
+        let index = try pipe()
+        if current.kind == .symbol(":") { throw unsupported("a slice '[a:b]'", at: open) }
+        if current.kind == .symbol(",") { throw unsupported("',' (more than one value)") }
+        guard take("]") else { throw error("expected ']' to close the '[' at \(position(open))") }
+        if case .literal(.string(let name)) = index { return .field(term, name: name, optional: false) }
+        return .index(term, index, optional: false)
+    }
+
+    private func position(_ token: Token) -> String {
+        let e = ExpressionError(scalars, at: token.offset, "")
+        return "\(e.line):\(e.column)"
+    }
+
+    private mutating func primary() throws(ExpressionError) -> Syntax {
+        let token = current
+        switch token.kind {
+        case .end:
+            throw error(at == 0 ? "expected a value" : "expected a value after \(previous.shown)")
+        case .dot:
+            at += 1
+            if case .string(let name) = current.kind {
+                at += 1
+                return .field(.identity, name: name, optional: false)
+            }
+            if current.kind == .symbol("[") { return try bracket(after: .identity) }
+            return .identity
+        case .field(let name):
+            at += 1
+            return .field(.identity, name: Array(name.utf8), optional: false)
+        case .number(let d):
+            at += 1
+            return .literal(.number(d))
+        case .string(let s):
+            at += 1
+            return .literal(.string(s))
+        case .identifier(let name):
+            at += 1
+            return try named(name, token)
+        case .symbol(let s):
+            switch s {
+            case "(":
+                at += 1
+                let inner = try pipe()
+                guard take(")") else {
+                    if current.kind == .symbol(",") { throw unsupported("',' (more than one value)") }
+                    throw error("expected ')' to close the '(' at \(position(token))")
+                }
+                return inner
+            case "[":
+                return try arrayLiteral()
+            case "{": throw unsupported("object construction '{…}'")
+            case "$": throw unsupported("a variable '$…'")
+            case "@": throw unsupported("a format '@…'")
+            case "..": throw unsupported("recursive descent '..'")
+            default:
+                throw error(at == 0 ? "expected a value, not '\(s)'" : "expected a value after \(previous.shown), not '\(s)'")
+            }
+        }
+    }
+
+    /// `[a, b, …]`: each element one value (no `|` inside, which would apply to all of them).
+    private mutating func arrayLiteral() throws(ExpressionError) -> Syntax {
+        let open = current
+        at += 1
+        var elements = [Syntax]()
+        if take("]") { return .array([]) }
+        while true {
+            elements.append(try alternative())
+            if current.kind == .symbol("|") { throw unsupported("'|' inside '[…]'") }
+            if take(",") { continue }
+            guard take("]") else { throw error("expected ']' to close the '[' at \(position(open))") }
+            return .array(elements)
+        }
+    }
+
+    /// A named form: a constant, a function of the subset, or what is outside it.
+    private mutating func named(_ name: String, _ token: Token) throws(ExpressionError) -> Syntax {
+        switch name {
+        case "true": return .literal(.bool(true))
+        case "false": return .literal(.bool(false))
+        case "null": return .literal(.null)
+        default: break
+        }
+        if unsupportedKeywords.contains(name) { throw unsupported("'\(name)'", at: token) }
+        if name == "and" || name == "or" { throw error("expected a value before '\(name)'", at: token) }
+        guard name == "test" || Builtin(rawValue: name) != nil else { throw unsupported("'\(name)'", at: token) }
+        var arguments = [Syntax]()
+        if take("(") {
+            repeat {
+                arguments.append(try operand(after: arguments.isEmpty ? "(" : ";") { p throws(ExpressionError) in try p.pipe() })
+            } while take(";")
+            guard take(")") else {
+                if current.kind == .symbol(",") { throw error("arguments are separated by ';' in jq, not ','") }
+                throw error("expected ')' to close the arguments of '\(name)'")
+            }
+        }
+        if name == "test" { return try test(arguments, token) }
+        let builtin = Builtin(rawValue: name)!
+        guard builtin.arity == arguments.count else {
+            throw error("'\(name)' takes \(builtin.arity == 0 ? "no arguments" : "1 argument"), not \(arguments.count)", at: token)
+        }
+        if name == "not", startsValue {
+            throw error("'not' is a filter: write '… | not' or '(…) | not'", at: token)
+        }
+        return .call(builtin, arguments)
+    }
+
+    /// `test("re")` or `test("re"; "flags")` with constant strings, compiled here once.
+    private func test(_ arguments: [Syntax], _ token: Token) throws(ExpressionError) -> Syntax {
+        guard (1...2).contains(arguments.count) else {
+            throw error("'test' takes a pattern and optional flags: test(\"re\") or test(\"re\"; \"i\")", at: token)
+        }
+        guard case .literal(.string(let pattern)) = arguments[0] else {
+            throw error("test's pattern must be a string literal", at: token)
+        }
+        var flags = ""
+        if arguments.count == 2 {
+            switch arguments[1] {
+            case .literal(.string(let f)): flags = String(decoding: f, as: UTF8.self)
+            case .literal(.null): break
+            default: throw error("test's flags must be a string literal", at: token)
+            }
+        }
+        let source = String(decoding: pattern, as: UTF8.self)
+        var regex: Regex<AnyRegexOutput>
+        do {
+            // Flag x (extended) is a mode of the pattern itself.
+            regex = try Regex(flags.contains("x") ? "(?x)" + source : source)
+        } catch {
+            throw self.error("test: invalid regular expression \(String(reflecting: source)): \(error)", at: token)
+        }
+        // As jq's Oniguruma: code points, not grapheme clusters; `^`/`$` at line ends.
+        regex = regex.matchingSemantics(.unicodeScalar).anchorsMatchLineEndings()
+        for f in flags {
+            switch f {
+            case "i": regex = regex.ignoresCase()
+            case "s": regex = regex.dotMatchesNewlines()
+            case "x", "g", "n": break  // g and n change which matches are listed, not whether one exists
+            default: throw error("test: flag '\(f)' is not supported (use g, i, n, s, x)", at: token)
+            }
+        }
+        return .test(Pattern(regex: regex, source: source, flags: flags))
+    }
+}

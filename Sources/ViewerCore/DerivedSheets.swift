@@ -1,0 +1,288 @@
+// The sheets derived from the location's rows: a column's frequency table, the columns'
+// statistics, and the rows that hold one value.
+import FileStore
+import JSONTree
+import LiveQuery
+import LiveViews
+import SyncedArray
+import TableUI
+
+/// What a derived sheet reads: the store, the location, and the query whose range selects the
+/// children counted (the table's query without its page limit).
+struct Selection {
+    let store: any LiveStore
+    let location: Path
+    let query: Query
+    /// The location's table's columns, for a sheet of its rows.
+    let columns: ColumnSet
+    let unicode: Bool
+
+    var reference: StoreReference { store.reference(location).withQuery(query) }
+}
+
+/// A column's frequency table (Shift-F): value, count, percentage, bar; Enter opens the rows
+/// holding the value, `b` counts numbers in ranges.
+final class FrequencySheet: Sheet {
+    let selection: Selection
+    let spec: ColumnSpec
+    let view: FrequencyView
+    var onBatch: ((BatchDiff) -> Void)?
+    private var handle: ObserverHandle?
+    private var reference: StoreReference?
+
+    init(selection: Selection, spec: ColumnSpec) {
+        self.selection = selection
+        self.spec = spec
+        view = FrequencyView(column: spec.path ?? .root)
+    }
+
+    var title: String { "\(spec.title) frequency" }
+    var columns: [TableColumn] {
+        [TableColumn(spec.title, maxWidth: 40), TableColumn("count", numeric: true), TableColumn("percent", numeric: true),
+         TableColumn("histogram", minWidth: Self.barWidth, maxWidth: Self.barWidth)]
+    }
+    var rowCount: Int { view.count }
+    var isLoading: Bool { view.window == nil }
+
+    static let barWidth = 20
+
+    func cells(ofRow i: Int) -> [String] {
+        let row = view[i]
+        return [row.value.description, String(row.count), percentText(row.count, of: view.total),
+                bar(row.count, of: view.maxCount, width: Self.barWidth, unicode: selection.unicode)]
+    }
+
+    func value(ofRow i: Int) -> JSON {
+        let row = view[i]
+        return .object(JSONObject([("value", row.value.json), ("count", .number(JSONNumber(row.count))),
+                                   ("percent", .number(JSONNumber(percent(row.count, of: view.total))))]))
+    }
+
+    func key(ofRow i: Int) -> String { view[i].value.identity }
+
+    func start() {
+        let reference = selection.reference
+        self.reference = reference
+        handle = reference.observeChanges { [weak self] change in
+            guard let self else { return }
+            let batch = view.apply(change)
+            onBatch?(batch)
+        }
+    }
+
+    func stop() {
+        if let handle, let reference { reference.removeObserver(handle) }
+        handle = nil
+    }
+
+    func open(row i: Int) -> SheetOpening {
+        let value = view[i].value
+        do {
+            return .sheet(try MatchingRowsSheet(selection: selection, spec: spec, value: value))
+        } catch {
+            return .message("the rows holding \(value) cannot be queried: \(error)")
+        }
+    }
+
+    func perform(_ action: ViewerAction) -> String? {
+        guard action == .toggleBinning else { return nil }
+        let batch = view.setBinning(view.binWidth == nil)
+        onBatch?(batch)
+        return view.binWidth.map { "numbers counted in ranges of \(numberWords($0)) (b: each number again)" }
+            ?? "each number counted on its own (b: in ranges)"
+    }
+}
+
+/// The statistics of the table's columns (Shift-I), one row per column.
+final class StatisticsSheet: Sheet {
+    let selection: Selection
+    let specs: [ColumnSpec]
+    let view: StatisticsView
+    var onBatch: ((BatchDiff) -> Void)?
+    private var handle: ObserverHandle?
+    private var reference: StoreReference?
+
+    init(selection: Selection, specs: [ColumnSpec]) {
+        self.selection = selection
+        self.specs = specs
+        view = StatisticsView(columns: specs.map { $0.path ?? .root })
+    }
+
+    var title: String { "statistics" }
+    var columns: [TableColumn] {
+        [TableColumn("column", maxWidth: 30)]
+            + ["missing", "null", "bool", "number", "string", "object", "array", "distinct", "min", "max", "sum", "mean",
+               "median", "stdev", "shortest", "longest"].map { TableColumn($0, numeric: true) }
+    }
+    var rowCount: Int { view.count }
+    var isLoading: Bool { view.window == nil }
+
+    func cells(ofRow i: Int) -> [String] {
+        let s = view[i]
+        let counts = [s.missing, s.nulls, s.bools, s.numbers, s.strings, s.objects, s.arrays, s.distinct].map(String.init)
+        let numbers = [s.min, s.max, s.sum, s.mean, s.median, s.standardDeviation].map { $0.map(shortNumber) ?? "" }
+        return [specs[i].title] + counts + numbers + [s.shortest, s.longest].map { $0.map(String.init) ?? "" }
+    }
+
+    func value(ofRow i: Int) -> JSON {
+        let s = view[i]
+        var members: [(key: String, value: JSON)] = [("column", .string(specs[i].title))]
+        for (name, n) in [("missing", s.missing), ("null", s.nulls), ("bool", s.bools), ("number", s.numbers),
+                          ("string", s.strings), ("object", s.objects), ("array", s.arrays), ("distinct", s.distinct)] {
+            members.append((name, .number(JSONNumber(n))))
+        }
+        for (name, x) in [("min", s.min), ("max", s.max), ("sum", s.sum), ("mean", s.mean), ("median", s.median),
+                          ("stdev", s.standardDeviation)] {
+            if let x, x.isFinite { members.append((name, .number(JSONNumber(x)))) }
+        }
+        for (name, n) in [("shortest", s.shortest), ("longest", s.longest)] {
+            if let n { members.append((name, .number(JSONNumber(n)))) }
+        }
+        return .object(JSONObject(members))
+    }
+
+    func key(ofRow i: Int) -> String { specs[i].title }
+
+    func start() {
+        let reference = selection.reference
+        self.reference = reference
+        handle = reference.observeChanges { [weak self] change in
+            guard let self else { return }
+            let batch = view.apply(change)
+            onBatch?(batch)
+        }
+    }
+
+    func stop() {
+        if let handle, let reference { reference.removeObserver(handle) }
+        handle = nil
+    }
+}
+
+/// The location's children that hold one value in one column (Enter on a frequency row): the
+/// query `orderByChild(column).equalTo(value)` (a range of numbers: `startAt`/`endBefore`),
+/// shown with the table's columns and kept live by a synced array.
+final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
+    let selection: Selection
+    let spec: ColumnSpec
+    let value: ColumnValue
+    private let array: SyncedArray
+    var onBatch: ((BatchDiff) -> Void)?
+
+    init(selection: Selection, spec: ColumnSpec, value: ColumnValue) throws {
+        self.selection = selection
+        self.spec = spec
+        self.value = value
+        let ordered: Query
+        switch spec {
+        case .key: ordered = try Query().orderByKey()
+        case .value: ordered = try Query().orderByValue()
+        case .member(let path), .spark(let path): ordered = try Query().orderByChild(path)
+        }
+        let query: Query
+        switch value {
+        case .missing, .null: query = try ordered.equalTo(.null)
+        case .range:
+            let (lower, upper) = value.rangeBounds!
+            query = try ordered.startAt(lower).endBefore(upper)
+        case .container: throw QueryError("equalTo", "no query selects children by an object or array value")
+        default: query = try ordered.equalTo(value.json)
+        }
+        array = SyncedArray(selection.store.reference(selection.location).withQuery(query))
+    }
+
+    var title: String { "\(spec.title) = \(value)" }
+    var columns: [TableColumn] {
+        selection.columns.specs.map { TableColumn($0.title, numeric: false, minWidth: $0 == .key ? 3 : 1, maxWidth: $0 == .key ? 24 : 40) }
+    }
+    var rowCount: Int { array.count }
+    var isLoading: Bool { array.window == nil }
+
+    func cells(ofRow i: Int) -> [String] {
+        let row = array[i]
+        return selection.columns.specs.map { $0.cell(key: row.key, child: row.value) }
+    }
+
+    func value(ofRow i: Int) -> JSON { array[i].value.json }
+    func key(ofRow i: Int) -> String { array[i].key }
+    func path(ofRow i: Int) -> Path? { selection.location.child(array[i].key) }
+
+    func start() {
+        array.batchDelegate = self
+        array.startSync()
+    }
+
+    func stop() { array.stopSync() }
+
+    func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) { onBatch?(batch) }
+
+    func open(row i: Int) -> SheetOpening {
+        .message("\(selection.location.child(array[i].key)): v shows its value, Backspace goes back")
+    }
+}
+
+extension ColumnSpec {
+    /// The path below a child this column reads (nil for the key).
+    var path: Path? {
+        switch self {
+        case .key: nil
+        case .value: .root
+        case .member(let path), .spark(let path): path
+        }
+    }
+}
+
+/// `count` of `total` as a percentage.
+func percent(_ count: Int, of total: Int) -> Double {
+    total > 0 ? Double(count) * 100 / Double(total) : 0
+}
+
+/// `12.5%`: one decimal.
+func percentText(_ count: Int, of total: Int) -> String {
+    let tenths = Int((percent(count, of: total) * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10)%"
+}
+
+/// A bar of `width` cells, full in proportion to `count` of `maximum` (`▇▇▇▇▁▁`).
+func bar(_ count: Int, of maximum: Int, width: Int, unicode: Bool) -> String {
+    let full = maximum > 0 ? max(count > 0 ? 1 : 0, Int((Double(count) * Double(width) / Double(maximum)).rounded())) : 0
+    return String(repeating: unicode ? "▇" : "#", count: full) + String(repeating: unicode ? "▁" : ".", count: width - full)
+}
+
+/// A number for a statistics cell: integers whole, others to six significant digits.
+func shortNumber(_ x: Double) -> String {
+    guard x.isFinite else { return "\(x)" }
+    if abs(x) < 1e15, x == x.rounded() { return String(Int64(x)) }
+    let magnitude = x == 0 ? 0 : Int((abs(x)).log10Estimate)
+    let decimals = max(0, min(12, 5 - magnitude))
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (x * scale).rounded() / scale
+    guard abs(rounded) < 1e15, decimals > 0 else { return JSONNumber(rounded).text }
+    let whole = Int64(abs(rounded) * scale)
+    var digits = String(whole)
+    if digits.count <= decimals { digits = String(repeating: "0", count: decimals - digits.count + 1) + digits }
+    var text = String(digits.dropLast(decimals)) + "." + String(digits.suffix(decimals))
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return (rounded < 0 ? "-" : "") + text
+}
+
+/// A bin width in words (`20`, `0.5`).
+func numberWords(_ x: Double) -> String { shortNumber(x) }
+
+extension Double {
+    /// ⌊log₁₀ |x|⌋ for a finite non-zero x (by division: no libm needed).
+    fileprivate var log10Estimate: Double {
+        var e = 0.0, v = abs(self)
+        while v >= 10 {
+            v /= 10
+            e += 1
+        }
+        while v < 1 {
+            v *= 10
+            e -= 1
+        }
+        return e
+    }
+}

@@ -1,0 +1,43 @@
+// `w`: expression filters typed in the viewer, stacked; `Esc` takes them off one at a time.
+import Expressions
+import JSONTree
+
+extension Viewer {
+    /// At most this many expressions are remembered for ↑ and ↓.
+    static let conditionHistoryLimit = 100
+
+    /// `w`: a prompt for a jq expression that rows must be true for; ↑ and ↓ recall earlier ones.
+    func startCondition() {
+        let n = query.conditions.count
+        let narrows = n == 0 ? "" : " (narrows the \(n == 1 ? "filter" : "\(n) filters") in force; Esc removes the last)"
+        mode = .prompt(Prompt(purpose: .condition, label: "where (jq)\(narrows): ", text: "", history: conditionHistory))
+    }
+
+    /// Adds the typed expression to the filters in force; a bad one is named at its place.
+    func acceptCondition(_ text: String) {
+        guard !text.trimmingSpaces.isEmpty else {
+            message = Message(text: "no filter added", isError: false)
+            return
+        }
+        conditionHistory.removeAll { $0.utf8.elementsEqual(text.utf8) }
+        conditionHistory.append(text)
+        if conditionHistory.count > Self.conditionHistoryLimit { conditionHistory.removeFirst() }
+        do {
+            let condition = try Expression(text)
+            var next = query
+            next.conditions.append(condition)
+            replaceQuery(next)
+            message = Message(text: "where \(condition.words)", isError: false)
+        } catch {
+            message = Message(text: "not a filter: \(error)", isError: true)
+        }
+    }
+
+    /// Esc: the last expression filter off.
+    func dropCondition() {
+        var next = query
+        let dropped = next.conditions.removeLast()
+        replaceQuery(next)
+        message = Message(text: "no longer where \(dropped.words)", isError: false)
+    }
+}

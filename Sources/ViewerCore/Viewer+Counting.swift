@@ -1,0 +1,28 @@
+// How many children the query selects, its pages aside, and `G` to the last of them.
+import LiveQuery
+
+extension Viewer {
+    /// How many children the query's range (a filter, the flags' bounds) selects, whatever its
+    /// limit or pages; nil when nothing narrows it. Counted once per revision and query (a pass
+    /// over the children when only some of them are loaded).
+    var selectedChildCount: Int? {
+        guard query.filter != nil || query.start != nil || query.end != nil, let window = array?.window else { return nil }
+        guard let revision = store.currentRevision, window.document === revision.document else { return selectedCount?.count }
+        if let c = selectedCount, c.revision == revision.number, c.query == window.query { return c.count }
+        let n = window.selectedCount()
+        selectedCount = (revision.number, window.query, n)
+        return n
+    }
+
+    /// `G`: the last row the query selects, loading every page up to it (the last row shown
+    /// when the rows are not paged, or a log's newest line).
+    func selectLastChild() {
+        table.selectLast()
+        guard !query.tail, let array, array.hasMore, let window = array.window else { return }
+        needEveryRecord()
+        let total = selectedChildCount ?? currentChildCount ?? window.selectedCount()
+        guard let pages = query.showRows(total) else { return }
+        selectLastWhenLoaded = true
+        ownUpdateRequested(array) { array.showPages(pages) }
+    }
+}

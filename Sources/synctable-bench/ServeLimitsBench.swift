@@ -1,0 +1,195 @@
+// `synctable serve` against clients that would exhaust it: reads with distinct `ns` and streams
+// that never read, of an 11 MB file (the server's memory); one PATCH of 160k paths (its time,
+// beside `synctable update` with the same paths).
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+func runServeLimitsBenchmarks(_ report: Report, _ options: BenchOptions) {
+    let binary = options.root + "/.build/release/synctable"
+    guard access(binary, X_OK) == 0 else {
+        printError("missing \(binary) (make bench builds it)")
+        return
+    }
+    let folder = options.root + "/.build/bench/serve-limits"
+    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    runHostileClientMemoryBenchmark(report, options, binary: binary, folder: folder)
+    runLargePatchBenchmark(report, options, binary: binary, folder: folder)
+}
+
+// MARK: - Memory
+
+/// The server's peak resident memory while 300 reads with distinct `ns` (each once a new
+/// cache entry) and, on a fresh server, 150 streams that never read (each once a copy of
+/// the file) hit an 11 MB file; beside the same server after one plain read.
+private func runHostileClientMemoryBenchmark(_ report: Report, _ options: BenchOptions, binary: String, folder: String) {
+    let file = folder + "/eleven.json"
+    let bytes = generateCollection(children: 74_000)
+    _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
+    let fileMB = Double(bytes.count) / 1e6
+    let bound = 4 * fileMB + 64
+    let reads = options.quick ? 30 : 300
+    let streams = options.quick ? 15 : 150
+
+    guard let server = ServedFile(binary: binary, file: file) else { return }
+    _ = readWhole(port: server.port, target: "/.json")
+    let baseline = residentMB(server.process.processIdentifier, "VmHWM")
+    for n in 0..<reads {
+        guard readWhole(port: server.port, target: "/.json?ns=x\(n)") > bytes.count / 2 else {
+            printError("serve-limits bench: read \(n) failed")
+            server.stop()
+            return
+        }
+    }
+    let afterReads = residentMB(server.process.processIdentifier, "VmHWM")
+    server.stop()
+    report.add(Figure(
+        name: "server peak RSS, \(reads) GETs with distinct ns of a \(Report.fmt(fileMB)) MB file", unit: "MB",
+        synctable: Stats([afterReads]), peers: [(name: "after one read", stats: Stats([baseline]), note: nil)],
+        target: "≤ \(Report.fmt(bound)) MB (4 × file + 64)", met: afterReads <= bound, ratio: nil,
+        note: "one read at a time, each body read whole"))
+
+    guard let fresh = ServedFile(binary: binary, file: file) else { return }
+    _ = readWhole(port: fresh.port, target: "/.json")
+    let freshBaseline = residentMB(fresh.process.processIdentifier, "VmHWM")
+    var sockets = [Int32]()
+    for _ in 0..<streams {
+        guard let fd = connectSmallWindow(fresh.port) else { break }
+        let request = "GET /.json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        sockets.append(fd)
+    }
+    // Every stream has started its first put (and is stuck in it) well within this.
+    usleep(3_000_000)
+    let afterStreams = residentMB(fresh.process.processIdentifier, "VmHWM")
+    sockets.forEach { close($0) }
+    fresh.stop()
+    report.add(Figure(
+        name: "server peak RSS, \(sockets.count) streams of a \(Report.fmt(fileMB)) MB file that never read", unit: "MB",
+        synctable: Stats([afterStreams]), peers: [(name: "after one read", stats: Stats([freshBaseline]), note: nil)],
+        target: "≤ \(Report.fmt(bound)) MB (4 × file + 64)", met: afterStreams <= bound, ratio: nil,
+        note: "4 KB receive buffers; measured 3 s after the requests"))
+}
+
+/// A field of /proc/PID/status (`VmHWM`, `VmRSS`) in MB.
+private func residentMB(_ pid: Int32, _ field: String) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return .nan }
+    return Double(line.filter { $0.isNumber }).map { $0 * 1024 / 1e6 } ?? .nan
+}
+
+/// `GET target` with `Connection: close`, read to the end; the bytes received.
+private func readWhole(port: Int, target: String) -> Int {
+    guard let fd = connectSmallWindow(port, receiveBuffer: nil) else { return 0 }
+    defer { close(fd) }
+    let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    var total = 0
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return total }
+        total += n
+    }
+}
+
+/// A loopback connection, with a small receive buffer unless told otherwise.
+private func connectSmallWindow(_ port: Int, receiveBuffer: Int32? = 4096) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard rc == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+// MARK: - One large PATCH
+
+/// `PATCH /items.json` setting one member of each of 160k children, beside `synctable update`
+/// of the same file with the same object (a process that also reads and parses the file).
+private func runLargePatchBenchmark(_ report: Report, _ options: BenchOptions, binary: String, folder: String) {
+    let children = options.quick ? 20_000 : 160_000
+    let original = generateCollection(children: children)
+    var keys = [String]()
+    var random = SeededRandom(seed: 42)
+    for i in 0..<children {
+        keys.append(benchKey(i, &random))
+        _ = benchChild(i, &random)
+    }
+    func body(_ round: Int) -> [UInt8] {
+        Array(("{" + keys.enumerated().map { #""\#($1)/score": \#($0 + round)"# }.joined(separator: ",") + "}").utf8)
+    }
+    let runs = options.quick ? 1 : 3
+    let patchFile = folder + "/patch.json"
+    _ = FileManager.default.createFile(atPath: patchFile, contents: Data(original))
+    guard let server = ServedFile(binary: binary, file: patchFile) else { return }
+    var round = 0
+    var failed = false
+    let patch = timeRuns(runs) {
+        round += 1
+        if !patchOnce(port: server.port, target: "/items.json", body: body(round)) { failed = true }
+    }
+    server.stop()
+    let updateFile = folder + "/update.json"
+    _ = FileManager.default.createFile(atPath: updateFile, contents: Data(original))
+    let update = timeRuns(runs) {
+        round += 1
+        if !runUpdate(binary, file: updateFile, input: body(round)) { failed = true }
+    }
+    if failed { printError("serve-limits bench: a PATCH or an update failed") }
+    report.add(Figure(
+        name: "PATCH of \(children) paths (\(body(0).count / 1_000_000) MB)", unit: "s",
+        synctable: patch, peers: [(name: "synctable update, same paths", stats: update, note: nil)],
+        target: "≤ 2 × update", met: failed ? false : patch.median <= 2 * update.median, ratio: update.median / patch.median,
+        note: "the server has the file loaded; update also reads and parses it"))
+}
+
+/// Sends a PATCH and reads its whole answer; whether it was 200.
+private func patchOnce(port: Int, target: String, body: [UInt8]) -> Bool {
+    guard let fd = connectSmallWindow(port, receiveBuffer: nil) else { return false }
+    defer { close(fd) }
+    let head = Array("PATCH \(target)?print=silent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+    let request = head + body
+    var sent = 0
+    while sent < request.count {
+        let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return false }
+        sent += n
+    }
+    var answer = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        answer += chunk[0..<n]
+    }
+    return answer.starts(with: Array("HTTP/1.1 20".utf8))
+}
+
+/// `synctable update FILE /items -` with `input` on standard input; whether it succeeded.
+private func runUpdate(_ binary: String, file: String, input: [UInt8]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = ["update", file, "/items", "-"]
+    let pipe = Pipe()
+    process.standardInput = pipe
+    process.standardOutput = FileHandle.nullDevice
+    do { try process.run() } catch { return false }
+    pipe.fileHandleForWriting.write(Data(input))
+    try? pipe.fileHandleForWriting.close()
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}

@@ -1,0 +1,49 @@
+// Appending a record to a JSON Lines file, on a disk that runs out of room halfway.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+import Testing
+import TestSupport
+
+@Suite struct AppendLineTests {
+    /// A 64 KiB tmpfs, full but for a few pages: a 20 KB record is written in part, then the
+    /// disk refuses the rest. The file is cut back to its old bytes, and the error says why and
+    /// where. Mounting needs root (and the right to mount here); without it the test says so.
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskLeavesNoTornLine() throws {
+        let folder = ScratchFolder("append-full", underTmp: true)
+        let disk = folder.file("disk")
+        mkdir(disk, 0o755)
+        guard mount("tmpfs", disk, "tmpfs", 0, "size=64k") == 0 else {
+            print("AppendLineTests: no tmpfs mounted at \(disk) (\(String(cString: strerror(errno)))): not tested")
+            return
+        }
+        defer { umount2(disk, Int32(MNT_DETACH)) }
+        let log = disk + "/log.jsonl"
+        let before = Array(#"{"n":1}"#.utf8) + [0x0A] + Array(#"{"n":2}"#.utf8) + [0x0A]
+        writeInPlace(log, String(decoding: before, as: UTF8.self))
+        // Fill the disk, then give back two pages.
+        let filler = open(disk + "/filler", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let page = [UInt8](repeating: 0x20, count: 4096)
+        while page.withUnsafeBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
+        var st = stat()
+        fstat(filler, &st)
+        #expect(ftruncate(filler, off_t(st.st_size) - 8192) == 0)
+        close(filler)
+
+        let record = JSON.object(JSONObject([("pad", .string(String(repeating: "x", count: 20_000)))]))
+        #expect {
+            try FileStore.appendLine(record, toFile: log)
+        } throws: { error in
+            let message = "\(error)"
+            return message.contains(log) && message.contains("No space left on device")
+        }
+        #expect(readAll(log) == before)
+        // With room again, the same record is appended whole, as line 2.
+        unlink(disk + "/filler")
+        #expect(try FileStore.appendLine(record, toFile: log) == 2)
+        #expect(readAll(log) == before + record.serialized() + [0x0A])
+    }
+}

@@ -1,0 +1,87 @@
+import JSONTree
+import LiveQuery
+@testable import LiveViews
+import Testing
+import TestSupport
+
+@Suite struct FrequencyViewTests {
+    let players = Path(keys: ["players"])
+
+    /// Checks one batch: well formed, replays the old rows into the new ones, and reloads
+    /// exactly the kept rows whose count changed.
+    func batchProblems(_ batch: BatchDiff, old: [FrequencyView.Row], new: [FrequencyView.Row]) -> [String] {
+        var out = [String]()
+        if batch.oldCount != old.count || batch.newCount != new.count { out.append("counts \(batch.oldCount)→\(batch.newCount), rows \(old.count)→\(new.count)") }
+        guard batch.isConsistent, batch.oldCount == old.count, batch.newCount == new.count else { return out + ["inconsistent \(batch)"] }
+        let replayed = batch.apply(to: old.map(\.value)) { new[$0].value }
+        if replayed != new.map(\.value) { out.append("replay \(replayed) want \(new.map(\.value))") }
+        let oldCount = Dictionary(uniqueKeysWithValues: old.map { ($0.value, $0.count) })
+        let wanted = new.enumerated().filter { row in oldCount[row.element.value].map { $0 != row.element.count } ?? false }.map(\.offset)
+        if batch.reloads.map(\.to) != wanted { out.append("reloads \(batch.reloads.map(\.to)) want \(wanted)") }
+        for r in batch.reloads where old[r.from].value != new[r.to].value { out.append("reload \(r.from)→\(r.to) pairs two values") }
+        return out
+    }
+
+    @Test func liveCountsEqualCountsFromScratchAndBatchesReplay() throws {
+        try forEachSeed(30) { seed, rng in
+            var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
+            var nextKey = children.count
+            let query = try randomQuery(&rng)
+            let column = rng.pick([Path(keys: ["team"]), Path(keys: ["score"]), Path(keys: ["tag"]), Path(keys: ["m", "v"]), Path.root])
+            let view = FrequencyView(column: column, binWidth: rng.chance(0.25) ? 5 : nil)
+            var window = Window(query: query, path: players, document: try document(children))
+            view.apply(WindowChange.initial(window))
+            for step in 0..<25 {
+                children = randomEdit(children, &rng, nextKey: &nextKey)
+                let before = view.rows
+                let change = window.advanced(to: try document(children))
+                let batch = view.apply(change)
+                window = change.new
+                let scratch = FrequencyView.rows(of: window, column: column, binWidth: view.binWidth)
+                #expect(view.rows == scratch, "seed \(seed) step \(step)")
+                #expect(view.total == window.count, "seed \(seed) step \(step)")
+                let problems = batchProblems(batch, old: before, new: view.rows)
+                #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
+                if !problems.isEmpty || view.rows != scratch { return }
+            }
+        }
+    }
+
+    @Test func aValueThatChangesReloadsItsTwoRowsAndNewOrGoneValuesInsertOrDelete() throws {
+        let children: [(key: String, value: JSON)] = [("a", ["team": "red"]), ("b", ["team": "red"]), ("c", ["team": "blue"]), ("d", ["team": "gold"])]
+        var window = Window(query: Query(), path: players, document: try document(children))
+        let view = FrequencyView(column: Path(keys: ["team"]))
+        view.apply(WindowChange.initial(window))
+        #expect(view.rows.map(\.description) == ["sred×2", "sblue×1", "sgold×1"])
+        var edited = children
+        edited[0].value = ["team": "gold"]
+        let change = window.advanced(to: try document(edited))
+        window = change.new
+        let batch = view.apply(change)
+        // gold (2) overtakes red (now 1, tied with blue: blue first by value order).
+        #expect(view.rows.map(\.description) == ["sgold×2", "sblue×1", "sred×1"])
+        #expect(batch.reloads.map { [$0.from, $0.to] } == [[2, 0], [0, 2]])
+        #expect(batch.moves.count == 2 && batch.deletes.isEmpty && batch.inserts.isEmpty)
+        // A new value is an insert; a value no child holds any more, a delete.
+        var next = edited
+        next[2].value = ["team": "teal"]
+        let second = view.apply(window.advanced(to: try document(next)))
+        #expect(second.deletes == [1] && second.inserts == [2] && second.reloads.isEmpty)
+        #expect(view.rows.map(\.description) == ["sgold×2", "sred×1", "steal×1"])
+    }
+
+    @Test func binningCountsNumbersInRoundRanges() throws {
+        let children = (0..<40).map { (String(format: "k%02d", $0), JSON.object(JSONObject([("score", .number(JSONNumber(Double($0 * 3))))]))) }
+        let window = Window(query: Query(), path: players, document: try document(children))
+        let view = FrequencyView(column: Path(keys: ["score"]))
+        view.apply(WindowChange.initial(window))
+        #expect(view.count == 40)
+        let batch = view.setBinning(true)
+        #expect(view.binWidth == 20)  // 0…117 in about ten ranges
+        #expect(view.rows.map(\.value.description) == ["[0, 20)", "[20, 40)", "[60, 80)", "[80, 100)", "[40, 60)", "[100, 120)"])
+        #expect(view.rows.map(\.count) == [7, 7, 7, 7, 6, 6])
+        #expect(batch.oldCount == 40 && batch.newCount == 6)
+        view.setBinning(false)
+        #expect(view.count == 40 && view.binWidth == nil)
+    }
+}

@@ -1,0 +1,68 @@
+import JSONTree
+import LiveQuery
+@testable import LiveViews
+import Testing
+import TestSupport
+
+@Suite struct StatisticsViewTests {
+    let players = Path(keys: ["players"])
+    let columns = [Path(keys: ["team"]), Path(keys: ["score"]), Path(keys: ["tag"]), Path(keys: ["m", "v"])]
+
+    /// Equal counts and order statistics; sums and deviations within rounding.
+    func differences(_ a: ColumnStatistics, _ b: ColumnStatistics) -> [String] {
+        var out = [String]()
+        let counts = [a.missing, a.nulls, a.bools, a.numbers, a.strings, a.objects, a.arrays, a.distinct]
+        let wanted = [b.missing, b.nulls, b.bools, b.numbers, b.strings, b.objects, b.arrays, b.distinct]
+        if counts != wanted { out.append("counts \(counts) want \(wanted)") }
+        if a.min != b.min || a.max != b.max || a.median != b.median { out.append("min/max/median \([a.min, a.max, a.median]) want \([b.min, b.max, b.median])") }
+        if a.shortest != b.shortest || a.longest != b.longest { out.append("lengths \([a.shortest, a.longest]) want \([b.shortest, b.longest])") }
+        for (name, x, y) in [("sum", a.sum, b.sum), ("mean", a.mean, b.mean), ("sd", a.standardDeviation, b.standardDeviation)] {
+            switch (x, y) {
+            case (nil, nil): break
+            case let (x?, y?) where abs(x - y) <= 1e-9 * max(1, abs(y)): break
+            default: out.append("\(name) \(String(describing: x)) want \(String(describing: y))")
+            }
+        }
+        return out
+    }
+
+    @Test func liveStatisticsEqualStatisticsFromScratch() throws {
+        try forEachSeed(25) { seed, rng in
+            var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
+            var nextKey = children.count
+            let query = try randomQuery(&rng)
+            let view = StatisticsView(columns: columns)
+            var window = Window(query: query, path: players, document: try document(children))
+            view.apply(WindowChange.initial(window))
+            for step in 0..<25 {
+                children = randomEdit(children, &rng, nextKey: &nextKey)
+                let before = view.rows
+                let change = window.advanced(to: try document(children))
+                let batch = view.apply(change)
+                window = change.new
+                let scratch = StatisticsView.statistics(of: window, columns: columns)
+                let problems = zip(view.rows, scratch).flatMap { differences($0, $1).map { "\($0)" } }
+                #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
+                // Only rows whose statistics changed are reloaded, and each of those is.
+                let changed = zip(before, view.rows).enumerated().filter { !differences($0.element.0, $0.element.1).isEmpty }.map(\.offset)
+                #expect(Set(changed).isSubset(of: Set(batch.reloads.map(\.to))), "seed \(seed) step \(step)")
+                #expect(batch.oldCount == columns.count && batch.newCount == columns.count && batch.moves.isEmpty)
+                if !problems.isEmpty { return }
+            }
+        }
+    }
+
+    @Test func aColumnOfNumbersAndStrings() throws {
+        let children: [(key: String, value: JSON)] = [
+            ("a", ["v": 4]), ("b", ["v": 1]), ("c", ["v": "hello"]), ("d", ["v": 7]), ("e", ["w": 1]), ("f", ["v": "hé"]), ("g", ["v": 4]),
+        ]
+        let window = Window(query: Query(), path: players, document: try document(children))
+        let view = StatisticsView(columns: [Path(keys: ["v"])])
+        view.apply(WindowChange.initial(window))
+        let s = view[0]
+        #expect(s.numbers == 4 && s.strings == 2 && s.missing == 1 && s.distinct == 6)
+        #expect(s.min == 1 && s.max == 7 && s.sum == 16 && s.mean == 4 && s.median == 4)
+        #expect(abs(s.standardDeviation! - 6.0.squareRoot()) < 1e-12)  // sample: 18 / 3
+        #expect(s.shortest == 2 && s.longest == 5)
+    }
+}

@@ -1,0 +1,56 @@
+// A served scratch file in this process: the server's own accounting (caches, streams,
+// connections) is there to read, and it stops when its task is cancelled.
+import Dispatch
+@testable import Serve
+import Testing
+
+/// A served scratch file in this process. Its tasks run on a queue of their own, so a test
+/// that waits for an answer on a blocking socket does not hold up the server.
+final class InProcessServer {
+    let server: DatabaseServer
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    private static let executor = QueueExecutor()
+
+    init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
+        var options = options
+        options.port = 0
+        let server = try DatabaseServer(file: file, options: options)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        // No signals: a signal to the test process is not this server's.
+        task = Task(executorPreference: Self.executor) {
+            defer { continuation.finish() }
+            try await server.run(stopsOnSignals: false) { continuation.yield($0) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw HTTPTestError(description: "the server did not start") }
+        self.server = server
+        self.port = port
+    }
+
+    func connect(receiveBuffer: Int? = nil) throws -> HTTPConnection {
+        try HTTPConnection(port: port, receiveBuffer: receiveBuffer)
+    }
+
+    /// One request on a new connection.
+    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> HTTPResult {
+        try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
+    }
+
+    /// Stops the server and waits for it.
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+/// Runs jobs on a serial dispatch queue: a thread outside the tasks' shared pool.
+private final class QueueExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "in-process-server")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

@@ -1,0 +1,72 @@
+// `--where` on `list` and `events`, `list --count` and `list --format csv`, run as the binary.
+import JSONTree
+import Testing
+import TestSupport
+
+@Suite struct WhereCommandTests {
+    static var binary: String { (try? builtProduct("synctable")) ?? "synctable" }
+
+    static let players = #"""
+        {"players": {
+          "ann": {"name": "Ann", "score": 12, "team": "a"},
+          "bob": {"name": "Bob, \"B\"", "score": 50, "team": "b"},
+          "cy": {"name": "Cy\nline", "score": 30, "team": "a"},
+          "dee": {"name": "Dee", "score": 70, "team": "a"},
+          "eve": {"name": "Eve", "score": 90, "team": "b"}
+        }}
+        """#
+
+    func run(_ arguments: [String]) throws -> ProgramResult {
+        let folder = ScratchFolder("where")
+        let file = folder.write("players.json", Self.players)
+        return try runProgram(Self.binary, arguments.map { $0 == "FILE" ? file : $0 })
+    }
+
+    func keys(_ jsonl: String) throws -> [String] {
+        try jsonl.split(separator: "\n").map { try JSONDocument(parsing: String($0)).root.json["key"]?.stringValue ?? "?" }
+    }
+
+    @Test func whereKeepsChildrenAndALimitCountsThem() throws {
+        let all = try run(["list", "FILE", "--path", "/players", "--where", #".team == "a""#, "--format", "jsonl"])
+        #expect(all.status == 0)
+        #expect(try keys(all.output) == ["ann", "cy", "dee"])
+        // The query orders and ranges, the filter keeps, the limit counts what it kept.
+        let top = try run(["list", "FILE", "--path", "/players", "--order-by-child", "score", "--start-at", "20",
+                           "--limit-to-last", "2", "--where", #".team == "a""#, "--format", "jsonl"])
+        #expect(try keys(top.output) == ["cy", "dee"])
+        let count = try run(["list", "FILE", "--path", "/players", "--where", ".score > 20 and .team == \"a\"", "--count"])
+        #expect(count.output == "2\n")
+    }
+
+    @Test func badExpressionsAreFlagErrors() throws {
+        let bad = try run(["list", "FILE", "--path", "/players", "--where", ".score >"])
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains("--where: 1:9: expected a value after '>'"))
+        let unsupported = try run(["events", "FILE", "--where", "reduce .[] as $x (0; 1)"])
+        #expect(unsupported.status == 2)
+        #expect(unsupported.errors.contains("'reduce' is not supported in --where"))
+    }
+
+    @Test func eventsFollowOnlyTheChildrenKept() throws {
+        let r = try run(["events", "FILE", "--path", "/players", "--where", ".score >= 50", "--exit-after-revisions", "1"])
+        #expect(r.status == 0)
+        let added = r.output.split(separator: "\n").compactMap { line -> String? in
+            let event = try? JSONDocument(parsing: String(line)).root.json
+            return event?["event"] == "child_added" ? event?["key"]?.stringValue : nil
+        }
+        #expect(added == ["bob", "dee", "eve"])
+    }
+
+    /// CSV as RFC 4180 quotes it, read back by Python's csv module.
+    @Test func csvQuotesAsRFC4180() throws {
+        let r = try run(["list", "FILE", "--path", "/players", "--format", "csv", "--columns", "name,score"])
+        #expect(r.status == 0)
+        #expect(r.output.hasPrefix("key,name,score\r\nann,Ann,12\r\nbob,\"Bob, \"\"B\"\"\",50\r\ncy,\"Cy\nline\",30\r\n"))
+        let folder = ScratchFolder("where-csv")
+        let file = folder.write("out.csv", r.output)
+        let read = try runProgram("/usr/bin/python3", ["-c", "import csv, json, sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline='')))))", file])
+        let rows = try JSONDocument(parsing: read.output).root.json
+        #expect(rows == [["key", "name", "score"], ["ann", "Ann", "12"], ["bob", #"Bob, "B""#, "50"], ["cy", "Cy\nline", "30"],
+                         ["dee", "Dee", "70"], ["eve", "Eve", "90"]])
+    }
+}
