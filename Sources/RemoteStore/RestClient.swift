@@ -186,7 +186,7 @@ public final class RestClient: Sendable {
         case let error as HTTPClientError where error == .cancelled:
             message = "the request to \(server) was cancelled"
         default:
-            message = "server unreachable (\(transportReason("\(error)")))"
+            message = "server \(server) unreachable (\(transportReason("\(error)")))"
         }
         return RemoteError(.transport, credential?.redact(message) ?? message)
     }

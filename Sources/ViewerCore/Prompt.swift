@@ -33,11 +33,12 @@ struct Prompt {
     /// The answer of `history` shown, while recalling.
     private var recalled: Int?
 
-    init(purpose: PromptPurpose, label: String, text: String, history: [String] = []) {
+    init(purpose: PromptPurpose, label: String, text: String, history: [String] = [], note: String? = nil) {
         self.purpose = purpose
         self.label = label
         self.text = text
         self.history = history
+        self.note = note
     }
     /// Said on a line above the prompt's: the value changed under an edit prompt.
     var note: String?

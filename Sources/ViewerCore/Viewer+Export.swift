@@ -43,6 +43,8 @@ extension Viewer {
             case .key: nil
             case .value: ExportColumn(title: "value") { $0.isNull ? nil : $0.json }
             case .member(let path): .member(path)
+            // A trend is the viewer's picture of the history, not the child's data.
+            case .spark: nil
             }
         }
         let export = RowExport(format: format, columns: columns)

@@ -274,7 +274,7 @@ struct ViewerRoughEdgeTests {
         let server = try ServedFile(file: file)
         let store = try RemoteStore(url: try DatabaseURL(parsing: server.url("/p")), credential: nil)
         defer { store.close() }
-        let canvas = MemoryCanvas(rows: 10, columns: 100)
+        let canvas = MemoryCanvas(rows: 10, columns: 120)
         let viewer = Viewer(options: ViewerOptions(file: server.url("/p"), animations: false), store: store, canvas: canvas,
                             environment: ViewerEnvironment(clock: ViewerClock(now: { 1000 }, timeOfDay: { "12:00:00" })))
         defer { viewer.stop() }
@@ -290,7 +290,7 @@ struct ViewerRoughEdgeTests {
         }
         _ = try wait("the rows") { $0.joined().contains("2 rows") }
         server.kill()
-        var lines = try wait("refused") { $0[9].contains("server unreachable (connection refused) — retrying in") }
+        var lines = try wait("refused") { $0[9].contains("server 127.0.0.1:\(server.port) unreachable (connection refused) — retrying in") }
         #expect(lines[9].contains(", try "), "\(lines[9])")
         #expect(!lines[9].contains("errno") && lines[8].contains("rows"), "\(lines.joined(separator: "\n"))")
         viewer.handle(.tab)

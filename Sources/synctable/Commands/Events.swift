@@ -115,7 +115,8 @@ final class StopSignal {
     let fd: Int32
     private let sources: [DispatchSourceSignal]
 
-    init(output: EventLineWriter) {
+    /// - Parameter output: the writer whose line in progress the process waits for, if any.
+    init(output: EventLineWriter? = nil) {
         var fds: [Int32] = [-1, -1]
         _ = pipe(&fds)
         fd = fds[0]
@@ -129,7 +130,7 @@ final class StopSignal {
                 var byte: UInt8 = 1
                 _ = write(writeEnd, &byte, 1)
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.25) {
-                    output.stopWriting(waitingUpTo: 0.25)
+                    output?.stopWriting(waitingUpTo: 0.25)
                     _exit(0)
                 }
             }
