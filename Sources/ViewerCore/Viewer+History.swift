@@ -59,6 +59,34 @@ extension Viewer {
         showPast(cursor)
     }
 
+    /// `C`: the change log as a sheet.
+    func openChangeLog() {
+        guard let history = array?.history else { return }
+        push(ChangeLogSheet(history: history) { [unowned self] sequence, key in goToRevision(sequence, selecting: key) })
+    }
+
+    /// `T`: the selected row's timeline as a sheet.
+    func openTimeline() {
+        guard let history = array?.history, let (key, _) = selectedChild else { return }
+        let present: () -> JSONNode? = { [unowned self] in
+            array.flatMap { a in a.index(ofKey: key).map { a[$0].value } }
+        }
+        push(TimelineSheet(history: history, key: key, specs: rows.columnSet.specs, present: present) { [unowned self] sequence, key in
+            goToRevision(sequence, selecting: key)
+        })
+    }
+
+    /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key` selected.
+    func goToRevision(_ sequence: Int, selecting key: String) {
+        while !sheets.isEmpty { popSheet() }
+        guard let array, let history = array.history else { return }
+        var cursor = travel ?? HistoryCursor(history: history, present: Array(array.rows))
+        guard cursor.isValid else { return returnToPresent() }
+        cursor.move(to: sequence)
+        showPast(cursor)
+        if let row = rows.tableRow(ofKey: key) { table.select(row: row) }
+    }
+
     /// Back to the live table: what arrived meanwhile animates in as one batch.
     func returnToPresent() {
         guard travel != nil else { return }
