@@ -76,6 +76,14 @@ public struct HistoryCursor {
     /// - Complexity: O(rows + changed bytes).
     static func unapply(_ record: RevisionRecord, to rows: [SyncedRow]) -> [SyncedRow] {
         let b = record.batch
+        if b.deletes.isEmpty && b.inserts.isEmpty && b.moves.isEmpty {
+            // Values changed in place (the usual edit): only those rows are rebuilt.
+            var rows = rows
+            for change in record.changes where change.kind == .changed {
+                rows[change.oldIndex!] = SyncedRow(key: change.key, value: changedValue(rows[change.newIndex!].value, change.fields, reverse: true))
+            }
+            return rows
+        }
         let inverse = BatchDiff(
             oldCount: b.newCount, newCount: b.oldCount, deletes: b.inserts, inserts: b.deletes,
             moves: b.moves.map { BatchDiff.Move(from: $0.to, to: $0.from) },
@@ -96,6 +104,14 @@ public struct HistoryCursor {
 
     /// The rows after `record`, from the rows before it.
     static func apply(_ record: RevisionRecord, to rows: [SyncedRow]) -> [SyncedRow] {
+        let b = record.batch
+        if b.deletes.isEmpty && b.inserts.isEmpty && b.moves.isEmpty {
+            var rows = rows
+            for change in record.changes where change.kind == .changed {
+                rows[change.newIndex!] = SyncedRow(key: change.key, value: changedValue(rows[change.oldIndex!].value, change.fields, reverse: false))
+            }
+            return rows
+        }
         var arriving = [Int: ChildChange]()
         for change in record.changes {
             switch change.kind {

@@ -44,6 +44,9 @@ public final class RevisionHistory {
     /// The sequence numbers of the records that name each key, oldest first (records dropped
     /// since are skipped when read).
     private var sequencesOfKey: [JSONKey: [Int]] = [:]
+    /// Told after each record kept, trim and start over (a change log that follows the history).
+    private var observers: [(token: Int, handler: () -> Void)] = []
+    private var nextToken = 0
 
     public init(limits: HistoryLimits = HistoryLimits()) {
         self.limits = limits
@@ -72,6 +75,7 @@ public final class RevisionHistory {
         for change in record.changes { sequencesOfKey[JSONKey(change.key), default: []].append(lastSequence) }
         byteCount += record.byteCount
         trim()
+        tellObservers()
     }
 
     /// Starts over from rows of `revision` (a new query, or the first rows).
@@ -82,6 +86,22 @@ public final class RevisionHistory {
         byteCount = 0
         baseRevision = revision
         generation += 1
+        tellObservers()
+    }
+
+    /// Calls `handler` after every change of the records; returns a token for `removeObserver`.
+    public func addObserver(_ handler: @escaping () -> Void) -> Int {
+        nextToken += 1
+        observers.append((nextToken, handler))
+        return nextToken
+    }
+
+    public func removeObserver(_ token: Int) {
+        observers.removeAll { $0.token == token }
+    }
+
+    private func tellObservers() {
+        for observer in observers { observer.handler() }
     }
 
     /// Drops the oldest records beyond the limits.

@@ -16,32 +16,41 @@ extension RevisionRecord {
     /// wherever a terminal would act on them (`JSONEscaping.invisibles`).
     public func jsonLines() -> [UInt8] {
         var out = [UInt8]()
-        let head = #"{"revision":\#(revision),"time":"\#(isoTime(time))","writer":"\#(writer.rawValue)","event":"#
-        for change in changes {
-            out.append(contentsOf: head.utf8)
-            writeJSONString(change.kind.rawValue, to: &out)
-            out.append(contentsOf: #","key":"#.utf8)
-            writeJSONString(change.key, to: &out, escaping: .invisibles)
-            if let i = change.oldIndex, change.kind != .added { out.append(contentsOf: #","fromIndex":\#(i)"#.utf8) }
-            if let j = change.newIndex, change.kind != .removed { out.append(contentsOf: #","index":\#(j)"#.utf8) }
-            switch change.kind {
-            case .added: value("new", change.value, &out)
-            case .removed: value("old", change.value, &out)
-            case .moved: break
-            case .changed:
-                out.append(contentsOf: #","fields":["#.utf8)
-                for (n, field) in change.fields.enumerated() {
-                    out.append(contentsOf: (n == 0 ? #"{"path":"# : #",{"path":"#).utf8)
-                    writeJSONString(field.pathText, to: &out, escaping: .invisibles)
-                    value("old", field.old, &out)
-                    value("new", field.new, &out)
-                    out.append(UInt8(ascii: "}"))
-                }
-                out.append(UInt8(ascii: "]"))
-            }
-            out.append(contentsOf: "}\n".utf8)
-        }
+        for i in changes.indices { appendLine(i, to: &out) }
         return out
+    }
+
+    /// The line of `changes[index]` alone.
+    public func jsonLine(_ index: Int) -> [UInt8] {
+        var out = [UInt8]()
+        appendLine(index, to: &out)
+        return out
+    }
+
+    private func appendLine(_ index: Int, to out: inout [UInt8]) {
+        let change = changes[index]
+        out.append(contentsOf: #"{"revision":\#(revision),"time":"\#(isoTime(time))","writer":"\#(writer.rawValue)","event":"#.utf8)
+        writeJSONString(change.kind.rawValue, to: &out)
+        out.append(contentsOf: #","key":"#.utf8)
+        writeJSONString(change.key, to: &out, escaping: .invisibles)
+        if let i = change.oldIndex, change.kind != .added { out.append(contentsOf: #","fromIndex":\#(i)"#.utf8) }
+        if let j = change.newIndex, change.kind != .removed { out.append(contentsOf: #","index":\#(j)"#.utf8) }
+        switch change.kind {
+        case .added: value("new", change.value, &out)
+        case .removed: value("old", change.value, &out)
+        case .moved: break
+        case .changed:
+            out.append(contentsOf: #","fields":["#.utf8)
+            for (n, field) in change.fields.enumerated() {
+                out.append(contentsOf: (n == 0 ? #"{"path":"# : #",{"path":"#).utf8)
+                writeJSONString(field.pathText, to: &out, escaping: .invisibles)
+                value("old", field.old, &out)
+                value("new", field.new, &out)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(contentsOf: "}\n".utf8)
     }
 }
 

@@ -14,7 +14,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo, redo
     case frequency, statistics, toggleBinning
-    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn
+    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn, changeLog, timeline
     case help, repaint, quit
 }
 
@@ -90,6 +90,8 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("P", [.character("P")], .historyPresent, "history: back to the present (Esc too)"),
     KeyBinding("{", [.character("{")], .rowChangePrevious, "history: the previous revision that changed the selected row"),
     KeyBinding("}", [.character("}")], .rowChangeNext, "history: the next revision that changed the selected row"),
+    KeyBinding("C", [.character("C")], .changeLog, "history: the change log, newest first (Enter: that revision, that row selected)"),
+    KeyBinding("T", [.character("T")], .timeline, "history: the selected row's timeline, each revision that changed it (numbers as sparklines)"),
     KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),

@@ -59,6 +59,34 @@ extension Viewer {
         showPast(cursor)
     }
 
+    /// `C`: the change log as a sheet.
+    func openChangeLog() {
+        guard let history = array?.history else { return }
+        push(ChangeLogSheet(history: history) { [unowned self] sequence, key in goToRevision(sequence, selecting: key) })
+    }
+
+    /// `T`: the selected row's timeline as a sheet.
+    func openTimeline() {
+        guard let history = array?.history, let (key, _) = selectedChild else { return }
+        let present: () -> JSONNode? = { [unowned self] in
+            array.flatMap { a in a.index(ofKey: key).map { a[$0].value } }
+        }
+        push(TimelineSheet(history: history, key: key, specs: rows.columnSet.specs, present: present) { [unowned self] sequence, key in
+            goToRevision(sequence, selecting: key)
+        })
+    }
+
+    /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key` selected.
+    func goToRevision(_ sequence: Int, selecting key: String) {
+        while !sheets.isEmpty { popSheet() }
+        guard let array, let history = array.history else { return }
+        var cursor = travel ?? HistoryCursor(history: history, present: Array(array.rows))
+        guard cursor.isValid else { return returnToPresent() }
+        cursor.move(to: sequence)
+        showPast(cursor)
+        if let row = rows.tableRow(ofKey: key) { table.select(row: row) }
+    }
+
     /// Back to the live table: what arrived meanwhile animates in as one batch.
     func returnToPresent() {
         guard travel != nil else { return }
@@ -95,7 +123,7 @@ extension Viewer {
             table.reloadData()
             if let key, let row = rows.tableRow(ofKey: key) { table.select(row: row) }
             // The rows before, laid out (not flushed): a removed row's line is then marked where it was.
-            if let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
+            if !record.batch.deletes.isEmpty, let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
             rows.setRows(cursor.rows, reversed: reversed)
             rows.notes = changedCellNotes(record, before: before, after: cursor.rows)
             rows.extendColumns(at: record.batch.inserts + record.batch.reloads.map(\.to))

@@ -116,6 +116,8 @@ extension Viewer {
         case .add: startAdd()
         case .undo: undo()
         case .sparkColumn: toggleSparkColumn()
+        case .changeLog: openChangeLog()
+        case .timeline: openTimeline()
         case .historyBack: stepHistory(back: true)
         case .historyForward: stepHistory(back: false)
         case .historyPresent: returnToPresent()

@@ -30,13 +30,17 @@ private final class ScreenedViewer {
         }
     }
 
-    /// Writes child `i`'s score into the file in place (6 bytes) and waits for the revision.
-    func edit(_ file: inout PlayersFile, _ descriptor: Int32, _ changes: [(child: Int, score: Int)]) -> Bool {
+    /// Writes the scores into the file in place (6 bytes each, as an editor saving in place) and
+    /// waits for the revision that has them all.
+    func edit(_ file: inout PlayersFile, _ path: String, _ changes: [(child: Int, score: Int)]) -> Bool {
+        let descriptor = open(path, O_WRONLY)
+        guard descriptor >= 0 else { return false }
         for c in changes {
             file.setScore(c.child, c.score)
             let offset = file.scoreOffsets[c.child]
             _ = file.bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, 6, off_t(offset)) }
         }
+        close(descriptor)
         let next = (store.currentRevision?.number ?? 0) + 1
         // A burst of pwrites may be read as two revisions: wait for the one with every change.
         guard (try? store.waitForRevision(next, timeoutMilliseconds: 60_000)) != nil else { return false }
@@ -68,15 +72,14 @@ private final class ScreenedViewer {
     }
 }
 
-/// A players file of `children` under .build/bench/history, open for writing in place.
-private func playersFile(_ children: Int, _ options: BenchOptions) -> (path: String, file: PlayersFile, descriptor: Int32)? {
+/// A players file of `children` under .build/bench/history.
+private func playersFile(_ children: Int, _ options: BenchOptions) -> (path: String, file: PlayersFile)? {
     let folder = options.root + "/.build/bench/history"
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let path = folder + "/players-\(children).json"
     let file = PlayersFile(children: children)
     guard FileManager.default.createFile(atPath: path, contents: Data(file.bytes)) else { return nil }
-    let descriptor = open(path, O_WRONLY)
-    return descriptor < 0 ? nil : (path, file, descriptor)
+    return (path, file)
 }
 
 func runHistoryBenchmarks(_ report: Report, _ options: BenchOptions) {
@@ -88,16 +91,13 @@ func runHistoryBenchmarks(_ report: Report, _ options: BenchOptions) {
     // first page, by key); the selected first row is edited once, first, so `{` jumps back
     // across every revision kept.
     if let made = playersFile(bigCount, options) {
-        let (path, descriptor) = (made.path, made.descriptor)
+        let path = made.path
         var file = made.file
-        defer {
-            close(descriptor)
-            try? FileManager.default.removeItem(atPath: path)
-        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
         if let screened = ScreenedViewer(file: path, history: HistoryLimits()) {
             var ok = true
             for r in 0..<revisions where ok {
-                ok = screened.edit(&file, descriptor, [(r == 0 ? 0 : 1 + r % 150, 900_000 + r)])
+                ok = screened.edit(&file, path, [(r == 0 ? 0 : 1 + r % 150, 900_000 + r)])
             }
             let history = screened.viewer.history
             let kept = history?.records.count ?? 0
@@ -134,18 +134,15 @@ func runHistoryBenchmarks(_ report: Report, _ options: BenchOptions) {
 
     // Churn: 10% of a 10,000-child file's scores change in every revision.
     if let made = playersFile(10_000, options) {
-        let (path, descriptor) = (made.path, made.descriptor)
+        let path = made.path
         var file = made.file
-        defer {
-            close(descriptor)
-            try? FileManager.default.removeItem(atPath: path)
-        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
         if let screened = ScreenedViewer(file: path, history: HistoryLimits()) {
             var random = SeededRandom(seed: 39)
             var ok = true
             for r in 0..<revisions where ok {
                 let changes = (0..<1_000).map { _ in (child: random.next(10_000), score: 900_000 + r) }
-                ok = screened.edit(&file, descriptor, changes)
+                ok = screened.edit(&file, path, changes)
             }
             let history = screened.viewer.history
             let kept = history?.records.count ?? 0

@@ -1,0 +1,180 @@
+// The history as sheets: the change log (every kept change, newest first) and one row's timeline.
+import JSONTree
+import LiveQuery
+import SyncedArray
+import TableUI
+
+/// The recent changes of the rows, newest first, one row per changed child per revision:
+/// time, revision, event, key, and the changed fields with old → new values. Live: each new
+/// revision's changes arrive at the top as one batch. Enter goes to that revision with that
+/// row selected.
+final class ChangeLogSheet: Sheet {
+    let history: RevisionHistory
+    /// Enter: the viewer shows revision `sequence` with `key` selected.
+    private let go: (_ sequence: Int, _ key: String) -> Void
+    private var entries: [(sequence: Int, change: Int)] = []
+    private var token: Int?
+    var onBatch: ((BatchDiff) -> Void)?
+
+    init(history: RevisionHistory, go: @escaping (_ sequence: Int, _ key: String) -> Void) {
+        self.history = history
+        self.go = go
+    }
+
+    var title: String { "change log" }
+    var columns: [TableColumn] {
+        [TableColumn("time"), TableColumn("rev", numeric: true), TableColumn("event"), TableColumn("key", maxWidth: 24),
+         TableColumn("change", maxWidth: 80)]
+    }
+    var rowCount: Int { entries.count }
+
+    func start() {
+        entries = currentEntries()
+        token = history.addObserver { [unowned self] in refresh() }
+        onBatch?(BatchDiff(oldCount: 0, newCount: entries.count, deletes: [], inserts: Array(entries.indices), moves: [], reloads: []))
+    }
+
+    func stop() {
+        if let token { history.removeObserver(token) }
+        token = nil
+    }
+
+    private func currentEntries() -> [(sequence: Int, change: Int)] {
+        var result = [(sequence: Int, change: Int)]()
+        for sequence in stride(from: history.lastSequence, through: history.firstSequence, by: -1) {
+            guard let record = history.record(sequence) else { continue }
+            for c in record.changes.indices { result.append((sequence, c)) }
+        }
+        return result
+    }
+
+    private func refresh() {
+        let old = (0..<entries.count).map(key(ofRow:))
+        entries = currentEntries()
+        onBatch?(BatchDiff(from: old, to: (0..<entries.count).map(key(ofRow:))))
+    }
+
+    private func entry(_ i: Int) -> (record: RevisionRecord, change: ChildChange)? {
+        guard entries.indices.contains(i), let record = history.record(entries[i].sequence) else { return nil }
+        return (record, record.changes[entries[i].change])
+    }
+
+    func cells(ofRow i: Int) -> [String] {
+        guard let (record, change) = entry(i) else { return [] }
+        return [localTimeWithMilliseconds(record.time), String(record.revision), change.kind.rawValue, change.key, changeText(change)]
+    }
+
+    func value(ofRow i: Int) -> JSON {
+        guard let (record, _) = entry(i) else { return .null }
+        let line = record.jsonLine(entries[i].change)
+        return (try? JSONDocument(parsing: line).root.json) ?? .null
+    }
+
+    func key(ofRow i: Int) -> String { "\(entries[i].sequence)/\(entries[i].change)" }
+
+    func open(row i: Int) -> SheetOpening {
+        guard let (record, change) = entry(i) else { return .message("no such change") }
+        go(entries[i].sequence, change.key)
+        return .message("rev \(record.revision): \(change.key) \(change.kind.rawValue)")
+    }
+}
+
+/// One child's history: each kept revision that changed it, newest first, with the values it
+/// had after; the title shows each numeric column's values over time as a sparkline.
+final class TimelineSheet: Sheet {
+    let history: RevisionHistory
+    let key: String
+    private let specs: [ColumnSpec]
+    private let present: () -> JSONNode?
+    private var entries: [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)] = []
+    private var token: Int?
+    private let go: (_ sequence: Int, _ key: String) -> Void
+    var onBatch: ((BatchDiff) -> Void)?
+
+    init(history: RevisionHistory, key: String, specs: [ColumnSpec], present: @escaping () -> JSONNode?,
+         go: @escaping (_ sequence: Int, _ key: String) -> Void) {
+        self.history = history
+        self.key = key
+        self.specs = specs.filter { if case .member = $0 { true } else { $0 == .value } }
+        self.present = present
+        self.go = go
+    }
+
+    var title: String {
+        let trends = specs.compactMap { spec -> String? in
+            let values = entries.reversed().map { $0.value.flatMap { value in node(spec, value)?.doubleValue } }
+            guard values.contains(where: { $0 != nil }) else { return nil }
+            return "\(spec.title) \(sparkline(values))"
+        }
+        return "timeline of \(key)" + (trends.isEmpty ? "" : " · " + trends.joined(separator: " · "))
+    }
+
+    var columns: [TableColumn] {
+        [TableColumn("time"), TableColumn("rev", numeric: true), TableColumn("event")] + specs.map { TableColumn($0.title) }
+    }
+    var rowCount: Int { entries.count }
+
+    func start() {
+        entries = history.timeline(ofKey: key, value: present()).reversed()
+        token = history.addObserver { [unowned self] in refresh() }
+        onBatch?(BatchDiff(oldCount: 0, newCount: entries.count, deletes: [], inserts: Array(entries.indices), moves: [], reloads: []))
+    }
+
+    func stop() {
+        if let token { history.removeObserver(token) }
+        token = nil
+    }
+
+    private func refresh() {
+        let old = (0..<entries.count).map(key(ofRow:))
+        entries = history.timeline(ofKey: key, value: present()).reversed()
+        onBatch?(BatchDiff(from: old, to: (0..<entries.count).map(key(ofRow:))))
+    }
+
+    private func node(_ spec: ColumnSpec, _ value: JSON) -> JSON? {
+        switch spec {
+        case .member(let path): value[path: path]
+        case .value: value
+        default: nil
+        }
+    }
+
+    func cells(ofRow i: Int) -> [String] {
+        let e = entries[i]
+        let values = specs.map { spec in e.value.flatMap { node(spec, $0) }.map(shownCell) ?? "" }
+        return [localTimeWithMilliseconds(e.record.time), String(e.record.revision), e.change.kind.rawValue] + values
+    }
+
+    func value(ofRow i: Int) -> JSON { entries[i].value ?? .null }
+
+    func key(ofRow i: Int) -> String { String(entries[i].sequence) }
+
+    func open(row i: Int) -> SheetOpening {
+        go(entries[i].sequence, key)
+        return .message("rev \(entries[i].record.revision): \(key)")
+    }
+}
+
+/// A field's change in a log line: `score 10 → 42`, `tags (missing) → [2]`.
+func changeText(_ change: ChildChange) -> String {
+    switch change.kind {
+    case .added: return change.value.flatMap(jsonText).map { "new " + $0 } ?? "new"
+    case .removed: return change.value.flatMap(jsonText).map { "was " + $0 } ?? "removed"
+    case .moved: return "row \(change.oldIndex! + 1) → \(change.newIndex! + 1)"
+    case .changed:
+        let fields = change.fields.map { f in
+            (f.path.isEmpty ? "" : f.pathText + " ") + (f.old.flatMap(jsonText) ?? "(missing)") + " → " + (f.new.flatMap(jsonText) ?? "(missing)")
+        }
+        return fields.joined(separator: ", ") + (change.isMoved ? " (moved)" : "")
+    }
+}
+
+/// A value as the table's cells show it, from JSON bytes.
+private func jsonText(_ bytes: [UInt8]) -> String? {
+    (try? JSONDocument(parsing: bytes)).map { cellText($0.root) }
+}
+
+/// A constructed value as a table cell.
+private func shownCell(_ value: JSON) -> String {
+    cellText(JSONDocument(value).root)
+}
