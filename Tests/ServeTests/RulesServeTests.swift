@@ -93,6 +93,27 @@ import TestSupport
         await strict.stop()
     }
 
+    /// A stream's access ends when its user's ID token expires (`auth_revoked`), or when the rules
+    /// deny it (`cancel`); the admin's never does.
+    @Test func aStreamsAccessEndsWithItsToken() throws {
+        let folder = ScratchFolder()
+        let access = Access(options: Self.options(), rules: try RulesFile.read(folder.write("r.json", #"{"rules": {"a": {".read": "auth != null"}}}"#)))
+        let document = try JSONDocument(parsing: #"{"a": 1}"#)
+        let user = Requester.user(auth: json(#"{"uid": "u"}"#), expires: 2000)
+        #expect(access.streamPermission(user, try Path("/a"), in: document, now: 1999) == .allowed)
+        #expect(access.streamPermission(user, try Path("/a"), in: nil, now: 2000) == .expired)
+        #expect(access.streamPermission(.user(auth: .null, expires: nil), try Path("/a"), in: document, now: 0) == .denied)
+        #expect(access.streamPermission(.admin, try Path("/"), in: document, now: 5000) == .allowed)
+        // A token past its `exp` is refused at once.
+        let expired = idToken(json(#"{"sub": "u", "exp": 1}"#))
+        #expect(throws: RequestError.self) { try access.requester(credential: expired, override: nil, now: 2000) }
+        guard case .user(_, let expires)? = try? access.requester(credential: idToken(json(#"{"sub": "u", "exp": 3}"#)), override: nil, now: 2000) else {
+            Issue.record("a live token is refused")
+            return
+        }
+        #expect(expires == 3000)
+    }
+
     /// The production database's REST answer to a query without its index.
     @Test func aQueryWithoutItsIndexIsRefusedAsTheDatabaseRefusesIt() async throws {
         let folder = ScratchFolder()
