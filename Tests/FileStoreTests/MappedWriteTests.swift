@@ -81,20 +81,20 @@ import TestSupport
         }
     }
 
-    /// The file is rewritten meanwhile with content the write cannot apply to (its path goes
-    /// through a number): the error is the one a reading write gives for the new content, not
+    /// The file is rewritten meanwhile with content the write cannot apply to (its key is not an
+    /// index of the array now there): the error is the one a reading write gives for the new content, not
     /// one made of a mix of the two.
     @Test func anErrorIsTheNewContents() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         let other = folder.file("other.json")
-        writeInPlace(other, #"{"n": 5}"#)
-        let writes = JSONWrite.set(try Path("/n/0"), 10)
+        writeInPlace(other, #"{"n": [5]}"#)
+        let writes = JSONWrite.set(try Path("/n/x"), 10)
         let expected = try #require(throws: WriteError.self) { try FileStore.write(writes, toFile: other) }
-        writeInPlace(file, #"{"n": [1, 2, 3]}"#)
-        let options = Self.mapping { attempt in if attempt == 1 { writeInPlace(file, #"{"n": 5}"#) } }
+        writeInPlace(file, #"{"n": {"a": 1}}"#)
+        let options = Self.mapping { attempt in if attempt == 1 { writeInPlace(file, #"{"n": [5]}"#) } }
         let error = try #require(throws: WriteError.self) { try FileStore.writeUnread(writes, toFile: file, options: options) }
         #expect(error == expected)
-        #expect(Disk.text(file) == #"{"n": 5}"#)
+        #expect(Disk.text(file) == #"{"n": [5]}"#)
     }
 }

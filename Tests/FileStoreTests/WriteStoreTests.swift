@@ -118,11 +118,11 @@ final class EventLog { var lines: [String] = [] }
     @Test func aFailedWriteChangesNothing() throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
-        writeInPlace(file, #"{"a": 1}"#)
+        writeInPlace(file, #"{"a": [1]}"#)
         let recording = try openStore(file)
         #expect(throws: WriteError.self) { try recording.store.set(Path("/a/b"), true) }
         #expect(recording.revisions.count == 1)
-        #expect(Disk.text(file) == #"{"a": 1}"#)
+        #expect(Disk.text(file) == #"{"a": [1]}"#)
         // A write that changes nothing makes no revision either.
         let result = try recording.store.remove(Path("/missing"))
         #expect(!result.changed && recording.revisions.count == 1)
@@ -190,7 +190,8 @@ final class EventLog { var lines: [String] = [] }
         let recording = try openStore(file)
         let revision = recording.store.currentRevision?.number
         var result: Result<WriteResult, WriteError>?
-        recording.store.startWrite(JSONWrite.set(try Path("/title/x"), 1)) { result = $0 }
+        // Two writes of one update where one is inside the other: an edit error.
+        recording.store.startWrite(JSONWrite.set(try Path("/players/a"), 1) + JSONWrite.set(try Path("/players/a/score"), 2)) { result = $0 }
         recording.run { result != nil }
         guard case .failure(.edit) = result else { Issue.record("got \(String(describing: result))"); return }
         #expect(readAll(file) == Array(players.utf8))
