@@ -35,6 +35,7 @@ private let twentyRules = #"""
       "public": {".read": true, ".write": "auth != null"},
       "rooms": {"$room": {".read": "$room.beginsWith('public') || root.child('members').child($room).hasChild(auth.uid)",
                           "topic": {".write": "$room.contains('public')"}}},
+      "members": {"$room": {".read": "auth != null", ".write": "root.child('rooms').child($room).exists()"}},
       "messages": {".read": "query.orderByKey && query.limitToFirst <= 1000", ".indexOn": ".value"},
       "n": {".read": "auth != null && auth.token.email_verified == true", ".write": false}
     }}

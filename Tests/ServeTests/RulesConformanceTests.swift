@@ -241,7 +241,7 @@ let documentedExamples: [RulesExample] = [
         let file = folder.write("db.json", "{}")
         var options = ServeOptions()
         options.acceptUnverifiedTokens = true
-        let server = try await RulesTestServer(file: file, options: options)
+        let server = try await AsyncTestServer(file: file, options: options)
         let admin = [("Authorization", "Bearer owner")]
         var decided = 0
         for example in documentedExamples {

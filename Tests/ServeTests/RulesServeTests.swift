@@ -38,7 +38,7 @@ import TestSupport
         let file = folder.write("db.json", #"{"a": {"x": 1}}"#)
         let text = "// the rules\n{\"rules\": {\"a\": {\".read\": true}}}\n"
         let rulesFile = folder.write("database.rules.json", text)
-        let server = try await RulesTestServer(file: file, options: Self.options(rules: rulesFile))
+        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rulesFile))
         // As written (comments and all), and as strict JSON.
         #expect(try await server.request("GET", "/.settings/rules.json", headers: Self.admin).text == text + "\n")
         let strict = try await server.request("GET", "/.settings/rules.json?format=strict", headers: Self.admin)
@@ -67,7 +67,7 @@ import TestSupport
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"users": {"alice": 1, "bob": 2}}"#)
         let rules = folder.write("r.json", #"{"rules": {"users": {"$uid": {".read": "auth.uid === $uid"}}}}"#)
-        let server = try await RulesTestServer(file: file, options: Self.options(rules: rules))
+        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rules))
         // An ID token in the header or in ?auth=.
         #expect(try await server.request("GET", "/users/alice.json", headers: bearer("alice")).status == 200)
         #expect(try await server.request("GET", "/users/alice.json?auth=" + idToken(json(#"{"user_id": "alice"}"#))).status == 200)
@@ -86,11 +86,32 @@ import TestSupport
         await server.stop()
 
         // Without --accept-unverified-tokens, an ID token is refused: it cannot be verified here.
-        let strict = try await RulesTestServer(file: file, options: Self.options(rules: rules, unverified: false))
+        let strict = try await AsyncTestServer(file: file, options: Self.options(rules: rules, unverified: false))
         let refused = try await strict.request("GET", "/users/alice.json", headers: bearer("alice"))
         #expect(refused.status == 401 && refused.text.contains("--accept-unverified-tokens"))
         #expect(try await strict.request("GET", "/users/alice.json").status == 401)
         await strict.stop()
+    }
+
+    /// A stream's access ends when its user's ID token expires (`auth_revoked`), or when the rules
+    /// deny it (`cancel`); the admin's never does.
+    @Test func aStreamsAccessEndsWithItsToken() throws {
+        let folder = ScratchFolder()
+        let access = Access(options: Self.options(), rules: try RulesFile.read(folder.write("r.json", #"{"rules": {"a": {".read": "auth != null"}}}"#)))
+        let document = try JSONDocument(parsing: #"{"a": 1}"#)
+        let user = Requester.user(auth: json(#"{"uid": "u"}"#), expires: 2000)
+        #expect(access.streamPermission(user, try Path("/a"), in: document, now: 1999) == .allowed)
+        #expect(access.streamPermission(user, try Path("/a"), in: nil, now: 2000) == .expired)
+        #expect(access.streamPermission(.user(auth: .null, expires: nil), try Path("/a"), in: document, now: 0) == .denied)
+        #expect(access.streamPermission(.admin, try Path("/"), in: document, now: 5000) == .allowed)
+        // A token past its `exp` is refused at once.
+        let expired = idToken(json(#"{"sub": "u", "exp": 1}"#))
+        #expect(throws: RequestError.self) { try access.requester(credential: expired, override: nil, now: 2000) }
+        guard case .user(_, let expires)? = try? access.requester(credential: idToken(json(#"{"sub": "u", "exp": 3}"#)), override: nil, now: 2000) else {
+            Issue.record("a live token is refused")
+            return
+        }
+        #expect(expires == 3000)
     }
 
     /// The production database's REST answer to a query without its index.
@@ -98,7 +119,7 @@ import TestSupport
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"scores": {"a": {"score": 1}}, "indexed": {"a": {"score": 1}}}"#)
         let rules = folder.write("r.json", #"{"rules": {".read": true, "indexed": {".indexOn": ["score", ".value"]}}}"#)
-        let server = try await RulesTestServer(file: file, options: Self.options(rules: rules))
+        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rules))
         let missing = try await server.request("GET", "/scores.json?orderBy=%22score%22&limitToFirst=1")
         #expect(missing.status == 400)
         #expect(missing.json?["error"] == #"Index not defined, add ".indexOn": "score", for path "/scores", to the rules"#)
@@ -124,8 +145,8 @@ import TestSupport
             var items = [(key: String, value: JSON)]()
             for i in 0..<6 { items.append(("\(["alice", "bob", "x"][i % 3])\(i)", .object(JSONObject([("n", .number(JSONNumber(i)))])))) }
             let start = JSON.object(JSONObject([("items", .object(JSONObject(items)))])).serializedString(.pretty)
-            let guarded = try await RulesTestServer(file: folder.write("guarded.json", start), options: Self.options(rules: folder.write("r.json", rules)))
-            let open = try await RulesTestServer(file: folder.write("open.json", start), options: Self.options(unverified: false))
+            let guarded = try await AsyncTestServer(file: folder.write("guarded.json", start), options: Self.options(rules: folder.write("r.json", rules)))
+            let open = try await AsyncTestServer(file: folder.write("open.json", start), options: Self.options(unverified: false))
             for _ in 0..<20 {
                 let key = ["alice0", "bob1", "x2", "alice3", "new\(random.int(0...3))", "bob\(random.int(0...9))"][random.int(0..<6)]
                 let n = JSON.number(JSONNumber(random.int(0...60)))
@@ -161,7 +182,7 @@ import TestSupport
         let rooms = JSON.object(JSONObject((0..<50).map { ("r\($0)", .object(JSONObject([("v", 0)]))) }))
         let file = folder.write("db.json", JSON.object(JSONObject([("rooms", rooms)])).serializedString())
         let rulesFile = folder.write("r.json", #"{"rules": {"rooms": {"$r": {".read": "auth != null"}}}}"#)
-        let server = try await RulesTestServer(file: file, options: Self.options(rules: rulesFile))
+        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rulesFile))
         var streams = [OpenStream]()
         for i in 0..<50 {
             let stream = try await server.openStream("/rooms/r\(i).json", headers: bearer("u\(i)", [("team", .string(i % 3 == 0 ? "b" : "a"))]))

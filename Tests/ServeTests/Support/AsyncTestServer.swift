@@ -1,5 +1,5 @@
-// For the rules tests: a served scratch file with `DatabaseServer` running in this process (no binary to start), and
-// the blocking test client called off the concurrency pool the server runs on.
+// A served scratch file for async tests, and the blocking test client called off the
+// concurrency pool.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,46 +11,35 @@ import Testing
 import TestSupport
 
 /// Runs `body` on a thread of its own: the test client blocks in `poll`, which on the
-/// concurrency pool would hold a thread the in-process server needs.
+/// concurrency pool would hold a thread other tests need.
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
 
-/// `DatabaseServer` on a free port of 127.0.0.1, until `stop()`.
-final class RulesTestServer: Sendable {
+/// `synctable serve` with `options`' rules and tokens, as a child process on a free port, for
+/// async tests. (Run in this process, the server would share the concurrency pool that the
+/// whole suite's blocking tests fill, and starve.)
+final class AsyncTestServer: Sendable {
     let port: Int
     let file: String
-    private let task: Task<Void, Never>
+    private let server: ServerBox
 
     init(file: String, options: ServeOptions = ServeOptions()) async throws {
-        var options = options
-        options.port = 0
-        let server = try DatabaseServer(file: file, options: options)
-        let started = Shared<Result<Int, ServeError>?>(nil)
-        // On the in-process servers' own queue (a loaded test run starves the shared pool), and
-        // deaf to signals: a signal to the test process is not this server's.
-        task = Task(executorPreference: InProcessServer.executor) {
-            do {
-                try await server.run(stopsOnSignals: false) { port in started.withLock { $0 = .success(port) } }
-            } catch {
-                started.withLock { $0 = .failure(ServeError("\(error)")) }
-            }
-        }
+        var arguments = [String]()
+        if let rules = options.rulesFile { arguments += ["--rules", rules] }
+        if options.acceptUnverifiedTokens { arguments.append("--accept-unverified-tokens") }
+        let spawnArguments = arguments
+        server = try await offPool { ServerBox(try TestServer(file: file, arguments: spawnArguments)) }
+        port = server.value.port
         self.file = file
-        let deadline = monotonicNanoseconds() + 30_000_000_000
-        while started.withLock({ $0 }) == nil && monotonicNanoseconds() < deadline {
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        guard let result = started.withLock({ $0 }) else { throw HTTPTestError(description: "the server did not start") }
-        port = try result.get()
     }
 
     /// Stops the server and waits for it to end.
     func stop() async {
-        task.cancel()
-        await task.value
+        let server = self.server
+        _ = try? await offPool { server.value.stop() }
     }
 
     /// One request on a new connection.
@@ -71,7 +60,13 @@ final class RulesTestServer: Sendable {
     }
 }
 
-/// A stream opened by `RulesTestServer.openStream`.
+/// The server of an `AsyncTestServer`, used by one task at a time.
+final class ServerBox: @unchecked Sendable {
+    let value: TestServer
+    init(_ value: TestServer) { self.value = value }
+}
+
+/// A stream opened by `AsyncTestServer.openStream`.
 final class OpenStream: @unchecked Sendable {
     // Used by one test task at a time, through `offPool`.
     let connection: HTTPConnection
