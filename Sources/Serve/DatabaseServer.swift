@@ -49,7 +49,8 @@ public final class DatabaseServer: Sendable {
         feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit, unsentLimit: options.streamUnsentLimit)
         reads = RevisionCache(byteLimit: options.cacheBytes)
         events = RevisionCache(byteLimit: options.cacheBytes)
-        connections = ConnectionLimit(maximum: options.maxConnections ?? ConnectionLimit.maximum(descriptors: raiseDescriptorLimit()))
+        let cap = ConnectionLimit.maximum(descriptors: raiseDescriptorLimit())
+        connections = ConnectionLimit(maximum: min(options.maxConnections ?? cap, cap))
         store = try StoreThread(path: file, feed: feed)
     }
 

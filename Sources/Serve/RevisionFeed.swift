@@ -175,7 +175,14 @@ final class Mailbox: Sendable {
     /// Hands `message` to the waiting stream, or keeps it for its next `next()`.
     func post(_ message: Message) {
         let resume: (CheckedContinuation<Message, Never>, Message)? = state.withLock { state in
-            if state.final != nil { return nil }
+            if state.final != nil {
+                // Ending already (cancelled), maybe stuck writing why: the server stopping ends it.
+                if case .closed = message {
+                    state.onDrop?()
+                    state.onDrop = nil
+                }
+                return nil
+            }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return (waiter, message)

@@ -30,8 +30,8 @@ public struct ServeOptions: Sendable {
     /// A connection with no request in progress, or whose request's head has not all arrived,
     /// is closed after this long.
     public var idleTimeoutMilliseconds: Int
-    /// Connections past this many are answered 503 and closed at once; nil: as many as the
-    /// descriptor limit allows, less a reserve.
+    /// Connections past this many are answered 503 and closed at once; never more than the
+    /// descriptor limit allows, less a reserve (nil: that many).
     public var maxConnections: Int?
 
     public init(

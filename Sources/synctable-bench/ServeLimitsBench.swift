@@ -28,13 +28,16 @@ private func runHostileClientMemoryBenchmark(_ report: Report, _ options: BenchO
     let bytes = generateCollection(children: 74_000)
     _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
     let fileMB = Double(bytes.count) / 1e6
-    let bound = 4 * fileMB + 64
+    // The server with the file loaded is the start; hostile clients may add what four copies
+    // of the file and 64 MB would.
+    let allowance = 4 * fileMB + 64
     let reads = options.quick ? 30 : 300
     let streams = options.quick ? 15 : 150
 
     guard let server = ServedFile(binary: binary, file: file) else { return }
     _ = readWhole(port: server.port, target: "/.json")
     let baseline = residentMB(server.process.processIdentifier, "VmHWM")
+    let bound = baseline + allowance
     for n in 0..<reads {
         guard readWhole(port: server.port, target: "/.json?ns=x\(n)") > bytes.count / 2 else {
             printError("serve-limits bench: read \(n) failed")
@@ -47,12 +50,13 @@ private func runHostileClientMemoryBenchmark(_ report: Report, _ options: BenchO
     report.add(Figure(
         name: "server peak RSS, \(reads) GETs with distinct ns of a \(Report.fmt(fileMB)) MB file", unit: "MB",
         synctable: Stats([afterReads]), peers: [(name: "after one read", stats: Stats([baseline]), note: nil)],
-        target: "≤ \(Report.fmt(bound)) MB (4 × file + 64)", met: afterReads <= bound, ratio: nil,
+        target: "≤ \(Report.fmt(bound)) MB (after one read + 4 × file + 64)", met: afterReads <= bound, ratio: nil,
         note: "one read at a time, each body read whole"))
 
     guard let fresh = ServedFile(binary: binary, file: file) else { return }
     _ = readWhole(port: fresh.port, target: "/.json")
     let freshBaseline = residentMB(fresh.process.processIdentifier, "VmHWM")
+    let freshBound = freshBaseline + allowance
     var sockets = [Int32]()
     for _ in 0..<streams {
         guard let fd = connectSmallWindow(fresh.port) else { break }
@@ -68,7 +72,7 @@ private func runHostileClientMemoryBenchmark(_ report: Report, _ options: BenchO
     report.add(Figure(
         name: "server peak RSS, \(sockets.count) streams of a \(Report.fmt(fileMB)) MB file that never read", unit: "MB",
         synctable: Stats([afterStreams]), peers: [(name: "after one read", stats: Stats([freshBaseline]), note: nil)],
-        target: "≤ \(Report.fmt(bound)) MB (4 × file + 64)", met: afterStreams <= bound, ratio: nil,
+        target: "≤ \(Report.fmt(freshBound)) MB (after one read + 4 × file + 64)", met: afterStreams <= freshBound, ratio: nil,
         note: "4 KB receive buffers; measured 3 s after the requests"))
 }
 

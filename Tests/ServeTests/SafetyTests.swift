@@ -189,7 +189,7 @@ import TestSupport
     /// SIGTERM did not end the server while a client that does not read was connected.
     @Test func aSignalEndsTheServerWhateverItsClientsDo() throws {
         let folder = ScratchFolder()
-        let big = String(repeating: "b", count: 4_000_000)
+        let big = String(repeating: "b", count: 3_000_000)
         let server = try TestServer(file: folder.write("db.json", #"{"big": "\#(big)"}"#))
         let stuck = try HTTPConnection(port: server.port, receiveBuffer: 4096)
         stuck.send(HTTPConnection.requestBytes("GET", "/.json", headers: [("Accept", "text/event-stream")]))

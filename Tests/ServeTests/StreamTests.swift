@@ -85,7 +85,7 @@ import TestSupport
     /// that still owes more than its limit when the file changes is dropped.
     @Test func streamsThatDoNotReadShareOnePutAndAreDroppedPastTheirBytes() async throws {
         let folder = ScratchFolder()
-        // Larger than the kernel's send and receive buffers together (4 MB at most here).
+        // Larger than the kernel's send buffer (4 MB at most here) and the limit together.
         let big = String(repeating: "b", count: 6_000_000)
         let file = folder.write("db.json", #"{"big": "\#(big)", "n": 0}"#)
         let served = try await InProcessServer(file: file, options: ServeOptions(streamUnsentLimit: 1 << 20))
