@@ -89,7 +89,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
-        .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery"]),
+        .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         .executableTarget(

@@ -1,4 +1,5 @@
 // The statistics of every column, kept live: a revision costs what it changed.
+import EngineMemory
 import JSONTree
 import LiveQuery
 
@@ -114,7 +115,10 @@ public final class StatisticsView {
     private static func accumulators(_ columns: [Path], _ window: Window) -> [ColumnAccumulator] {
         guard columns.count > 1, window.count >= 1 << 16 else { return columns.map { ColumnAccumulator(column: $0, window: window) } }
         let half = columns.count / 2
-        let second = ThreadWork { columns[half...].map { ColumnAccumulator(column: $0, window: window) } }
+        // On this thread too under the plain tuning (a library starts no thread unless asked).
+        let second = ThreadWork(onThread: EngineTuning.current.secondThread) {
+            columns[half...].map { ColumnAccumulator(column: $0, window: window) }
+        }
         let first = columns[..<half].map { ColumnAccumulator(column: $0, window: window) }
         return first + second.join()
     }

@@ -202,12 +202,8 @@ struct DatabaseResponder: HTTPResponder {
                 throw RequestError(.badRequest, "the body is not valid JSON: \(error)")
             }
         }
-        var plan = try WritePlan(method: method, path: path, content: content, ifMatch: headers[.ifMatch])
-        let access = self.access
-        plan.permitted = { document, writes throws(JSONEditError) in
-            try access.permittedWrites(requester, writes, to: document, now: Access.now())
-        }
-        let checkedPlan = plan
+        let plan = try WritePlan(method: method, path: path, content: content, ifMatch: headers[.ifMatch])
+        let checkedPlan = plan.decided(by: access, for: requester)
         let outcome: WritePlan.Outcome
         do {
             outcome = try await store.perform { store in checkedPlan.apply(to: store) }

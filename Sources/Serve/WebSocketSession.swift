@@ -339,12 +339,7 @@ final class WebSocketSession {
     }
 
     private func write(_ kind: WriteKind, path: Path, data: JSON, hash: String?, as requester: Requester) async throws(WireError) -> Answer {
-        var plan = try Self.plan(kind, path: path, data: data, hash: hash)
-        let access = self.access
-        plan.permitted = { document, writes throws(JSONEditError) in
-            try access.permittedWrites(requester, writes, to: document, now: Access.now())
-        }
-        let checkedPlan = plan
+        let checkedPlan = try Self.plan(kind, path: path, data: data, hash: hash).decided(by: access, for: requester)
         let outcome: WritePlan.Outcome
         do {
             outcome = try await store.perform { store in checkedPlan.apply(to: store) }
@@ -382,16 +377,12 @@ final class WebSocketSession {
     /// The connection ended: the writes it left for that moment are made, in order.
     private func disconnected() async {
         for (path, write, requester) in onDisconnect {
-            var plan: WritePlan?
+            let plan: WritePlan?
             switch write {
             case .put(let data): plan = try? Self.plan(.put, path: path, data: data, hash: nil)
             case .merge(let data): plan = try? Self.plan(.merge, path: path, data: data, hash: nil)
             }
-            let access = self.access
-            plan?.permitted = { document, writes throws(JSONEditError) in
-                try access.permittedWrites(requester, writes, to: document, now: Access.now())
-            }
-            guard let plan else { continue }
+            guard let plan = plan?.decided(by: access, for: requester) else { continue }
             _ = try? await store.perform { store in plan.apply(to: store) }
         }
         onDisconnect = []

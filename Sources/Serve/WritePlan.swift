@@ -29,6 +29,16 @@ struct WritePlan: Sendable {
     /// when they are denied; run against the very content they replace.
     var permitted: @Sendable (JSONDocument, [JSONWrite]) throws(JSONEditError) -> [JSONWrite]? = { _, writes in writes }
 
+    /// The plan with its writes decided by `access` for `requester` (the Security Rules, when
+    /// there are some), against the very content they replace.
+    func decided(by access: Access, for requester: Requester) -> WritePlan {
+        var plan = self
+        plan.permitted = { document, writes throws(JSONEditError) in
+            try access.permittedWrites(requester, writes, to: document, now: Access.now())
+        }
+        return plan
+    }
+
     init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?, ifHash: String? = nil) throws(RequestError) {
         self.method = method
         self.path = path
