@@ -162,9 +162,13 @@ func runHistoryBenchmarks(_ report: Report, _ options: BenchOptions) {
     }
 
     // The present with and without the history: the same edits, the same viewer binary.
+    // Interleaved, half the edits a run, so a change in the machine's load falls on both alike.
     let edits = options.quick ? 20 : 300
-    let without = editToScreenLatencies(options, extraArguments: ["--history", "0"], edits: edits)
-    let with = editToScreenLatencies(options, extraArguments: [], edits: edits)
+    var without = [Double](), with = [Double]()
+    for _ in 0..<2 {
+        without += editToScreenLatencies(options, extraArguments: ["--history", "0"], edits: edits / 2)
+        with += editToScreenLatencies(options, extraArguments: [], edits: edits / 2)
+    }
     if !with.isEmpty && !without.isEmpty {
         let o = percentile(with, 0.5) * 1e3, p = percentile(without, 0.5) * 1e3
         report.add(Figure(
