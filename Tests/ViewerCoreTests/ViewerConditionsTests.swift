@@ -24,7 +24,7 @@ struct ViewerConditionsTests {
         h.type(#".team == "x""#)
         h.send(.enter)
         #expect(h.hasRows(inOrder: ["a", "c", "d"]) && h.line(ofKey: "b") == nil)
-        #expect(h.screen.contains(#"where team = "x""#) && h.screen.contains("3 rows of 4"))
+        #expect(h.screen.contains(#"where team = "x""#) && h.screen.contains("3 matching rows of 4"))
         h.send(.character("w"))
         h.type(".score > 15")
         h.send(.enter)
