@@ -173,15 +173,15 @@ import TestSupport
         let refused = try served.request("GET", "/a/b.json")
         #expect(refused.status == 503 && refused.header("retry-after") == "1")
         // The idle ones time out, and the server answers again.
-        for connection in idle { #expect(connection.isClosedByServer(seconds: 10)) }
+        #expect(await closedByServer(idle, seconds: 10) == [true, true, true])
         #expect(try served.request("GET", "/a/b.json").json == json("1"))
         // A head that never ends is closed too; so is a connection kept alive and left idle.
         let slow = try served.connect()
         slow.send(Array("GET /a/b.json HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8))
-        #expect(slow.isClosedByServer(seconds: 10))
+        #expect(await closedByServer([slow], seconds: 10) == [true])
         let kept = try served.connect()
         #expect(try kept.request("GET", "/a/b.json").json == json("1"))
-        #expect(kept.isClosedByServer(seconds: 10))
+        #expect(await closedByServer([kept], seconds: 10) == [true])
         eventually("no connection left") { served.server.connections.count == 0 }
         await served.stop()
     }

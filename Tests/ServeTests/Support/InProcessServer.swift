@@ -1,6 +1,7 @@
 // A served scratch file in this process: the server's own accounting (caches, streams,
 // connections) is there to read, and it stops when its task is cancelled.
 import Dispatch
+import Foundation
 @testable import Serve
 import Testing
 
@@ -11,7 +12,8 @@ final class InProcessServer {
     let port: Int
     private let task: Task<Void, any Error>
 
-    static let executor = QueueExecutor()
+    /// A queue of its own: servers of tests running at once do not wait on each other.
+    private let executor = QueueExecutor()
 
     init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
         var options = options
@@ -19,7 +21,7 @@ final class InProcessServer {
         let server = try DatabaseServer(file: file, options: options)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         // No signals: a signal to the test process is not this server's.
-        task = Task(executorPreference: Self.executor) {
+        task = Task(executorPreference: executor) {
             defer { continuation.finish() }
             try await server.run(stopsOnSignals: false) { continuation.yield($0) }
         }
@@ -53,4 +55,20 @@ final class QueueExecutor: TaskExecutor {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
+}
+
+/// Whether the server closed each of `connections` within `seconds`, waited for on a thread of
+/// its own: a blocking wait on the concurrency pool would hold a thread the in-process server
+/// needs to close them (a full parallel run keeps the pool's two threads busy).
+func closedByServer(_ connections: [HTTPConnection], seconds: Double) async -> [Bool] {
+    let box = ConnectionsBox(connections)
+    return await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: box.connections.map { $0.isClosedByServer(seconds: seconds) }) }.start()
+    }
+}
+
+/// Connections handed to the one thread that waits on them.
+private final class ConnectionsBox: @unchecked Sendable {
+    let connections: [HTTPConnection]
+    init(_ connections: [HTTPConnection]) { self.connections = connections }
 }
