@@ -9,7 +9,7 @@ import TestSupport
     func start(_ name: String, _ arguments: String = "--rows 60 --interval 0 --seed 1",
                width: Int = 100, height: Int = 30) throws -> TmuxSession {
         let demo = try builtProduct("tabledemo")
-        let session = try TmuxSession(name, width: width, height: height, command: "\(demo) \(arguments)")
+        let session = try TmuxSession(name, width: width, height: height, command: "\(shellQuoted(demo)) \(arguments)")
         try session.waitForScreen("the table") { $0.last { !$0.isEmpty }?.hasPrefix("row 1/60") ?? false }
         return session
     }
@@ -126,7 +126,7 @@ import TestSupport
     @Test func mouseReportingIsButtonEventsInSGR() throws {
         let demo = try builtProduct("tabledemo")
         let tmux = try TmuxSession("mouse-modes", width: 100, height: 30,
-                                   command: "TERM=xterm-256color \(demo) --rows 60 --interval 0 --seed 1")
+                                   command: "TERM=xterm-256color \(shellQuoted(demo)) --rows 60 --interval 0 --seed 1")
         try tmux.waitForScreen("the table") { $0.contains { $0.hasPrefix("row 1/60") } }
         #expect(try tmux.format("#{mouse_standard_flag} #{mouse_button_flag} #{mouse_all_flag} #{mouse_sgr_flag}") == "1 0 0 1")
     }
@@ -163,7 +163,7 @@ import TestSupport
         let env = noColor ? "NO_COLOR=1 " : ""
         // In slow motion, the flash lasts a minute: the screen is read during it, not raced.
         let tmux = try TmuxSession("no-color-\(noColor)", width: 100, height: 30,
-                                   command: "\(env)\(demo) --rows 60 --interval 0 --seed 1 --slow-motion 50")
+                                   command: "\(env)\(shellQuoted(demo)) --rows 60 --interval 0 --seed 1 --slow-motion 50")
         try tmux.waitForScreen("the table") { $0.contains { $0.hasPrefix("row 1/60") } }
         try tmux.send("c")  // the selected row's score changes: it flashes, the cell marked
         try tmux.waitForScreen("the changed row") { $0.count > 1 && $0[1].hasPrefix("▶*") }
@@ -181,7 +181,7 @@ import TestSupport
 
     @Test func timerChangesRowsWhileKeysStillWork() throws {
         let demo = try builtProduct("tabledemo")
-        let tmux = try TmuxSession("timer", width: 100, height: 30, command: "\(demo) --rows 60 --interval 0.03 --seed 3")
+        let tmux = try TmuxSession("timer", width: 100, height: 30, command: "\(shellQuoted(demo)) --rows 60 --interval 0.03 --seed 3")
         var counts = Set<String>()
         let deadline = Date().addingTimeInterval(10)
         while counts.count < 3 && Date() < deadline {

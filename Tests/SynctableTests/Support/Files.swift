@@ -32,11 +32,6 @@ func leaderboard(_ players: [(key: String, score: Int)]) -> String {
     return "{\"players\": {\n  " + members.joined(separator: ",\n  ") + "\n}}\n"
 }
 
-/// A string quoted for /bin/sh.
-func shellQuoted(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-}
-
 /// The shell command that runs synctable with `arguments` (and `environment` added to its
 /// environment), then prints `EXITED <status>`.
 func viewerCommand(_ arguments: [String], environment: [String: String] = [:]) throws -> String {

@@ -12,7 +12,7 @@ let cacheFolder = packageRoot + "/.build/synctable-tests/cache"
 extension TmuxSession {
     /// Starts `command` with the tests' own first-page cache (not the user's).
     convenience init(viewer command: String, width: Int = 100, height: Int = 30) throws {
-        try self.init("XDG_CACHE_HOME=\(cacheFolder) \(command)", name: "synctable", width: width, height: height)
+        try self.init("XDG_CACHE_HOME=\(shellQuoted(cacheFolder)) \(command)", name: "synctable", width: width, height: height)
     }
 
     /// Polls the screen until `condition` holds for it as a `Screen` (see `waitForScreen`).
