@@ -236,41 +236,41 @@ let documentedExamples: [RulesExample] = [
 
     /// Every example on one server (its rules and data set by the admin, the data again after
     /// an allowed write), REST and streams; a denied write leaves the file byte-identical.
-    @Test func everyDocumentedExampleDecidesAsDocumented() async throws {
+    @Test func everyDocumentedExampleDecidesAsDocumented() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", "{}")
         var options = ServeOptions()
         options.acceptUnverifiedTokens = true
-        let server = try await AsyncTestServer(file: file, options: options)
+        let server = try TestServer(file: file, options: options)
         let admin = [("Authorization", "Bearer owner")]
         var decided = 0
         for example in documentedExamples {
-            let put = try await server.request("PUT", "/.settings/rules.json", headers: admin, body: example.rules)
+            let put = try server.request("PUT", "/.settings/rules.json", headers: admin, body: example.rules)
             try #require(put.status == 200, "\(example.source): \(put.text)")
             var changed = true
             for request in example.requests {
                 if changed {
-                    let reset = try await server.request("PUT", "/.json", headers: admin, body: example.data)
+                    let reset = try server.request("PUT", "/.json", headers: admin, body: example.data)
                     try #require(reset.status == 200, "\(example.source): \(reset.text)")
                 }
                 changed = request.method != "GET" && request.allowed
                 let before = folder.read("db.json")
                 let what = "\(example.source): \(request.method) \(request.target) \(request.body ?? "")"
-                let response = try await server.request(request.method, Self.target(request.target), headers: Self.headers(request.who), body: request.body)
+                let response = try server.request(request.method, Self.target(request.target), headers: Self.headers(request.who), body: request.body)
                 #expect(response.status == (request.allowed ? 200 : 401), "\(what): \(response.status) \(response.text)")
                 if !request.allowed {
                     #expect(response.json == json(#"{"error": "Permission denied"}"#), "\(what)")
                     #expect(folder.read("db.json") == before, "\(what): a denied write changed the file")
                 }
                 if request.method == "GET" && !request.target.contains("?") {
-                    let stream = try await server.openStream(Self.target(request.target), headers: Self.headers(request.who))
+                    let stream = try server.openStream(Self.target(request.target), headers: Self.headers(request.who))
                     #expect(stream.head.status == 200 && stream.first?.name == (request.allowed ? "put" : "cancel"), "\(what): stream \(String(describing: stream.first))")
-                    if !request.allowed { #expect(try await stream.next() == nil, "\(what): the stream goes on after cancel") }
+                    if !request.allowed { #expect(try stream.next() == nil, "\(what): the stream goes on after cancel") }
                 }
                 decided += 1
             }
         }
         #expect(decided == documentedExamples.reduce(0) { $0 + $1.requests.count })
-        await server.stop()
+        server.stop()
     }
 }

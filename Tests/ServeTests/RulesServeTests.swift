@@ -34,64 +34,64 @@ import TestSupport
         #expect(refused.description.hasPrefix("--accept-unverified-tokens lets anyone claim to be any user"))
     }
 
-    @Test func theRulesEndpointIsTheAdminsAndWritesTheFileBack() async throws {
+    @Test func theRulesEndpointIsTheAdminsAndWritesTheFileBack() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"a": {"x": 1}}"#)
         let text = "// the rules\n{\"rules\": {\"a\": {\".read\": true}}}\n"
         let rulesFile = folder.write("database.rules.json", text)
-        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rulesFile))
+        let server = try TestServer(file: file, options: Self.options(rules: rulesFile))
         // As written (comments and all), and as strict JSON.
-        #expect(try await server.request("GET", "/.settings/rules.json", headers: Self.admin).text == text + "\n")
-        let strict = try await server.request("GET", "/.settings/rules.json?format=strict", headers: Self.admin)
+        #expect(try server.request("GET", "/.settings/rules.json", headers: Self.admin).text == text + "\n")
+        let strict = try server.request("GET", "/.settings/rules.json?format=strict", headers: Self.admin)
         #expect(strict.status == 200 && strict.json == json(#"{"rules": {"a": {".read": true}}}"#))
         // Nobody else may read or replace them.
         for headers in [[], bearer("alice"), [("Authorization", "Bearer wrong")]] {
-            #expect(try await server.request("GET", "/.settings/rules.json", headers: headers).status == 401)
-            #expect(try await server.request("PUT", "/.settings/rules.json", headers: headers, body: #"{"rules": {}}"#).status == 401)
+            #expect(try server.request("GET", "/.settings/rules.json", headers: headers).status == 401)
+            #expect(try server.request("PUT", "/.settings/rules.json", headers: headers, body: #"{"rules": {}}"#).status == 401)
         }
         #expect(folder.read("database.rules.json") == text)
         // A mistake is refused with its position; the rules in force stay.
-        let bad = try await server.request("PUT", "/.settings/rules.json", headers: Self.admin, body: "{\"rules\": {\n \"a\": {\".read\": \"nope\"}}}")
+        let bad = try server.request("PUT", "/.settings/rules.json", headers: Self.admin, body: "{\"rules\": {\n \"a\": {\".read\": \"nope\"}}}")
         #expect(bad.status == 400 && bad.json?["error"] == "line 2, column 18: unknown variable 'nope'")
-        #expect(try await server.request("GET", "/a.json").status == 200)
+        #expect(try server.request("GET", "/a.json").status == 200)
         // New rules: in force for the next request, and written to the file.
         let replacement = #"{"rules": {"a": {".read": "auth != null"}}}"#
-        let put = try await server.request("PUT", "/.settings/rules.json", headers: Self.admin, body: replacement)
+        let put = try server.request("PUT", "/.settings/rules.json", headers: Self.admin, body: replacement)
         #expect(put.status == 200 && put.json == json(#"{"status": "ok"}"#))
-        #expect(try await server.request("GET", "/a.json").status == 401)
-        #expect(try await server.request("GET", "/a.json", headers: bearer("alice")).json == json(#"{"x": 1}"#))
+        #expect(try server.request("GET", "/a.json").status == 401)
+        #expect(try server.request("GET", "/a.json", headers: bearer("alice")).json == json(#"{"x": 1}"#))
         #expect(folder.read("database.rules.json") == replacement)
-        await server.stop()
+        server.stop()
     }
 
-    @Test func credentialsNameTheUser() async throws {
+    @Test func credentialsNameTheUser() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"users": {"alice": 1, "bob": 2}}"#)
         let rules = folder.write("r.json", #"{"rules": {"users": {"$uid": {".read": "auth.uid === $uid"}}}}"#)
-        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rules))
+        let server = try TestServer(file: file, options: Self.options(rules: rules))
         // An ID token in the header or in ?auth=.
-        #expect(try await server.request("GET", "/users/alice.json", headers: bearer("alice")).status == 200)
-        #expect(try await server.request("GET", "/users/alice.json?auth=" + idToken(json(#"{"user_id": "alice"}"#))).status == 200)
-        #expect(try await server.request("GET", "/users/bob.json", headers: bearer("alice")).status == 401)
+        #expect(try server.request("GET", "/users/alice.json", headers: bearer("alice")).status == 200)
+        #expect(try server.request("GET", "/users/alice.json?auth=" + idToken(json(#"{"user_id": "alice"}"#))).status == 200)
+        #expect(try server.request("GET", "/users/bob.json", headers: bearer("alice")).status == 401)
         // The admin bypasses the rules, or acts as the user it names.
-        #expect(try await server.request("GET", "/users.json", headers: Self.admin).status == 200)
-        #expect(try await server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22bob%22%7D", headers: Self.admin).status == 200)
-        #expect(try await server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22alice%22%7D", headers: Self.admin).status == 401)
-        #expect(try await server.request("GET", "/users/bob.json?auth_variable_override=null", headers: Self.admin).status == 401)
+        #expect(try server.request("GET", "/users.json", headers: Self.admin).status == 200)
+        #expect(try server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22bob%22%7D", headers: Self.admin).status == 200)
+        #expect(try server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22alice%22%7D", headers: Self.admin).status == 401)
+        #expect(try server.request("GET", "/users/bob.json?auth_variable_override=null", headers: Self.admin).status == 401)
         // Only the admin may act as another user.
-        #expect(try await server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22bob%22%7D", headers: bearer("alice")).status == 401)
+        #expect(try server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22bob%22%7D", headers: bearer("alice")).status == 401)
         // An expired token, and what is not a token at all.
         let expired = [("Authorization", "Bearer " + idToken(json(#"{"sub": "alice", "exp": 1000}"#)))]
-        #expect(try await server.request("GET", "/users/alice.json", headers: expired).json?["error"] == "the ID token has expired")
-        #expect(try await server.request("GET", "/users/alice.json", headers: [("Authorization", "Bearer s3cret")]).status == 401)
-        await server.stop()
+        #expect(try server.request("GET", "/users/alice.json", headers: expired).json?["error"] == "the ID token has expired")
+        #expect(try server.request("GET", "/users/alice.json", headers: [("Authorization", "Bearer s3cret")]).status == 401)
+        server.stop()
 
         // Without --accept-unverified-tokens, an ID token is refused: it cannot be verified here.
-        let strict = try await AsyncTestServer(file: file, options: Self.options(rules: rules, unverified: false))
-        let refused = try await strict.request("GET", "/users/alice.json", headers: bearer("alice"))
+        let strict = try TestServer(file: file, options: Self.options(rules: rules, unverified: false))
+        let refused = try strict.request("GET", "/users/alice.json", headers: bearer("alice"))
         #expect(refused.status == 401 && refused.text.contains("--accept-unverified-tokens"))
-        #expect(try await strict.request("GET", "/users/alice.json").status == 401)
-        await strict.stop()
+        #expect(try strict.request("GET", "/users/alice.json").status == 401)
+        strict.stop()
     }
 
     /// A stream's access ends when its user's ID token expires (`auth_revoked`), or when the rules
@@ -116,25 +116,25 @@ import TestSupport
     }
 
     /// The production database's REST answer to a query without its index.
-    @Test func aQueryWithoutItsIndexIsRefusedAsTheDatabaseRefusesIt() async throws {
+    @Test func aQueryWithoutItsIndexIsRefusedAsTheDatabaseRefusesIt() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"scores": {"a": {"score": 1}}, "indexed": {"a": {"score": 1}}}"#)
         let rules = folder.write("r.json", #"{"rules": {".read": true, "indexed": {".indexOn": ["score", ".value"]}}}"#)
-        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rules))
-        let missing = try await server.request("GET", "/scores.json?orderBy=%22score%22&limitToFirst=1")
+        let server = try TestServer(file: file, options: Self.options(rules: rules))
+        let missing = try server.request("GET", "/scores.json?orderBy=%22score%22&limitToFirst=1")
         #expect(missing.status == 400)
         #expect(missing.json?["error"] == #"Index not defined, add ".indexOn": "score", for path "/scores", to the rules"#)
-        #expect(try await server.request("GET", "/scores.json?orderBy=%22$value%22").json?["error"]
+        #expect(try server.request("GET", "/scores.json?orderBy=%22$value%22").json?["error"]
                 == #"Index not defined, add ".indexOn": ".value", for path "/scores", to the rules"#)
-        #expect(try await server.request("GET", "/scores.json?orderBy=%22$key%22&limitToFirst=1").status == 200)
-        #expect(try await server.request("GET", "/indexed.json?orderBy=%22score%22&limitToFirst=1").status == 200)
-        #expect(try await server.request("GET", "/indexed.json?orderBy=%22$value%22").status == 200)
-        await server.stop()
+        #expect(try server.request("GET", "/scores.json?orderBy=%22$key%22&limitToFirst=1").status == 200)
+        #expect(try server.request("GET", "/indexed.json?orderBy=%22score%22&limitToFirst=1").status == 200)
+        #expect(try server.request("GET", "/indexed.json?orderBy=%22$value%22").status == 200)
+        server.stop()
     }
 
     /// A write the rules allow leaves the file exactly as the same write on a server without
     /// rules; one they deny leaves it byte-identical.
-    @Test func allowedWritesWriteWhatTheyWouldWithoutRulesAndDeniedOnesNothing() async throws {
+    @Test func allowedWritesWriteWhatTheyWouldWithoutRulesAndDeniedOnesNothing() throws {
         let rules = #"""
             {"rules": {"items": {"$id": {".write": "auth != null && ($id.beginsWith(auth.uid) || !data.exists())",
               ".validate": "newData.hasChildren(['n'])", "n": {".validate": "newData.isNumber() && newData.val() < 50"}}}}}
@@ -146,8 +146,8 @@ import TestSupport
             var items = [(key: String, value: JSON)]()
             for i in 0..<6 { items.append(("\(["alice", "bob", "x"][i % 3])\(i)", .object(JSONObject([("n", .number(JSONNumber(i)))])))) }
             let start = JSON.object(JSONObject([("items", .object(JSONObject(items)))])).serializedString(.pretty)
-            let guarded = try await AsyncTestServer(file: folder.write("guarded.json", start), options: Self.options(rules: folder.write("r.json", rules)))
-            let open = try await AsyncTestServer(file: folder.write("open.json", start), options: Self.options(unverified: false))
+            let guarded = try TestServer(file: folder.write("guarded.json", start), options: Self.options(rules: folder.write("r.json", rules)))
+            let open = try TestServer(file: folder.write("open.json", start), options: Self.options(unverified: false))
             for _ in 0..<20 {
                 let key = ["alice0", "bob1", "x2", "alice3", "new\(random.int(0...3))", "bob\(random.int(0...9))"][random.int(0..<6)]
                 let n = JSON.number(JSONNumber(random.int(0...60)))
@@ -159,18 +159,18 @@ import TestSupport
                 }
                 let user = ["alice", "bob"][random.int(0..<2)]
                 let before = folder.read("guarded.json")
-                let answer = try await guarded.request(method, target, headers: bearer(user), body: body)
+                let answer = try guarded.request(method, target, headers: bearer(user), body: body)
                 outcomes[answer.status, default: 0] += 1
                 if answer.status == 200 {
-                    #expect(try await open.request(method, target, body: body).status == 200)
+                    #expect(try open.request(method, target, body: body).status == 200)
                     #expect(folder.read("guarded.json") == folder.read("open.json"), "seed \(seed): \(user) \(method) \(target) \(body ?? "")")
                 } else {
                     #expect(answer.status == 401, "\(answer.text)")
                     #expect(folder.read("guarded.json") == before, "seed \(seed): \(user) \(method) \(target) \(body ?? "")")
                 }
             }
-            await guarded.stop()
-            await open.stop()
+            guarded.stop()
+            open.stop()
         }
         // The random writes are both allowed and denied, often.
         #expect(outcomes[200, default: 0] > 8 && outcomes[401, default: 0] > 8, "\(outcomes)")
@@ -178,31 +178,31 @@ import TestSupport
 
     /// Fifty open streams while the admin replaces the rules: those whose users lose access
     /// get `cancel` and end; the others go on and hear the next write.
-    @Test func aRulesChangeCancelsTheStreamsThatLostAccess() async throws {
+    @Test func aRulesChangeCancelsTheStreamsThatLostAccess() throws {
         let folder = ScratchFolder()
         let rooms = JSON.object(JSONObject((0..<50).map { ("r\($0)", .object(JSONObject([("v", 0)]))) }))
         let file = folder.write("db.json", JSON.object(JSONObject([("rooms", rooms)])).serializedString())
         let rulesFile = folder.write("r.json", #"{"rules": {"rooms": {"$r": {".read": "auth != null"}}}}"#)
-        let server = try await AsyncTestServer(file: file, options: Self.options(rules: rulesFile))
+        let server = try TestServer(file: file, options: Self.options(rules: rulesFile))
         var streams = [OpenStream]()
         for i in 0..<50 {
-            let stream = try await server.openStream("/rooms/r\(i).json", headers: bearer("u\(i)", [("team", .string(i % 3 == 0 ? "b" : "a"))]))
+            let stream = try server.openStream("/rooms/r\(i).json", headers: bearer("u\(i)", [("team", .string(i % 3 == 0 ? "b" : "a"))]))
             #expect(stream.first?.name == "put", "stream \(i)")
             streams.append(stream)
         }
-        let put = try await server.request("PUT", "/.settings/rules.json", headers: Self.admin,
+        let put = try server.request("PUT", "/.settings/rules.json", headers: Self.admin,
                                            body: #"{"rules": {"rooms": {"$r": {".read": "auth.token.team === 'a'"}}}}"#)
         #expect(put.status == 200)
-        _ = try await server.request("PATCH", "/rooms.json", headers: Self.admin, body: JSON.object(JSONObject((0..<50).map { ("r\($0)/v", 1) })).serializedString())
+        _ = try server.request("PATCH", "/rooms.json", headers: Self.admin, body: JSON.object(JSONObject((0..<50).map { ("r\($0)/v", 1) })).serializedString())
         for (i, stream) in streams.enumerated() {
-            let event = try await stream.next()
+            let event = try stream.next()
             if i % 3 == 0 {
                 #expect(event == ServerEvent(name: "cancel", data: "null"), "stream \(i)")
-                #expect(try await stream.next() == nil, "stream \(i)")
+                #expect(try stream.next() == nil, "stream \(i)")
             } else {
                 #expect(event?.name == "put" && event?.json == json(#"{"path": "/v", "data": 1}"#), "stream \(i): \(String(describing: event))")
             }
         }
-        await server.stop()
+        server.stop()
     }
 }

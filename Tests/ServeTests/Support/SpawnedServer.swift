@@ -1,0 +1,73 @@
+// `synctable serve` with rules and tokens as a child process, its streams, and unsigned ID tokens.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import JSONTree
+@testable import Serve
+import Testing
+import TestSupport
+
+extension TestServer {
+    /// `synctable serve` with `options`' rules and tokens. (Tests using it are synchronous: an
+    /// async test resumed after each blocking call waits for a thread of the concurrency pool,
+    /// which the suite's blocking tests fill; with a hundred such steps one took 140 s.)
+    convenience init(file: String, options: ServeOptions) throws {
+        var arguments = [String]()
+        if let rules = options.rulesFile { arguments += ["--rules", rules] }
+        if options.acceptUnverifiedTokens { arguments.append("--accept-unverified-tokens") }
+        try self.init(file: file, arguments: arguments)
+    }
+
+    /// Opens a stream of `target`; its head and first event (nil when it ended at once).
+    func openStream(_ target: String, headers: [(String, String)] = []) throws -> OpenStream {
+        let connection = try connect()
+        connection.send(HTTPConnection.requestBytes("GET", target, headers: headers + [("Accept", "text/event-stream")]))
+        let head = try connection.readHead()
+        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readEvent() : nil)
+    }
+}
+
+/// A stream opened by `TestServer.openStream`.
+final class OpenStream {
+    let connection: HTTPConnection
+    let head: HTTPResult
+    let first: ServerEvent?
+
+    init(connection: HTTPConnection, head: HTTPResult, first: ServerEvent?) {
+        self.connection = connection
+        self.head = head
+        self.first = first
+    }
+
+    /// The next event other than a keep-alive (which a slow run of the suite may see at any
+    /// point); nil when the stream ended.
+    func next() throws -> ServerEvent? {
+        var event = try connection.readEvent()
+        while event?.name == "keep-alive" { event = try connection.readEvent() }
+        return event
+    }
+}
+
+/// An unsigned Firebase ID token with `claims` (accepted only with `--accept-unverified-tokens`).
+func idToken(_ claims: JSON) -> String {
+    func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out = [UInt8]()
+        var i = 0
+        while i < bytes.count {
+            let chunk = bytes[i..<min(i + 3, bytes.count)]
+            var n = 0
+            for (j, b) in chunk.enumerated() { n |= Int(b) << (16 - 8 * j) }
+            for j in 0...chunk.count { out.append(alphabet[(n >> (18 - 6 * j)) & 63]) }
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+    return base64URL(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + base64URL(claims.serialized(.compact)) + "."
+}
+
+/// The bearer header of a user `uid`'s unsigned ID token.
+func bearer(_ uid: String, _ claims: [(String, JSON)] = []) -> [(String, String)] {
+    [("Authorization", "Bearer " + idToken(.object(JSONObject([("sub", .string(uid))] + claims))))]
+}
