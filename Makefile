@@ -20,12 +20,14 @@ build: deps
 
 # Build everything (with tests), then run every test. The terminal tests use the
 # debug `synctable` and `tabledemo` binaries built here; the serve tests, the Firebase
-# Admin SDK for Python in .build/firebase-venv.
+# Admin SDK for Python in .build/firebase-venv; then the Firebase JS SDK's own suites run
+# against `synctable serve` (when ../shared/firebase-js-sdk is beside the clone).
 test:
 	@scripts/ensure-deps.sh test
 	@scripts/ensure-firebase-admin.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@scripts/run-sdk-suites.sh
 
 # The viewer on a live, changing example.
 demo: deps

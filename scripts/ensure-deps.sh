@@ -9,6 +9,16 @@ command -v tmux >/dev/null 2>&1 || required+=(tmux)
 optional=()
 if [ "${1:-}" = test ]; then
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || required+=(python3 python3-venv)
+  # The Firebase JS SDK's suites and our app scenarios run on Debian's node and mocha, when the
+  # SDK bundle is beside the clone (../shared/firebase-js-sdk).
+  if [ -d "$(dirname "$0")/../../shared/firebase-js-sdk" ]; then
+    command -v node >/dev/null 2>&1 || required+=(nodejs)
+    command -v mocha >/dev/null 2>&1 || required+=(mocha)
+    [ -d /usr/share/nodejs/chai ] || required+=(chai)
+    for module in chai-as-promised sinon sinon-chai lodash faye-websocket; do
+      [ -d "/usr/share/nodejs/$module" ] || required+=("node-$module")
+    done
+  fi
 fi
 if [ "${1:-}" = bench ]; then
   command -v jq >/dev/null 2>&1 || required+=(jq)

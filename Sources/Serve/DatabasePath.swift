@@ -53,11 +53,12 @@ enum DatabasePath {
         }
     }
 
-    /// A relative path of a multi-path update (`"scores/alice"`), checked key by key.
+    /// A relative path of a multi-path update (`"scores/alice"`), checked key by key; its last
+    /// key may be `.priority` (an update that sets a location's priority).
     static func relative(_ text: String) throws(RequestError) -> Path {
         let keys = text.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard !keys.isEmpty else { throw RequestError(.badRequest, "an update has an empty path ('\(text)')") }
-        for key in keys { try check(key) }
+        for (i, key) in keys.enumerated() where !(i == keys.count - 1 && key == ".priority") { try check(key) }
         return Path(keys: keys)
     }
 }

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -72,11 +73,26 @@ public final class DatabaseServer: Sendable {
         let listening = OnceFlag()
         let connections = self.connections
         let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
+        let wire = WireCache()
+        let (feed, store, options, access) = (feed, store, options, access)
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [connections.handler()],
-                idleTimeout: TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds)))),
+            // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
+            server: .http1WebSocketUpgrade(
+                configuration: .init(
+                    http1: .init(
+                        additionalChannelHandlers: [connections.handler()],
+                        idleTimeout: TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds))),
+                    ws: .init(maxFrameSize: WebSocketSession.maxFrameBytes, validateUTF8: true))
+            ) { request, _, _ in
+                guard request.path?.split(separator: "?").first == "/.ws" else { return .dontUpgrade }
+                let host = request.authority ?? "\(options.host):\(options.port)"
+                return .upgrade([:]) { inbound, outbound, _ in
+                    await WebSocketSession.serve(
+                        inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options,
+                        access: access, cache: wire)
+                }
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "synctable", backlog: 1024),
             onServerRunning: { channel in

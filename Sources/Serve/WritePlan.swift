@@ -23,6 +23,8 @@ struct WritePlan: Sendable {
     let path: Path
     let content: JSON
     let ifMatch: String?
+    /// The client SDKs' transactions: the hash (`NodeHash`) the location's value must have.
+    let ifHash: String?
     /// The writes as the rules let them be made to a document (server values resolved), or nil
     /// when they are denied; run against the very content they replace.
     var permitted: @Sendable (JSONDocument, [JSONWrite]) throws(JSONEditError) -> [JSONWrite]? = { _, writes in writes }
@@ -37,11 +39,12 @@ struct WritePlan: Sendable {
         return plan
     }
 
-    init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?) throws(RequestError) {
+    init(method: HTTPRequest.Method, path: Path, content: JSON, ifMatch: String?, ifHash: String? = nil) throws(RequestError) {
         self.method = method
         self.path = path
         self.content = content
         self.ifMatch = ifMatch
+        self.ifHash = ifHash
         if method == .patch {
             guard case .object(let members) = content, members.count > 0 else {
                 throw RequestError(.badRequest, "a PATCH body must be a non-empty object of paths and values")
@@ -74,6 +77,9 @@ struct WritePlan: Sendable {
     /// The writes for `document`; nil when `if-match` does not match its current value.
     private func writes(for document: JSONDocument, pushKey: inout String) throws(RequestError) -> [JSONWrite]? {
         if let ifMatch, ServedValue.etag(ServedValue.value(at: path, in: document, export: false)) != ifMatch {
+            return nil
+        }
+        if let ifHash, NodeHash.of(ServedValue.value(at: path, in: document, export: true)) != ifHash {
             return nil
         }
         switch method {

@@ -1,0 +1,521 @@
+// The Realtime Database's WebSocket protocol (the client SDKs' transport): one connection.
+import FileStore
+import Foundation
+import HummingbirdWebSocket
+import JSONTree
+import LiveQuery
+import Synchronization
+
+/// One client SDK's connection: its listens, the onDisconnect writes it left, and what it may do.
+///
+/// Everything a connection does happens in one loop, one input at a time — a frame from the
+/// client, or a revision of the file — so that a listen's data always goes out before its `ok`
+/// and never after a newer revision's change. The client's frames and the feed's revisions are
+/// each handed over one at a time and waited for, so a client that floods is read no faster than
+/// it is answered, and a client that does not read holds at most one pending revision.
+final class WebSocketSession {
+    /// What the loop handles next.
+    enum Input: Sendable {
+        case text(String)
+        case clientClosed
+        case feed(Mailbox.Message)
+    }
+
+    /// The largest frame a client may send: 16,384 characters of up to three bytes each.
+    static let maxFrameBytes = 3 * WebSocketFrames.maxCharacters
+
+    private let feed: RevisionFeed
+    private let store: StoreThread
+    private let options: ServeOptions
+    private let cache: WireCache
+    private let access: Access
+    /// Who the client is: from its `auth` (none yet: a user without credentials).
+    private var requester: Requester?
+    private let outbound: WebSocketOutboundWriter
+    private var frames: FrameAssembler
+    private var listens: [ListenKey: Listen] = [:]
+    /// Writes to make when the connection ends, in the order they were asked for, each as the
+    /// user who asked for it.
+    private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester)] = []
+    init(feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, outbound: WebSocketOutboundWriter) {
+        self.feed = feed
+        self.store = store
+        self.options = options
+        self.access = access
+        self.cache = cache
+        self.outbound = outbound
+        frames = FrameAssembler(limit: options.maxBodyBytes)
+        // No credential: open without rules or token, `auth` null under rules, nobody behind
+        // the token gate until the client authenticates.
+        requester = try? access.requester(credential: nil, override: nil, now: Access.now())
+    }
+
+    /// Serves the connection until the client leaves or the server stops.
+    static func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, host: String,
+        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache
+    ) async {
+        guard let mailbox = feed.subscribe() else { return }
+        // A client that does not read holds the loop in a write: when it falls too far behind,
+        // or the server stops, cancelling the connection's task ends that write.
+        let task = withUnsafeCurrentTask { $0.map(ConnectionTask.init) }
+        mailbox.attach { task?.task.cancel() }
+        let session = WebSocketSession(feed: feed, store: store, options: options, access: access, cache: cache, outbound: outbound)
+        let (inputs, continuation) = AsyncStream<(Input, CheckedContinuation<Void, Never>)>.makeStream()
+        /// Hands an input to the loop and waits until it has been handled.
+        @Sendable func deliver(_ input: Input) async {
+            await withCheckedContinuation { handled in
+                if case .terminated = continuation.yield((input, handled)) { handled.resume() }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await message in inbound.messages(maxSize: options.maxBodyBytes) {
+                        guard case .text(let text) = message else { continue }
+                        await deliver(.text(text))
+                    }
+                } catch {}
+                await deliver(.clientClosed)
+            }
+            group.addTask {
+                while true {
+                    let message = await mailbox.next()
+                    await deliver(.feed(message))
+                    if case .revision = message { continue }
+                    if case .tick = message { continue }
+                    return
+                }
+            }
+            var iterator = inputs.makeAsyncIterator()
+            await session.start(host: host)
+            while let (input, handled) = await iterator.next() {
+                let goOn = await session.handle(input)
+                handled.resume()
+                if !goOn { break }
+            }
+            continuation.finish()
+            while let (_, handled) = await iterator.next() { handled.resume() }
+            // Detached first: the `closed` that ends the feed's reader must not cancel this task.
+            mailbox.detach()
+            feed.unsubscribe(mailbox)
+            mailbox.post(.closed)
+            group.cancelAll()
+        }
+        await session.disconnected()
+    }
+
+    // MARK: - The loop's steps
+
+    private func start(host: String) async {
+        let hello: JSON = [
+            "t": "h",
+            "d": ["ts": .number(JSONNumber(Self.now)), "v": "5", "h": .string(host), "s": .string(Self.sessionID())],
+        ]
+        await send(["t": "c", "d": hello])
+    }
+
+    /// Handles one input; false when the connection should end.
+    private func handle(_ input: Input) async -> Bool {
+        switch input {
+        case .clientClosed:
+            return false
+        case .feed(.revision(let revision)):
+            await follow(revision)
+            return true
+        case .feed(.tick):
+            return true
+        case .feed(.cancel(let why)):
+            for (key, listen) in listens {
+                await send(["t": "d", "d": ["a": "c", "b": ["p": .string(listen.wirePath), "d": .string(why)]]])
+                listens[key] = nil
+            }
+            return true
+        case .feed(.closed), .feed(.dropped):
+            return false
+        case .text(let text):
+            switch frames.take(text) {
+            case .waiting: return true
+            case .tooLarge:
+                try? await outbound.close(.messageTooLarge, reason: "a message is over \(options.maxBodyBytes) bytes")
+                return false
+            case .message(let message):
+                return await received(message)
+            }
+        }
+    }
+
+    /// A whole message from the client.
+    private func received(_ message: String) async -> Bool {
+        guard let envelope = try? JSONDocument(parsing: Array(message.utf8)).root.json, case .object(let outer) = envelope,
+            let layer = outer["t"]?.stringValue, case .object(let body)? = outer["d"]
+        else {
+            try? await outbound.close(.protocolError, reason: "a message is not a protocol envelope")
+            return false
+        }
+        if layer == "c" {
+            // The only control message a client sends is a ping.
+            if body["t"]?.stringValue == "p" { await send(["t": "c", "d": ["t": "o", "d": [:]]]) }
+            return true
+        }
+        guard layer == "d", let action = body["a"]?.stringValue else { return true }
+        let request = body["r"]
+        let arguments = body["b"]?.objectValue ?? JSONObject()
+        let answer: Answer
+        do throws(WireError) {
+            answer = try await perform(action, arguments)
+        } catch {
+            answer = Answer(status: "error", data: .string(error.message))
+        }
+        if let request {
+            await send(["t": "d", "d": ["r": request, "b": ["s": .string(answer.status), "d": answer.data]]])
+        } else {
+            await flush()
+        }
+        return true
+    }
+
+    /// A request's outcome: `ok`, or the error the SDKs know (`permission_denied`, `datastale`, …).
+    private struct Answer {
+        var status = "ok"
+        var data: JSON = ""
+    }
+
+    private func perform(_ action: String, _ b: JSONObject) async throws(WireError) -> Answer {
+        switch action {
+        case "s", "unappeck", "appcheck":
+            return Answer(data: [:])
+        case "auth", "gauth":
+            // The Admin SDK acting as a user sends `authvar` (an object) or `noauth` (null).
+            let override = b["authvar"].map { String(decoding: $0.serialized(.compact), as: UTF8.self) }
+                ?? (b["noauth"]?.boolValue == true ? "null" : nil)
+            do throws(RequestError) {
+                requester = try access.requester(credential: b["cred"]?.stringValue, override: override, now: Access.now())
+                return Answer(data: [:])
+            } catch {
+                requester = nil
+                return Answer(status: "invalid_token", data: .string(error.message))
+            }
+        case "unauth":
+            requester = try? access.requester(credential: nil, override: nil, now: Access.now())
+            return Answer(data: [:])
+        default:
+            break
+        }
+        guard let requester else { return Answer(status: "permission_denied", data: "a valid credential is needed (auth)") }
+        switch action {
+        case "q": return try listen(b, as: requester)
+        case "n":
+            let path = try Self.path(b["p"])
+            listens[ListenKey(path: path, tag: b["t"]?.doubleValue.map(Int.init))] = nil
+            return Answer()
+        case "g":
+            let path = try Self.path(b["p"])
+            let query = try WireQuery.query(b["q"]?.objectValue)
+            guard let revision = feed.latest else { return Answer(status: "unavailable", data: "the file has not been read yet") }
+            guard access.mayRead(requester, path, query: WireQuery.ruleQuery(b["q"]?.objectValue), in: revision.document, now: Access.now()) else {
+                return Self.denied
+            }
+            return Answer(data: Self.data(at: path, query: query, in: revision))
+        case "p", "m":
+            guard !options.readOnly else { return Answer(status: "permission_denied", data: "the database is served read-only") }
+            let path = try Self.path(b["p"])
+            let data = b["d"] ?? .null
+            return try await write(action == "p" ? .put : .merge, path: path, data: data, hash: b["h"]?.stringValue, as: requester)
+        case "o", "om":
+            guard !options.readOnly else { return Answer(status: "permission_denied", data: "the database is served read-only") }
+            let path = try Self.path(b["p"])
+            let data = b["d"] ?? .null
+            _ = try Self.plan(action == "o" ? .put : .merge, path: path, data: data, hash: nil)
+            onDisconnect.append((path, action == "o" ? .put(data) : .merge(data), requester))
+            return Answer()
+        case "oc":
+            let path = try Self.path(b["p"])
+            onDisconnect.removeAll { $0.path.keys.starts(with: path.keys) }
+            return Answer()
+        default:
+            throw WireError("unknown action '\(action)'")
+        }
+    }
+
+    // MARK: - Listens
+
+    private static let denied = Answer(status: "permission_denied", data: "Permission denied")
+
+    private func listen(_ b: JSONObject, as requester: Requester) throws(WireError) -> Answer {
+        let path = try Self.path(b["p"])
+        let tag = b["t"]?.doubleValue.map(Int.init)
+        let query = tag == nil ? nil : try WireQuery.query(b["q"]?.objectValue)
+        guard let revision = feed.latest else { return Answer(status: "unavailable", data: "the file has not been read yet") }
+        let ruleQuery = tag == nil ? JSON.null : WireQuery.ruleQuery(b["q"]?.objectValue)
+        // Rules are not filters: a listen whose location the user may not read whole is refused.
+        guard access.mayRead(requester, path, query: ruleQuery, in: revision.document, now: Access.now()) else { return Self.denied }
+        var listen = Listen(path: path, wirePath: b["p"]?.stringValue ?? "/", query: query, tag: tag, revision: revision)
+        listen.ruleQuery = ruleQuery
+        listen.wireQuery = b["q"] ?? .null
+        // The data goes out before the `ok` (the SDK raises its events on the data).
+        var initial = JSONObject([("p", .string(listen.wirePath))])
+        if let query {
+            let window = cache.window(path: path, query: query, in: revision)
+            listen.window = window
+            initial = JSONObject([("p", .string(listen.wirePath)), ("d", Self.object(window)), ("t", .number(JSONNumber(tag ?? 0)))])
+        } else {
+            initial = JSONObject([("p", .string(listen.wirePath)), ("d", ServedValue.value(at: path, in: revision.document, export: true))])
+        }
+        listens[ListenKey(path: path, tag: tag)] = listen
+        pending.append(["t": "d", "d": ["a": "d", "b": .object(initial)]])
+        return Answer(data: [:])
+    }
+
+    /// Messages to send before the answer of the request being handled.
+    private var pending: [JSON] = []
+
+    /// Brings every listen from the revision it last sent to `revision`.
+    private func follow(_ revision: Revision) async {
+        for key in listens.keys.sorted(by: { $0.order < $1.order }) {
+            guard var listen = listens[key], listen.revision.number < revision.number else { continue }
+            // The rules or the data changed: a listen the user may no longer read is revoked.
+            if let requester, !access.mayRead(requester, listen.path, query: listen.ruleQuery, in: revision.document, now: Access.now()) {
+                var revoked = JSONObject([("p", .string(listen.wirePath))])
+                if let tag = listen.tag { revoked = JSONObject([("p", .string(listen.wirePath)), ("q", listen.wireQuery), ("t", .number(JSONNumber(tag)))]) }
+                await send(["t": "d", "d": ["a": "c", "b": .object(revoked)]])
+                listens[key] = nil
+                continue
+            }
+            if let query = listen.query {
+                let window = cache.window(path: listen.path, query: query, in: revision)
+                if let change = Self.merge(from: listen.window, to: window) {
+                    await send(["t": "d", "d": ["a": "m", "b": ["p": .string(listen.wirePath), "d": change, "t": .number(JSONNumber(listen.tag ?? 0))]]])
+                }
+                listen.window = window
+            } else if let change = cache.change(path: listen.path, from: listen.revision, to: revision) {
+                let at = listen.path.appending(change.path)
+                await send(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(Self.wirePath(at)), "d": change.data]]])
+            }
+            listen.revision = revision
+            listens[key] = listen
+        }
+    }
+
+    /// The children that differ between two windows: the new value of each added or changed
+    /// child, null for each that left; nil when none.
+    static func merge(from old: [(key: String, value: JSON)], to new: [(key: String, value: JSON)]) -> JSON? {
+        var before = [JSONKey: JSON]()
+        before.reserveCapacity(old.count)
+        for row in old { before[JSONKey(row.key)] = row.value }
+        var changed = [(key: String, value: JSON)]()
+        var kept = Set<JSONKey>()
+        for row in new {
+            let key = JSONKey(row.key)
+            kept.insert(key)
+            if let previous = before[key], previous == row.value { continue }
+            changed.append((row.key, row.value))
+        }
+        for row in old where !kept.contains(JSONKey(row.key)) { changed.append((row.key, .null)) }
+        return changed.isEmpty ? nil : .object(JSONObject(changed))
+    }
+
+    // MARK: - Writes
+
+    private enum WriteKind { case put, merge }
+
+    private enum DisconnectWrite {
+        case put(JSON)
+        case merge(JSON)
+    }
+
+    private static func plan(_ kind: WriteKind, path: Path, data: JSON, hash: String?) throws(WireError) -> WritePlan {
+        do {
+            switch kind {
+            case .put:
+                if data.isNull { return try WritePlan(method: .delete, path: path, content: .null, ifMatch: nil, ifHash: hash) }
+                return try WritePlan(method: .put, path: path, content: data, ifMatch: nil, ifHash: hash)
+            case .merge:
+                return try WritePlan(method: .patch, path: path, content: data, ifMatch: nil, ifHash: hash)
+            }
+        } catch {
+            throw WireError(error.message)
+        }
+    }
+
+    private func write(_ kind: WriteKind, path: Path, data: JSON, hash: String?, as requester: Requester) async throws(WireError) -> Answer {
+        let checkedPlan = try Self.plan(kind, path: path, data: data, hash: hash).decided(by: access, for: requester)
+        let outcome: WritePlan.Outcome
+        do {
+            outcome = try await store.perform { store in checkedPlan.apply(to: store) }
+        } catch {
+            return Answer(status: "unavailable", data: .string(error.description))
+        }
+        switch outcome {
+        case .written:
+            // The store has published the write's revision: the client's listens hear of it
+            // before the `ok` (the SDK drops its own pending write on the `ok`, and would show
+            // the old value in between).
+            if let latest = feed.latest { await follow(latest) }
+            return Answer()
+        case .preconditionFailed:
+            await catchUp(path: path, from: hash)
+            return Answer(status: "datastale", data: "the value changed")
+        case .failed(let error) where error.status == .unauthorized: return Self.denied
+        case .failed(let error): return Answer(status: "error", data: .string(error.message))
+        }
+    }
+
+    /// A transaction's put found another value than the client's: the client reruns it on the
+    /// value its listen holds, so that value must reach it before the `datastale` (else it
+    /// retries on the same stale value and gives up after 25 tries). The value the write saw is
+    /// on disk; the store publishes it shortly, if another process wrote it.
+    private func catchUp(path: Path, from hash: String?) async {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while let hash, ContinuousClock.now < deadline {
+            if let latest = feed.latest, NodeHash.of(ServedValue.value(at: path, in: latest.document, export: true)) != hash { break }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        if let latest = feed.latest { await follow(latest) }
+    }
+
+    /// The connection ended: the writes it left for that moment are made, in order.
+    private func disconnected() async {
+        for (path, write, requester) in onDisconnect {
+            let plan: WritePlan?
+            switch write {
+            case .put(let data): plan = try? Self.plan(.put, path: path, data: data, hash: nil)
+            case .merge(let data): plan = try? Self.plan(.merge, path: path, data: data, hash: nil)
+            }
+            guard let plan = plan?.decided(by: access, for: requester) else { continue }
+            _ = try? await store.perform { store in plan.apply(to: store) }
+        }
+        onDisconnect = []
+    }
+
+    // MARK: - Sending
+
+    /// Sends `message` (after any data that must precede it), split into frames when long.
+    private func send(_ message: JSON) async {
+        pending.append(message)
+        await flush()
+    }
+
+    private func flush() async {
+        let queued = pending
+        pending = []
+        for m in queued {
+            let text = String(decoding: m.serialized(.compact), as: UTF8.self)
+            for frame in WebSocketFrames.split(text) {
+                do { try await outbound.write(.text(frame)) } catch { return }
+            }
+        }
+    }
+
+    // MARK: - Values
+
+    static func data(at path: Path, query: Query?, in revision: Revision) -> JSON {
+        guard let query else { return ServedValue.value(at: path, in: revision.document, export: true) }
+        let rows = Window(query: query, path: path, document: revision.document).map { ($0.key, ServedValue.value($0.value, export: true)) }
+        return rows.isEmpty ? .null : .object(JSONObject(rows))
+    }
+
+    static func object(_ window: [(key: String, value: JSON)]) -> JSON {
+        window.isEmpty ? .null : .object(JSONObject(window))
+    }
+
+    /// A request's `p`: `/players/alice` (the SDK's form; the root is `/`).
+    static func path(_ value: JSON?) throws(WireError) -> Path {
+        guard let text = value?.stringValue else { throw WireError("p must be a path string") }
+        let keys = text.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // `ref.setPriority(p)` writes to `…/.priority`.
+        for (i, key) in keys.enumerated() where !(i == keys.count - 1 && key == ".priority") {
+            do { try DatabasePath.check(key) } catch { throw WireError(error.message) }
+        }
+        guard keys.count <= DatabasePath.maxDepth else { throw WireError("the path is deeper than \(DatabasePath.maxDepth) levels") }
+        return Path(keys: keys)
+    }
+
+    static func wirePath(_ path: Path) -> String { "/" + path.keys.joined(separator: "/") }
+
+    private static var now: Int { Int(Date().timeIntervalSince1970 * 1000) }
+
+    private static func sessionID() -> String {
+        String((0..<20).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
+    }
+}
+
+/// The connection's task, to cancel it from the feed while the session is attached to its
+/// mailbox (`detach` happens before the task ends, so the handle is never used after).
+private struct ConnectionTask: @unchecked Sendable {
+    let task: UnsafeCurrentTask
+}
+
+/// A listen: untagged (the location's whole value) or tagged (a query's window).
+private struct ListenKey: Hashable {
+    let path: Path
+    let tag: Int?
+    var order: String { "\(path.keys.joined(separator: "/"))#\(tag ?? -1)" }
+}
+
+private struct Listen {
+    let path: Path
+    let wirePath: String
+    let query: Query?
+    let tag: Int?
+    /// The revision whose data the client was last sent.
+    var revision: Revision
+    /// For a query: the window it was last sent.
+    var window: [(key: String, value: JSON)] = []
+    /// The rules' `query` variable for it (null for the location's whole value).
+    var ruleQuery: JSON = .null
+    /// The query as the client sent it (`q`), to name the listen when it is revoked.
+    var wireQuery: JSON = .null
+}
+
+/// What the connections of one server share for a revision: a query's window and a location's
+/// change, each computed once for all the listens that need it; kept for the newest revision.
+final class WireCache: Sendable {
+    private struct State {
+        var revision = 0
+        var windows: [String: [(key: String, value: JSON)]] = [:]
+        var changes: [String: StreamChange?] = [:]
+    }
+
+    private let state = Mutex(State())
+    private static let maxEntries = 1024
+
+    func window(path: Path, query: Query, in revision: Revision) -> [(key: String, value: JSON)] {
+        let key = "\(path.description) \(query.description)"
+        if let kept = state.withLock({ $0.revision == revision.number ? $0.windows[key] : nil }) { return kept }
+        let made = Window(query: query, path: path, document: revision.document).map { ($0.key, ServedValue.value($0.value, export: true)) }
+        keep(revision.number) { $0.windows[key] = made }
+        return made
+    }
+
+    func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
+        let key = "\(old.number) \(path.description)"
+        if let kept = state.withLock({ $0.revision == new.number ? $0.changes[key] : nil }) { return kept }
+        var made = StreamChange.between(old.document.root.node(at: path), new.document.root.node(at: path), export: true)
+        if let change = made, Self.touchesMetadata(change) {
+            // The SDKs read `.value` and `.priority` only as a whole node's: the node goes whole.
+            let at = Path(keys: Array(change.path.keys.prefix { $0 != ".priority" && $0 != ".value" }))
+            made = StreamChange(name: "put", path: at, data: ServedValue.value(at: path.appending(at), in: new.document, export: true))
+        }
+        keep(new.number) { $0.changes[key] = .some(made) }
+        return made
+    }
+
+    private static func touchesMetadata(_ change: StreamChange) -> Bool {
+        if change.path.keys.contains(where: { $0 == ".priority" || $0 == ".value" }) { return true }
+        guard change.name == "patch", case .object(let members) = change.data else { return false }
+        return members[".priority"] != nil || members[".value"] != nil
+    }
+
+    private func keep(_ revision: Int, _ body: (inout State) -> Void) {
+        state.withLock { state in
+            guard revision >= state.revision else { return }
+            if revision > state.revision || state.windows.count + state.changes.count >= Self.maxEntries {
+                state.revision = revision
+                state.windows.removeAll(keepingCapacity: true)
+                state.changes.removeAll(keepingCapacity: true)
+            }
+            body(&state)
+        }
+    }
+}

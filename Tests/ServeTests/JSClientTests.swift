@@ -1,0 +1,184 @@
+// The official Firebase JS SDK (../shared/firebase-js-sdk, run by Debian's node) as an app
+// would use it, against `synctable serve` over the database's WebSocket protocol.
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileStore
+import Foundation
+import JSONTree
+import LiveQuery
+import Testing
+import TestSupport
+
+/// The SDK bundle beside the clone, when there is one (CI has it).
+private let sdkBundle = packageRoot + "/../shared/firebase-js-sdk/firebase-database.cjs"
+private let sdkAvailable = access(sdkBundle, R_OK) == 0 && access("/usr/bin/node", X_OK) == 0
+
+/// A Node client (Tests/ServeTests/Node/client.js) connected to `port`.
+private func jsClient(port: Int) throws -> ChildProcess {
+    try ChildProcess(["/usr/bin/node", packageRoot + "/Tests/ServeTests/Node/client.js", String(port), sdkBundle],
+                     environment: ["NODE_PATH": "/usr/share/nodejs"])
+}
+
+extension ChildProcess {
+    /// Reads lines until one is `expected` (as JSON); false when none was within `seconds`.
+    fileprivate func waitFor(_ expected: JSON, seconds: Double = 20) -> Bool {
+        var found = false
+        _ = readLines(until: { line in
+            found = (try? JSONDocument(parsing: line).root.json) == expected
+            return found
+        }, seconds: seconds)
+        return found
+    }
+}
+
+/// A client's list as it last printed it, read on until it is the expected one (an edit that
+/// leaves the window as it was prints nothing).
+private struct PrintedList {
+    var last: JSON?
+
+    mutating func reach(_ expected: JSON, from client: ChildProcess, seconds: Double = 20) -> Bool {
+        if last == expected { return true }
+        var found = false
+        _ = client.readLines(until: { line in
+            last = try? JSONDocument(parsing: line).root.json
+            found = last == expected
+            return found
+        }, seconds: seconds)
+        return found
+    }
+}
+
+@Suite(.serialized, .enabled(if: sdkAvailable, "needs ../shared/firebase-js-sdk and /usr/bin/node (skipped: not beside this clone)"))
+struct JSClientTests {
+    @Test func aListBoundToALimitedQueryFollowsEditsByAnotherProcess() throws {
+        let folder = ScratchFolder()
+        var random = SplitMix64(seed: 0x51DE)
+        var scores = (0..<30).map { _ in Int(random.next() % 100) }
+        func document() -> String {
+            let players = scores.enumerated().map { "\"p\($0.offset)\": {\"score\": \($0.element)}" }
+            return "{\"players\": {" + players.joined(separator: ", ") + "}}"
+        }
+        let file = folder.write("db.json", document())
+        let server = try TestServer(file: file)
+        let client = try jsClient(port: server.port)
+        client.send(#"{"do":"list","path":"players","child":"score","last":10}"#)
+        let query = try Query().orderByChild("score").limitToLast(10)
+        func expected() throws -> JSON {
+            let parsed = try JSONDocument(parsing: Array(document().utf8))
+            let window = Window(query: query, path: Path(keys: ["players"]), document: parsed)
+            return ["list": .array(window.map { .array([.string($0.key), $0.value.json]) })]
+        }
+        var printed = PrintedList()
+        let first = printed.reach(try expected(), from: client)
+        #expect(first, "the first window: \(client.standardError())")
+        for edit in 0..<200 {
+            scores[Int(random.next() % 30)] = Int(random.next() % 100)
+            // Every save style: rewritten in place, or replaced by rename, as editors save.
+            if edit % 2 == 0 {
+                writeFileInPlace(file, Array(document().utf8))
+            } else {
+                writeFileByRename(file, Array(document().utf8))
+            }
+            let want = try expected()
+            let reached = printed.reach(want, from: client)
+            #expect(reached, "edit \(edit): the client's list \(printed.last?.serializedString() ?? "none") is not the window \(want.serializedString())")
+        }
+        client.closeInput()
+        #expect(client.wait() == 0)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func transactionsFromFourProcessesLoseNoUpdate() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"n": 0, "other": 0}"#)
+        let server = try TestServer(file: file)
+        let clients = try (0..<4).map { _ in try jsClient(port: server.port) }
+        for client in clients { client.send(#"{"do":"increment","path":"n","times":25}"#) }
+        // Another writer edits the rest of the file meanwhile (through the file, as another
+        // process would: the server reads each edit back from disk).
+        for i in 1...10 {
+            _ = try? FileStore.write(JSONWrite.set(Path(keys: ["other"]), .number(JSONNumber(i))), toFile: file)
+            usleep(20_000)
+        }
+        for client in clients {
+            let line = client.readLine(seconds: 60) ?? "nothing"
+            #expect(line == #"{"increment":"ok"}"#, "\(client.standardError())")
+        }
+        let saved = try JSONDocument(parsing: Array(folder.read("db.json").utf8)).root.json
+        #expect(saved["n"] == .number(JSONNumber(100)))
+        for client in clients {
+            client.closeInput()
+            _ = client.wait()
+        }
+        #expect(server.stop() == 0)
+    }
+
+    @Test func onDisconnectRemoveIsCarriedOutWhenTheClientIsKilled() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"presence": {"a": true, "b": true}}"#)
+        let server = try TestServer(file: file)
+        let client = try jsClient(port: server.port)
+        client.send(#"{"do":"onDisconnectRemove","path":"presence/a"}"#)
+        #expect(client.waitFor(["onDisconnect": "ok"]), "\(client.standardError())")
+        #expect(folder.read("db.json") == #"{"presence": {"a": true, "b": true}}"#, "nothing is written before the client goes")
+        client.signal(SIGKILL)
+        _ = client.wait()
+        let gone = waitUntil(seconds: 10) { (try? server.request("GET", "/presence.json").json) == ["b": true] }
+        #expect(gone, "presence/a is still there: \(folder.read("db.json"))")
+        #expect(server.stop() == 0)
+    }
+
+    @Test func restAndWebSocketWritesReachEachOther() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"greeting": "hello"}"#)
+        let server = try TestServer(file: file)
+        let client = try jsClient(port: server.port)
+        client.send(#"{"do":"value","path":"greeting"}"#)
+        #expect(client.waitFor(["value": "hello"]))
+        #expect(try server.request("PUT", "/greeting.json", body: #""né, 世界""#).status == 200)
+        #expect(client.waitFor(["value": "né, 世界"]), "a REST write reaches a WebSocket listener")
+        client.send(#"{"do":"set","path":"fromApp","value":{"n":1,"s":"ok"}}"#)
+        #expect(client.waitFor(["set": "ok"]))
+        #expect(try server.request("GET", "/fromApp.json").json == ["n": 1, "s": "ok"], "a WebSocket write reaches REST")
+        client.closeInput()
+        #expect(client.wait() == 0)
+        #expect(server.stop() == 0)
+    }
+}
+
+extension JSClientTests {
+    @Test func securityRulesDecideWhatAnAppReadsAndWrites() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"public": {"a": 1}, "secret": {"b": 2}}"#)
+        let rules = folder.write("database.rules.json", #"""
+            {"rules": {"public": {".read": true, "$k": {".write": "newData.isNumber()"}}, "secret": {".read": false}}}
+            """#)
+        let server = try TestServer(file: file, arguments: ["--rules", rules])
+        let client = try jsClient(port: server.port)
+        client.send(#"{"do":"get","path":"public/a"}"#)
+        #expect(client.waitFor(["get": 1]), "\(client.standardError())")
+        client.send(#"{"do":"get","path":"secret"}"#)
+        let denied = client.readLine(seconds: 20) ?? ""
+        #expect(denied.contains("error") && denied.localizedCaseInsensitiveContains("permission"), "\(denied)")
+        client.send(#"{"do":"set","path":"public/a","value":"text"}"#)
+        let refused = client.readLine(seconds: 20) ?? ""
+        #expect(refused.localizedCaseInsensitiveContains("permission"), "a write the rules refuse: \(refused)")
+        #expect(folder.read("db.json") == #"{"public": {"a": 1}, "secret": {"b": 2}}"#, "a denied write leaves the file byte-identical")
+        client.send(#"{"do":"set","path":"public/a","value":5}"#)
+        #expect(client.waitFor(["set": "ok"]))
+        client.closeInput()
+        #expect(client.wait() == 0)
+        #expect(server.stop() == 0)
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass.
+private func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
