@@ -1,9 +1,8 @@
 // A cap on open connections below the descriptor limit: past it, a connection is answered 503
 // and closed at once, so the server keeps answering (and accepting) however many sockets
 // clients open.
-import HTTPTypes
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 import Synchronization
 
 /// Counts the server's open connections; each new one past `maximum` is refused.
@@ -16,9 +15,6 @@ final class ConnectionLimit: Sendable {
     /// How many connections are open (refused ones until they close).
     var count: Int { open.load(ordering: .relaxed) }
 
-    /// A new connection's handler.
-    func handler() -> ConnectionLimitHandler { ConnectionLimitHandler(limit: self) }
-
     fileprivate func opened() -> Bool { open.wrappingAdd(1, ordering: .relaxed).newValue <= maximum }
     fileprivate func closed() { open.wrappingSubtract(1, ordering: .relaxed) }
 
@@ -27,18 +23,31 @@ final class ConnectionLimit: Sendable {
     static func maximum(descriptors: Int) -> Int { max(16, descriptors - 256) }
 }
 
-/// One connection's place under the cap: counted while open; past the cap, answered
-/// `503 Service Unavailable` before its request is read, then closed.
-final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundOut = HTTPResponsePart
+/// The first handler of every connection, below HTTP and WebSocket (so it holds for both): the
+/// connection's place under the cap, and the time its first request's head has to arrive in.
+///
+/// Past the cap, a connection is answered `503 Service Unavailable` before anything of it is
+/// read, then closed. A connection whose first head is not complete within `headTimeout` (an
+/// idle socket, or a head sent a byte at a time) is closed; after the head, HTTP's own idle
+/// timeout and the WebSocket session's pings take over.
+final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let limit: ConnectionLimit
+    private let headTimeout: TimeAmount
     private var counted = false
     private var refused = false
+    private var deadline: Scheduled<Void>?
+    /// The last bytes read while looking for the end of the first head (CR LF CR LF).
+    private var tail: UInt32 = 0
+    /// Whether the first request's head has arrived.
+    private(set) var headArrived = false
 
-    fileprivate init(limit: ConnectionLimit) { self.limit = limit }
+    init(limit: ConnectionLimit, headTimeout: TimeAmount) {
+        self.limit = limit
+        self.headTimeout = headTimeout
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arrived(context) }
@@ -57,29 +66,64 @@ final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandl
     func handlerRemoved(context: ChannelHandlerContext) { left() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !refused { context.fireChannelRead(data) }
+        guard !refused else { return }
+        if !headArrived {
+            for byte in unwrapInboundIn(data).readableBytesView {
+                tail = tail << 8 | UInt32(byte)
+                if tail == 0x0D0A_0D0A {
+                    headArrived = true
+                    deadline?.cancel()
+                    break
+                }
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// Answers `status` with a JSON error straight onto the socket (below HTTP's encoder, which
+    /// may be gone or broken) and closes the connection.
+    func refuse(context: ChannelHandlerContext, status: String, error: String) {
+        let body = #"{"error":"\#(error)"}"# + "\n"
+        let text = "HTTP/1.1 \(status)\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
+            + (status.hasPrefix("503") ? "Retry-After: 1\r\n" : "") + "Connection: close\r\n\r\n" + body
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     private func arrived(_ context: ChannelHandlerContext) {
         guard !counted else { return }
         counted = true
-        guard !limit.opened() else { return }
-        refused = true
-        let body = ByteBuffer(string: #"{"error":"too many connections: try again in a moment"}"# + "\n")
-        var head = HTTPResponse(status: .serviceUnavailable)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        head.headerFields[.retryAfter] = "1"
-        head.headerFields[.connection] = "close"
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        guard limit.opened() else {
+            refused = true
+            refuse(context: context, status: "503 Service Unavailable", error: "too many connections: try again in a moment")
+            return
+        }
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        deadline = context.eventLoop.scheduleTask(in: headTimeout) { channel.close(promise: nil) }
     }
 
     private func left() {
+        deadline?.cancel()
+        deadline = nil
         guard counted else { return }
         counted = false
         limit.closed()
+    }
+}
+
+/// After HTTP's decoder: a request it cannot parse is answered 400 (through the connection's
+/// guard) and the connection closed, rather than left open with its parser stuck.
+final class UnreadableRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Never
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.fireChannelRead(data) }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError, let guardContext = try? context.pipeline.syncOperations.context(handlerType: ConnectionGuard.self),
+              let connectionGuard = guardContext.handler as? ConnectionGuard else {
+            context.fireErrorCaught(error)
+            return
+        }
+        connectionGuard.refuse(context: guardContext, status: "400 Bad Request", error: "the request is not HTTP/1.1 that this server can read")
     }
 }

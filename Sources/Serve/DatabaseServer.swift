@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -74,24 +75,28 @@ public final class DatabaseServer: Sendable {
         let connections = self.connections
         let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
         let wire = WireCache()
+        let idleTimeout = TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds))
         let (feed, store, options, access) = (feed, store, options, access)
         let app = Application(
             responder: responder,
             // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
-            server: .http1WebSocketUpgrade(
-                configuration: .init(
-                    http1: .init(
-                        additionalChannelHandlers: [connections.handler()],
-                        idleTimeout: TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds))),
-                    ws: .init(maxFrameSize: WebSocketSession.maxFrameBytes, validateUTF8: true))
-            ) { request, _, _ in
-                guard request.path?.split(separator: "?").first == "/.ws" else { return .dontUpgrade }
-                let host = request.authority ?? "\(options.host):\(options.port)"
-                return .upgrade([:]) { inbound, outbound, _ in
-                    await WebSocketSession.serve(
-                        inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options,
-                        access: access, cache: wire)
-                }
+            server: HTTPServerBuilder { responder in
+                GuardedChannel(
+                    base: HTTP1WebSocketUpgradeChannel(
+                        responder: responder,
+                        configuration: .init(
+                            http1: .init(idleTimeout: idleTimeout),
+                            ws: .init(maxFrameSize: WebSocketSession.maxFrameBytes, validateUTF8: true))
+                    ) { request, _, _ in
+                        guard request.path?.split(separator: "?").first == "/.ws" else { return .dontUpgrade }
+                        let host = request.authority ?? "\(options.host):\(options.port)"
+                        return .upgrade([:]) { inbound, outbound, _ in
+                            await WebSocketSession.serve(
+                                inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options,
+                                access: access, cache: wire)
+                        }
+                    },
+                    limit: connections, headTimeout: idleTimeout)
             },
             configuration: ApplicationConfiguration(
                 address: .hostname(options.host, port: options.port), serverName: "synctable", backlog: 1024),

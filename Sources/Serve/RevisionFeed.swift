@@ -85,9 +85,10 @@ final class RevisionFeed: Sendable {
         }
     }
 
-    /// A new mailbox that receives every revision from now on; nil once the feed is closed.
-    func subscribe() -> Mailbox? {
-        let box = Mailbox(limit: mailboxLimit, unsentLimit: unsentLimit)
+    /// A new mailbox that receives every revision from now on, holding up to `queueLength` of
+    /// them before it coalesces; nil once the feed is closed.
+    func subscribe(queueLength: Int = 1) -> Mailbox? {
+        let box = Mailbox(limit: mailboxLimit, unsentLimit: unsentLimit, queueLength: queueLength)
         let added = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.mailboxes[ObjectIdentifier(box)] = box
@@ -127,9 +128,11 @@ final class RevisionFeed: Sendable {
     }
 }
 
-/// One stream's inbox. Revisions are coalesced (a stream sends the change from what it last
-/// sent to the newest revision), so it holds at most one; `behind` counts those it skipped,
-/// and `unsent` the bytes of events the stream has yet to hand to its connection.
+/// One stream's inbox. Revisions past `queueLength` are coalesced (a stream sends the change
+/// from what it last sent to the newest revision): an event stream holds one, a WebSocket
+/// session a few, so that a burst of writes reaches its client as that many changes, as the
+/// database sends them. `behind` counts the revisions skipped, and `unsent` the bytes of events
+/// the stream has yet to hand to its connection.
 final class Mailbox: Sendable {
     enum Message: Sendable {
         case revision(Revision)
@@ -144,7 +147,7 @@ final class Mailbox: Sendable {
     }
 
     private struct State {
-        var pending: Revision?
+        var pending: [Revision] = []
         var behind = 0
         var unsent = 0
         var tick = false
@@ -158,10 +161,12 @@ final class Mailbox: Sendable {
     private let state = Mutex(State())
     private let limit: Int
     private let unsentLimit: Int
+    private let queueLength: Int
 
-    init(limit: Int, unsentLimit: Int) {
+    init(limit: Int, unsentLimit: Int, queueLength: Int = 1) {
         self.limit = limit
         self.unsentLimit = unsentLimit
+        self.queueLength = max(1, queueLength)
     }
 
     /// The stream has `bytes` more (or, negative, fewer) to hand to its connection.
@@ -189,13 +194,17 @@ final class Mailbox: Sendable {
             }
             switch message {
             case .revision(let revision):
-                if state.pending != nil { state.behind += 1 }
-                state.pending = revision
+                if state.pending.count < queueLength {
+                    state.pending.append(revision)
+                } else {
+                    state.behind += 1
+                    state.pending[state.pending.count - 1] = revision
+                }
                 var why: String?
                 if state.behind > limit { why = "it fell more than \(limit) revisions behind" }
                 if state.unsent > unsentLimit { why = "the file changed while it still had \(state.unsent) bytes to send" }
                 if let why {
-                    state.pending = nil
+                    state.pending.removeAll()
                     state.final = .dropped(why)
                     // Under the lock, so that it cannot run after `detach()` (the task may be gone).
                     state.onDrop?()
@@ -234,8 +243,8 @@ final class Mailbox: Sendable {
         await withCheckedContinuation { continuation in
             let ready: Message? = state.withLock { state in
                 if let final = state.final { return final }
-                if let revision = state.pending {
-                    state.pending = nil
+                if !state.pending.isEmpty {
+                    let revision = state.pending.removeFirst()
                     state.behind = 0
                     state.tick = false
                     return .revision(revision)

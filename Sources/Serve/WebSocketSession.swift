@@ -24,6 +24,11 @@ final class WebSocketSession {
     /// The largest frame a client may send: 16,384 characters of up to three bytes each.
     static let maxFrameBytes = 3 * WebSocketFrames.maxCharacters
 
+    /// How many revisions a session holds before it coalesces them: each write of a burst is a
+    /// change of its own for the client's listens (a limited query's client counts them), and
+    /// the revisions held are the newest few, shared by every session.
+    static let revisionQueue = 8
+
     private let feed: RevisionFeed
     private let store: StoreThread
     private let options: ServeOptions
@@ -55,7 +60,7 @@ final class WebSocketSession {
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, host: String,
         feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache
     ) async {
-        guard let mailbox = feed.subscribe() else { return }
+        guard let mailbox = feed.subscribe(queueLength: Self.revisionQueue) else { return }
         // A client that does not read holds the loop in a write: when it falls too far behind,
         // or the server stops, cancelling the connection's task ends that write.
         let task = withUnsafeCurrentTask { $0.map(ConnectionTask.init) }
