@@ -130,7 +130,12 @@ let package = Package(
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
-            name: "ServeTests", dependencies: ["Serve", "FileStore", "LiveQuery", "JSONTree", "TestSupport"],
+            name: "ServeTests",
+            dependencies: [
+                "Serve", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Python", "Node"]
         ),
         // Its Python proxy stalls and cuts connections between a client and a server.

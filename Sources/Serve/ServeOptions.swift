@@ -33,12 +33,15 @@ public struct ServeOptions: Sendable {
     /// Connections past this many are answered 503 and closed at once; never more than the
     /// descriptor limit allows, less a reserve (nil: that many).
     public var maxConnections: Int?
+    /// A WebSocket connection's most listens at once, and most onDisconnect writes (whose data
+    /// together stay under `maxBodyBytes`): one client's state is bounded whatever it sends.
+    public var maxListensPerConnection: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,
         maxBodyBytes: Int = 16 << 20, streamBacklogLimit: Int = 256, keepAliveMilliseconds: Int = 30_000,
         streamUnsentLimit: Int = 16 << 20, cacheBytes: Int = 64 << 20, idleTimeoutMilliseconds: Int = 30_000,
-        maxConnections: Int? = nil
+        maxConnections: Int? = nil, maxListensPerConnection: Int = 1_000
     ) {
         self.host = host
         self.port = port
@@ -51,5 +54,6 @@ public struct ServeOptions: Sendable {
         self.cacheBytes = cacheBytes
         self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
         self.maxConnections = maxConnections
+        self.maxListensPerConnection = maxListensPerConnection
     }
 }

@@ -41,7 +41,9 @@ final class WebSocketSession {
     private var listens: [ListenKey: Listen] = [:]
     /// Writes to make when the connection ends, in the order they were asked for, each as the
     /// user who asked for it.
-    private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester)] = []
+    private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester, bytes: Int)] = []
+    /// The bytes of the onDisconnect writes' data.
+    private var disconnectBytes = 0
     init(feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, outbound: WebSocketOutboundWriter) {
         self.feed = feed
         self.store = store
@@ -232,11 +234,17 @@ final class WebSocketSession {
             let path = try Self.path(b["p"])
             let data = b["d"] ?? .null
             _ = try Self.plan(action == "o" ? .put : .merge, path: path, data: data, hash: nil)
-            onDisconnect.append((path, action == "o" ? .put(data) : .merge(data), requester))
+            let bytes = data.serialized(.compact).count
+            guard onDisconnect.count < options.maxListensPerConnection, disconnectBytes + bytes <= options.maxBodyBytes else {
+                return Answer(status: "too_big", data: .string("a connection's onDisconnect writes are at most \(options.maxListensPerConnection), of \(options.maxBodyBytes) bytes in all"))
+            }
+            disconnectBytes += bytes
+            onDisconnect.append((path, action == "o" ? .put(data) : .merge(data), requester, bytes))
             return Answer()
         case "oc":
             let path = try Self.path(b["p"])
             onDisconnect.removeAll { $0.path.keys.starts(with: path.keys) }
+            disconnectBytes = onDisconnect.reduce(0) { $0 + $1.bytes }
             return Answer()
         default:
             throw WireError("unknown action '\(action)'")
@@ -255,6 +263,10 @@ final class WebSocketSession {
         let ruleQuery = tag == nil ? JSON.null : WireQuery.ruleQuery(b["q"]?.objectValue)
         // Rules are not filters: a listen whose location the user may not read whole is refused.
         guard access.mayRead(requester, path, query: ruleQuery, in: revision.document, now: Access.now()) else { return Self.denied }
+        let key = ListenKey(path: path, tag: tag)
+        if listens[key] == nil && listens.count >= options.maxListensPerConnection {
+            return Answer(status: "too_big", data: .string("a connection listens to at most \(options.maxListensPerConnection) locations at once"))
+        }
         var listen = Listen(path: path, wirePath: b["p"]?.stringValue ?? "/", query: query, tag: tag, revision: revision)
         listen.ruleQuery = ruleQuery
         listen.wireQuery = b["q"] ?? .null
@@ -267,7 +279,7 @@ final class WebSocketSession {
         } else {
             initial = JSONObject([("p", .string(listen.wirePath)), ("d", ServedValue.value(at: path, in: revision.document, export: true))])
         }
-        listens[ListenKey(path: path, tag: tag)] = listen
+        listens[key] = listen
         pending.append(["t": "d", "d": ["a": "d", "b": .object(initial)]])
         return Answer(data: [:])
     }
@@ -381,7 +393,7 @@ final class WebSocketSession {
 
     /// The connection ended: the writes it left for that moment are made, in order.
     private func disconnected() async {
-        for (path, write, requester) in onDisconnect {
+        for (path, write, requester, _) in onDisconnect {
             let plan: WritePlan?
             switch write {
             case .put(let data): plan = try? Self.plan(.put, path: path, data: data, hash: nil)

@@ -1,0 +1,44 @@
+// A WebSocket client's state on the server is bounded however many requests it sends.
+import FileStore
+import HummingbirdWSClient
+import JSONTree
+import Logging
+@testable import Serve
+import Testing
+import TestSupport
+
+@Suite struct WebSocketLimitsTests {
+    /// Past `maxListensPerConnection` a new listen is refused (listening again to a location is
+    /// not a new one), and onDisconnect writes stop at their count and bytes; cancelling some
+    /// makes room again.
+    @Test func aConnectionsListensAndDisconnectWritesAreBounded() async throws {
+        let folder = ScratchFolder()
+        let served = try await InProcessServer(file: folder.write("db.json", #"{"a": {"x": 1}}"#),
+                                               options: ServeOptions(maxBodyBytes: 1000, maxListensPerConnection: 3))
+        let big = String(repeating: "z", count: 600)
+        let requests: [(action: String, body: String)] = [
+            ("q", #"{"p":"/a/l1","h":""}"#), ("q", #"{"p":"/a/l2","h":""}"#), ("q", #"{"p":"/a/l3","h":""}"#),
+            ("q", #"{"p":"/a/l4","h":""}"#), ("q", #"{"p":"/a/l1","h":""}"#),
+            ("o", #"{"p":"/a/d1","d":"\#(big)"}"#), ("o", #"{"p":"/a/d2","d":"\#(big)"}"#),
+            ("oc", #"{"p":"/a/d1"}"#), ("o", #"{"p":"/a/d2","d":"\#(big)"}"#),
+        ]
+        let answers = Shared([Int: String]())
+        let url = "ws://127.0.0.1:\(served.port)/.ws?v=5&ns=test"
+        // The client's tasks on a queue of their own, as the server's: not the suite's busy pool.
+        try await Task(executorPreference: QueueExecutor()) { () async throws -> Void in
+            _ = try await WebSocketClient.connect(url: url, logger: Logger(label: "test")) { inbound, outbound, _ in
+                for (r, request) in requests.enumerated() {
+                    try await outbound.write(.text(#"{"t":"d","d":{"r":\#(r + 1),"a":"\#(request.action)","b":\#(request.body)}}"#))
+                }
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message, let json = try? JSONDocument(parsing: Array(text.utf8)).root.json,
+                          let r = json["d"]?["r"]?.doubleValue, let status = json["d"]?["b"]?["s"]?.stringValue else { continue }
+                    if answers.withLock({ $0[Int(r)] = status; return $0.count }) == requests.count { break }
+                }
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+        }.value
+        #expect(answers.withLock { $0 } == [1: "ok", 2: "ok", 3: "ok", 4: "too_big", 5: "ok", 6: "ok", 7: "too_big", 8: "ok", 9: "ok"])
+        await served.stop()
+    }
+}
