@@ -178,6 +178,7 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
         case .key: ordered = try Query().orderByKey()
         case .value: ordered = try Query().orderByValue()
         case .member(let path), .spark(let path): ordered = try Query().orderByChild(path)
+        case .computed(let column): ordered = try Query().orderByComputed(column.childValue)
         }
         let query: Query
         switch value {
@@ -222,10 +223,10 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 }
 
 extension ColumnSpec {
-    /// The path below a child this column reads (nil for the key).
+    /// The path below a child this column reads (nil for the key and a computed column).
     var path: Path? {
         switch self {
-        case .key: nil
+        case .key, .computed: nil
         case .value: .root
         case .member(let path), .spark(let path): path
         }

@@ -80,13 +80,21 @@ extension Viewer {
             message = Message(text: "every key is distinct: F counts the values of another column", isError: false)
             return
         }
+        if case .computed = spec {
+            message = Message(text: "F counts the values stored at a path; \(spec.title) is computed (s sorts by it, f filters it)", isError: false)
+            return
+        }
         guard let selection = currentSelection else { return }
         push(FrequencySheet(selection: selection, spec: spec))
     }
 
     /// Shift-I: the statistics of the table's visible columns.
     func openStatistics() {
-        let specs = rows.columnSet.specs.filter { $0 != .key }
+        // The statistics are of values stored at paths: computed columns are left out.
+        let specs = rows.columnSet.specs.filter { spec in
+            if case .computed = spec { return false }
+            return spec != .key
+        }
         guard !specs.isEmpty else {
             message = Message(text: "no columns besides the key yet", isError: false)
             return

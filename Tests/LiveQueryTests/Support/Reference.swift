@@ -82,6 +82,7 @@ func refSortValue(_ c: RefChild, _ ordering: Query.Ordering) -> JSON? {
     case .key: return nil
     case .value: return c.value
     case .child(let p): return c.value[path: p]
+    case .computed(let v): return v.value(of: JSONDocument(c.value).root)
     case .priority:
         guard case .object(let o) = c.value, let p = o[".priority"] else { return nil }
         switch p {
