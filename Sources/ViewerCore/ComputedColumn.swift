@@ -10,7 +10,7 @@ public struct ComputedColumn: Hashable, Sendable {
     public let name: String?
     public let expression: Expression
     /// The expression as written, without the name and the spaces around it.
-    let expressionText: String
+    public let expressionText: String
 
     /// Parses `name = expression` or `expression`.
     /// - Throws: `ExpressionError` whose line and column count from the start of `definition`.
@@ -41,7 +41,7 @@ public struct ComputedColumn: Hashable, Sendable {
     }
 
     /// What the column is called: its name, or the expression.
-    var title: String { name ?? expressionText }
+    public var title: String { name ?? expressionText }
 
     /// The definition as it can be typed again: `ratio = .score / .level`.
     public var definition: String { name.map { "\($0) = \(expressionText)" } ?? expressionText }
@@ -54,7 +54,7 @@ public struct ComputedColumn: Hashable, Sendable {
     func result(for child: JSONNode) -> ExpressionResult { expression.value(of: child) }
 
     /// The column as a query's order: the definition names it, so that a sort can name its column.
-    var childValue: ChildValue {
+    public var childValue: ChildValue {
         let e = expression
         return ChildValue(text: definition) { value, tape in
             if case .value(let json) = e.value(of: value, in: tape) { return json }

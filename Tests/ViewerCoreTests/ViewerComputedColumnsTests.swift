@@ -59,6 +59,11 @@ struct ViewerComputedColumnsTests {
         h.type(file)
         h.send(.enter)
         #expect(readFileText(file) == "key,score,level,.score / 2\r\nb,9,3,4.5\r\na,10,5,5\r\n")
+        // w takes the expression itself, and narrows the f filter.
+        h.send(.character("w"))
+        h.type(".score / 2 > 4.75")
+        h.send(.enter)
+        #expect(h.hasRows(inOrder: ["a"]) && h.line(ofKey: "b") == nil)
     }
 
     @Test("a bad expression is named at its place in the definition, and the columns stay")
