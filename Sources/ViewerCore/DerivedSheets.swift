@@ -33,7 +33,11 @@ final class FrequencySheet: Sheet {
     init(selection: Selection, spec: ColumnSpec) {
         self.selection = selection
         self.spec = spec
-        view = FrequencyView(column: spec.path ?? .root)
+        if case .computed(let column) = spec {
+            view = FrequencyView(computed: column.childValue)
+        } else {
+            view = FrequencyView(column: spec.path ?? .root)
+        }
     }
 
     var title: String { "\(spec.title) frequency" }

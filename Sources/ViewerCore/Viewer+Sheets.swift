@@ -80,10 +80,6 @@ extension Viewer {
             message = Message(text: "every key is distinct: F counts the values of another column", isError: false)
             return
         }
-        if case .computed = spec {
-            message = Message(text: "F counts the values stored at a path; \(spec.title) is computed (s sorts by it, f filters it)", isError: false)
-            return
-        }
         guard let selection = currentSelection else { return }
         push(FrequencySheet(selection: selection, spec: spec))
     }

@@ -66,6 +66,23 @@ struct ViewerComputedColumnsTests {
         #expect(h.hasRows(inOrder: ["a"]) && h.line(ofKey: "b") == nil)
     }
 
+    @Test("F counts a computed column's values, live, and Enter opens the rows holding one")
+    func frequency() throws {
+        let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
+        h.send(.character("="))
+        h.type("deep = .level > 2")
+        h.send(.enter, .character("F"))
+        try h.waitUntil("the frequency table") { $0.contains("deep frequency · 2 rows") }
+        #expect(h.hasRows(inOrder: ["true", "false"]))
+        #expect(h.lines[try #require(h.line(ofKey: "true"))].contains("75.0%"))
+        // Another process lowers b's level: true and false hold two rows each.
+        try h.save(Self.json.replacing(#""score": 9, "level": 3"#, with: #""score": 9, "level": 2"#))
+        try h.waitUntil("b counted as false") { _ in h.lines[h.line(ofKey: "false") ?? 0].contains("50.0%") }
+        h.send(.enter)
+        try h.waitUntil("the rows holding true") { $0.contains("deep = true") }
+        #expect(h.hasRows(inOrder: ["a", "d"]) && h.line(ofKey: "b") == nil && h.line(ofKey: "c") == nil)
+    }
+
     @Test("a bad expression is named at its place in the definition, and the columns stay")
     func badExpression() throws {
         let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
