@@ -78,8 +78,8 @@ struct ColumnSet {
     /// More would not fit any terminal; members past this are not shown.
     static let maximumColumns = 64
 
-    init(fixed members: [Path], computed: [ComputedColumn] = []) {
-        specs = [.key] + members.map { $0.isRoot ? .value : .member($0) } + computed.map(ColumnSpec.computed)
+    init(fixed members: [Path]) {
+        specs = [.key] + members.map { $0.isRoot ? .value : .member($0) }
         numeric = Array(repeating: false, count: specs.count)
         isFixed = true
     }
