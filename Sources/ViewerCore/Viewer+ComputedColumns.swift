@@ -2,10 +2,12 @@
 import JSONTree
 
 extension Viewer {
-    /// `=`: a prompt for a computed column's definition (`ratio = .score / .level`, or an expression).
+    /// `=`: a prompt for a computed column's definition (`ratio = .score / .level`, or an
+    /// expression); ↑ and ↓ recall earlier ones.
     func startComputedColumn() {
         let after = table.state.selectedColumn ?? 0
-        mode = .prompt(Prompt(purpose: .computedColumn(after: after), label: "computed column (name = jq expression): ", text: ""))
+        mode = .prompt(Prompt(purpose: .computedColumn(after: after), label: "computed column (name = jq expression): ", text: "",
+                              history: computedHistory))
     }
 
     /// Adds the typed column after column `after`, the cursor on it; a bad expression is named at
@@ -15,6 +17,9 @@ extension Viewer {
             message = Message(text: "no column added", isError: false)
             return
         }
+        computedHistory.removeAll { $0.utf8.elementsEqual(text.utf8) }
+        computedHistory.append(text)
+        if computedHistory.count > Self.conditionHistoryLimit { computedHistory.removeFirst() }
         let column: ComputedColumn
         do {
             column = try ComputedColumn(definition: text)

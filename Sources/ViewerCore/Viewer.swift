@@ -117,6 +117,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var search = SearchState()
     /// The `w` expressions typed, oldest first, for ↑ and ↓ at its prompt.
     var conditionHistory: [String] = []
+    /// The `=` definitions typed, oldest first, for ↑ and ↓ at its prompt.
+    var computedHistory: [String] = []
     /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
     var readOnlyReason: String?
     /// The viewer's own writes, latest last, for `u`.

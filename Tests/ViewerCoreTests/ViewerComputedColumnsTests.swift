@@ -91,5 +91,11 @@ struct ViewerComputedColumnsTests {
         h.send(.enter)
         #expect(h.screen.contains("not a computed column: 1:17: expected a value after '/'"))
         #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level"])
+        // ↑ recalls it, to be mended.
+        h.send(.character("="), .up)
+        #expect(h.screen.contains("computed column (name = jq expression): ratio = .score /"))
+        h.type(" .level")
+        h.send(.enter)
+        #expect(ViewerColumnsTests.titles(h) == ["key", "ratio", "score", "level"])
     }
 }
