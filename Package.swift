@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "EngineMemoryTests", dependencies: ["EngineMemory", "TestSupport"]),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "EngineMemory", "CJSONScan", "TestSupport"]),
-        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
+        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport", "Expressions"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),

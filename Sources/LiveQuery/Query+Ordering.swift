@@ -62,7 +62,7 @@ struct QueryPlan {
 
     /// Child `ordinal`'s place in this query's order.
     /// - Complexity: O(1) for key, value and priority order (priority: O(members) of the child);
-    ///   O(members along the path) for child order.
+    ///   O(members along the path) for child order; one evaluation for a computed order.
     func sortKey(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
         let key = children.keyRef(ordinal, tape, arena)
         let value = children.valueIndex(ordinal)
@@ -78,6 +78,8 @@ struct QueryPlan {
                 node = tape.child(of: n, named: step.key, arrayIndex: step.arrayIndex)
             }
             return tape.sortKey(ofValue: node, key: key, arena: arena)
+        case .computed(let computed):
+            return (computed.value(value, tape) ?? .null).sortKey(key: key, arena: arena)
         case .priority:
             let p = priorityKey.withUnsafeBufferPointer { tape.member(of: value, named: $0) }
             if let p, tape.firstByte(p) == UInt8(ascii: "\"") || tape.kind(p) == .number {
@@ -116,7 +118,7 @@ extension Query {
     /// Whether a child whose value went from `old` to `new` changed its sort value, which makes
     /// the database send child_moved: never with key order; for value and child order, when the
     /// ordered value is not equal as JSON (even two objects, which sort as equal); for priority
-    /// order, when the priority changed.
+    /// order, when the priority changed; for a computed order, when the computed value did.
     func sortValueChanged(_ old: JSONNode, _ new: JSONNode) -> Bool {
         func same(_ a: JSONNode?, _ b: JSONNode?) -> Bool {
             switch (a, b) {
@@ -131,6 +133,7 @@ extension Query {
         case .value: return !old.valueEquals(new)
         case .child(let path): return !same(old.node(at: path), new.node(at: path))
         case .priority: return !same(priority(of: old), priority(of: new))
+        case .computed(let computed): return (computed.value(of: old) ?? .null) != (computed.value(of: new) ?? .null)
         }
     }
 }

@@ -24,6 +24,8 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
         case value
         /// By the value at a path inside each child (missing is null), ties by key.
         case child(Path)
+        /// By a value computed from each child (none is null), ties by key.
+        case computed(ChildValue)
     }
 
     /// One end of a range: a value, and optionally the key where the range starts or ends
@@ -106,6 +108,11 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
             throw QueryError("orderByChild", "the path must not be empty; use orderByValue to order by the child itself")
         }
         return try ordered(.child(path), "orderByChild")
+    }
+
+    /// Orders by a value computed from each child (`.score / .level`), in value order.
+    public func orderByComputed(_ value: ChildValue) throws(QueryError) -> Query {
+        try ordered(.computed(value), "orderByComputed")
     }
 
     /// Orders by the value at `path` (`"metrics/views"`) inside each child.
@@ -243,7 +250,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
                     let order = explicitOrdering == nil ? "without an orderBy children are in priority order, so" : "with orderByPriority"
                     throw QueryError(method, "\(order) a bound must be a number, string or null (a priority), not \(bound.value.serializedString())")
                 }
-            case .value, .child:
+            case .value, .child, .computed:
                 break
             }
         }
@@ -273,6 +280,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
         case .key: "orderByKey()"
         case .value: "orderByValue()"
         case .child(let p): "orderByChild(\(JSON.string(String(p.description.dropFirst())).serializedString()))"
+        case .computed(let v): "orderByComputed(\(JSON.string(v.text).serializedString()))"
         }
     }
 

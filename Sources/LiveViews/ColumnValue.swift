@@ -156,10 +156,19 @@ public enum ColumnValue: Sendable, Hashable, Comparable, CustomStringConvertible
 struct ColumnReader {
     let path: Path
     private let keys: [[UInt8]]
+    /// A computed column's value, read instead of the path (no value counts as missing).
+    private let computed: ChildValue?
 
     init(_ path: Path) {
         self.path = path
         keys = path.keys.map { Array($0.utf8) }
+        computed = nil
+    }
+
+    init(_ computed: ChildValue) {
+        path = .root
+        keys = []
+        self.computed = computed
     }
 
     /// The value of `child` at the path, as `ColumnValue(child, at: path)` reads it.
@@ -169,6 +178,9 @@ struct ColumnReader {
 
     /// The value of `child` (a node of the document `tape` reads) at the path.
     func value(of child: JSONNode, _ tape: TapeReader) -> ColumnValue {
+        if let computed {
+            return computed.value(child.index, tape).map { ColumnValue(JSONDocument($0).root) } ?? .missing
+        }
         var i = child.index
         for (k, key) in keys.enumerated() {
             switch tape.kind(i) {

@@ -30,7 +30,7 @@ public final class FrequencyView {
         public var description: String { "\(value.identity)×\(count)" }
     }
 
-    /// The column counted, a path below each child (root: the child's own value).
+    /// The column counted, a path below each child (root: the child's own value, or a computed column's).
     public let column: Path
     private let reader: ColumnReader
     /// Numbers are counted in ranges of this width; nil: each number is its own value.
@@ -57,6 +57,14 @@ public final class FrequencyView {
         self.column = column
         self.binWidth = binWidth
         reader = ColumnReader(column)
+    }
+
+    /// The frequency table of a value computed from each child (a computed column); a child it
+    /// gives no value for counts as missing.
+    public init(computed: ChildValue, binWidth: Double? = nil) {
+        column = .root
+        self.binWidth = binWidth
+        reader = ColumnReader(computed)
     }
 
     /// The number of rows (distinct values).
@@ -210,7 +218,16 @@ public final class FrequencyView {
     /// The frequency rows of `column` over `window`, computed from scratch (what the live view
     /// must equal after any sequence of changes).
     public static func rows(of window: Window, column: Path, binWidth: Double? = nil) -> [Row] {
-        counts(of: window, reader: ColumnReader(column), binWidth: binWidth)
+        rows(of: window, reader: ColumnReader(column), binWidth: binWidth)
+    }
+
+    /// The frequency rows of a computed column over `window`, computed from scratch.
+    public static func rows(of window: Window, computed: ChildValue, binWidth: Double? = nil) -> [Row] {
+        rows(of: window, reader: ColumnReader(computed), binWidth: binWidth)
+    }
+
+    private static func rows(of window: Window, reader: ColumnReader, binWidth: Double?) -> [Row] {
+        counts(of: window, reader: reader, binWidth: binWidth)
             .map { Entry(count: $0.value, value: $0.key) }.sorted().map { Row(value: $0.value, count: $0.count) }
     }
 

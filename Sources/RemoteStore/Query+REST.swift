@@ -20,6 +20,8 @@ extension Query {
         case .value: order = "$value"
         case .priority: order = "$priority"
         case .child(let path): order = path.keys.joined(separator: "/")
+        // A server cannot compute the value to order by: the whole location is read.
+        case .computed: return nil
         }
         parameters.append(("orderBy", JSON.string(order).serializedString()))
         func bound(_ name: String, _ b: Bound) -> Bool {

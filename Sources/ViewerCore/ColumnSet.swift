@@ -14,6 +14,8 @@ enum ColumnSpec: Hashable {
     case member(Path)
     /// The recent values of a numeric path inside the child, from the history, as a sparkline.
     case spark(Path)
+    /// A value an expression computes from the child.
+    case computed(ComputedColumn)
 
     var title: String {
         switch self {
@@ -21,21 +23,34 @@ enum ColumnSpec: Hashable {
         case .value: "value"
         case .member(let path): path.keys.joined(separator: "/")
         case .spark(let path): path.keys.joined(separator: "/") + " trend"
+        case .computed(let column): column.title
         }
     }
 
-    /// The value this column shows for a child (nil: missing, shown empty; a trend is not a value).
+    /// The value this column shows for a child (nil: missing, shown empty; a trend is not a value;
+    /// a computed column with no value, or an error, has none).
     func node(in child: JSONNode) -> JSONNode? {
         switch self {
         case .key, .spark: nil
         case .value: child
         case .member(let path): child.node(at: path)
+        case .computed(let column):
+            if case .value(let json) = column.result(for: child) { JSONDocument(json).root } else { nil }
         }
     }
 
-    /// The column's cell for a row.
+    /// The column's cell for a row: an expression's error for the row is shown as `⚠ ` and jq's message.
     func cell(key: String, child: JSONNode) -> String {
-        self == .key ? key : cellText(node(in: child))
+        switch self {
+        case .key: return key
+        case .computed(let column):
+            switch column.result(for: child) {
+            case .value(let json): return cellText(JSONDocument(json).root)
+            case .empty: return ""
+            case .error(let message): return "⚠ " + message
+            }
+        default: return cellText(node(in: child))
+        }
     }
 }
 
@@ -196,10 +211,27 @@ struct ColumnSet {
         return true
     }
 
-    /// Keeps what the user chose in `other` (hidden columns, widths) in freshly inferred columns.
+    /// Keeps what the user chose in `other` (hidden columns, widths, computed columns) in
+    /// freshly inferred columns.
     mutating func adoptChoices(of other: ColumnSet) {
         hide(other.hidden)
         widths = other.widths
+        for spec in other.specs {
+            if case .computed(let column) = spec { addComputed(column, at: specs.count) }
+        }
+    }
+
+    /// Adds a computed column at `index` (clamped); `recomputeNumeric` then decides its alignment.
+    /// - Returns: whether it was added (not when a column has the same definition).
+    @discardableResult
+    mutating func addComputed(_ column: ComputedColumn, at index: Int) -> Bool {
+        let spec = ColumnSpec.computed(column)
+        guard !specs.contains(spec) else { return false }
+        hidden.removeAll { $0 == spec }
+        let at = max(1, min(index, specs.count))
+        specs.insert(spec, at: at)
+        numeric.insert(false, at: at)
+        return true
     }
 
     /// Adds a trend column of `path` right after its member's column (or last), or removes it.

@@ -33,7 +33,11 @@ final class FrequencySheet: Sheet {
     init(selection: Selection, spec: ColumnSpec) {
         self.selection = selection
         self.spec = spec
-        view = FrequencyView(column: spec.path ?? .root)
+        if case .computed(let column) = spec {
+            view = FrequencyView(computed: column.childValue)
+        } else {
+            view = FrequencyView(column: spec.path ?? .root)
+        }
     }
 
     var title: String { "\(spec.title) frequency" }
@@ -178,6 +182,7 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
         case .key: ordered = try Query().orderByKey()
         case .value: ordered = try Query().orderByValue()
         case .member(let path), .spark(let path): ordered = try Query().orderByChild(path)
+        case .computed(let column): ordered = try Query().orderByComputed(column.childValue)
         }
         let query: Query
         switch value {
@@ -222,10 +227,10 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 }
 
 extension ColumnSpec {
-    /// The path below a child this column reads (nil for the key).
+    /// The path below a child this column reads (nil for the key and a computed column).
     var path: Path? {
         switch self {
-        case .key: nil
+        case .key, .computed: nil
         case .value: .root
         case .member(let path), .spark(let path): path
         }

@@ -9,7 +9,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
     case open, back
     case sortByColumn, sortByKey, reverse, filter, clearFilter
-    case whereFilter, export, expandColumn, collapseColumn
+    case whereFilter, export, expandColumn, collapseColumn, computedColumn
     case search, searchNext, searchPrevious
     case pause, showJSON, focusJSON, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo, redo
@@ -70,6 +70,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("E", [.character("E")], .export, "write the table (rows in order, the columns shown) to a file: .json, .jsonl, .csv or .tsv"),
     KeyBinding("(", [.character("(")], .expandColumn, "expand the object column under the cursor into a column per member (metrics/views)"),
     KeyBinding(")", [.character(")")], .collapseColumn, "collapse the member columns of the one under the cursor back into their object column"),
+    KeyBinding("=", [.character("=")], .computedColumn, "add a column computed by a jq expression (ratio = .score / .level), after the one under the cursor; s sorts by it, f filters it"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),

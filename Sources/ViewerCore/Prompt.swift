@@ -20,6 +20,8 @@ enum PromptPurpose {
     case condition
     /// `E`: the file to write the table to.
     case export
+    /// `=`: a computed column's definition, to add after column `after`.
+    case computedColumn(after: Int)
 }
 
 /// A line being typed: the text, edited at its end.

@@ -147,6 +147,7 @@ public struct ViewQuery: Equatable {
         case .key?: .key
         case .value?: .value
         case .child(let path)?: .member(path)
+        case .computed(let value)?: ComputedColumn(value).map(ColumnSpec.computed)
         case .priority?, nil: nil
         }
     }
@@ -223,6 +224,7 @@ public struct ViewQuery: Equatable {
         case .key?: q = try q.orderByKey()
         case .value?: q = try q.orderByValue()
         case .child(let path)?: q = try q.orderByChild(path)
+        case .computed(let value)?: q = try q.orderByComputed(value)
         }
         switch filter {
         case .equal(let value, let text)?:
@@ -286,7 +288,7 @@ public struct ViewQuery: Equatable {
         case .priority?: order = "by priority"
         case .key?: order = "by key"
         case .value?: order = "by value"
-        case .child?: order = "by \(column)"
+        case .child?, .computed?: order = "by \(column)"
         }
         if displayReversed { order += " descending" }
         parts.append(order)

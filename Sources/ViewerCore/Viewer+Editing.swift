@@ -21,6 +21,9 @@ extension Viewer {
         case .spark:
             message = Message(text: "a trend column shows the history: move the column cursor (← →) to a value", isError: true)
             return nil
+        case .computed(let column):
+            message = Message(text: "\(column.title) is computed from the row (\(column.expressionText)): edit the values it reads", isError: true)
+            return nil
         }
     }
 
@@ -121,6 +124,8 @@ extension Viewer {
             acceptSearch(prompt.text)
         case .condition:
             acceptCondition(prompt.text)
+        case .computedColumn(let after):
+            acceptComputedColumn(prompt.text, after: after)
         case .export:
             acceptExport(prompt.text)
         case .showColumn(let hidden):

@@ -189,6 +189,9 @@ extension Viewer {
         switch cursorSpec {
         case .member(let p), .spark(let p): path = p
         case .value: path = .root
+        case .computed:
+            message = Message(text: "the history keeps stored values: a computed column has no trend", isError: true)
+            return
         case .key:
             message = Message(text: "a key has no trend: move the column cursor (← →) to a number", isError: true)
             return

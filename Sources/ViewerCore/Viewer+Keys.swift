@@ -84,6 +84,7 @@ extension Viewer {
         case .searchPrevious: stepSearch(.previous)
         case .whereFilter: startCondition()
         case .export: startExport()
+        case .computedColumn: startComputedColumn()
         case .expandColumn: expandColumn()
         case .collapseColumn: collapseColumn()
         case .clearFilter:
@@ -194,6 +195,7 @@ extension Viewer {
         case .key: .key
         case .value: .value
         case .member(let path), .spark(let path): .child(path)
+        case .computed(let column): .computed(column.childValue)
         }
     }
 

@@ -31,6 +31,8 @@ public struct ViewerOptions {
     public var styles = ThemeStyles()
     /// Trend columns (`--spark score`): each row's recent values of these paths as sparklines.
     public var sparkColumns: [Path] = []
+    /// Computed columns (`--computed 'ratio = .score / .level'`), after the others, for the starting location.
+    public var computedColumns: [ComputedColumn] = []
     /// How many revisions of the rows the time machine keeps (`--history N`), and in how many bytes.
     public var history = HistoryLimits()
 
@@ -115,6 +117,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var search = SearchState()
     /// The `w` expressions typed, oldest first, for ↑ and ↓ at its prompt.
     var conditionHistory: [String] = []
+    /// The `=` definitions typed, oldest first, for ↑ and ↓ at its prompt.
+    var computedHistory: [String] = []
     /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
     var readOnlyReason: String?
     /// The viewer's own writes, latest last, for `u`.
@@ -167,6 +171,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         table = TableView(dataSource: rows, settings: settings)
         table.selectColumn(0)
         var columns = options.columns.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: [])
+        for column in options.computedColumns { columns.addComputed(column, at: columns.specs.count) }
         columns.hide(options.hiddenColumns.map { $0.isRoot ? .value : .member($0) })
         for path in options.sparkColumns { columns.toggleSpark(path) }
         rows.setColumns(columns)
@@ -370,7 +375,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     private func warnOfUnknownColumns(_ shown: [SyncedRow]) {
         guard rows.columnSet.isFixed, !shown.isEmpty else { return }
         let unknown = rows.columnSet.specs.filter { spec in
-            spec != .key && !shown.contains { spec.node(in: $0.value) != nil }
+            if case .computed = spec { return false }
+            return spec != .key && !shown.contains { spec.node(in: $0.value) != nil }
         }
         guard !unknown.isEmpty else { return }
         let names = unknown.map { JSON.string($0.title).serializedString() }.joined(separator: ", ")

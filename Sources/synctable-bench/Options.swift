@@ -44,6 +44,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "memory", run: runParseMemoryBenchmark),
     BenchmarkGroup(name: "command-memory", run: runCommandMemoryBenchmarks),
     BenchmarkGroup(name: "query", run: runQueryBenchmarks),
+    BenchmarkGroup(name: "computed", run: runComputedBenchmarks),
     BenchmarkGroup(name: "first-screen", run: runFirstScreenBenchmarks),
     BenchmarkGroup(name: "edit-to-screen", run: runEditToScreenBenchmarks),
     BenchmarkGroup(name: "store", run: runStoreBenchmarks),

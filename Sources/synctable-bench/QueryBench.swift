@@ -77,7 +77,7 @@ func runQueryBenchmarks(_ report: Report, _ options: BenchOptions) {
         note: "\(batch.moves.count) moves"))
 }
 
-private func scaled(_ s: Stats, _ f: Double) -> Stats { Stats([s.min * f, s.median * f, s.max * f]) }
+func scaled(_ s: Stats, _ f: Double) -> Stats { Stats([s.min * f, s.median * f, s.max * f]) }
 
 /// The text of a benchmark collection, with where each child's score is written.
 private struct CollectionText {

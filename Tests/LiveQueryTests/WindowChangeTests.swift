@@ -74,6 +74,7 @@ func refSortValueChanged(_ a: RefChild, _ b: RefChild, _ ordering: Query.Orderin
     case .value: return a.value != b.value
     case .child(let p): return norm(a.value[path: p]) != norm(b.value[path: p])
     case .priority: return norm(refSortValue(a, .priority)) != norm(refSortValue(b, .priority))
+    case .computed: return norm(refSortValue(a, ordering)) != norm(refSortValue(b, ordering))
     }
 }
 

@@ -239,5 +239,6 @@ private func orderOnly(_ query: Query) throws -> Query {
     case .key: try Query().orderByKey()
     case .value: try Query().orderByValue()
     case .child(let path): try Query().orderByChild(path)
+    case .computed(let value): try Query().orderByComputed(value)
     }
 }

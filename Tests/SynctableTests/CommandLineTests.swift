@@ -28,6 +28,13 @@ struct CommandLineTests {
                     "\(arguments): \(result.errors)")
         }
     }
+
+    @Test("a bad --computed column is named at its place in the definition, with status 2")
+    func badComputedColumn() throws {
+        let result = try runProgram(try synctableBinary(), ["x.json", "--computed", "ratio = .score /"])
+        #expect(result.status == 2)
+        #expect(result.errors == "synctable: error: --computed \"ratio = .score /\": 1:17: expected a value after '/'\n")
+    }
 }
 
 @Suite("The configuration file, as the program reads it")

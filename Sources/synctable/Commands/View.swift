@@ -75,6 +75,12 @@ struct View: ParsableCommand {
         valueName: "path"))
     var spark: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "A column computed from each row by a jq expression, after the others: 'ratio = .score / .level' "
+            + "or the expression alone (repeat for more; = adds one in the viewer).",
+        valueName: "name = expr"))
+    var computed: [String] = []
+
     func run() throws {
         try launchViewer(try viewerOptions(config: try loadConfig()), remote: remote)
     }
@@ -115,6 +121,11 @@ struct View: ParsableCommand {
         for text in spark {
             do { options.sparkColumns.append(try Path(text.hasPrefix("/") ? text : "/" + text)) } catch {
                 throw CommandError("--spark: \(error)")
+            }
+        }
+        for text in computed {
+            do { options.computedColumns.append(try ComputedColumn(definition: text)) } catch {
+                throw CommandError("--computed \(JSON.string(text).serializedString()): \(error)")
             }
         }
         return options

@@ -82,6 +82,7 @@ func refSortValue(_ c: RefChild, _ ordering: Query.Ordering) -> JSON? {
     case .key: return nil
     case .value: return c.value
     case .child(let p): return c.value[path: p]
+    case .computed(let v): return v.value(of: JSONDocument(c.value).root)
     case .priority:
         guard case .object(let o) = c.value, let p = o[".priority"] else { return nil }
         switch p {
@@ -108,11 +109,6 @@ func refCompareToBound(_ c: RefChild, _ ordering: Query.Ordering, _ value: JSON,
     return v != 0 ? v : refKeyCompare(c.key, key)
 }
 
-func refLess(_ a: RefChild, _ b: RefChild, _ ordering: Query.Ordering) -> Bool {
-    let v = refValueCompare(refSortValue(a, ordering), refSortValue(b, ordering))
-    return v != 0 ? v < 0 : refNameCompare(a.key, b.key) < 0
-}
-
 /// The window by the book: every child, filtered by the bounds one by one, sorted, limited.
 func refWindow(_ query: Query, _ root: JSON, _ path: Path) -> [RefChild] {
     let o = query.ordering
@@ -129,7 +125,12 @@ func refWindow(_ query: Query, _ root: JSON, _ path: Path) -> [RefChild] {
         }
         return true
     }
-    children.sort { refLess($0, $1, o) }
+    // Each child's sort value read once (a computed one evaluates an expression).
+    let ordered = children.map { (child: $0, value: refSortValue($0, o)) }.sorted { a, b in
+        let v = refValueCompare(a.value, b.value)
+        return v != 0 ? v < 0 : refNameCompare(a.child.key, b.child.key) < 0
+    }
+    children = ordered.map(\.child)
     switch query.limit {
     case .first(let n)?: return Array(children.prefix(n))
     case .last(let n)?: return Array(children.suffix(n))

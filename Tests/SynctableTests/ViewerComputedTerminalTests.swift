@@ -1,0 +1,45 @@
+// A computed column in a real terminal: = adds it, s sorts by it, and it follows another process's edit.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("The viewer's computed columns in a terminal")
+struct ViewerComputedTerminalTests {
+    static func players(dScore: Int) -> String {
+        """
+        {"players": {
+          "a": {"score": 10, "level": 5},
+          "b": {"score": 9, "level": 3},
+          "c": {"score": 12, "level": 12},
+          "d": {"score": \(dScore), "level": 4}
+        }}
+        """
+    }
+
+    @Test("= adds a computed column, s sorts by it, and a row moves when another process changes its value")
+    func computedColumnSortsAndFollows() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("players.json")
+        try save(Self.players(dScore: 2), to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--no-animation"]))
+        try session.waitFor("key order") { $0.hasRows(inOrder: ["a", "b", "c", "d"]) }
+
+        try session.send("=")
+        try session.waitFor("the prompt") { $0.contains("computed column") }
+        try session.type("ratio = .score / .level")
+        try session.send("Enter")
+        var screen = try session.waitFor("the ratio column") { $0.line(0).contains("ratio") }
+        #expect(screen.lines[try #require(screen.line(ofKey: "d"))].contains("0.5"))
+
+        // The cursor is on the new column: s orders by it (d 0.5, c 1, a 2, b 3).
+        try session.send("s")
+        try session.waitFor("rows by ratio") { $0.hasRows(inOrder: ["d", "c", "a", "b"]) && $0.contains("by ratio") }
+
+        // Another process saves the file: d's ratio is now the highest, so d moves to the end.
+        try save(Self.players(dScore: 40), to: file, style: .rename)
+        screen = try session.waitFor("d moved last") { $0.hasRows(inOrder: ["c", "a", "b", "d"]) }
+        #expect(screen.lines[try #require(screen.line(ofKey: "d"))].contains("10"))
+        try session.send("q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+    }
+}

@@ -1,0 +1,101 @@
+// = adds a column computed by a jq expression: shown live, sorted by s, filtered by f, exported by E.
+import JSONTree
+import TableUI
+import Testing
+import TestSupport
+import ViewerCore
+
+@Suite("The viewer's computed columns")
+struct ViewerComputedColumnsTests {
+    static let json = #"""
+        {"p": {
+          "a": {"score": 10, "level": 5},
+          "b": {"score": 9, "level": 3},
+          "c": {"score": "x", "level": 1},
+          "d": {"score": 4, "level": 4}
+        }}
+        """#
+
+    /// The cell of `key`'s row in the last column (the computed one, added last here).
+    private static func lastCell(_ h: ViewerHarness, _ key: String) throws -> String {
+        let line = h.lines[try #require(h.line(ofKey: key))]
+        return String(line.split(separator: " ", omittingEmptySubsequences: true).last ?? "")
+    }
+
+    @Test("= adds a named column of each row's value; a row the expression fails on shows its error; s sorts by it, live")
+    func addSortAndFollow() throws {
+        let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
+        h.send(.tab, .tab, .character("="))
+        h.type("ratio = .score / .level")
+        h.send(.enter)
+        #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level", "ratio"])
+        #expect(try Self.lastCell(h, "a") == "2" && Self.lastCell(h, "b") == "3" && Self.lastCell(h, "d") == "1")
+        #expect(h.lines[try #require(h.line(ofKey: "c"))].contains("⚠ string (\"x\") and number (1) cannot be divided"))
+        // The cursor is on the new column: s orders by it (the error is null, first).
+        h.send(.character("s"))
+        #expect(h.hasRows(inOrder: ["c", "d", "a", "b"]))
+        #expect(h.screen.contains("by ratio"))
+        // Another writer changes d: its ratio is now the highest, and the row moves.
+        try h.save(Self.json.replacing(#""score": 4, "level": 4"#, with: #""score": 40, "level": 4"#))
+        try h.waitUntil("d moves last") { _ in h.hasRows(inOrder: ["c", "a", "b", "d"]) }
+        #expect(try Self.lastCell(h, "d") == "10")
+        // A cell of a computed column is not a value to edit.
+        h.send(.character("e"))
+        #expect(h.screen.contains("ratio is computed from the row"))
+    }
+
+    @Test("f filters a computed column as any other, and E writes it")
+    func filterAndExport() throws {
+        let h = try ViewerHarness(Self.json, columns: 120, path: "/p") {
+            $0.computedColumns = [try! ComputedColumn(definition: ".score / 2")]
+        }
+        #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level", ".score", "/", "2"])
+        h.send(.tab, .tab, .tab, .character("f"))
+        h.type(">= 4.5")
+        h.send(.enter)
+        #expect(h.hasRows(inOrder: ["b", "a"]) && h.line(ofKey: "d") == nil && h.line(ofKey: "c") == nil)
+        let file = h.folder.file("out.csv")
+        h.send(.character("E"))
+        h.type(file)
+        h.send(.enter)
+        #expect(readFileText(file) == "key,score,level,.score / 2\r\nb,9,3,4.5\r\na,10,5,5\r\n")
+        // w takes the expression itself, and narrows the f filter.
+        h.send(.character("w"))
+        h.type(".score / 2 > 4.75")
+        h.send(.enter)
+        #expect(h.hasRows(inOrder: ["a"]) && h.line(ofKey: "b") == nil)
+    }
+
+    @Test("F counts a computed column's values, live, and Enter opens the rows holding one")
+    func frequency() throws {
+        let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
+        h.send(.character("="))
+        h.type("deep = .level > 2")
+        h.send(.enter, .character("F"))
+        try h.waitUntil("the frequency table") { $0.contains("deep frequency · 2 rows") }
+        #expect(h.hasRows(inOrder: ["true", "false"]))
+        #expect(h.lines[try #require(h.line(ofKey: "true"))].contains("75.0%"))
+        // Another process lowers b's level: true and false hold two rows each.
+        try h.save(Self.json.replacing(#""score": 9, "level": 3"#, with: #""score": 9, "level": 2"#))
+        try h.waitUntil("b counted as false") { _ in h.lines[h.line(ofKey: "false") ?? 0].contains("50.0%") }
+        h.send(.enter)
+        try h.waitUntil("the rows holding true") { $0.contains("deep = true") }
+        #expect(h.hasRows(inOrder: ["a", "d"]) && h.line(ofKey: "b") == nil && h.line(ofKey: "c") == nil)
+    }
+
+    @Test("a bad expression is named at its place in the definition, and the columns stay")
+    func badExpression() throws {
+        let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
+        h.send(.character("="))
+        h.type("ratio = .score /")
+        h.send(.enter)
+        #expect(h.screen.contains("not a computed column: 1:17: expected a value after '/'"))
+        #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level"])
+        // ↑ recalls it, to be mended.
+        h.send(.character("="), .up)
+        #expect(h.screen.contains("computed column (name = jq expression): ratio = .score /"))
+        h.type(" .level")
+        h.send(.enter)
+        #expect(ViewerColumnsTests.titles(h) == ["key", "ratio", "score", "level"])
+    }
+}
