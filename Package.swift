@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "TableUI", targets: ["TableUI"]),
         .library(name: "ViewerCore", targets: ["ViewerCore"]),
         .library(name: "LiveViews", targets: ["LiveViews"]),
+        .library(name: "Headless", targets: ["Headless"]),
         .executable(name: "synctable", targets: ["synctable"]),
     ],
     dependencies: [
@@ -94,11 +95,14 @@ let package = Package(
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
+        // What the commands do without the viewer: open a source, read a log's records, print
+        // tables and event lines, write the demo; the executable is argument parsing over it.
+        .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "FileStore", "RemoteStore", "TableUI"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
-                "Expressions",
+                "Expressions", "Headless",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.

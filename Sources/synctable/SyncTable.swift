@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileStore
+import Headless
 import JSONTree
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 // `--columns`, shared by the viewer and `list`: the columns to show, or the ones to hide.
+import Headless
 import JSONTree
 
 /// `--columns name,score,metrics/views` shows these, in this order; `--columns -email,-id`

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import Headless
 import JSONTree
 import LiveQuery
 import ViewerCore

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Dispatch
 import FileStore
+import Headless
 import JSONTree
 import LiveQuery
 #if canImport(Glibc)
@@ -64,7 +65,7 @@ struct Events: ParsableCommand {
         }
         var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
         if options.format == .jsonLines, file != "-", let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
-        let store = try openStore(file, remote: remote, file: options, firstWindow: (location, filter))
+        let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter))
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }
@@ -105,152 +106,6 @@ struct Events: ParsableCommand {
     }
 }
 
-/// Becomes readable on SIGINT or SIGTERM, so the loop can end cleanly (exit 0).
-///
-/// The loop may be busy (a large window being printed) or blocked (writing to a reader that
-/// does not read): if it has not ended a quarter of a second after the signal, the process
-/// ends from here, once a write in progress has ended (`output` waits up to another quarter
-/// of a second for it, so a reader that reads gets whole lines).
-final class StopSignal {
-    let fd: Int32
-    private let sources: [DispatchSourceSignal]
-
-    /// - Parameter output: the writer whose line in progress the process waits for, if any.
-    init(output: EventLineWriter? = nil) {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        fd = fds[0]
-        let writeEnd = fds[1]
-        // A reader that has gone away (`| head`) ends the stream quietly, like a signal.
-        signal(SIGPIPE, SIG_IGN)
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                var byte: UInt8 = 1
-                _ = write(writeEnd, &byte, 1)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.25) {
-                    output?.stopWriting(waitingUpTo: 0.25)
-                    _exit(0)
-                }
-            }
-            source.resume()
-            return source
-        }
-    }
-}
-
-/// Formats events as JSON lines and writes them to standard output, one revision at a time.
-final class EventLineWriter: @unchecked Sendable {
-    private var buffer = [UInt8]()
-    /// Held while writing: a signal that ends the process waits for the last line to be whole.
-    private let writing = DispatchSemaphore(value: 1)
-
-    /// Appends one revision's events (or a new listener's first window).
-    func append(_ change: WindowChange) {
-        for (event, at) in zip(change.childEvents, change.replayIndexes) {
-            field("event", first: true)
-            string(Array(event.kind.rawValue.utf8))
-            field("key")
-            event.withKeyBytes { string(Array($0)) }
-            if event.kind != .childRemoved {
-                field("prevKey")
-                if let prev = event.prevKey { string(Array(prev.utf8)) } else { raw("null") }
-            }
-            field("index")
-            raw(String(at.index))
-            if event.kind == .childMoved {
-                field("fromIndex")
-                raw(at.fromIndex.map(String.init) ?? "null")
-            }
-            field("value")
-            compactValue(event.value)
-            raw("}\n")
-        }
-        raw(#"{"event":"value","count":\#(change.new.count)}"# + "\n")
-    }
-
-    func appendError(_ problem: StoreProblem) {
-        field("event", first: true)
-        string(Array("error".utf8))
-        field("message")
-        let message: String
-        if case .invalidJSON(let error) = problem { message = error.message } else { message = problem.description }
-        string(Array(message.utf8))
-        field("line")
-        raw(problem.position.map { String($0.line) } ?? "null")
-        field("column")
-        raw(problem.position.map { String($0.column) } ?? "null")
-        raw("}\n")
-    }
-
-    /// A database's connection lost or refused: `{"event":"error","connection":STATE,"message":M,…}`.
-    func appendConnection(_ state: String, _ message: String) {
-        field("event", first: true)
-        string(Array("error".utf8))
-        field("connection")
-        string(Array(state.utf8))
-        field("message")
-        string(Array(message.utf8))
-        raw(#","line":null,"column":null}"#)
-        raw("\n")
-    }
-
-    /// An invalid record of a JSON Lines file or stream.
-    func appendError(_ error: JSONLinesError) {
-        field("event", first: true)
-        string(Array("error".utf8))
-        field("key")
-        string(Array(String(error.index).utf8))
-        field("message")
-        string(Array(error.message.utf8))
-        field("line")
-        raw(String(error.line))
-        field("column")
-        raw(String(error.column))
-        raw("}\n")
-    }
-
-    /// Writes what was appended, in one `write` where possible; exits quietly when the reader is gone.
-    func flush() {
-        writing.wait()
-        defer { writing.signal() }
-        var done = 0
-        while done < buffer.count {
-            let n = buffer.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                exit(0)  // EPIPE: nobody is reading any more
-            }
-            done += n
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Stops output for good (any thread): waits for a write in progress, up to `seconds`.
-    func stopWriting(waitingUpTo seconds: Double) {
-        _ = writing.wait(timeout: .now() + seconds)
-    }
-
-    private func raw(_ text: String) { buffer.append(contentsOf: text.utf8) }
-
-    private func field(_ name: String, first: Bool = false) {
-        raw(first ? "{\"\(name)\":" : ",\"\(name)\":")
-    }
-
-    /// A JSON string from decoded UTF-8 bytes, written by the tree's serializer with what a
-    /// terminal would act on (`isInvisibleControl`) escaped.
-    private func string(_ bytes: [UInt8]) {
-        writeJSONString(String(decoding: bytes, as: UTF8.self), to: &buffer, escaping: .invisibles)
-    }
-
-    /// A value on one line, by the tree's serializer: key order and number spelling stay the
-    /// file's own, and what a terminal would act on is escaped.
-    private func compactValue(_ node: JSONNode) {
-        node.json.write(to: &buffer, style: .compact, depth: 0, escaping: .invisibles)
-    }
-}
-
 extension ConnectionStatus {
     /// The state's name in an error line; nil while connecting or online.
     fileprivate var problemName: String? {
@@ -261,15 +116,4 @@ extension ConnectionStatus {
         case .unauthorized: "unauthorized"
         }
     }
-}
-
-/// For a query of the newest records of a log (`--limit-to-last K` in line order at the root, no
-/// range, no filter), which no later record can make older ones matter to: the store reads the newest
-/// records only and follows the log from there (`NewestFirst.onlyNewest`). nil for any other query.
-private func onlyNewestRecords(_ location: Path, _ query: Query) -> FileStore.NewestFirst? {
-    guard location.isRoot, case .last(let k)? = query.limit, query.start == nil, query.end == nil,
-          query.filters.isEmpty else { return nil }
-    let byKey = query.explicitOrdering == .key
-    guard byKey || query.explicitOrdering == nil || query.explicitOrdering == .priority else { return nil }
-    return FileStore.NewestFirst(records: k, onlyNewest: true, byPriority: !byKey)
 }

@@ -1,6 +1,7 @@
 // `synctable history`: the changes the viewer's history keeps, as JSON lines while the file changes.
 import ArgumentParser
 import FileStore
+import Headless
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -55,7 +56,7 @@ struct History: ParsableCommand {
         do { filter = try query.makeQuery() } catch {
             throw CommandError("\(error)")
         }
-        let store = try openStore(file, remote: remote, file: FileStore.Options(format: input.format(of: file)),
+        let store = try openStore(file, credential: remote.credential, file: FileStore.Options(format: input.format(of: file)),
                                   firstWindow: (location, filter))
         let array = SyncedArray(store.reference(location).withQuery(filter))
         let history = RevisionHistory()

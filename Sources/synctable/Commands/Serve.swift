@@ -1,6 +1,7 @@
 // `synctable serve`: the file as a Realtime Database over HTTP (the server is the Serve library).
 import ArgumentParser
 import Dispatch
+import Headless
 import Serve
 import Synchronization
 

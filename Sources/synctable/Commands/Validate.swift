@@ -1,5 +1,6 @@
 import ArgumentParser
 import FileStore
+import Headless
 import JSONTree
 
 /// `synctable validate FILE…`: exit 0 when every file is valid JSON (or JSON Lines).

@@ -3,10 +3,11 @@
 import Glibc
 #endif
 import ArgumentParser
-import RemoteStore
 import FileStore
+import Headless
 import JSONTree
 import LiveQuery
+import RemoteStore
 import SyncedArray
 import ViewerCore
 

@@ -1,6 +1,7 @@
 // `synctable set | update | push | remove`: one atomic, minimal write to a JSON file.
 import ArgumentParser
 import FileStore
+import Headless
 import JSONTree
 import LiveQuery
 
@@ -39,7 +40,7 @@ struct SetValue: ParsableCommand {
         let path = try parsePathArgument(path), content = try parseJSONArgument(value[0])
         if let url = try databaseURL(file) {
             let target = url.location.appending(path)
-            return _ = try remoteRequest(url, remote) { rest in try await rest.set(target, content) }
+            return _ = try remoteRequest(url, remote.credential) { rest in try await rest.set(target, content) }
         }
         try performWrite(file, JSONWrite.set(path, content), input)
     }
@@ -69,7 +70,7 @@ struct UpdateValues: ParsableCommand {
         do { writes = try JSONWrite.update(base, object) } catch { throw CommandError(error.description) }
         if let url = try databaseURL(file) {
             let target = url.location.appending(base)
-            return try remoteRequest(url, remote) { rest in try await rest.update(target, object) }
+            return try remoteRequest(url, remote.credential) { rest in try await rest.update(target, object) }
         }
         try performWrite(file, writes, input)
     }
@@ -96,7 +97,7 @@ struct PushValue: ParsableCommand {
         let content = try parseJSONArgument(value[0])
         if let url = try databaseURL(file) {
             let target = url.location.appending(parent)
-            return print(try remoteRequest(url, remote) { rest in try await rest.push(target, content) })
+            return print(try remoteRequest(url, remote.credential) { rest in try await rest.push(target, content) })
         }
         if input.format(of: file) == .jsonLines {
             guard parent.isRoot else {
@@ -127,7 +128,7 @@ struct RemoveValue: ParsableCommand {
         let path = try parsePathArgument(path)
         if let url = try databaseURL(file) {
             let target = url.location.appending(path)
-            return try remoteRequest(url, remote) { rest in try await rest.remove(target) }
+            return try remoteRequest(url, remote.credential) { rest in try await rest.remove(target) }
         }
         try performWrite(file, JSONWrite.remove(path), input)
     }

@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Headless
 import Synchronization
 import TableUI
 

@@ -4,6 +4,8 @@
 import Glibc
 #endif
 import FileStore
+import Headless
+import RemoteStore
 import TableUI
 import ViewerCore
 
@@ -19,7 +21,7 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, signals: Signal
     let isURL = try databaseURL(options.file) != nil
     if !isStream && !isURL { try checkReadable(options.file) }
     let firstWindow = (try? options.query.makeQuery()).map { (path: options.location, query: $0) }
-    let store = try openStore(options.file, remote: remote, file: storeOptions(options), firstWindow: firstWindow)
+    let store = try openStore(options.file, credential: remote?.credential ?? Credential.resolve(option: nil), file: storeOptions(options), firstWindow: firstWindow)
     let terminal: Terminal
     do {
         terminal = try Terminal(Terminal.Options(inputFD: keyboard))

@@ -4,21 +4,21 @@
 /// cannot be used. Commands throw it; only `SyncTable.main` prints it: as
 /// `synctable: error: MESSAGE`, or, for a problem at a place in a file, as compilers print
 /// theirs, `FILE[:LINE:COLUMN]: error: MESSAGE` (what editors and `validate` users read).
-struct CommandError: Error, CustomStringConvertible {
-    let message: String
+public struct CommandError: Error, CustomStringConvertible {
+    public let message: String
     /// 2 for a problem with the command line, its file or the terminal; 1 for a failure while running.
-    let exitCode: Int32
+    public let exitCode: Int32
     /// Where in a file the problem is: `FILE` or `FILE:LINE:COLUMN`.
-    let place: String?
+    public let place: String?
 
-    init(_ message: String, exitCode: Int32 = 2, at place: String? = nil) {
+    public init(_ message: String, exitCode: Int32 = 2, at place: String? = nil) {
         self.message = message
         self.exitCode = exitCode
         self.place = place
     }
 
-    var description: String { message }
+    public var description: String { message }
 
     /// The line printed for it.
-    var line: String { place.map { "\($0): error: \(message)" } ?? "synctable: error: \(message)" }
+    public var line: String { place.map { "\($0): error: \(message)" } ?? "synctable: error: \(message)" }
 }

@@ -8,7 +8,7 @@ import JSONTree
 import Synchronization
 
 /// How a save reaches the file.
-enum SaveStyle: CaseIterable {
+public enum SaveStyle: CaseIterable {
     /// Truncate and write the same file (`>`, `json.dump`, most editors).
     case inPlace
     /// Write a temporary file and rename it over the original (`sed -i`, atomic writers).
@@ -17,23 +17,23 @@ enum SaveStyle: CaseIterable {
 
 /// Edits `path` on a background thread until stopped: score changes that reorder rows,
 /// new players, departures, renames; alternating save styles.
-final class DemoWriter: Sendable {
-    let path: String
+public final class DemoWriter: Sendable {
+    public let path: String
     private let stopped = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
 
-    init(path: String) { self.path = path }
+    public init(path: String) { self.path = path }
 
-    func start() {
+    public func start() {
         let thread = Thread { self.run() }
         thread.start()
     }
 
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    public func stop() { stopped.store(true, ordering: .relaxed) }
 
     /// Stops, and returns once the writer thread has finished its last save (so its folder
     /// can be removed).
-    func stopAndWait() {
+    public func stopAndWait() {
         stop()
         while !finished.load(ordering: .acquiring) { usleep(5_000) }
     }

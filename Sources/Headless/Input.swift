@@ -7,19 +7,19 @@ import Darwin
 import TableUI
 
 /// Why a file could not be read.
-struct InputError: Error, CustomStringConvertible {
-    let description: String
+public struct InputError: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// The most a command reads from a file or a stream unless `--max-size` says otherwise: a
 /// bound the user can see and raise, so that `/dev/zero` or an endless pipe cannot fill memory.
-let defaultMaxInputBytes = 2 << 30
+public let defaultMaxInputBytes = 2 << 30
 
 /// Reads a whole regular file, or a stream: standard input for "-", or a pipe (`<(command)`).
 /// - Parameter maxBytes: more than this is an error (see `defaultMaxInputBytes`).
 /// - Throws: `InputError` for a missing or unreadable file, a directory, a device or other
 ///   file that is neither regular nor a pipe, and input longer than `maxBytes`.
-func readInput(_ path: String, maxBytes: Int = defaultMaxInputBytes) throws -> [UInt8] {
+public func readInput(_ path: String, maxBytes: Int = defaultMaxInputBytes) throws -> [UInt8] {
     let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw InputError(description: "cannot open: \(errnoText())") }
     defer { if fd != 0 { close(fd) } }
@@ -48,10 +48,10 @@ func readInput(_ path: String, maxBytes: Int = defaultMaxInputBytes) throws -> [
     return bytes
 }
 
-func errnoText() -> String { String(cString: strerror(errno)) }
+public func errnoText() -> String { String(cString: strerror(errno)) }
 
 /// Writes a line to standard error, made safe for the terminal (`terminalSafe`).
-func printError(_ line: String) {
+public func printError(_ line: String) {
     var text = terminalSafe(line) + "\n"
     text.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
 }
@@ -59,6 +59,6 @@ func printError(_ line: String) {
 /// Text for the terminal outside the viewer (messages naming files, keys, values from the
 /// command line or a file), sanitised as the viewer's cells are: control and bidirectional
 /// characters show as escapes. Line breaks between lines stay line breaks.
-func terminalSafe(_ text: String) -> String {
+public func terminalSafe(_ text: String) -> String {
     text.split(separator: "\n", omittingEmptySubsequences: false).map { sanitize($0) }.joined(separator: "\n")
 }

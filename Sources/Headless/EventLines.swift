@@ -1,0 +1,121 @@
+// `events`' output: a query's events, a store's problems, as JSON lines on standard output.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import FileStore
+import JSONTree
+import LiveQuery
+
+/// Formats events as JSON lines and writes them to standard output, one revision at a time.
+public final class EventLineWriter: @unchecked Sendable {
+    public init() {}
+
+    private var buffer = [UInt8]()
+    /// Held while writing: a signal that ends the process waits for the last line to be whole.
+    private let writing = DispatchSemaphore(value: 1)
+
+    /// Appends one revision's events (or a new listener's first window).
+    public func append(_ change: WindowChange) {
+        for (event, at) in zip(change.childEvents, change.replayIndexes) {
+            field("event", first: true)
+            string(Array(event.kind.rawValue.utf8))
+            field("key")
+            event.withKeyBytes { string(Array($0)) }
+            if event.kind != .childRemoved {
+                field("prevKey")
+                if let prev = event.prevKey { string(Array(prev.utf8)) } else { raw("null") }
+            }
+            field("index")
+            raw(String(at.index))
+            if event.kind == .childMoved {
+                field("fromIndex")
+                raw(at.fromIndex.map(String.init) ?? "null")
+            }
+            field("value")
+            compactValue(event.value)
+            raw("}\n")
+        }
+        raw(#"{"event":"value","count":\#(change.new.count)}"# + "\n")
+    }
+
+    public func appendError(_ problem: StoreProblem) {
+        field("event", first: true)
+        string(Array("error".utf8))
+        field("message")
+        let message: String
+        if case .invalidJSON(let error) = problem { message = error.message } else { message = problem.description }
+        string(Array(message.utf8))
+        field("line")
+        raw(problem.position.map { String($0.line) } ?? "null")
+        field("column")
+        raw(problem.position.map { String($0.column) } ?? "null")
+        raw("}\n")
+    }
+
+    /// A database's connection lost or refused: `{"event":"error","connection":STATE,"message":M,…}`.
+    public func appendConnection(_ state: String, _ message: String) {
+        field("event", first: true)
+        string(Array("error".utf8))
+        field("connection")
+        string(Array(state.utf8))
+        field("message")
+        string(Array(message.utf8))
+        raw(#","line":null,"column":null}"#)
+        raw("\n")
+    }
+
+    /// An invalid record of a JSON Lines file or stream.
+    public func appendError(_ error: JSONLinesError) {
+        field("event", first: true)
+        string(Array("error".utf8))
+        field("key")
+        string(Array(String(error.index).utf8))
+        field("message")
+        string(Array(error.message.utf8))
+        field("line")
+        raw(String(error.line))
+        field("column")
+        raw(String(error.column))
+        raw("}\n")
+    }
+
+    /// Writes what was appended, in one `write` where possible; exits quietly when the reader is gone.
+    public func flush() {
+        writing.wait()
+        defer { writing.signal() }
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                exit(0)  // EPIPE: nobody is reading any more
+            }
+            done += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Stops output for good (any thread): waits for a write in progress, up to `seconds`.
+    public func stopWriting(waitingUpTo seconds: Double) {
+        _ = writing.wait(timeout: .now() + seconds)
+    }
+
+    private func raw(_ text: String) { buffer.append(contentsOf: text.utf8) }
+
+    private func field(_ name: String, first: Bool = false) {
+        raw(first ? "{\"\(name)\":" : ",\"\(name)\":")
+    }
+
+    /// A JSON string from decoded UTF-8 bytes, written by the tree's serializer with what a
+    /// terminal would act on (`isInvisibleControl`) escaped.
+    private func string(_ bytes: [UInt8]) {
+        writeJSONString(String(decoding: bytes, as: UTF8.self), to: &buffer, escaping: .invisibles)
+    }
+
+    /// A value on one line, by the tree's serializer: key order and number spelling stay the
+    /// file's own, and what a terminal would act on is escaped.
+    private func compactValue(_ node: JSONNode) {
+        node.json.write(to: &buffer, style: .compact, depth: 0, escaping: .invisibles)
+    }
+}
