@@ -174,15 +174,17 @@ extension Viewer {
     /// The status bar's note of how far back the history reaches under the query shown, long
     /// and short: `history 40 revs since 14:02:11` and `↶40`; when older records were made under
     /// a query that cannot be shown under this one, `history 12 of 40 revs for this query since
-    /// 14:05:00` and `↶12 of 40`. Nil while nothing is kept.
+    /// 14:05:00` and `↶12 of 40` (`history 40 revs, none for this query` when none). Nil while
+    /// nothing is kept.
     var historyReach: (long: String, short: String)? {
         guard let history = array?.history, !history.records.isEmpty else { return nil }
         let reach = history.reachSequence
         let shown = history.lastSequence - reach, kept = history.records.count
         let since = history.record(reach + 1).map { " since " + localTimeWithMilliseconds($0.time).prefix(8) } ?? ""
-        let revs = shown == 1 ? "rev" : "revs"
+        let revs = kept == 1 ? "rev" : "revs"
         let arrow = environment.unicode ? "↶" : "history "
         if shown == kept { return ("history \(kept) \(revs)\(since)", "\(arrow)\(kept)") }
+        if shown == 0 { return ("history \(kept) \(revs), none for this query", "\(arrow)0 of \(kept)") }
         return ("history \(shown) of \(kept) \(revs) for this query\(since)", "\(arrow)\(shown) of \(kept)")
     }
 
