@@ -127,7 +127,8 @@ struct ViewerHistoryReachTests {
         h.type(".score >= 30")
         h.send(.enter)
         try h.waitUntil("filtered") { _ in h.hasRows(inOrder: ["c", "a"]) && h.line(ofKey: "b") == nil }
-        #expect(Self.status(h).contains("history 2 revs"), "\(Self.status(h))")
+        status = Self.status(h)
+        #expect(status.contains("history 2 revs") || status.contains("↶2 ") && !status.contains(" of 2"), "\(status)")
         h.send(.character("["))
         #expect(h.screen.contains("HISTORY rev 2 of 3") && h.hasRows(inOrder: ["c"]) && h.line(ofKey: "b") == nil, "\(h.screen)")
         h.send(.character("P"))
@@ -148,15 +149,16 @@ struct ViewerHistoryReachTests {
         h.send(.character("["))
         #expect(h.screen.contains("the 3 older revisions were kept under another sort, filter or page"), "\(h.screen)")
 
-        // Narrow: the reach shortens to its arrow before the file's name goes, and its numbers stay whole.
+        // Narrow: the reach shortens to its arrow, then goes before the revision's time; numbers stay whole.
         h.send(.character("P"))
-        h.canvas.resize(rows: 24, columns: 64)
+        h.canvas.resize(rows: 24, columns: 72)
         h.send(.resize)
         status = Self.status(h)
         #expect(status.contains("↶1 of 4") && status.contains("3 rows") && !status.contains("…"), "\(status)")
-        h.canvas.resize(rows: 24, columns: 36)
+        #expect(status.contains("rev 5 at "), "\(status)")
+        h.canvas.resize(rows: 24, columns: 60)
         h.send(.resize)
         status = Self.status(h)
-        #expect(!status.contains("↶") && status.contains("3 rows") && !status.contains("…"), "\(status)")
+        #expect(!status.contains("↶") && status.contains("3 rows") && status.contains("rev 5 at ") && !status.contains("…"), "\(status)")
     }
 }
