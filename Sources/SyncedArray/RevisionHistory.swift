@@ -110,12 +110,14 @@ public final class RevisionHistory {
             if last.baseSequence >= lastSequence {
                 // No record of its own: nothing to step through.
                 segments.removeLast()
-            } else {
+            } else if previous.reduce(0, { $0 + $1.value.rawBytes.count }) <= limits.bytes / 2 {
                 let end = copiedRows(previous)
                 segments[segments.count - 1].endRows = end.rows
                 segments[segments.count - 1].endByteCount = end.byteCount
                 byteCount += end.byteCount
             }
+            // Rows too large to copy within the budget are not kept: the segment's records stay
+            // in the change log, and stepping back stops where it ends.
         }
         if records.isEmpty { baseRevision = revision }
         nextSegmentID += 1
@@ -141,7 +143,7 @@ public final class RevisionHistory {
         guard let present = segments.last else { return firstSequence - 1 }
         var reach = max(present.baseSequence, firstSequence - 1)
         for segment in segments.dropLast().reversed() {
-            guard segment.presentation(under: present.view) != nil else { break }
+            guard segment.endRows != nil, segment.presentation(under: present.view) != nil else { break }
             reach = max(segment.baseSequence, firstSequence - 1)
         }
         return reach

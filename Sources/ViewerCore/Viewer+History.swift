@@ -56,6 +56,7 @@ extension Viewer {
         guard cursor.isValid else { return returnToPresent() }
         cursor.move(to: target)
         showPast(cursor)
+        if cursor.sequence != target { message = Message(text: notShownUnderThisQuery(cursor), isError: false) }
     }
 
     /// `C`: the change log as a sheet.
@@ -75,15 +76,28 @@ extension Viewer {
         })
     }
 
-    /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key` selected.
-    func goToRevision(_ sequence: Int, selecting key: String) {
+    /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key`
+    /// selected; returns why not, when it was kept under a query this one cannot show.
+    func goToRevision(_ sequence: Int, selecting key: String) -> String? {
         while !sheets.isEmpty { popSheet() }
-        guard let array, let history = array.history else { return }
+        guard let array, let history = array.history else { return nil }
         var cursor = travel ?? HistoryCursor(history: history, present: Array(array.rows))
-        guard cursor.isValid else { return returnToPresent() }
+        guard cursor.isValid else {
+            returnToPresent()
+            return nil
+        }
         cursor.move(to: sequence)
         showPast(cursor)
         if let row = rows.tableRow(ofKey: key) { table.select(row: row) }
+        return cursor.sequence != sequence ? notShownUnderThisQuery(cursor) : nil
+    }
+
+    /// Why the cursor stopped short of a revision asked for: it was recorded under a query
+    /// whose rows cannot be shown under this one.
+    private func notShownUnderThisQuery(_ cursor: HistoryCursor) -> String {
+        let shown = cursor.revision.map { "rev \($0)" } ?? "the oldest"
+        return "that revision was kept under another sort, filter or page and cannot be shown under this one: "
+            + "\(shown) is as far back as this query reaches"
     }
 
     /// Back to the live table: what arrived meanwhile animates in as one batch.

@@ -108,6 +108,7 @@ struct ViewerHistoryReachTests {
         try h.save(Self.leaderboard([("a", 40), ("b", 25), ("c", 30)]))   // rev 3: a
         try h.waitUntil("rev 3") { $0.contains("rev 3") }
         var status = Self.status(h)
+        var screen = h.screen
         #expect(status.contains("history 2 revs since "), "\(status)")
 
         // Sorted by score: the history stays, and the past is shown in the new order.
@@ -148,6 +149,11 @@ struct ViewerHistoryReachTests {
         #expect(h.screen.contains("HISTORY rev 4 of 5") && h.hasRows(inOrder: ["b", "c", "a"]), "\(h.screen)")
         h.send(.character("["))
         #expect(h.screen.contains("the 3 older revisions were kept under another sort, filter or page"), "\(h.screen)")
+
+        // The change log still lists them; Enter on one says why the table cannot show it.
+        h.send(.character("P"), .character("C"), .character("G"), .enter)
+        screen = h.screen
+        #expect(screen.contains("HISTORY rev 4 of 5") && screen.contains("cannot be shown under this one: rev 4 is as far back"), "\(screen)")
 
         // Narrow: the reach shortens to its arrow, then goes before the revision's time; numbers stay whole.
         h.send(.character("P"))
