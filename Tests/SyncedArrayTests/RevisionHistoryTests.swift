@@ -143,6 +143,40 @@ private struct QueryChange {
         }
     }
 
+    @Test func rowsTooLargeForTheByteBudgetAreNotKeptAtASortAndSteppingBackStopsThere() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        let text = String(repeating: "x", count: 400)
+        let items = { (n: Int) in
+            "{\"items\": {" + (0..<3).map { "\"k\($0)\": {\"score\": \(n - $0), \"text\": \"\(text)\"}" }.joined(separator: ", ") + "}}"
+        }
+        writeByRename(file, items(0))
+        let store = try FileStore(path: file)
+        // The same rows (about 1,300 bytes) with a budget of 2,000 bytes, and with the default one.
+        let arrays = try [HistoryLimits(revisions: 100, bytes: 2_000), HistoryLimits()].map { limits in
+            let array = SyncedArray(store.reference(path("/items")).withQuery(try Query().orderByKey()))
+            array.history = RevisionHistory(limits: limits)
+            array.startSync()
+            return array
+        }
+        store.wait(forRevision: 1)
+        writeByRename(file, items(10))
+        store.wait(forRevision: 2)
+        for array in arrays { array.replaceQuery(try Query().orderByChild(path("/score"))) }
+        let (small, large) = (arrays[0].history!, arrays[1].history!)
+        #expect(small.records.count == 1 && small.reachSequence == small.lastSequence && small.byteCount <= 2_000,
+                "\(small.records.count) records, reach \(small.reachSequence), \(small.byteCount) bytes")
+        var cursor = HistoryCursor(history: small, present: Array(arrays[0].rows))
+        let stepped = cursor.stepBack()
+        #expect(!stepped)
+        #expect(large.records.count == 1 && large.reachSequence == large.firstSequence - 1)
+        cursor = HistoryCursor(history: large, present: Array(arrays[1].rows))
+        let steppedBack = cursor.stepBack()
+        #expect(steppedBack && cursor.rows.map(\.key) == ["k2", "k1", "k0"] && cursor.rows[0].value[key: "score"]?.doubleValue == -2,
+                "\(cursor.rows)")
+        for array in arrays { array.stopSync() }
+    }
+
     /// How far back the history reaches after a query change that began at `sequence`.
     private func checkReach(_ history: RevisionHistory, _ reach: QueryChange.Reach, _ sequence: Int, _ context: String) {
         switch reach {
