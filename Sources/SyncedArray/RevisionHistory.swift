@@ -207,16 +207,24 @@ public final class RevisionHistory {
     /// The child `key`'s value after each kept record that changed it, oldest first, rebuilt
     /// from its value in the rows after record `through` (nil: not in those rows) by undoing
     /// the newer changes; nil where the child was not in the rows. Changes after `through` are
-    /// left out.
-    /// - Complexity: O(changes of the key × their bytes).
+    /// left out. Into an older segment it goes on from the child's value in the rows that
+    /// segment ended with (its changes under the newer query's rows may not be recorded), and
+    /// stops at a segment whose rows were not kept.
+    /// - Complexity: O(changes of the key × their bytes), plus the rows of each segment crossed.
     public func timeline(ofKey key: String, value: JSONNode?, through: Int? = nil)
         -> [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)]
     {
         let through = through ?? lastSequence
         let changes = self.changes(ofKey: key).filter { $0.sequence <= through }
         var current: JSON? = value?.json
+        var segmentID = segment(atSequence: through)?.id
         var result = [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)]()
         for (sequence, record, change) in changes.reversed() {
+            if let owner = segment(atSequence: sequence - 1), owner.id != segmentID {
+                guard let end = owner.endRows else { break }
+                current = end.first { codeUnitsEqual($0.key, key) }?.value.json
+                segmentID = owner.id
+            }
             result.append((sequence, record, change, current))
             switch change.kind {
             case .added: current = nil

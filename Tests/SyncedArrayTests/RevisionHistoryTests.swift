@@ -263,9 +263,9 @@ private struct QueryChange {
             let changes = history.changes(ofKey: key.string)
                 .filter { $0.change.kind != .moved && !($0.change.kind == .changed && $0.change.fields.isEmpty) }.map(\.sequence)
             #expect(changes == sequences, "\(context): changes of \(key) \(changes), want \(sequences)")
-            // The timeline's values are the child's in each revision's window (the present
-            // query's: before it, the child's changes outside the rows were not recorded).
-            for entry in history.timeline(ofKey: key.string, value: present[key]) where entry.sequence > history.segments.last!.baseSequence {
+            // The timeline's values are the child's in each revision's window (of the query
+            // the record was made under).
+            for entry in history.timeline(ofKey: key.string, value: present[key]) {
                 let want = windows[entry.sequence]?[key]?.json
                 #expect(entry.value == want, "\(context): \(key) after rev \(entry.record.revision): \(String(describing: entry.value)), want \(String(describing: want))")
             }
