@@ -63,8 +63,17 @@ public struct HistorySegment: Sendable {
     public internal(set) var holdsEveryChild: Bool
     /// Its rows when the next segment began, a copy holding no revision's document (nil for the
     /// present segment).
-    var endRows: [SyncedRow]?
+    var endRows: [SyncedRow]? {
+        didSet { endIndexOfKey = Dictionary((endRows ?? []).enumerated().map { ($1.jsonKey, $0) }, uniquingKeysWith: { a, _ in a }) }
+    }
+    /// Where each key is in `endRows` (a row's timeline reads its value there).
+    private var endIndexOfKey: [JSONKey: Int] = [:]
     var endByteCount = 0
+
+    /// The value of the child `key` in `endRows`, nil when it is not there.
+    func endValue(ofKey key: String) -> JSONNode? {
+        endIndexOfKey[JSONKey(key)].map { endRows![$0].value }
+    }
 
     init(id: Int, view: HistoryView, baseSequence: Int, baseRevision: Int?, holdsEveryChild: Bool) {
         self.id = id
@@ -116,5 +125,6 @@ func copiedRows(_ rows: [SyncedRow]) -> (rows: [SyncedRow], byteCount: Int) {
     for member in document.root.members {
         copied.append(SyncedRow(key: member.key.stringValue ?? "", value: member.value))
     }
-    return (copied, 64 + document.bytes.count * 2 + 48 * rows.count)
+    // The bytes and their parse, a row, and its place in the segment's index of keys.
+    return (copied, 64 + document.bytes.count * 2 + 88 * rows.count)
 }

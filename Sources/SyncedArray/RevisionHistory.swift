@@ -221,8 +221,8 @@ public final class RevisionHistory {
         var result = [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)]()
         for (sequence, record, change) in changes.reversed() {
             if let owner = segment(atSequence: sequence - 1), owner.id != segmentID {
-                guard let end = owner.endRows else { break }
-                current = end.first { codeUnitsEqual($0.key, key) }?.value.json
+                guard owner.endRows != nil else { break }
+                current = owner.endValue(ofKey: key)?.json
                 segmentID = owner.id
             }
             result.append((sequence, record, change, current))
