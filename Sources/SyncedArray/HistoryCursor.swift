@@ -6,16 +6,30 @@ import LiveQuery
 /// by applying the records in reverse (and forward again): a step costs the rows' count plus
 /// what the record changed, never a read of the revision's document.
 ///
+/// Across a segment's beginning (the query changed) it goes on from the rows the older segment
+/// ended with, shown as the segment allows (`HistorySegment`): re-evaluated under the present
+/// query when they were every child of the location (a step then costs the rows' bytes), as
+/// they were when they are the same query's other pages. It stops where neither holds
+/// (`history.reachSequence`).
+///
 /// The rows it holds stay as they were while new records arrive; its place stays valid until
-/// the history starts over (`isValid`), and it can step back as far as the oldest record kept.
+/// a new segment begins (`isValid`), and it can step back as far as the oldest record kept.
 public struct HistoryCursor {
     public let history: RevisionHistory
-    /// The rows after record `sequence`.
+    /// The rows after record `sequence`, as shown under the present query.
     public private(set) var rows: [SyncedRow]
     /// The record whose rows these are (`history.firstSequence - 1`: before the first kept).
     public private(set) var sequence: Int
     /// The store revision of the rows held.
     public private(set) var revision: Int?
+    /// What `rows` are: the present segment's query and pages, or an older segment's (the same
+    /// query with other pages) when shown as they were.
+    public private(set) var view: HistoryView?
+    /// The rows in the terms of the segment `segmentID` (its own query and pages).
+    private var segmentRows: [SyncedRow]
+    private var segmentID: Int?
+    /// The rows each newer segment began with, for stepping forward into it again.
+    private var crossed: [(id: Int, rows: [SyncedRow])] = []
     private let generation: Int
 
     /// A cursor at the present: `present` must be the rows after the history's last record
@@ -23,12 +37,15 @@ public struct HistoryCursor {
     public init(history: RevisionHistory, present: [SyncedRow]) {
         self.history = history
         rows = present
+        segmentRows = present
+        segmentID = history.segments.last?.id
+        view = history.segments.last?.view
         sequence = history.lastSequence
         revision = history.revision(atSequence: sequence)
         generation = history.generation
     }
 
-    /// Whether the history still describes these rows (it has not started over since).
+    /// Whether the history still describes these rows (no segment has begun since).
     public var isValid: Bool { generation == history.generation }
     /// Whether the records next to the rows held are gone (the oldest go first): the cursor
     /// can step neither way, and `HistoryCursor(…).move(to: history.firstSequence - 1)` is as
@@ -36,20 +53,41 @@ public struct HistoryCursor {
     public var isBehind: Bool { sequence < history.firstSequence - 1 }
     /// The record that made these rows (nil before the first kept record).
     public var record: RevisionRecord? { history.record(sequence) }
-    /// The rows before `record` (nil before the first kept record).
-    public var rowsBeforeRecord: [SyncedRow]? { record.map { Self.unapply($0, to: rows) } }
-    public var canStepBack: Bool { isValid && sequence >= history.firstSequence }
+    /// The rows one step back and the batch from them to `rows` (the record's change to the
+    /// rows shown), or nil when no step back can be shown.
+    public var recordOnRows: (before: [SyncedRow], batch: BatchDiff)? {
+        var back = self
+        guard let record, back.stepBack() else { return nil }
+        if back.segmentID == segmentID, case .asRecorded? = presentation { return (back.rows, record.batch) }
+        let before = back.rows, after = rows
+        return (before, BatchDiff(from: before.map(\.key), to: after.map(\.key)) { o, n in !before[o].value.valueEquals(after[n].value) })
+    }
+    public var canStepBack: Bool { isValid && sequence >= history.firstSequence && sequence > history.reachSequence }
     public var canStepForward: Bool { isValid && !isBehind && sequence < history.lastSequence }
     /// Records newer than the rows held.
     public var newerCount: Int { history.lastSequence - sequence }
 
-    /// Steps one record back; false when none is kept.
+    /// How the rows of the segment the cursor is in are shown.
+    private var presentation: SegmentPresentation? {
+        guard let id = segmentID, let segment = history.segment(id: id), let present = history.segments.last else { return nil }
+        return segment.presentation(under: present.view)
+    }
+
+    /// Steps one record back; false when none is kept or it cannot be shown.
     @discardableResult
     public mutating func stepBack() -> Bool {
         guard canStepBack, let record = history.record(sequence) else { return false }
-        rows = Self.unapply(record, to: rows)
+        if let id = segmentID, let segment = history.segment(id: id), segment.baseSequence == sequence {
+            // The record is the older segment's: go on from the rows it ended with.
+            guard let older = history.segment(atSequence: sequence - 1), let end = older.endRows else { return false }
+            crossed.append((id, segmentRows))
+            segmentRows = end
+            segmentID = older.id
+        }
+        segmentRows = Self.unapply(record, to: segmentRows)
         sequence -= 1
         revision = history.revision(atSequence: sequence)
+        showSegmentRows()
         return true
     }
 
@@ -57,10 +95,28 @@ public struct HistoryCursor {
     @discardableResult
     public mutating func stepForward() -> Bool {
         guard canStepForward, let record = history.record(sequence + 1) else { return false }
-        rows = Self.apply(record, to: rows)
+        segmentRows = Self.apply(record, to: segmentRows)
         sequence += 1
-        revision = record.revision
+        revision = history.revision(atSequence: sequence)
+        if let newer = crossed.last, history.segment(id: newer.id)?.baseSequence == sequence {
+            // A newer segment begins here: its own first rows.
+            crossed.removeLast()
+            segmentRows = newer.rows
+            segmentID = newer.id
+        }
+        showSegmentRows()
         return true
+    }
+
+    private mutating func showSegmentRows() {
+        switch presentation {
+        case .evaluated(let present)?:
+            rows = present.rows(of: segmentRows)
+            view = present
+        case .asRecorded?, nil:
+            rows = segmentRows
+            view = segmentID.flatMap { history.segment(id: $0)?.view } ?? view
+        }
     }
 
     /// Steps to record `target` (clamped to what is kept); returns the steps taken.

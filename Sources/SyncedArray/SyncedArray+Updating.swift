@@ -78,10 +78,14 @@ extension SyncedArray {
             isShowingCache = false
             if let history {
                 let revision = store.currentRevision?.number ?? 0
+                let view = HistoryView(location: location, query: query, paging: paging, pages: pages)
+                let everyChild = view.selectsEveryChild && !hasMore
                 if !fromOldWindow {
-                    history.startOver(at: revision)
+                    history.begin(view, at: revision, previous: rows, everyChild: everyChild)
                 } else if !update.isEmpty {
-                    history.record(revision: revision, old: rows, new: newRows, batch: update)
+                    history.record(revision: revision, old: rows, new: newRows, batch: update, everyChild: everyChild)
+                } else if !everyChild {
+                    history.noteRowsMissChildren()
                 }
             }
             statistics.applyNanoseconds += monotonicNanoseconds() - start

@@ -10,13 +10,13 @@ import TableUI
 /// row selected.
 final class ChangeLogSheet: Sheet {
     let history: RevisionHistory
-    /// Enter: the viewer shows revision `sequence` with `key` selected.
-    private let go: (_ sequence: Int, _ key: String) -> Void
+    /// Enter: the viewer shows revision `sequence` with `key` selected (or says why it cannot).
+    private let go: (_ sequence: Int, _ key: String) -> String?
     private var entries: [(sequence: Int, change: Int)] = []
     private var token: Int?
     var onBatch: ((BatchDiff) -> Void)?
 
-    init(history: RevisionHistory, go: @escaping (_ sequence: Int, _ key: String) -> Void) {
+    init(history: RevisionHistory, go: @escaping (_ sequence: Int, _ key: String) -> String?) {
         self.history = history
         self.go = go
     }
@@ -74,8 +74,8 @@ final class ChangeLogSheet: Sheet {
 
     func open(row i: Int) -> SheetOpening {
         guard let (record, change) = entry(i) else { return .message("no such change") }
-        go(entries[i].sequence, change.key)
-        return .message("rev \(record.revision): \(change.key) \(change.kind.rawValue)")
+        let refusal = go(entries[i].sequence, change.key)
+        return .message(refusal ?? "rev \(record.revision): \(change.key) \(change.kind.rawValue)")
     }
 }
 
@@ -88,11 +88,11 @@ final class TimelineSheet: Sheet {
     private let present: () -> JSONNode?
     private var entries: [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)] = []
     private var token: Int?
-    private let go: (_ sequence: Int, _ key: String) -> Void
+    private let go: (_ sequence: Int, _ key: String) -> String?
     var onBatch: ((BatchDiff) -> Void)?
 
     init(history: RevisionHistory, key: String, specs: [ColumnSpec], present: @escaping () -> JSONNode?,
-         go: @escaping (_ sequence: Int, _ key: String) -> Void) {
+         go: @escaping (_ sequence: Int, _ key: String) -> String?) {
         self.history = history
         self.key = key
         self.specs = specs.filter { if case .member = $0 { true } else { $0 == .value } }
@@ -150,8 +150,8 @@ final class TimelineSheet: Sheet {
     func key(ofRow i: Int) -> String { String(entries[i].sequence) }
 
     func open(row i: Int) -> SheetOpening {
-        go(entries[i].sequence, key)
-        return .message("rev \(entries[i].record.revision): \(key)")
+        let refusal = go(entries[i].sequence, key)
+        return .message(refusal ?? "rev \(entries[i].record.revision): \(key)")
     }
 }
 

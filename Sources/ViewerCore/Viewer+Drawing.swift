@@ -82,8 +82,9 @@ extension Viewer {
 
     /// ` FILE /path · by score descending, last 20 · 20 rows of 45 · rev 12 at 21:03:04 `, with
     /// badges on the right (paused, invalid, missing). When it does not fit, the least important
-    /// parts go first — the file's folder, the revision's time, the file, the query's words, the
-    /// badges' explanations, the location — and a number is never cut: the row count goes last.
+    /// parts go first — the file's folder, how far back the history reaches (shortened to `↶40`,
+    /// then left out), the revision's time, the file, the query's words, the badges'
+    /// explanations, the location — and a number is never cut: the row count goes last.
     private func statusSegments(width: Int) -> [Segment] {
         let shown = rows.numberOfRows
         let noun = shown == 1 ? "row" : "rows"
@@ -132,8 +133,12 @@ extension Viewer {
         }
         // Each a little shorter than the one before; the first that fits is shown.
         let long = revision.map { [$0.long] } ?? [], short = revision.map { [$0.short] } ?? []
+        // How far back the history reaches shortens, then goes, before the revision's time.
+        let reach = sheets.isEmpty ? historyReach : nil
+        let reachLong = reach.map { [$0.long] } ?? [], reachShort = reach.map { [$0.short] } ?? []
         let lefts: [[String]] = [
-            [file + " " + place, words, count] + long, [name + " " + place, words, count] + long,
+            [file + " " + place, words, count] + long + reachLong, [name + " " + place, words, count] + long + reachLong,
+            [name + " " + place, words, count] + long + reachShort, [name + " " + place, words, count] + long,
             [name + " " + place, words, count] + short, [place, words, count] + short,
             [place, shortWords, count] + short, [place, count] + short, [count] + short,
         ]

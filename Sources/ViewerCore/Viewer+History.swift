@@ -30,8 +30,7 @@ extension Viewer {
         guard cursor.isValid else { return returnToPresent() }
         if back {
             guard cursor.stepBack() else {
-                let reach = history.baseRevision.map { ": the history reaches back to rev \($0)" } ?? ""
-                message = Message(text: "no older revision kept\(reach) (--history N keeps more)", isError: false)
+                message = Message(text: olderRevisionsRefusal(history, at: cursor.sequence), isError: false)
                 return
             }
         } else {
@@ -57,6 +56,7 @@ extension Viewer {
         guard cursor.isValid else { return returnToPresent() }
         cursor.move(to: target)
         showPast(cursor)
+        if cursor.sequence != target { message = Message(text: notShownUnderThisQuery(cursor), isError: false) }
     }
 
     /// `C`: the change log as a sheet.
@@ -76,15 +76,28 @@ extension Viewer {
         })
     }
 
-    /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key` selected.
-    func goToRevision(_ sequence: Int, selecting key: String) {
+    /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key`
+    /// selected; returns why not, when it was kept under a query this one cannot show.
+    func goToRevision(_ sequence: Int, selecting key: String) -> String? {
         while !sheets.isEmpty { popSheet() }
-        guard let array, let history = array.history else { return }
+        guard let array, let history = array.history else { return nil }
         var cursor = travel ?? HistoryCursor(history: history, present: Array(array.rows))
-        guard cursor.isValid else { return returnToPresent() }
+        guard cursor.isValid else {
+            returnToPresent()
+            return nil
+        }
         cursor.move(to: sequence)
         showPast(cursor)
         if let row = rows.tableRow(ofKey: key) { table.select(row: row) }
+        return cursor.sequence != sequence ? notShownUnderThisQuery(cursor) : nil
+    }
+
+    /// Why the cursor stopped short of a revision asked for: it was recorded under a query
+    /// whose rows cannot be shown under this one.
+    private func notShownUnderThisQuery(_ cursor: HistoryCursor) -> String {
+        let shown = cursor.revision.map { "rev \($0)" } ?? "the oldest"
+        return "that revision was kept under another sort, filter or page and cannot be shown under this one: "
+            + "\(shown) is as far back as this query reaches"
     }
 
     /// Back to the live table: what arrived meanwhile animates in as one batch.
@@ -117,20 +130,20 @@ extension Viewer {
         inSync = false
         table.finishAnimations()
         let reversed = query.displayReversed
-        if let record = cursor.record, let before = cursor.rowsBeforeRecord {
+        if let record = cursor.record, let (before, batch) = cursor.recordOnRows {
             rows.notes = [:]
             rows.setRows(before, reversed: reversed)
             table.reloadData()
             if let key, let row = rows.tableRow(ofKey: key) { table.select(row: row) }
             // The rows before, laid out (not flushed): a removed row's line is then marked where it was.
-            if !record.batch.deletes.isEmpty, let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
+            if !batch.deletes.isEmpty, let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
             rows.setRows(cursor.rows, reversed: reversed)
             rows.notes = changedCellNotes(record, before: before, after: cursor.rows)
-            rows.extendColumns(at: record.batch.inserts + record.batch.reloads.map(\.to))
+            rows.extendColumns(at: batch.inserts + batch.reloads.map(\.to))
             // Marked even with --no-animation: the marks are what the past view is for.
             let animates = table.settings.animationsEnabled
             table.settings.animationsEnabled = true
-            try? table.performBatchUpdates(TableBatch(record.batch, reversed: reversed), now: environment.clock.now())
+            try? table.performBatchUpdates(TableBatch(batch, reversed: reversed), now: environment.clock.now())
             table.settings.animationsEnabled = animates
         } else {
             rows.notes = [:]
@@ -140,19 +153,53 @@ extension Viewer {
         if let key, let row = rows.tableRow(ofKey: key) { table.select(row: row) }
     }
 
-    /// The changed cells of a record's changed rows: each cell's text before, by key and column.
+    /// The changed cells of a record's changed rows shown: each cell's text before, by key and
+    /// column (rows found by key: the rows shown may be the record's re-evaluated under another query).
     private func changedCellNotes(_ record: RevisionRecord, before: [SyncedRow], after: [SyncedRow]) -> [JSONKey: [ColumnSpec: String]] {
+        let changed = Set(record.changes.filter { $0.kind == .changed }.map { JSONKey($0.key) })
+        guard !changed.isEmpty else { return [:] }
+        let old = Dictionary(before.filter { changed.contains($0.jsonKey) }.map { ($0.jsonKey, $0.value) }, uniquingKeysWith: { a, _ in a })
         var notes = [JSONKey: [ColumnSpec: String]]()
-        for change in record.changes where change.kind == .changed {
-            guard let i = change.oldIndex, let j = change.newIndex else { continue }
+        for row in after {
+            guard let value = old[row.jsonKey] else { continue }
             var cells = [ColumnSpec: String]()
             for spec in rows.columnSet.specs where spec != .key {
-                let old = spec.cell(key: before[i].key, child: before[i].value)
-                if old != spec.cell(key: after[j].key, child: after[j].value) { cells[spec] = old }
+                let text = spec.cell(key: row.key, child: value)
+                if text != spec.cell(key: row.key, child: row.value) { cells[spec] = text }
             }
-            notes[JSONKey(change.key)] = cells
+            notes[row.jsonKey] = cells
         }
         return notes
+    }
+
+    /// Why `[` goes no further back from `sequence`: nothing older kept, or the older records
+    /// were made under a query whose rows cannot be shown under this one.
+    private func olderRevisionsRefusal(_ history: RevisionHistory, at sequence: Int) -> String {
+        let hidden = sequence - (history.firstSequence - 1)
+        guard hidden > 0 else {
+            let reach = history.baseRevision.map { ": the history reaches back to rev \($0)" } ?? ""
+            return "no older revision kept\(reach) (--history N keeps more)"
+        }
+        let changeLog = options.keyBindings.first { $0.action == .changeLog }?.label ?? "C"
+        return "the \(hidden) older revision\(hidden == 1 ? " was" : "s were") kept under another sort, filter or page "
+            + "and cannot be shown under this one; the change log (\(changeLog)) lists them"
+    }
+
+    /// The status bar's note of how far back the history reaches under the query shown, long
+    /// and short: `history 40 revs since 14:02:11` and `↶40`; when older records were made under
+    /// a query that cannot be shown under this one, `history 12 of 40 revs for this query since
+    /// 14:05:00` and `↶12 of 40` (`history 40 revs, none for this query` when none). Nil while
+    /// nothing is kept.
+    var historyReach: (long: String, short: String)? {
+        guard let history = array?.history, !history.records.isEmpty else { return nil }
+        let reach = history.reachSequence
+        let shown = history.lastSequence - reach, kept = history.records.count
+        let since = history.record(reach + 1).map { " since " + localTimeWithMilliseconds($0.time).prefix(8) } ?? ""
+        let revs = kept == 1 ? "rev" : "revs"
+        let arrow = environment.unicode ? "↶" : "history "
+        if shown == kept { return ("history \(kept) \(revs)\(since)", "\(arrow)\(kept)") }
+        if shown == 0 { return ("history \(kept) \(revs), none for this query", "\(arrow)0 of \(kept)") }
+        return ("history \(shown) of \(kept) \(revs) for this query\(since)", "\(arrow)\(shown) of \(kept)")
     }
 
     /// The status bar's badge in the past: `HISTORY rev 12 of 40 · 14:02:11.352 · 3 changed · 5 newer`.

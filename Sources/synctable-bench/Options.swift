@@ -64,6 +64,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "large-file writer", run: runLargeWriterBenchmarks),
     BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
+    BenchmarkGroup(name: "history across a sort", run: runHistoryAcrossSortBenchmark),
     BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),
 ]
 

@@ -92,3 +92,79 @@ struct ViewerHistoryTests {
         #expect(!h.screen.contains("HISTORY"))
     }
 }
+
+@Suite("The history's reach")
+struct ViewerHistoryReachTests {
+    static func leaderboard(_ players: [(String, Int)]) -> String { ViewerKeysTests.leaderboard(players) }
+
+    /// The status bar (the line above the message line).
+    static func status(_ h: ViewerHarness) -> String { h.lines.dropLast().last ?? "" }
+
+    @Test("the status bar says how far back the history reaches; a sort or a filter keeps it, [ shows the past under the new query, and what cannot be shown is said")
+    func reachSurvivesSortAndFilter() throws {
+        let h = try ViewerHarness(Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players")
+        #expect(!Self.status(h).contains(" revs"), "nothing kept yet: \(Self.status(h))")
+        try h.save(Self.leaderboard([("a", 10), ("b", 25), ("c", 30)]))   // rev 2: b
+        try h.save(Self.leaderboard([("a", 40), ("b", 25), ("c", 30)]))   // rev 3: a
+        try h.waitUntil("rev 3") { $0.contains("rev 3") }
+        var status = Self.status(h)
+        var screen = h.screen
+        #expect(status.contains("history 2 revs since "), "\(status)")
+
+        // Sorted by score: the history stays, and the past is shown in the new order.
+        h.send(.tab, .tab, .character("s"))
+        try h.waitUntil("score order") { _ in h.hasRows(inOrder: ["b", "c", "a"]) }
+        status = Self.status(h)
+        #expect(status.contains("by score") && status.contains("history 2 revs since "), "\(status)")
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 2 of 3") && h.hasRows(inOrder: ["a", "b", "c"]), "\(h.screen)")
+        #expect(h.screen.contains("20 → 25"), "b's change marked in the new order:\n\(h.screen)")
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 1 of 3") && h.hasRows(inOrder: ["a", "b", "c"]), "\(h.screen)")
+        h.send(.character("P"))
+
+        // Filtered: the past shows only the children that passed the filter then.
+        h.send(.character("w"))
+        h.type(".score >= 30")
+        h.send(.enter)
+        try h.waitUntil("filtered") { _ in h.hasRows(inOrder: ["c", "a"]) && h.line(ofKey: "b") == nil }
+        status = Self.status(h)
+        #expect(status.contains("history 2 revs") || status.contains("↶2 ") && !status.contains(" of 2"), "\(status)")
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 2 of 3") && h.hasRows(inOrder: ["c"]) && h.line(ofKey: "b") == nil, "\(h.screen)")
+        h.send(.character("P"))
+
+        // The filter cleared: the filtered rows cannot give the unfiltered past, and the status bar says so.
+        try h.save(Self.leaderboard([("a", 45), ("b", 25), ("c", 30)]))   // rev 4, under the filter
+        try h.waitUntil("rev 4") { $0.contains("rev 4") }
+        h.send(.escape)
+        try h.waitUntil("every row") { _ in h.hasRows(inOrder: ["b", "c", "a"]) }
+        status = Self.status(h)
+        #expect(status.contains("history 3 revs, none for this query"), "\(status)")
+        try h.save(Self.leaderboard([("a", 45), ("b", 35), ("c", 30)]))   // rev 5
+        try h.waitUntil("rev 5") { $0.contains("rev 5") }
+        status = Self.status(h)
+        #expect(status.contains("history 1 of 4 revs for this query since "), "\(status)")
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 4 of 5") && h.hasRows(inOrder: ["b", "c", "a"]), "\(h.screen)")
+        h.send(.character("["))
+        #expect(h.screen.contains("the 3 older revisions were kept under another sort, filter or page"), "\(h.screen)")
+
+        // The change log still lists them; Enter on one says why the table cannot show it.
+        h.send(.character("P"), .character("C"), .character("G"), .enter)
+        screen = h.screen
+        #expect(screen.contains("HISTORY rev 4 of 5") && screen.contains("cannot be shown under this one: rev 4 is as far back"), "\(screen)")
+
+        // Narrow: the reach shortens to its arrow, then goes before the revision's time; numbers stay whole.
+        h.send(.character("P"))
+        h.canvas.resize(rows: 24, columns: 72)
+        h.send(.resize)
+        status = Self.status(h)
+        #expect(status.contains("↶1 of 4") && status.contains("3 rows") && !status.contains("…"), "\(status)")
+        #expect(status.contains("rev 5 at "), "\(status)")
+        h.canvas.resize(rows: 24, columns: 60)
+        h.send(.resize)
+        status = Self.status(h)
+        #expect(!status.contains("↶") && status.contains("3 rows") && status.contains("rev 5 at ") && !status.contains("…"), "\(status)")
+    }
+}

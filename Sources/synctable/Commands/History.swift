@@ -84,7 +84,7 @@ struct History: ParsableCommand {
             }
             if fds[0].revents != 0 { return }
             store.processPendingChanges()
-            // A new query's rows start the history over: nothing before them to print.
+            // Records dropped before they were printed (the oldest go first): go on from the oldest kept.
             printed = max(printed, history.firstSequence - 1)
         }
     }
