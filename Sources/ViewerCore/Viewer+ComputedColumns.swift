@@ -17,9 +17,7 @@ extension Viewer {
             message = Message(text: "no column added", isError: false)
             return
         }
-        computedHistory.removeAll { $0.utf8.elementsEqual(text.utf8) }
-        computedHistory.append(text)
-        if computedHistory.count > Self.conditionHistoryLimit { computedHistory.removeFirst() }
+        Self.remember(text, in: &computedHistory)
         let column: ComputedColumn
         do {
             column = try ComputedColumn(definition: text)

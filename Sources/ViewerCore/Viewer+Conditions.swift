@@ -6,6 +6,13 @@ extension Viewer {
     /// At most this many expressions are remembered for ↑ and ↓.
     static let conditionHistoryLimit = 100
 
+    /// Puts `text` last in a prompt's recalled answers (once), the oldest dropped past the limit.
+    static func remember(_ text: String, in history: inout [String]) {
+        history.removeAll { $0.utf8.elementsEqual(text.utf8) }
+        history.append(text)
+        if history.count > conditionHistoryLimit { history.removeFirst() }
+    }
+
     /// `w`: a prompt for a jq expression that rows must be true for; ↑ and ↓ recall earlier ones.
     func startCondition() {
         let n = query.conditions.count
@@ -19,9 +26,7 @@ extension Viewer {
             message = Message(text: "no filter added", isError: false)
             return
         }
-        conditionHistory.removeAll { $0.utf8.elementsEqual(text.utf8) }
-        conditionHistory.append(text)
-        if conditionHistory.count > Self.conditionHistoryLimit { conditionHistory.removeFirst() }
+        Self.remember(text, in: &conditionHistory)
         do {
             let condition = try Expression(text)
             var next = query
