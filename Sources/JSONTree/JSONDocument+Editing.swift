@@ -42,8 +42,9 @@ extension JSONDocument {
     public func edit(_ writes: [JSONWrite], serverTime: Int64? = nil) throws(JSONEditError) -> JSONEdit? {
         var resolved = [JSONWrite]()
         resolved.reserveCapacity(writes.count)
+        let index = ChildIndex()
         for w in writes {
-            let write = JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime))
+            let write = JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime, index: index))
             try write.validate()
             resolved.append(write)
         }
