@@ -574,24 +574,9 @@ struct WriteSession {
         // The disk starts writing each 8 MiB as soon as it is in the file, so that the sync
         // at the end waits for the last piece only.
         var written = 0, handedToDisk = 0, durable = 0, copiedByKernel = 0
-        let complete = content.forEachPiece { piece in
+        /// Writes `piece` at the end of the file; false (and `failure` set) when that fails.
+        func put(_ piece: UnsafeRawBufferPointer) -> Bool {
             var offset = 0
-            // Checked for every piece, empty ones too: a content that waits offers those.
-            if stop?.isSet == true {
-                failure = ECANCELED
-                return false
-            }
-            // An empty piece: the content waits (for a parse). The time goes to making what is
-            // written durable, so that the sync at the end has little left. (An error here is
-            // the write's: a later fsync would not report it again.)
-            if piece.isEmpty && written - durable >= AtomicFile.writebackStep {
-                guard fdatasync(fd) == 0 else {
-                    failure = errno
-                    return false
-                }
-                durable = written
-                handedToDisk = written
-            }
             while offset < piece.count {
                 let step = min(piece.count - offset, AtomicFile.writebackStep)
                 var n = source?.copy(piece.baseAddress! + offset, count: step, to: fd, at: written) ?? -1
@@ -610,6 +595,40 @@ struct WriteSession {
             }
             return true
         }
+        // Small pieces (an edit of 100k values gives 200k of them) are gathered and written
+        // together: one system call each would cost more than the edit.
+        var gathered = [UInt8]()
+        gathered.reserveCapacity(AtomicFile.gatheredPieces)
+        func flush() -> Bool {
+            defer { gathered.removeAll(keepingCapacity: true) }
+            return gathered.isEmpty || gathered.withUnsafeBytes { put($0) }
+        }
+        let complete = content.forEachPiece { piece in
+            // Checked for every piece, empty ones too: a content that waits offers those.
+            if stop?.isSet == true {
+                failure = ECANCELED
+                return false
+            }
+            let copied = source?.copies(piece, at: written + gathered.count) ?? false
+            if !piece.isEmpty && piece.count < AtomicFile.gatheredPieces / 16 && !copied {
+                if gathered.count + piece.count > AtomicFile.gatheredPieces && !flush() { return false }
+                gathered.append(contentsOf: piece)
+                return true
+            }
+            guard flush() else { return false }
+            // An empty piece: the content waits (for a parse). The time goes to making what is
+            // written durable, so that the sync at the end has little left. (An error here is
+            // the write's: a later fsync would not report it again.)
+            if piece.isEmpty && written - durable >= AtomicFile.writebackStep {
+                guard fdatasync(fd) == 0 else {
+                    failure = errno
+                    return false
+                }
+                durable = written
+                handedToDisk = written
+            }
+            return put(piece)
+        } && flush()
         if failure != 0 { throw .system("write or sync a temporary file in \(folder)", path: path, errno: failure) }
         // A content that stopped by itself (an early write abandoned) is not a file to keep.
         if !complete || stop?.isSet == true { throw .system("write a temporary file in \(folder)", path: path, errno: ECANCELED) }
@@ -723,6 +742,8 @@ struct WriteSession {
 extension AtomicFile {
     /// A temporary file is handed to the disk this many bytes at a time while it is written.
     static let writebackStep = 8 << 20
+    /// How many bytes of small pieces are written at once.
+    static let gatheredPieces = 1 << 16
 }
 
 /// Starts the disk writing `count` bytes of `fd` from `offset`, without waiting for it
@@ -757,15 +778,20 @@ private struct MappedSource {
     /// of another length: the kernel's copy then costs more than `write`, the sync at the end
     /// 70 ms more for 150 MB here), or the call failed. The caller then writes them itself.
     func copy(_ address: UnsafeRawPointer, count: Int, to target: Int32, at: Int) -> Int {
-        guard let start = bytes.baseAddress, address >= start, address + count <= start + bytes.count,
-              (address - start - at) % pageSize == 0
-        else { return -1 }
+        guard copies(UnsafeRawBufferPointer(start: address, count: count), at: at), let start = bytes.baseAddress else { return -1 }
         var offset = Int64(address - start)
         while true {
             let n = copyFileRange!(fd, &offset, target, nil, count, 0)
             if n < 0 && errno == EINTR { continue }
             return n
         }
+    }
+
+    /// Whether `copy` copies `piece` to a file `at` bytes long (it is in the mapping, at the
+    /// same place in its page).
+    func copies(_ piece: UnsafeRawBufferPointer, at: Int) -> Bool {
+        guard let start = bytes.baseAddress, let address = piece.baseAddress else { return false }
+        return address >= start && address + piece.count <= start + bytes.count && (address - start - at) % pageSize == 0
     }
 }
 

@@ -12,24 +12,9 @@ indirect enum EditTree: Sendable {
     /// - Throws: `.overlapping` when one path is or contains another.
     /// - Complexity: O(total path length + size of the values).
     init(_ writes: [JSONWrite]) throws(JSONEditError) {
-        let root = Builder()
-        for write in writes {
-            var node = root
-            for (depth, key) in write.path.keys.enumerated() {
-                if case .some = node.value {
-                    throw JSONEditError(.overlapping(ancestor: Path(keys: Array(write.path.keys[..<depth])), descendant: write.path))
-                }
-                node = node.child(key)
-            }
-            if case .some = node.value {
-                throw JSONEditError(.overlapping(ancestor: write.path, descendant: write.path))
-            }
-            if let below = node.someLeafPath() {
-                throw JSONEditError(.overlapping(ancestor: write.path, descendant: below))
-            }
-            node.value = .some(write.value.normalized)
-        }
-        self = root.tree
+        var trie = EditTrie(writes)
+        for _ in writes { try trie.add() }
+        self = trie.tree(at: 0)
     }
 
     /// Whether applying this tree would create or replace any value (not only remove).
@@ -56,36 +41,91 @@ indirect enum EditTree: Sendable {
     }
 }
 
-/// Mutable trie used only while building an `EditTree`; never shared.
-private final class Builder {
-    /// `.some(v)`: the location is set to `v` (`.some(nil)` removes). `nil`: not set here.
-    var value: JSON??
-    var keys: [String] = []
-    var children: [JSONKey: Builder] = [:]
-    let pathKeys: [String]
-
-    init(pathKeys: [String] = []) { self.pathKeys = pathKeys }
-
-    func child(_ key: String) -> Builder {
-        if let c = children[JSONKey(key)] { return c }
-        let c = Builder(pathKeys: pathKeys + [key])
-        children[JSONKey(key)] = c
-        keys.append(key)
-        return c
+/// The trie of an `EditTree` while it is built: nodes in one array (plain numbers: a key is
+/// found in the write that made the node), each node's children in a list in the order first
+/// written, every child found by its parent and key in one table. (A class and a table per
+/// node cost more than the edit itself for 100k paths.)
+private struct EditTrie {
+    struct Node {
+        /// The first write through this node, and the node's depth in its path: its key.
+        let write: Int32
+        let depth: Int32
+        let parent: Int32
+        var firstChild: Int32 = -1
+        var lastChild: Int32 = -1
+        var nextSibling: Int32 = -1
+        /// The write that sets this location; -1: none.
+        var setBy: Int32 = -1
     }
 
-    /// The path of some write below this node, if any.
-    func someLeafPath() -> Path? {
-        for key in keys {
-            let c = children[JSONKey(key)]!
-            if case .some = c.value { return Path(keys: c.pathKeys) }
-            if let p = c.someLeafPath() { return p }
+    /// A child's parent and key (by code units).
+    struct Edge: Hashable {
+        let parent: Int32
+        let key: JSONKey
+    }
+
+    private let writes: [JSONWrite]
+    /// Each write's value, normalized, once it is in the trie.
+    private var values: [JSON?] = []
+    private var nodes: [Node]
+    private var children: [Edge: Int32] = [:]
+
+    init(_ writes: [JSONWrite]) {
+        self.writes = writes
+        values.reserveCapacity(writes.count)
+        nodes = [Node(write: -1, depth: -1, parent: -1)]
+        nodes.reserveCapacity(2 * writes.count + 1)
+        children.reserveCapacity(2 * writes.count)
+    }
+
+    /// Adds the next write.
+    mutating func add() throws(JSONEditError) {
+        let w = values.count
+        let path = writes[w].path
+        var node: Int32 = 0
+        for (depth, key) in path.keys.enumerated() {
+            if nodes[Int(node)].setBy >= 0 {
+                throw JSONEditError(.overlapping(ancestor: Path(keys: Array(path.keys[..<depth])), descendant: path))
+            }
+            node = child(of: node, key, write: w, depth: depth)
         }
-        return nil
+        if nodes[Int(node)].setBy >= 0 {
+            throw JSONEditError(.overlapping(ancestor: path, descendant: path))
+        }
+        if nodes[Int(node)].firstChild >= 0 {
+            // Every node below was made by a write that reached a set node: the first
+            // children lead to one.
+            var below = nodes[Int(node)].firstChild
+            while nodes[Int(below)].setBy < 0 { below = nodes[Int(below)].firstChild }
+            throw JSONEditError(.overlapping(ancestor: path, descendant: writes[Int(nodes[Int(below)].setBy)].path))
+        }
+        nodes[Int(node)].setBy = Int32(w)
+        values.append(writes[w].value.normalized)
     }
 
-    var tree: EditTree {
-        if case .some(let v) = value { return .set(v) }
-        return .children(keys.map { (key: $0, tree: children[JSONKey($0)]!.tree) })
+    /// The child `key` of `parent`, made when missing.
+    private mutating func child(of parent: Int32, _ key: String, write: Int, depth: Int) -> Int32 {
+        let edge = Edge(parent: parent, key: JSONKey(key))
+        if let found = children[edge] { return found }
+        let made = Int32(nodes.count)
+        nodes.append(Node(write: Int32(write), depth: Int32(depth), parent: parent))
+        children[edge] = made
+        let last = nodes[Int(parent)].lastChild
+        if last >= 0 { nodes[Int(last)].nextSibling = made } else { nodes[Int(parent)].firstChild = made }
+        nodes[Int(parent)].lastChild = made
+        return made
+    }
+
+    func tree(at node: Int32) -> EditTree {
+        let n = nodes[Int(node)]
+        if n.setBy >= 0 { return .set(values[Int(n.setBy)]) }
+        var list = [(key: String, tree: EditTree)]()
+        var child = n.firstChild
+        while child >= 0 {
+            let c = nodes[Int(child)]
+            list.append((writes[Int(c.write)].path.keys[Int(c.depth)], tree(at: child)))
+            child = c.nextSibling
+        }
+        return .children(list)
     }
 }

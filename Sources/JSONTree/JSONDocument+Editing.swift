@@ -42,8 +42,9 @@ extension JSONDocument {
     public func edit(_ writes: [JSONWrite], serverTime: Int64? = nil) throws(JSONEditError) -> JSONEdit? {
         var resolved = [JSONWrite]()
         resolved.reserveCapacity(writes.count)
+        let index = ChildIndex()
         for w in writes {
-            let write = JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime))
+            let write = JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: self, serverTime: serverTime, index: index))
             try write.validate()
             resolved.append(write)
         }
@@ -385,6 +386,9 @@ struct DocumentEditor {
         if list.count == 1, let along = document.pathMembers?.objects[node.index], along.key.elementsEqual(list[0].key.utf8) {
             return try editObject(node, along, list[0], path: path, ancestors: ancestors)
         }
+        if list.count == 1, let outcome = try editInPlace(node, list[0], path: path, ancestors: ancestors) {
+            return outcome
+        }
         let raw = rawMembers(node)
         let found = occurrences(of: list.map(\.key), in: raw)
         var removed = [Bool](repeating: false, count: raw.count)
@@ -437,6 +441,41 @@ struct DocumentEditor {
             splices.append(Splice(range: at..<at, bytes: newMembers(additions, in: node, ancestors: ancestors, leadingComma: true)))
         }
         return .edited(splices)
+    }
+
+    /// `editObject` of the one member `key` when it is there and stays (a write below each child
+    /// of a collection): found in one pass over the members, with nothing kept per member; nil
+    /// when the member is missing or goes, which the whole `editObject` then does.
+    private func editInPlace(
+        _ node: JSONNode, _ member: (key: String, tree: EditTree), path: Path, ancestors: [JSONNode]
+    ) throws(JSONEditError) -> EditOutcome? {
+        var key = member.key
+        // The last member with the key is the effective one.
+        let effective = key.withUTF8 { wanted in
+            document.withTapeReader { tape -> Int? in
+                var found: Int?
+                var position = node.index + 2
+                let end = tape.nextIndex(node.index)
+                while position < end {
+                    let start = tape.start(position), stop = tape.end(position)
+                    if tape.hasEscapes(position) {
+                        if decodeString(tape.bytes, start, stop).elementsEqual(wanted) { found = position }
+                    } else if stop - start - 2 == wanted.count
+                        && (wanted.isEmpty || memcmpEqual(wanted.baseAddress!, tape.bytes.baseAddress! + start + 1, wanted.count)) {
+                        found = position
+                    }
+                    position = tape.nextIndex(position + 1)
+                }
+                return found
+            }
+        }
+        guard let effective else { return nil }
+        let value = JSONNode(document: document, index: effective + 1)
+        switch try edit(value, member.tree, path: path.child(member.key), ancestors: ancestors + [node]) {
+        case .unchanged: return .unchanged
+        case .edited(let splices): return splices.isEmpty ? .unchanged : .edited(splices)
+        case .removed: return nil
+        }
     }
 
     /// `editObject` of the one member `key` of an object on a writer's path, from what the

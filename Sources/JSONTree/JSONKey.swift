@@ -23,7 +23,16 @@ public struct JSONKey: Hashable, Sendable, CustomStringConvertible, ExpressibleB
 /// True when `a` and `b` have the same UTF-8 code units.
 @inlinable
 public func codeUnitsEqual(_ a: String, _ b: String) -> Bool {
-    a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    guard a.utf8.count == b.utf8.count else { return false }
+    // Native strings are compared as bytes in memory (keys of a large update are compared
+    // for each hash table probe): far quicker than stepping through the views.
+    let inMemory = a.utf8.withContiguousStorageIfAvailable { pa in
+        b.utf8.withContiguousStorageIfAvailable { pb in
+            pa.isEmpty || memcmpEqual(pa.baseAddress!, pb.baseAddress!, pa.count)
+        }
+    }
+    if case .some(.some(let equal)) = inMemory { return equal }
+    return a.utf8.elementsEqual(b.utf8)
 }
 
 /// Orders two strings by UTF-16 code units, as JavaScript's `<` does.

@@ -114,7 +114,7 @@ public struct JSONNode: Sendable {
     }
 }
 
-@inline(__always)
+@inline(__always) @usableFromInline
 func memcmpEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
     var i = 0
     while i + 8 <= n {

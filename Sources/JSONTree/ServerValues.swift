@@ -11,13 +11,28 @@ extension JSON {
     /// content resolves again, so an increment is never lost.
     /// - Throws: `.invalidServerValue` for an unknown or malformed server value, or a
     ///   timestamp when `serverTime` is nil.
+    /// - Parameter index: finds the numbers incremented in `document`; one index for the
+    ///   writes of an update keeps its increments linear in their number.
     /// - Complexity: O(size of the value), plus a lookup in `document` per increment.
-    public func resolvingServerValues(at path: Path, in document: JSONDocument?, serverTime: Int64?) throws(JSONEditError) -> JSON {
-        try resolved(at: path, document, serverTime) ?? self
+    public func resolvingServerValues(
+        at path: Path, in document: JSONDocument?, serverTime: Int64?, index: ChildIndex? = nil
+    ) throws(JSONEditError) -> JSON {
+        let found = document.map { Found(document: $0, index: index) }
+        return try resolved(at: path, found, serverTime) ?? self
+    }
+
+    /// A document and the index its increments are found with.
+    private struct Found {
+        let document: JSONDocument
+        let index: ChildIndex?
+
+        func node(at path: Path) -> JSONNode? {
+            index.map { $0.node(at: path, in: document.root) } ?? document.root.node(at: path)
+        }
     }
 
     /// The resolved value, or nil when it holds no server value (so nothing is copied).
-    private func resolved(at path: Path, _ document: JSONDocument?, _ serverTime: Int64?) throws(JSONEditError) -> JSON? {
+    private func resolved(at path: Path, _ document: Found?, _ serverTime: Int64?) throws(JSONEditError) -> JSON? {
         switch self {
         case .object(let object):
             if let sv = object[".sv"] {
@@ -49,7 +64,7 @@ extension JSON {
         }
     }
 
-    private static func serverValue(_ sv: JSON, at path: Path, _ document: JSONDocument?, _ serverTime: Int64?) throws(JSONEditError) -> JSON {
+    private static func serverValue(_ sv: JSON, at path: Path, _ document: Found?, _ serverTime: Int64?) throws(JSONEditError) -> JSON {
         if case .string(let name) = sv, name == "timestamp" {
             guard let serverTime else {
                 throw JSONEditError(.invalidServerValue(at: path, "no server time to resolve the timestamp"))
@@ -60,7 +75,7 @@ extension JSON {
             guard case .number(let n) = delta else {
                 throw JSONEditError(.invalidServerValue(at: path, "'increment' needs a number, not \(delta.serializedString())"))
             }
-            guard let node = document?.root.node(at: path), let text = node.numberText, let current = node.doubleValue else {
+            guard let node = document?.node(at: path), let text = node.numberText, let current = node.doubleValue else {
                 return .number(n)
             }
             // Integers are added exactly in their decimal spelling, whatever their size: a

@@ -5,39 +5,71 @@ import JSONTree
 /// A location's data as rules read it. Members whose key starts with `.` are metadata, not
 /// children; `{".value": v, ".priority": p}` is the leaf `v`; null children do not exist.
 indirect enum RuleData: Sendable {
-    case node(JSONNode)
+    /// A node of a document, its children found through the index all nodes of the document
+    /// share.
+    case node(JSONNode, ChildIndex)
     case value(JSON)
     /// `base` with some children replaced (nil: removed); a base that is not a container
     /// counts as having no children, as the database replaces a leaf written below.
     case merged(base: RuleData?, children: [JSONKey: RuleData?])
 
     /// The data after `writes` (each a location and its new value, null removing), laid over `base`.
+    /// - Complexity: O(total path length) beside the lookups of the base's children.
     static func applying(_ writes: [(path: Path, value: JSON)], to base: RuleData?) -> RuleData? {
-        var tree = base
-        for write in writes { tree = set(tree, write.path.keys[...], write.value.normalized) }
-        return tree
+        let tree = Draft(base)
+        for write in writes { tree.set(write.path.keys[...], write.value.normalized) }
+        return tree.data
     }
 
-    private static func set(_ node: RuleData?, _ keys: ArraySlice<String>, _ value: JSON?) -> RuleData? {
-        guard let key = keys.first else { return value.map { RuleData.value($0) } }
-        var base = node
-        var children = [JSONKey: RuleData?]()
-        if case .merged(let b, let c)? = node {
-            base = b
-            children = c
+    /// The data of `applying` while the writes are laid over it one after another, each
+    /// location's replaced children changed in place (a `merged` value rebuilt per write
+    /// would copy a large object's table of children for every path written in it).
+    private final class Draft {
+        /// The data here; the base of `children` when some are replaced.
+        var base: RuleData?
+        /// The children replaced; nil: none, `base` is all.
+        var children: [JSONKey: Draft]?
+
+        init(_ data: RuleData?) {
+            if case .merged(let b, let c)? = data {
+                base = b
+                children = c.mapValues { Draft($0) }
+            } else {
+                base = data
+            }
         }
-        let current: RuleData? = children[JSONKey(key)] ?? base?.child(key)
-        children[JSONKey(key)] = .some(set(current, keys.dropFirst(), value))
-        return .merged(base: base, children: children)
+
+        /// Sets the data at `keys` below here to `value` (nil removes), as `applying` does.
+        func set(_ keys: ArraySlice<String>, _ value: JSON?) {
+            guard let key = keys.first else {
+                base = value.map { RuleData.value($0) }
+                children = nil
+                return
+            }
+            let child: Draft
+            if let replaced = children?[JSONKey(key)] {
+                child = replaced
+            } else {
+                child = Draft(base?.child(key))
+                children = children ?? [:]
+                children![JSONKey(key)] = child
+            }
+            child.set(keys.dropFirst(), value)
+        }
+
+        var data: RuleData? {
+            guard let children else { return base }
+            return .merged(base: base, children: children.mapValues { $0.data })
+        }
     }
 
     /// The child named `key`; nil when it does not exist.
     func child(_ key: String) -> RuleData? {
         if key.hasPrefix(".") { return nil }
         switch self {
-        case .node(let node):
-            guard let child = Self.leafOrContainer(node).child(key), !child.isNull else { return nil }
-            return .node(child)
+        case .node(let node, let lookup):
+            guard let child = lookup.child(key, of: Self.leafOrContainer(node, lookup)), !child.isNull else { return nil }
+            return .node(child, lookup)
         case .value(let json):
             guard let child = Self.leafOrContainer(json)[key], !child.isNull else { return nil }
             return .value(child)
@@ -50,7 +82,7 @@ indirect enum RuleData: Sendable {
     /// The value as `val()` returns it: priorities left out, nil when nothing is here.
     var value: JSON? {
         switch self {
-        case .node(let node): return Self.withoutMetadata(node.json)
+        case .node(let node, _): return Self.withoutMetadata(node.json)
         case .value(let json): return Self.withoutMetadata(json)
         case .merged(let base, let children):
             var members = [(key: String, value: JSON)]()
@@ -65,12 +97,12 @@ indirect enum RuleData: Sendable {
     /// Whether any data is here.
     var exists: Bool {
         switch self {
-        case .node(let node):
-            let node = Self.leafOrContainer(node)
+        case .node(let node, let lookup):
+            let node = Self.leafOrContainer(node, lookup)
             switch node.kind {
             case .null: return false
-            case .object: return node.members.contains { !$0.value.isNull && !($0.key.stringValue ?? ".").hasPrefix(".") && RuleData.node($0.value).exists }
-            case .array: return node.elements.contains { RuleData.node($0).exists }
+            case .object: return node.members.contains { !$0.value.isNull && !($0.key.stringValue ?? ".").hasPrefix(".") && RuleData.node($0.value, lookup).exists }
+            case .array: return node.elements.contains { RuleData.node($0, lookup).exists }
             default: return true
             }
         case .value(let json): return Self.withoutMetadata(json) != nil
@@ -93,7 +125,7 @@ indirect enum RuleData: Sendable {
     /// The `.priority` of the data; null without one.
     var priority: JSON {
         switch self {
-        case .node(let node): return node.kind == .object ? node[key: ".priority"]?.json ?? .null : .null
+        case .node(let node, let lookup): return node.kind == .object ? lookup.child(".priority", of: node)?.json ?? .null : .null
         case .value(let json): return json.objectValue?[".priority"] ?? .null
         case .merged(let base, let children):
             if let replaced = children[JSONKey(".priority")] { return replaced?.value ?? .null }
@@ -110,8 +142,9 @@ indirect enum RuleData: Sendable {
         }
     }
 
-    private static func leafOrContainer(_ node: JSONNode) -> JSONNode {
-        node.kind == .object ? node[key: ".value"] ?? node : node
+    /// `{".value": v, …}` is the leaf `v`: the node rules read for `node`.
+    private static func leafOrContainer(_ node: JSONNode, _ index: ChildIndex) -> JSONNode {
+        node.kind == .object ? index.child(".value", of: node) ?? node : node
     }
 
     private static func leafOrContainer(_ json: JSON) -> JSON {

@@ -54,7 +54,7 @@ public struct SecurityRules: Sendable {
     ///   - auth: null, or the user's `{"uid": …, "provider": …, "token": {…}}`.
     ///   - now: the server's time in milliseconds since 1970.
     public func permitsRead(at path: Path, in tree: JSONNode?, auth: JSON, query: JSON = .null, now: Int64) -> Bool {
-        let base = tree.map(RuleData.node)
+        let base = tree.map { RuleData.node($0, ChildIndex()) }
         var context = RuleContext(
             auth: RuleValue(auth), root: RuleSnapshot(root: base, path: []), data: RuleSnapshot(root: base, path: []),
             newData: nil, now: Double(now), query: RuleValue(query), wildcards: [:])
@@ -74,7 +74,7 @@ public struct SecurityRules: Sendable {
     /// Whether a user may make `writes` (each a location and its new value, server values
     /// already resolved; null removes) to `tree`, as one request: all of them or none.
     public func permitsWrite(_ writes: [(path: Path, value: JSON)], to tree: JSONNode?, auth: JSON, now: Int64) -> Bool {
-        let base = tree.map(RuleData.node)
+        let base = tree.map { RuleData.node($0, ChildIndex()) }
         let after = RuleData.applying(writes, to: base)
         var context = RuleContext(
             auth: RuleValue(auth), root: RuleSnapshot(root: base, path: []), data: RuleSnapshot(root: base, path: []),

@@ -129,8 +129,9 @@ final class Access: Sendable {
     func permittedWrites(_ requester: Requester, _ writes: [JSONWrite], to document: JSONDocument, now: Int64) throws(JSONEditError) -> [JSONWrite]? {
         guard case .user(let auth, _) = requester, let rules else { return writes }
         var resolved = [JSONWrite]()
+        let index = ChildIndex()
         for w in writes {
-            resolved.append(JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: document, serverTime: now)))
+            resolved.append(JSONWrite(w.path, try w.value.resolvingServerValues(at: w.path, in: document, serverTime: now, index: index)))
         }
         let permitted = rules.permitsWrite(resolved.map { ($0.path, $0.value) }, to: document.root, auth: auth, now: now)
         return permitted ? resolved : nil

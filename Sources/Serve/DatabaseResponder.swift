@@ -223,6 +223,8 @@ struct DatabaseResponder: HTTPResponder {
             if headers[.ifMatch] != nil || headers[HTTPField.Name("X-Firebase-ETag")!] == "true" {
                 fields[.eTag] = ServedValue.etag(plan.value(in: document))
             }
+            // A silent answer has no body: a large PATCH's written values are not gathered.
+            if parameters.print == .silent { return Response(status: .noContent, headers: fields) }
             return Self.json(plan.answer(in: document, pushKey: pushKey), parameters.print, status: .ok, headers: fields)
         }
     }

@@ -25,6 +25,8 @@ struct WritePlan: Sendable {
     let ifMatch: String?
     /// The client SDKs' transactions: the hash (`NodeHash`) the location's value must have.
     let ifHash: String?
+    /// A PATCH's relative paths and values, each path parsed once (they are used three times).
+    private let updates: [(path: Path, value: JSON)]
     /// The writes as the rules let them be made to a document (server values resolved), or nil
     /// when they are denied; run against the very content they replace.
     var permitted: @Sendable (JSONDocument, [JSONWrite]) throws(JSONEditError) -> [JSONWrite]? = { _, writes in writes }
@@ -45,18 +47,20 @@ struct WritePlan: Sendable {
         self.content = content
         self.ifMatch = ifMatch
         self.ifHash = ifHash
-        if method == .patch {
-            guard case .object(let members) = content, members.count > 0 else {
-                throw RequestError(.badRequest, "a PATCH body must be a non-empty object of paths and values")
-            }
-            for key in members.keys { _ = try DatabasePath.relative(key) }
-        }
-        if method == .patch, case .object(let members) = content {
-            // A PATCH's top-level keys are paths, checked above; below them, keys.
-            for m in members.members { try Self.checkKeys(m.value) }
-        } else {
+        guard method == .patch else {
+            updates = []
             try Self.checkKeys(content)
+            return
         }
+        guard case .object(let members) = content, members.count > 0 else {
+            throw RequestError(.badRequest, "a PATCH body must be a non-empty object of paths and values")
+        }
+        // A PATCH's top-level keys are paths; below them, keys.
+        var updates = [(path: Path, value: JSON)]()
+        updates.reserveCapacity(members.count)
+        for m in members.members { updates.append((try DatabasePath.relative(m.key), m.value)) }
+        for m in members.members { try Self.checkKeys(m.value) }
+        self.updates = updates
     }
 
     /// Keys in written values follow the database's rules too (`.sv`, `.priority`, `.value` aside).
@@ -89,10 +93,7 @@ struct WritePlan: Sendable {
             pushKey = FileStore.pushKey(under: path, in: document)
             return JSONWrite.set(path.child(pushKey), content)
         default:
-            guard case .object(let members) = content else { return [] }
-            var values = [(path: Path, value: JSON)]()
-            for m in members.members { values.append((try DatabasePath.relative(m.key), m.value)) }
-            return JSONWrite.update(path, values)
+            return JSONWrite.update(path, updates)
         }
     }
 
@@ -141,12 +142,11 @@ struct WritePlan: Sendable {
             return .object(JSONObject([("name", .string(pushKey))]))
         case .patch:
             guard case .object(let members) = content else { return value(in: document) }
-            var index = ChildIndex()
+            let index = ChildIndex()
             var answer = [(key: String, value: JSON)]()
             answer.reserveCapacity(members.count)
-            for m in members.members {
-                let written = (try? DatabasePath.relative(m.key)).map { path.appending($0) }
-                let node = written.flatMap { index.node(at: $0, in: document.root) }
+            for (m, update) in zip(members.members, updates) {
+                let node = index.node(at: path.appending(update.path), in: document.root)
                 answer.append((m.key, node.map { ServedValue.value($0, export: false) } ?? .null))
             }
             return .object(JSONObject(answer))
@@ -158,37 +158,6 @@ struct WritePlan: Sendable {
     /// The location's value in `document` (for its ETag).
     func value(in document: JSONDocument) -> JSON {
         ServedValue.value(at: path, in: document, export: false)
-    }
-}
-
-/// Nodes found by path, each container's children indexed by key the first time a path goes
-/// through it: n paths under one location cost O(n + its children), where looking each up
-/// among the children would cost O(n × children).
-struct ChildIndex {
-    private var children: [[UInt8]: [JSONKey: JSONNode]] = [:]
-
-    /// How many containers have been indexed.
-    var containersIndexed: Int { children.count }
-
-    mutating func node(at path: Path, in root: JSONNode) -> JSONNode? {
-        var node = root
-        var at = [UInt8]()
-        for key in path.keys {
-            guard node.isContainer else { return nil }
-            if children[at] == nil {
-                var byKey = [JSONKey: JSONNode](minimumCapacity: node.count)
-                if node.kind == .array {
-                    for (i, element) in node.elements.enumerated() { byKey[JSONKey(String(i))] = element }
-                } else {
-                    for m in node.members { if let name = m.key.stringValue { byKey[JSONKey(name)] = m.value } }
-                }
-                children[at] = byKey
-            }
-            guard let next = children[at]![JSONKey(key)] else { return nil }
-            node = next
-            at += [0x2F] + Array(key.utf8)
-        }
-        return node
     }
 }
 

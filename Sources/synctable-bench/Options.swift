@@ -56,6 +56,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "serve", run: runServeBenchmarks),
     BenchmarkGroup(name: "rules", run: runRulesBenchmarks),
     BenchmarkGroup(name: "serve-limits", run: runServeLimitsBenchmarks),
+    BenchmarkGroup(name: "serve-patch", run: runLargePatchBenchmarks),
     BenchmarkGroup(name: "remote", run: runRemoteBenchmarks),
     BenchmarkGroup(name: "search", run: runSearchBenchmarks),
     BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),

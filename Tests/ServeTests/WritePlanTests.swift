@@ -6,18 +6,19 @@ import TestSupport
 
 @Suite struct WritePlanTests {
     /// `PATCH` with 160k paths took 227 s (each path looked up among all the children):
-    /// each container on the way is indexed once, whatever the number of paths.
+    /// each container looked up again is indexed once, whatever the number of paths; one
+    /// looked up once is only scanned.
     @Test func pathsAreFoundWithEachContainerIndexedOnce() throws {
         let n = 20_000
         var text = #"{"p": {"#
         text += (0..<n).map { #""k\#($0)": {"v": \#($0)}"# }.joined(separator: ",")
         text += #"}, "list": [10, 11, 12]}"#
         let document = try JSONDocument(parsing: Array(text.utf8))
-        var index = ChildIndex()
+        let index = ChildIndex()
         for i in stride(from: n - 1, through: 0, by: -1) {
             #expect(index.node(at: Path(keys: ["p", "k\(i)", "v"]), in: document.root)?.json == .number(JSONNumber(i)))
         }
-        #expect(index.containersIndexed == n + 2, "the root, p, and each child once")
+        #expect(index.containersIndexed == 2, "the root and p, each once")
         #expect(index.node(at: Path(keys: ["list", "2"]), in: document.root)?.json == .number(JSONNumber(12)))
         #expect(index.node(at: Path(keys: ["list", "3"]), in: document.root) == nil)
         #expect(index.node(at: Path(keys: ["p", "k1", "v", "deeper"]), in: document.root) == nil)
