@@ -14,7 +14,7 @@ func runWebSocketBenchmarks(_ report: Report, _ options: BenchOptions) {
     }
     let clients = NodeClients.Setup(root: options.root)
     if let missing = clients.missing {
-        for name in [fanOutName(options), sdkName(options), memoryName, largeQueryName] {
+        for name in [fanOutName(options), sdkName(options), memoryName, cpuName, largeQueryName] {
             report.add(Figure(name: name, unit: "-", synctable: nil, peers: [], target: "-", met: nil, ratio: nil,
                               note: "not measured: \(missing)"))
         }
@@ -35,6 +35,7 @@ private func sdkName(_ options: BenchOptions) -> String {
     "WebSocket: edit of the file → onValue in \(options.quick ? 2 : 10) SDK clients beside them"
 }
 private let memoryName = "WebSocket: server memory per idle listening connection"
+private let cpuName = "WebSocket: serve's CPU per edit per listening connection"
 private let largeQueryName = "WebSocket: large file, serve's start → the SDK's first onValue of a 50-child query"
 
 // MARK: - An edit to every listener
@@ -88,8 +89,18 @@ private func runWebSocketFanOutBenchmark(
         name: memoryName, unit: "KB", synctable: Stats([(after - before) * 1000 / Double(clients)]),
         target: "for reference", met: nil, ratio: nil,
         note: "VmRSS of serve before \(Report.fmt(before)) MB, after \(clients) listening connections \(Report.fmt(after)) MB"))
-    guard clientsReady("sdk", sdkClients, path: "n", in: together),
-          let all = measureEdits(together, file: file, edits: edits, firstValue: 1001) else { return }
+    guard clientsReady("sdk", sdkClients, path: "n", in: together) else { return }
+    let (serverBefore, clientsBefore) = (cpuMilliseconds(pid), cpuMilliseconds(together.pid))
+    guard let all = measureEdits(together, file: file, edits: edits, firstValue: 1001) else { return }
+    // Where the time goes, whatever else the machine runs: the CPU each side spent per push.
+    let pushes = Double(edits * (clients + sdkClients))
+    let serverCPU = (cpuMilliseconds(pid) - serverBefore) * 1000 / pushes
+    let clientsCPU = (cpuMilliseconds(together.pid) - clientsBefore) * 1000 / pushes
+    report.add(Figure(
+        name: cpuName, unit: "µs", synctable: Stats([serverCPU]),
+        peers: [(name: "the Node clients' CPU per push", stats: Stats([clientsCPU]), note: nil)],
+        target: "for reference", met: nil, ratio: nil,
+        note: "user + system time over the \(edits) edits to \(clients) + \(sdkClients) clients, per push"))
 
     for (name, samples, alone, who) in [
         (fanOutName(options), all.raw, oneRaw, "1 client"), (sdkName(options), all.sdk, oneSDK, "1 SDK client alone"),
@@ -117,6 +128,16 @@ private func measureEdits(_ clients: NodeClients, file: String, edits: Int, firs
         sdk += numbers(arrivals["sdk"]).map { $0 - start }
     }
     return (raw, sdk)
+}
+
+/// The CPU time (user and system) process `pid` has used so far, in milliseconds.
+private func cpuMilliseconds(_ pid: pid_t) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let nameEnd = text.lastIndex(of: ")") else { return .nan }
+    // After the command's name (which may hold spaces): state, …, utime (the 12th), stime.
+    let fields = text[text.index(after: nameEnd)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 private func numbers(_ value: Any?) -> [Double] {
@@ -184,6 +205,7 @@ private final class NodeClients {
     }
 
     private let process: LineReadingProcess
+    var pid: pid_t { process.pid }
 
     /// A new client process, once it has loaded the SDK.
     init?(_ setup: Setup) {
