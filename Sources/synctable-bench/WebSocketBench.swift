@@ -14,7 +14,7 @@ func runWebSocketBenchmarks(_ report: Report, _ options: BenchOptions) {
     }
     let clients = NodeClients.Setup(root: options.root)
     if let missing = clients.missing {
-        for name in [fanOutName(options), sdkName(options), memoryName, cpuName, largeQueryName] {
+        for name in [fanOutName(options), sdkName(options), memoryName, cpuName, largeCPUName, largeQueryName] {
             report.add(Figure(name: name, unit: "-", synctable: nil, peers: [], target: "-", met: nil, ratio: nil,
                               note: "not measured: \(missing)"))
         }
@@ -36,6 +36,7 @@ private func sdkName(_ options: BenchOptions) -> String {
 }
 private let memoryName = "WebSocket: server memory per idle listening connection"
 private let cpuName = "WebSocket: serve's CPU per edit per listening connection"
+private let largeCPUName = "WebSocket: serve's CPU per edit per listening connection, a 15 KB change"
 private let largeQueryName = "WebSocket: large file, serve's start → the SDK's first onValue of a 50-child query"
 
 // MARK: - An edit to every listener
@@ -101,6 +102,15 @@ private func runWebSocketFanOutBenchmark(
         peers: [(name: "the Node clients' CPU per push", stats: Stats([clientsCPU]), note: nil)],
         target: "for reference", met: nil, ratio: nil,
         note: "user + system time over the \(edits) edits to \(clients) + \(sdkClients) clients, per push"))
+    // A larger change to the same listens: what a push costs beyond its hand-off.
+    let largeBefore = cpuMilliseconds(pid)
+    guard measureEdits(together, file: file, edits: edits, firstValue: 2001, content: largeEdit) != nil else { return }
+    let largeCPU = (cpuMilliseconds(pid) - largeBefore) * 1000 / pushes
+    report.add(Figure(
+        name: largeCPUName, unit: "µs", synctable: Stats([largeCPU]),
+        peers: [(name: "a number's change", stats: Stats([serverCPU]), note: nil)],
+        target: "for reference", met: nil, ratio: nil,
+        note: "\(Report.fmt(Double(largeEdit(2001).utf8.count) / 1000)) KB object at /n, every member new, \(edits) edits"))
 
     for (name, samples, alone, who) in [
         (fanOutName(options), all.raw, oneRaw, "1 client"), (sdkName(options), all.sdk, oneSDK, "1 SDK client alone"),
@@ -116,13 +126,25 @@ private func runWebSocketFanOutBenchmark(
     }
 }
 
-/// Saves the file `edits` times (`{"n": V}` for V from `firstValue`), each by rename; the
+/// The file with `/n` a number: the edit's mark.
+private func numberEdit(_ value: Int) -> String { #"{"n": \#(value), "other": "x"}"# }
+
+/// The file with `/n` an object of about 15 KB, its mark `v` and 400 members that all change with it.
+private func largeEdit(_ value: Int) -> String {
+    let filler = String(repeating: "e\(value)", count: 5)
+    let members = (0..<400).map { #""k\#($0)": "\#(filler)""# }
+    return #"{"n": {"v": \#(value), "pad": {\#(members.joined(separator: ", "))}}, "other": "x"}"#
+}
+
+/// Saves the file `edits` times (`content(V)` for V from `firstValue`), each by rename; the
 /// milliseconds from just before each rename to each client's sight of its value.
-private func measureEdits(_ clients: NodeClients, file: String, edits: Int, firstValue: Int) -> (raw: [Double], sdk: [Double])? {
+private func measureEdits(
+    _ clients: NodeClients, file: String, edits: Int, firstValue: Int, content: (Int) -> String = numberEdit
+) -> (raw: [Double], sdk: [Double])? {
     var raw = [Double](), sdk = [Double]()
     for value in firstValue..<(firstValue + edits) {
         let start = now() * 1000
-        saveByRename(file, #"{"n": \#(value), "other": "x"}"#)
+        saveByRename(file, content(value))
         guard let arrivals = clients.ask(#"{"do":"await","value":\#(value),"seconds":30}"#, seconds: 35) else { return nil }
         raw += numbers(arrivals["raw"]).map { $0 - start }
         sdk += numbers(arrivals["sdk"]).map { $0 - start }

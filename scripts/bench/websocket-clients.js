@@ -8,7 +8,7 @@
 //   {"do":"sdk","port":P,"count":N,"path":"n"}    N SDK apps (a connection each) follow path with onValue;
 //                                                 prints {"ready":N} after every first value
 //   {"do":"await","value":V,"seconds":S}          prints {"raw":[ms…],"sdk":[ms…]}: when each client first
-//                                                 saw the number V at its path
+//                                                 saw the number V at its path (or as its `v`)
 //   {"do":"query","port":P,"path":"players","limit":L}  one SDK app: orderByKey, limitToFirst(L);
 //                                                 prints {"value":ms,"children":k} at its first onValue
 // It prints {"started":true} once the SDK is loaded; anything that goes wrong prints {"error":"…"}.
@@ -30,6 +30,13 @@ let closing = false;
 // How many clients have seen each value, and the `await` waiting for one.
 const counts = new Map();
 let waiting = null;
+
+// What identifies an edit: the value itself, or (for a larger value) its member `v`.
+function mark(value) {
+  if (typeof value === 'number') return value;
+  if (value !== null && typeof value === 'object' && typeof value.v === 'number') return value.v;
+  return undefined;
+}
 
 function saw(seen, value) {
   if (seen.has(value)) return;
@@ -68,8 +75,8 @@ function openRaw(cmd) {
       pending = '';
       if (message.t === 'c' && message.d.t === 'h') {
         socket.send(JSON.stringify({ t: 'd', d: { r: 1, a: 'q', b: { p: cmd.path, h: '' } } }));
-      } else if (message.t === 'd' && message.d.a === 'd' && typeof message.d.b.d === 'number') {
-        saw(seen, message.d.b.d);
+      } else if (message.t === 'd' && (message.d.a === 'd' || message.d.a === 'm') && mark(message.d.b.d) !== undefined) {
+        saw(seen, mark(message.d.b.d));
       } else if (message.t === 'd' && message.d.r === 1) {
         if (message.d.b.s !== 'ok') say({ error: `listen refused: ${JSON.stringify(message.d.b)}` });
         else if (++acknowledged === cmd.count) say({ ready: cmd.count });
@@ -88,7 +95,7 @@ function openSDK(cmd) {
     sdk.push(seen);
     const db = database(cmd.port);
     fb.onValue(fb.ref(db, cmd.path), (snapshot) => {
-      saw(seen, snapshot.val());
+      saw(seen, mark(snapshot.val()));
       if (seen.size === 1 && ++first === cmd.count) say({ ready: cmd.count });
     }, (error) => say({ error: `onValue cancelled: ${error.code || error}` }));
   }
