@@ -24,6 +24,11 @@ if [ "${1:-}" = bench ]; then
   command -v jq >/dev/null 2>&1 || required+=(jq)
   command -v wrk >/dev/null 2>&1 || required+=(wrk)
   [ -e /usr/include/simdjson.h ] || optional+=(libsimdjson-dev)
+  # The WebSocket rows' clients: Node, with the WebSocket package the SDK's Node entry uses.
+  if [ -d "$(dirname "$0")/../../shared/firebase-js-sdk" ]; then
+    command -v node >/dev/null 2>&1 || optional+=(nodejs)
+    [ -d /usr/share/nodejs/faye-websocket ] || optional+=(node-faye-websocket)
+  fi
 fi
 [ ${#required[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 

@@ -280,12 +280,12 @@ final class WebSocketSession {
             initial = JSONObject([("p", .string(listen.wirePath)), ("d", ServedValue.value(at: path, in: revision.document, export: true))])
         }
         listens[key] = listen
-        pending.append(["t": "d", "d": ["a": "d", "b": .object(initial)]])
+        pending.append(Self.text(["t": "d", "d": ["a": "d", "b": .object(initial)]]))
         return Answer(data: [:])
     }
 
-    /// Messages to send before the answer of the request being handled.
-    private var pending: [JSON] = []
+    /// Messages (serialized) to send before the answer of the request being handled.
+    private var pending: [String] = []
 
     /// Brings every listen from the revision it last sent to `revision`.
     private func follow(_ revision: Revision) async {
@@ -305,9 +305,8 @@ final class WebSocketSession {
                     await send(["t": "d", "d": ["a": "m", "b": ["p": .string(listen.wirePath), "d": change, "t": .number(JSONNumber(listen.tag ?? 0))]]])
                 }
                 listen.window = window
-            } else if let change = cache.change(path: listen.path, from: listen.revision, to: revision) {
-                let at = listen.path.appending(change.path)
-                await send(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(Self.wirePath(at)), "d": change.data]]])
+            } else if let push = cache.push(path: listen.path, from: listen.revision, to: revision) {
+                await send(serialized: push)
             }
             listen.revision = revision
             listens[key] = listen
@@ -409,6 +408,10 @@ final class WebSocketSession {
 
     /// Sends `message` (after any data that must precede it), split into frames when long.
     private func send(_ message: JSON) async {
+        await send(serialized: Self.text(message))
+    }
+
+    private func send(serialized message: String) async {
         pending.append(message)
         await flush()
     }
@@ -416,8 +419,7 @@ final class WebSocketSession {
     private func flush() async {
         let queued = pending
         pending = []
-        for m in queued {
-            let text = String(decoding: m.serialized(.compact), as: UTF8.self)
+        for text in queued {
             for frame in WebSocketFrames.split(text) {
                 do { try await outbound.write(.text(frame)) } catch { return }
             }
@@ -449,6 +451,8 @@ final class WebSocketSession {
     }
 
     static func wirePath(_ path: Path) -> String { "/" + path.keys.joined(separator: "/") }
+
+    static func text(_ message: JSON) -> String { String(decoding: message.serialized(.compact), as: UTF8.self) }
 
     private static var now: Int { Int(Date().timeIntervalSince1970 * 1000) }
 
@@ -486,12 +490,14 @@ private struct Listen {
 }
 
 /// What the connections of one server share for a revision: a query's window and a location's
-/// change, each computed once for all the listens that need it; kept for the newest revision.
+/// change (and its message, serialized), each computed once for all the listens that need it;
+/// kept for the newest revision.
 final class WireCache: Sendable {
     private struct State {
         var revision = 0
         var windows: [String: [(key: String, value: JSON)]] = [:]
         var changes: [String: StreamChange?] = [:]
+        var pushes: [String: String?] = [:]
     }
 
     private let state = Mutex(State())
@@ -505,7 +511,7 @@ final class WireCache: Sendable {
         return made
     }
 
-    func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
+    private func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
         let key = "\(old.number) \(path.description)"
         if let kept = state.withLock({ $0.revision == new.number ? $0.changes[key] : nil }) { return kept }
         var made = StreamChange.between(old.document.root.node(at: path), new.document.root.node(at: path), export: true)
@@ -518,6 +524,19 @@ final class WireCache: Sendable {
         return made
     }
 
+    /// The message bringing a listen of `path` from `old` to `new` (nil: nothing changed there),
+    /// serialized once for every connection that listens there rather than once for each.
+    func push(path: Path, from old: Revision, to new: Revision) -> String? {
+        let key = "\(old.number) \(path.description)"
+        if let kept = state.withLock({ $0.revision == new.number ? $0.pushes[key] : nil }) { return kept }
+        let made = change(path: path, from: old, to: new).map { change in
+            let at = WebSocketSession.wirePath(path.appending(change.path))
+            return WebSocketSession.text(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(at), "d": change.data]]])
+        }
+        keep(new.number) { $0.pushes[key] = .some(made) }
+        return made
+    }
+
     private static func touchesMetadata(_ change: StreamChange) -> Bool {
         if change.path.keys.contains(where: { $0 == ".priority" || $0 == ".value" }) { return true }
         guard change.name == "patch", case .object(let members) = change.data else { return false }
@@ -527,10 +546,11 @@ final class WireCache: Sendable {
     private func keep(_ revision: Int, _ body: (inout State) -> Void) {
         state.withLock { state in
             guard revision >= state.revision else { return }
-            if revision > state.revision || state.windows.count + state.changes.count >= Self.maxEntries {
+            if revision > state.revision || state.windows.count + state.changes.count + state.pushes.count >= Self.maxEntries {
                 state.revision = revision
                 state.windows.removeAll(keepingCapacity: true)
                 state.changes.removeAll(keepingCapacity: true)
+                state.pushes.removeAll(keepingCapacity: true)
             }
             body(&state)
         }

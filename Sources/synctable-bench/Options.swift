@@ -54,6 +54,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "syncedarray", run: runSyncedArrayBenchmarks),
     BenchmarkGroup(name: "table", run: runTableBenchmarks),
     BenchmarkGroup(name: "serve", run: runServeBenchmarks),
+    BenchmarkGroup(name: "websocket", run: runWebSocketBenchmarks),
     BenchmarkGroup(name: "rules", run: runRulesBenchmarks),
     BenchmarkGroup(name: "serve-limits", run: runServeLimitsBenchmarks),
     BenchmarkGroup(name: "serve-patch", run: runLargePatchBenchmarks),

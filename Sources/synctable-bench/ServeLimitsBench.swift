@@ -88,7 +88,7 @@ private func runHostileClientMemoryBenchmark(_ report: Report, _ options: BenchO
 }
 
 /// A field of /proc/PID/status (`VmHWM`, `VmRSS`) in MB.
-private func residentMB(_ pid: Int32, _ field: String) -> Double {
+func residentMB(_ pid: Int32, _ field: String) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
           let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return .nan }
     return Double(line.filter { $0.isNumber }).map { $0 * 1024 / 1e6 } ?? .nan

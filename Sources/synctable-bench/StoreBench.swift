@@ -220,31 +220,59 @@ private func compactJSON(_ node: JSONNode) -> String { String(decoding: node.jso
 
 // MARK: - Processes and files
 
-/// A child process whose standard output is read line by line.
+/// A child process whose standard output is read line by line (and, when asked for, whose
+/// standard input is written line by line).
 final class LineReadingProcess {
     let pid: pid_t
     private let fd: Int32
+    private let input: Int32?
     private var buffer = [UInt8]()
 
-    init?(_ argv: [String]) {
+    init?(_ argv: [String], writable: Bool = false) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return nil }
+        var inputs: [Int32] = [-1, -1]
+        if writable {
+            guard pipe(&inputs) == 0 else {
+                close(fds[0])
+                close(fds[1])
+                return nil
+            }
+            // A process started later must not hold the input open past `stop`.
+            inputs.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addclose(&actions, fds[0])
+        if writable { posix_spawn_file_actions_adddup2(&actions, inputs[0], 0) }
         var pid = pid_t()
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
         close(fds[1])
+        if writable { close(inputs[0]) }
         guard rc == 0 else {
             close(fds[0])
+            if writable { close(inputs[1]) }
             return nil
         }
         self.pid = pid
         fd = fds[0]
+        input = writable ? inputs[1] : nil
+    }
+
+    /// Writes `line` and a newline to the process's standard input (made `writable`).
+    func send(_ line: String) {
+        guard let input else { return }
+        let bytes = Array((line + "\n").utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(input, $0.baseAddress! + done, $0.count - done) }
+            if n <= 0 { return }
+            done += n
+        }
     }
 
     /// The next line, or nil after `seconds` (or at end of output).
@@ -283,6 +311,7 @@ final class LineReadingProcess {
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         close(fd)
+        input.map { _ = close($0) }
     }
 }
 
