@@ -6,13 +6,7 @@ import Glibc
 import Foundation
 
 func runCommandMemoryBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let binary = options.root + "/.build/release/synctable"
-    guard access(binary, X_OK) == 0 else {
-        printError("missing \(binary) (make bench builds it)")
-        return
-    }
-    let folder = options.root + "/.build/bench/command-memory"
-    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let (binary, folder) = releaseBinaryAndFolder(options, "command-memory") else { return }
     let elements = options.quick ? 70_000 : 7_000_000
     let stringBytes = options.quick ? 2_000_000 : 200_000_000
     let array = folder + "/array-\(elements).json", string = folder + "/string-\(stringBytes).json"

@@ -7,13 +7,7 @@ import Dispatch
 import Foundation
 
 func runRemoteBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let binary = options.root + "/.build/release/synctable"
-    guard access(binary, X_OK) == 0 else {
-        printError("missing \(binary) (make bench builds it)")
-        return
-    }
-    let folder = options.root + "/.build/bench/remote"
-    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let (binary, folder) = releaseBinaryAndFolder(options, "remote") else { return }
     let file = folder + "/board.json"
     var board = Board(children: 1_000)
     saveByRename(file, board.text)

@@ -6,13 +6,7 @@ import Glibc
 import Foundation
 
 func runRulesBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let binary = options.root + "/.build/release/synctable"
-    guard access(binary, X_OK) == 0 else {
-        printError("missing \(binary) (make bench builds it)")
-        return
-    }
-    let folder = options.root + "/.build/bench/rules"
-    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let (binary, folder) = releaseBinaryAndFolder(options, "rules") else { return }
     let rules = folder + "/database.rules.json"
     FileManager.default.createFile(atPath: rules, contents: Data(twentyRules.utf8))
     let withRules = ["--rules", rules, "--accept-unverified-tokens"]

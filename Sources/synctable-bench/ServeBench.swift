@@ -6,13 +6,7 @@ import Glibc
 import Foundation
 
 func runServeBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let binary = options.root + "/.build/release/synctable"
-    guard access(binary, X_OK) == 0 else {
-        printError("missing \(binary) (make bench builds it)")
-        return
-    }
-    let folder = options.root + "/.build/bench/serve"
-    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let (binary, folder) = releaseBinaryAndFolder(options, "serve") else { return }
     runStreamFanOutBenchmark(report, options, binary: binary, folder: folder)
     runQueryThroughputBenchmark(report, options, binary: binary, folder: folder)
 }

@@ -7,25 +7,13 @@ import Glibc
 import Foundation
 
 func runServeLimitsBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let binary = options.root + "/.build/release/synctable"
-    guard access(binary, X_OK) == 0 else {
-        printError("missing \(binary) (make bench builds it)")
-        return
-    }
-    let folder = options.root + "/.build/bench/serve-limits"
-    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let (binary, folder) = releaseBinaryAndFolder(options, "serve-limits") else { return }
     runHostileClientMemoryBenchmark(report, options, binary: binary, folder: folder)
 }
 
 /// The `serve-patch` group: one large PATCH at 4 sizes, and a PUT sent while one runs.
 func runLargePatchBenchmarks(_ report: Report, _ options: BenchOptions) {
-    let binary = options.root + "/.build/release/synctable"
-    guard access(binary, X_OK) == 0 else {
-        printError("missing \(binary) (make bench builds it)")
-        return
-    }
-    let folder = options.root + "/.build/bench/serve-limits"
-    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    guard let (binary, folder) = releaseBinaryAndFolder(options, "serve-limits") else { return }
     runLargePatchBenchmark(report, options, binary: binary, folder: folder)
 }
 

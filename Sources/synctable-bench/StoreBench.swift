@@ -315,6 +315,19 @@ final class LineReadingProcess {
     }
 }
 
+/// The release `synctable` (`make bench` builds it) and a scratch folder `.build/bench/NAME`;
+/// nil, said on standard error, without the binary.
+func releaseBinaryAndFolder(_ options: BenchOptions, _ name: String) -> (binary: String, folder: String)? {
+    let binary = options.root + "/.build/release/synctable"
+    guard access(binary, X_OK) == 0 else {
+        printError("missing \(binary) (make bench builds it)")
+        return nil
+    }
+    let folder = options.root + "/.build/bench/" + name
+    _ = try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return (binary, folder)
+}
+
 func synctableBinaryBesideBench() -> String? {
     var buffer = [CChar](repeating: 0, count: 4096)
     let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
