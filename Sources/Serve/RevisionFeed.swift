@@ -128,10 +128,10 @@ final class RevisionFeed: Sendable {
     }
 }
 
-/// One stream's inbox. Revisions past `queueLength` are coalesced (a stream sends the change
-/// from what it last sent to the newest revision): an event stream holds one, a WebSocket
-/// session a few, so that a burst of writes reaches its client as that many changes, as the
-/// database sends them. `behind` counts the revisions skipped, and `unsent` the bytes of events
+/// One stream's inbox. Revisions past `queueLength` (or past `queueBytes` of files) are
+/// coalesced (a stream sends the change from what it last sent to the newest revision): an event
+/// stream holds one, a WebSocket session a few, so that a burst of writes reaches its client as
+/// that many changes, as the database sends them. `behind` counts the revisions skipped, and `unsent` the bytes of events
 /// the stream has yet to hand to its connection.
 final class Mailbox: Sendable {
     enum Message: Sendable {
@@ -148,6 +148,8 @@ final class Mailbox: Sendable {
 
     private struct State {
         var pending: [Revision] = []
+        /// The sizes of the pending revisions' files.
+        var pendingBytes = 0
         var behind = 0
         var unsent = 0
         var tick = false
@@ -162,6 +164,9 @@ final class Mailbox: Sendable {
     private let limit: Int
     private let unsentLimit: Int
     private let queueLength: Int
+    /// Past this many bytes of files, revisions coalesce whatever `queueLength` allows: a client
+    /// that does not read holds at most one large revision.
+    static let queueBytes = 16 << 20
 
     init(limit: Int, unsentLimit: Int, queueLength: Int = 1) {
         self.limit = limit
@@ -194,10 +199,13 @@ final class Mailbox: Sendable {
             }
             switch message {
             case .revision(let revision):
-                if state.pending.count < queueLength {
+                let size = Int(revision.identity.size)
+                if state.pending.isEmpty || (state.pending.count < queueLength && state.pendingBytes + size <= Self.queueBytes) {
                     state.pending.append(revision)
+                    state.pendingBytes += size
                 } else {
                     state.behind += 1
+                    state.pendingBytes += size - Int(state.pending[state.pending.count - 1].identity.size)
                     state.pending[state.pending.count - 1] = revision
                 }
                 var why: String?
@@ -205,6 +213,7 @@ final class Mailbox: Sendable {
                 if state.unsent > unsentLimit { why = "the file changed while it still had \(state.unsent) bytes to send" }
                 if let why {
                     state.pending.removeAll()
+                    state.pendingBytes = 0
                     state.final = .dropped(why)
                     // Under the lock, so that it cannot run after `detach()` (the task may be gone).
                     state.onDrop?()
@@ -245,6 +254,7 @@ final class Mailbox: Sendable {
                 if let final = state.final { return final }
                 if !state.pending.isEmpty {
                     let revision = state.pending.removeFirst()
+                    state.pendingBytes -= Int(revision.identity.size)
                     state.behind = 0
                     state.tick = false
                     return .revision(revision)
