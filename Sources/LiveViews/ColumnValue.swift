@@ -171,6 +171,9 @@ struct ColumnReader {
         self.computed = computed
     }
 
+    /// The column's name: its path, or the computed column's expression.
+    var name: String { computed?.text ?? path.description }
+
     /// The value of `child` at the path, as `ColumnValue(child, at: path)` reads it.
     func value(of child: JSONNode) -> ColumnValue {
         child.document.withTapeReader { value(of: child, $0) }

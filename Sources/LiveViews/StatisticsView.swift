@@ -38,16 +38,34 @@ public struct ColumnStatistics: Sendable, Equatable {
 /// stats[0].median
 /// ```
 public final class StatisticsView {
+    /// A column of the sheet: a path below each child, or a computed column's value.
+    public enum Column: Sendable {
+        case path(Path)
+        case computed(ChildValue)
+
+        fileprivate var reader: ColumnReader {
+            switch self {
+            case .path(let path): ColumnReader(path)
+            case .computed(let value): ColumnReader(value)
+            }
+        }
+    }
+
+    /// The columns' paths (the root for a computed column).
     public let columns: [Path]
     private let readers: [ColumnReader]
     private var accumulators: [ColumnAccumulator]
     /// The selection's window the statistics are of (nil before the first change).
     public private(set) var window: Window?
 
-    public init(columns: [Path]) {
-        self.columns = columns
-        readers = columns.map(ColumnReader.init)
-        accumulators = columns.map { ColumnAccumulator(column: $0) }
+    public convenience init(columns: [Path]) {
+        self.init(columns.map(Column.path))
+    }
+
+    public init(_ columns: [Column]) {
+        readers = columns.map(\.reader)
+        self.columns = readers.map(\.path)
+        accumulators = readers.map { ColumnAccumulator(reader: $0) }
     }
 
     /// The number of rows: one per column.
@@ -67,7 +85,7 @@ public final class StatisticsView {
         defer { window = change.new }
         let total = window?.count ?? 0
         guard let old = change.old, window != nil, change.childEvents.count <= max(64, total / 16) else {
-            accumulators = StatisticsView.accumulators(columns, change.new)
+            accumulators = StatisticsView.accumulators(readers, change.new)
             return reloads(Array(columns.indices))
         }
         var changed = Set<Int>()
@@ -101,25 +119,30 @@ public final class StatisticsView {
 
     private func reloads(_ rows: [Int]) -> BatchDiff {
         BatchDiff(oldCount: columns.count, newCount: columns.count, deletes: [], inserts: [], moves: [],
-                  reloads: rows.map { BatchDiff.Reload(key: columns[$0].description, from: $0, to: $0) })
+                  reloads: rows.map { BatchDiff.Reload(key: readers[$0].name, from: $0, to: $0) })
     }
 
     /// The statistics of `columns` over every row of `window`, computed from scratch (what the
     /// live view must equal after any sequence of changes).
     public static func statistics(of window: Window, columns: [Path]) -> [ColumnStatistics] {
-        columns.map { ColumnAccumulator(column: $0, window: window).statistics }
+        statistics(of: window, columns.map(Column.path))
+    }
+
+    /// The statistics of `columns` (paths or computed) over every row of `window`, from scratch.
+    public static func statistics(of window: Window, _ columns: [Column]) -> [ColumnStatistics] {
+        columns.map { ColumnAccumulator(reader: $0.reader, window: window).statistics }
     }
 
     /// The accumulators of `columns` over every row of `window`: half the columns on a second
     /// thread (each column is one pass over the children).
-    private static func accumulators(_ columns: [Path], _ window: Window) -> [ColumnAccumulator] {
-        guard columns.count > 1, window.count >= 1 << 16 else { return columns.map { ColumnAccumulator(column: $0, window: window) } }
+    private static func accumulators(_ columns: [ColumnReader], _ window: Window) -> [ColumnAccumulator] {
+        guard columns.count > 1, window.count >= 1 << 16 else { return columns.map { ColumnAccumulator(reader: $0, window: window) } }
         let half = columns.count / 2
         // On this thread too under the plain tuning (a library starts no thread unless asked).
         let second = ThreadWork(onThread: EngineTuning.current.secondThread) {
-            columns[half...].map { ColumnAccumulator(column: $0, window: window) }
+            columns[half...].map { ColumnAccumulator(reader: $0, window: window) }
         }
-        let first = columns[..<half].map { ColumnAccumulator(column: $0, window: window) }
+        let first = columns[..<half].map { ColumnAccumulator(reader: $0, window: window) }
         return first + second.join()
     }
 }
@@ -142,14 +165,14 @@ struct ColumnAccumulator {
     private var shift: Double?
     private var sum = CompensatedSum(), squares = CompensatedSum()
 
-    init(column: Path) {
-        self.column = column
-        reader = ColumnReader(column)
+    init(reader: ColumnReader) {
+        column = reader.path
+        self.reader = reader
     }
 
-    /// The accumulator of `column` over every row of `window`, in one pass and one sort.
-    init(column: Path, window: Window) {
-        self.init(column: column)
+    /// The accumulator of the column `reader` reads over every row of `window`, in one pass and one sort.
+    init(reader: ColumnReader, window: Window) {
+        self.init(reader: reader)
         var numbers = [Double](), lengths = [Int]()
         window.document.withTapeReader { tape in
             for i in 0..<window.count {

@@ -109,7 +109,10 @@ final class StatisticsSheet: Sheet {
     init(selection: Selection, specs: [ColumnSpec]) {
         self.selection = selection
         self.specs = specs
-        view = StatisticsView(columns: specs.map { $0.path ?? .root })
+        view = StatisticsView(specs.map { spec in
+            if case .computed(let column) = spec { return .computed(column.childValue) }
+            return .path(spec.path ?? .root)
+        })
     }
 
     var title: String { "statistics" }

@@ -86,11 +86,7 @@ extension Viewer {
 
     /// Shift-I: the statistics of the table's visible columns.
     func openStatistics() {
-        // The statistics are of values stored at paths: computed columns are left out.
-        let specs = rows.columnSet.specs.filter { spec in
-            if case .computed = spec { return false }
-            return spec != .key
-        }
+        let specs = rows.columnSet.specs.filter { $0 != .key }
         guard !specs.isEmpty else {
             message = Message(text: "no columns besides the key yet", isError: false)
             return

@@ -7,6 +7,15 @@ import TestSupport
 @Suite struct StatisticsViewTests {
     let players = Path(keys: ["players"])
     let columns = [Path(keys: ["team"]), Path(keys: ["score"]), Path(keys: ["tag"]), Path(keys: ["m", "v"])]
+    /// A computed column: twice a child's `score` (or `v`) when it is a number, else no value.
+    static func doubled(_ member: String) -> ChildValue {
+        ChildValue(text: ".\(member) * 2") { value, tape in
+            guard tape.kind(value) == .object,
+                  let n = Array(member.utf8).withUnsafeBufferPointer({ tape.member(of: value, named: $0) }), tape.kind(n) == .number
+            else { return nil }
+            return .number(JSONNumber(tape.number(n) * 2))
+        }
+    }
 
     /// Equal counts and order statistics; sums and deviations within rounding.
     func differences(_ a: ColumnStatistics, _ b: ColumnStatistics) -> [String] {
@@ -31,7 +40,9 @@ import TestSupport
             var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
             var nextKey = children.count
             let query = try randomQuery(&rng)
-            let view = StatisticsView(columns: columns)
+            // The paths, and a computed column read the same way.
+            let all = columns.map(StatisticsView.Column.path) + [.computed(Self.doubled("score"))]
+            let view = StatisticsView(all)
             var window = Window(query: query, path: players, document: try document(children))
             view.apply(WindowChange.initial(window))
             for step in 0..<25 {
@@ -40,13 +51,13 @@ import TestSupport
                 let change = window.advanced(to: try document(children))
                 let batch = view.apply(change)
                 window = change.new
-                let scratch = StatisticsView.statistics(of: window, columns: columns)
+                let scratch = StatisticsView.statistics(of: window, all)
                 let problems = zip(view.rows, scratch).flatMap { differences($0, $1).map { "\($0)" } }
                 #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
                 // Only rows whose statistics changed are reloaded, and each of those is.
                 let changed = zip(before, view.rows).enumerated().filter { !differences($0.element.0, $0.element.1).isEmpty }.map(\.offset)
                 #expect(Set(changed).isSubset(of: Set(batch.reloads.map(\.to))), "seed \(seed) step \(step)")
-                #expect(batch.oldCount == columns.count && batch.newCount == columns.count && batch.moves.isEmpty)
+                #expect(batch.oldCount == all.count && batch.newCount == all.count && batch.moves.isEmpty)
                 if !problems.isEmpty { return }
             }
         }
@@ -64,5 +75,10 @@ import TestSupport
         #expect(s.min == 1 && s.max == 7 && s.sum == 16 && s.mean == 4 && s.median == 4)
         #expect(abs(s.standardDeviation! - 6.0.squareRoot()) < 1e-12)  // sample: 18 / 3
         #expect(s.shortest == 2 && s.longest == 5)
+        // A computed column: its values, not the child's (a child without a number has none).
+        let computed = StatisticsView([.computed(Self.doubled("v"))])
+        computed.apply(WindowChange.initial(window))
+        let c = computed[0]
+        #expect(c.numbers == 4 && c.missing == 3 && c.objects == 0 && c.sum == 32 && c.max == 14 && c.median == 8)
     }
 }

@@ -83,6 +83,21 @@ struct ViewerComputedColumnsTests {
         #expect(h.hasRows(inOrder: ["a", "d"]) && h.line(ofKey: "b") == nil && h.line(ofKey: "c") == nil)
     }
 
+    @Test("I shows a computed column's statistics, of its values and not the rows', live")
+    func statistics() throws {
+        let h = try ViewerHarness(Self.json, columns: 200, path: "/p")
+        h.send(.character("="))
+        h.type("twice = .level * 2")
+        h.send(.enter, .character("I"))
+        try h.waitUntil("the statistics sheet") { $0.contains("› statistics") }
+        // column, missing, null, bool, number, string, object, array, distinct, min, max, sum, …
+        func cells() -> [String] { ViewerSheetsTests.row(h, "twice") ?? [] }
+        #expect(Array(cells().prefix(12)) == ["twice", "0", "0", "0", "4", "0", "0", "0", "4", "2", "10", "26"])
+        // Another process lowers b's level: 6 becomes 4.
+        try h.save(Self.json.replacing(#""score": 9, "level": 3"#, with: #""score": 9, "level": 2"#))
+        try h.waitUntil("the new sum") { _ in cells().count > 11 && cells()[11] == "24" }
+    }
+
     @Test("a bad expression is named at its place in the definition, and the columns stay")
     func badExpression() throws {
         let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
