@@ -105,9 +105,12 @@ final class StreamClients {
     }
 }
 
-func connectLoopback(_ port: Int) -> Int32? {
+/// A loopback connection to `port`; with `receiveBuffer`, that small a receive buffer (a client
+/// that reads slowly).
+func connectLoopback(_ port: Int, receiveBuffer: Int32? = nil) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
+    if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)

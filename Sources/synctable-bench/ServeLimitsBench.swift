@@ -58,7 +58,7 @@ private func runHostileClientMemoryBenchmark(_ report: Report, _ options: BenchO
     let freshBound = freshBaseline + allowance
     var sockets = [Int32]()
     for _ in 0..<streams {
-        guard let fd = connectSmallWindow(fresh.port) else { break }
+        guard let fd = connectLoopback(fresh.port, receiveBuffer: 4096) else { break }
         let request = "GET /.json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         sockets.append(fd)
@@ -84,7 +84,7 @@ func residentMB(_ pid: Int32, _ field: String) -> Double {
 
 /// `GET target` with `Connection: close`, read to the end; the bytes received.
 private func readWhole(port: Int, target: String) -> Int {
-    guard let fd = connectSmallWindow(port, receiveBuffer: nil) else { return 0 }
+    guard let fd = connectLoopback(port) else { return 0 }
     defer { close(fd) }
     let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
@@ -96,25 +96,6 @@ private func readWhole(port: Int, target: String) -> Int {
         if n <= 0 { return total }
         total += n
     }
-}
-
-/// A loopback connection, with a small receive buffer unless told otherwise.
-private func connectSmallWindow(_ port: Int, receiveBuffer: Int32? = 4096) -> Int32? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard rc == 0 else {
-        close(fd)
-        return nil
-    }
-    return fd
 }
 
 // MARK: - One large PATCH
@@ -241,7 +222,7 @@ private final class PatchTime: @unchecked Sendable {
 
 /// Sends a request (answer silent) and reads its whole answer; whether it was a success.
 private func requestOnce(port: Int, _ method: String, _ target: String, body: [UInt8]) -> Bool {
-    guard let fd = connectSmallWindow(port, receiveBuffer: nil) else { return false }
+    guard let fd = connectLoopback(port) else { return false }
     defer { close(fd) }
     let head = Array("\(method) \(target)?print=silent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
     let request = head + body
