@@ -9,8 +9,7 @@ struct DemoTests {
     func demoRunsAndCleansUp() throws {
         let temporary = ScratchFolder()
         let session = try TmuxSession(viewer: try viewerCommand(["demo"], environment: ["TMPDIR": temporary.path]))
-        var screen = try session.waitFor("the leaderboard") { $0.contains("score↓") && $0.contains("/players") }
-        #expect(screen.contains("by score descending"))
+        var screen = try session.waitFor("the leaderboard") { $0.contains("score↓") && $0.contains("/players") && $0.contains("by score descending") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1)
         // The writer edits the copy: later revisions arrive.
         screen = try session.waitFor("a later revision") { $0.text.range(of: #"rev ([3-9]|\d\d+) at"#, options: .regularExpression) != nil }

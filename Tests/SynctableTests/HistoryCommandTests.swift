@@ -60,8 +60,9 @@ import TestSupport
         }
         // Back to the 10th edit (revision 11): 20 steps.
         try session.type(String(repeating: "[", count: 20))
-        let past = try session.waitFor("the 10th edit") { $0.contains("HISTORY rev 11 of 31") }
-        #expect(past.contains("90 → 100") && past.contains("20 newer"), "\(past.text)")
+        let past = try session.waitFor("the 10th edit, its change held") {
+            $0.contains("HISTORY rev 11 of 31") && $0.contains("90 → 100") && $0.contains("20 newer")
+        }
         let row = try #require(past.line(ofKey: "a").map { past.line($0) })
         #expect(Array(row).dropFirst().first == "*", "the changed row is marked: \(row)")
         try session.type("P")

@@ -18,8 +18,8 @@ struct ViewerLiveTests {
 
         try session.resize(width: 70, height: 12)
         // The status bar is the second line from the bottom.
-        var screen = try session.waitFor("the smaller screen") { $0.line(10).contains("many.json") && $0.selectedKey == "k40" }
-        #expect(screen.line(0).contains("key"))
+        var screen = try session.waitFor("the smaller screen") { $0.line(10).contains("many.json") && $0.selectedKey == "k40" && $0.line(0).contains("key")
+        }
         try session.resize(width: 120, height: 40)
         screen = try session.waitFor("the larger screen") { $0.line(38).contains("many.json") && $0.selectedKey == "k40" }
 

@@ -14,8 +14,7 @@ struct ViewerPipeTests {
         // The pipe: two lines at once, then whatever the test writes into the fifo.
         let command = "(printf '{\"a\":1}\\n{\"a\":2}\\n'; cat " + shellQuoted(fifo) + ") | " + (try viewerCommand(["view", "-"]))
         let session = try TmuxSession(viewer: "sh -c " + shellQuoted(command), height: 12)
-        var screen = try session.waitFor("the first values") { $0.hasRows(inOrder: ["0", "1"]) && $0.selectedKey == "1" }
-        #expect(screen.contains("FOLLOWING"))
+        var screen = try session.waitFor("the first values") { $0.hasRows(inOrder: ["0", "1"]) && $0.selectedKey == "1" && $0.contains("FOLLOWING") }
         #expect(!screen.contains("INPUT ENDED"))
         // Close-on-exec: a process another test starts meanwhile (a tmux server lives on) must
         // not inherit the write end, or the input would never end.
@@ -28,8 +27,7 @@ struct ViewerPipeTests {
         try session.send("k")
         try session.waitFor("paused at row 1") { $0.contains("paused at row 1") }
         try writer.close()
-        screen = try session.waitFor("the input's end") { $0.contains("INPUT ENDED") }
-        #expect(screen.hasRows(inOrder: ["0", "1", "2"]))
+        screen = try session.waitFor("the input's end, every row") { $0.contains("INPUT ENDED") && $0.hasRows(inOrder: ["0", "1", "2"]) }
         try session.send("q")
         try session.waitFor("the exit status", history: true) { $0.contains("EXITED 0") }
     }

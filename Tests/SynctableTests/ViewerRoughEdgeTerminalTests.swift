@@ -16,15 +16,15 @@ struct ViewerRoughEdgeTerminalTests {
         }
         try Data((lines.joined() + "{\"level\": \"warn\", \"msg\": \"cut\n").utf8).write(to: URL(fileURLWithPath: file))
         let session = try TmuxSession(viewer: try viewerCommand([file]), width: 120, height: 35)
-        var screen = try session.waitFor("the rows") { $0.contains("6 rows") }
-        #expect(screen.contains("⚠ invalid JSON at line 6, column"), "\(screen.text)")
+        var screen = try session.waitFor("the rows and the error row") { $0.contains("6 rows") && $0.contains("⚠ invalid JSON at line 6, column") }
 
         // Scrolled to the last column, then wider: every column from the first.
         for _ in 0..<11 { try session.send("Tab") }
         screen = try session.waitFor("scrolled right") { $0.line(0).hasPrefix("‹") && $0.contains("trace_id") }
         try session.resize(width: 200, height: 35)
-        screen = try session.waitFor("every column") { !$0.line(0).hasPrefix("‹") && $0.line(0).contains("ts ") && $0.contains("trace_id") }
-        #expect(screen.contains("⚠ invalid JSON at line 6, column"))
+        screen = try session.waitFor("every column, the error row still shown") {
+            !$0.line(0).hasPrefix("‹") && $0.line(0).contains("ts ") && $0.contains("trace_id") && $0.contains("⚠ invalid JSON at line 6, column")
+        }
 
         // Narrow: the row count is never cut.
         try session.resize(width: 40, height: 12)
