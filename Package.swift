@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "JSONTree", targets: ["JSONTree"]),
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "Expressions", targets: ["Expressions"]),
+        .library(name: "StoreInterface", targets: ["StoreInterface"]),
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "Rules", targets: ["Rules"]),
@@ -54,15 +55,16 @@ let package = Package(
         .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory"]),
         // jq's syntax for filters, evaluated on the tree (`--where`).
         .target(name: "Expressions", dependencies: ["JSONTree"]),
-        .target(name: "FileStore", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
-        .target(name: "SyncedArray", dependencies: ["LiveQuery", "FileStore", "JSONTree"]),
+        .target(name: "StoreInterface", dependencies: ["JSONTree", "LiveQuery"]),
+        .target(name: "FileStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "EngineMemory"]),
+        .target(name: "SyncedArray", dependencies: ["LiveQuery", "StoreInterface", "JSONTree"]),
         // The Security Rules language: a rules file parsed, and evaluated per request.
         .target(name: "Rules", dependencies: ["JSONTree"]),
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(
             name: "Serve",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore", "Rules",
+                "JSONTree", "LiveQuery", "StoreInterface", "FileStore", "Rules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -80,7 +82,7 @@ let package = Package(
         .target(
             name: "RemoteStore",
             dependencies: [
-                "JSONTree", "LiveQuery", "FileStore",
+                "JSONTree", "LiveQuery", "StoreInterface",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -94,7 +96,7 @@ let package = Package(
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; the executable is argument parsing over it.
         .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "FileStore", "RemoteStore", "TableUI"]),

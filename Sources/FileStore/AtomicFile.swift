@@ -6,6 +6,7 @@ import Glibc
 import EngineMemory
 import JSONTree
 import Synchronization
+import StoreInterface
 
 /// The whole content of a file at one moment, with its identity then.
 public struct FileSnapshot: Sendable {

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import JSONTree
 import Synchronization
+import StoreInterface
 
 /// A file's new bytes, given to a writer while a parse still reads the old ones: first the
 /// old bytes the parse has passed, then the rest, in one of two ways.

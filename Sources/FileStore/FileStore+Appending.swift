@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import JSONTree
+import StoreInterface
 
 extension FileStore {
     /// Appends `value` to the JSON Lines file at `path` (created when missing) as one line, with

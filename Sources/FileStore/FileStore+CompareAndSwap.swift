@@ -2,25 +2,7 @@
 // what the caller expects (compare-and-swap): the viewer's undo.
 import JSONTree
 import LiveQuery
-
-/// What a watched write did at its path.
-public struct WatchedWrite: Sendable {
-    /// The value at the path just before the write, in the same atomic step (nil: missing).
-    public let before: JSON?
-    /// The value there after it (server values resolved; nil: missing), or, when the write was
-    /// refused because the value was not the one expected, the value found.
-    public let after: JSON?
-    /// False when the expected value was not there: nothing was written.
-    public let applied: Bool
-    public let result: WriteResult
-
-    package init(before: JSON?, after: JSON?, applied: Bool, result: WriteResult) {
-        self.before = before
-        self.after = after
-        self.applied = applied
-        self.result = result
-    }
-}
+import StoreInterface
 
 extension FileStore {
     /// A new push id (the generator every write of the process shares, so ids sort in creation order).

@@ -2,31 +2,13 @@
 // store's own listeners see at once.
 import JSONTree
 import LiveQuery
+import StoreInterface
 
 extension JSONEdit: FileContent {}
 
-/// What a write did.
-public struct WriteResult: Sendable {
-    /// The file's content after the write (its content when the write changed nothing).
-    public let document: JSONDocument
-    /// The file's identity then.
-    public let identity: FileIdentity
-    /// Whether the file was replaced; false when the writes changed nothing.
-    public let changed: Bool
-    /// 1, or more when the file changed under the write and it was applied again.
-    public let attempts: Int
-
-    package init(document: JSONDocument, identity: FileIdentity, changed: Bool, attempts: Int) {
-        self.document = document
-        self.identity = identity
-        self.changed = changed
-        self.attempts = attempts
-    }
-}
-
 extension FileStore {
     /// Push ids for every store of the process (one generator, so ids stay in creation order).
-    static let pushIDs = PushIDGenerator()
+    static var pushIDs: PushIDGenerator { .shared }
 
     /// Applies `writes` to the JSON file at `path` as one atomic, minimal edit (see
     /// `JSONDocument.applying` and `AtomicFile.modify`), without a store.
@@ -326,7 +308,7 @@ extension FileStore {
         if options.format == .jsonLines || isStream { return String(try appendLine(path, value)) }
         var key = ""
         try write { document throws(WriteError) in
-            key = FileStore.pushKey(under: path, in: document)
+            key = document.pushKey(under: path)
             return JSONWrite.set(path.child(key), value)
         }
         return key
@@ -352,18 +334,12 @@ extension FileStore {
             reading: parent.child(id), early: .copying
         ) { document throws(WriteError) in
             let isArray = document.root.node(at: parent)?.kind == .array
-            key = isArray ? pushKey(under: parent, in: document) : id
+            key = isArray ? document.pushKey(under: parent) : id
             return JSONWrite.set(parent.child(key), value)
         }
         return key
     }
 
-    /// The key a push under `parent` adds: an array's next index (its length, so that the
-    /// elements keep their indexes), else a new push id.
-    public static func pushKey(under parent: Path, in document: JSONDocument) -> String {
-        if let node = document.root.node(at: parent), node.kind == .array { return String(node.count) }
-        return pushIDs.next()
-    }
 
     /// Removes the value at `path` (and any object left empty above it).
     @discardableResult

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+@_exported import StoreInterface
 import JSONTree
 
 /// A JSON file watched as a live database: every complete, valid state of the file becomes a
@@ -44,7 +45,7 @@ import JSONTree
 /// written to (two writes mixed), a state older than the current one. Problems are reported in
 /// `status` (observe it with `observeStatus`) with line and column for JSON errors; one seen
 /// while a writer is still busy is reported only if it lasts `settleMilliseconds`.
-public final class FileStore: LiveStore {
+public final class FileStore: DocumentStore {
     /// Tuning; the defaults suit interactive use.
     public struct Options: Sendable {
         /// How to watch; nil: inotify when available, else polling.
@@ -84,19 +85,8 @@ public final class FileStore: LiveStore {
         }
     }
 
-    /// How a store reads its file.
-    public enum Format: Sendable, Equatable {
-        /// One JSON document; each complete, valid state is a revision.
-        case json
-        /// JSON Lines: line N is the child `N` of an array, read as lines are appended (see
-        /// `JSONLinesBuilder`); truncation, replacement and deletion start the list over.
-        case jsonLines
-
-        /// `.jsonLines` for a path ending in `.jsonl` or `.ndjson`, else `.json`.
-        public init(path: String) {
-            self = path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") ? .jsonLines : .json
-        }
-    }
+    /// How a store reads its file (JSON, or JSON Lines).
+    public typealias Format = SourceFormat
 
     /// A large log's newest records as the first revision, at once, before the whole file.
     ///
@@ -194,7 +184,7 @@ public final class FileStore: LiveStore {
         hub = RevisionHub(
             status: StoreStatus(revision: 0, problem: nil, watchMode: .polling,
                                 lines: options.format == .jsonLines ? LinesStatus() : nil),
-            worker: worker, inlineEvaluationLimit: options.inlineEvaluationLimit)
+            worker: worker.windows, inlineEvaluationLimit: options.inlineEvaluationLimit)
         if folderWatch?.watch() == true {
             hub.status.watchMode = .inotify
         } else {
@@ -223,7 +213,7 @@ public final class FileStore: LiveStore {
         stream = input
         hub = RevisionHub(
             status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify, lines: LinesStatus()),
-            worker: worker, inlineEvaluationLimit: options.inlineEvaluationLimit)
+            worker: worker.windows, inlineEvaluationLimit: options.inlineEvaluationLimit)
         input.start(wake: wake)
     }
 

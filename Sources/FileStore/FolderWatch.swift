@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoreInterface
 
 /// What the folder watch saw about the file since it was last drained.
 struct FileEvents {

@@ -5,24 +5,8 @@ import Glibc
 import Dispatch
 import Synchronization
 import JSONTree
+import StoreInterface
 
-/// Why a JSON Lines source started over from its first byte.
-public enum LinesRestart: Sendable, Equatable, CustomStringConvertible {
-    /// The file became shorter, or its bytes before the read position changed (copytruncate).
-    case truncated
-    /// Another file now has the path (logrotate's rename and create, an editor's save).
-    case replaced
-    /// The file was deleted; the list is empty until it comes back.
-    case deleted
-
-    public var description: String {
-        switch self {
-        case .truncated: "truncated"
-        case .replaced: "replaced"
-        case .deleted: "deleted"
-        }
-    }
-}
 
 /// What one read of a JSON Lines source found.
 struct LinesNews: Sendable {

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import JSONTree
+import StoreInterface
 
 /// The last records of a JSON Lines file: its end read until it holds them, the lines before
 /// counted a megabyte at a time (at memory speed), and only those records parsed

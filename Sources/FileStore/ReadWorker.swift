@@ -6,6 +6,7 @@ import Dispatch
 import JSONTree
 import LiveQuery
 import Synchronization
+import StoreInterface
 
 /// One read the loop asks for.
 struct ReadRequest: Sendable {
@@ -46,28 +47,19 @@ struct ReadResult: Sendable {
     let outcome: ReadOutcome
 }
 
-/// A group's first window, evaluated on the worker for a revision.
-struct EvaluatedWindow: Sendable {
-    let group: Int
-    let revision: Int
-    let window: Window
-}
-
 /// Runs reads on its own serial queue and signals `wake` when one finishes.
 ///
 /// The loop keeps at most one request in flight, so a burst of changes costs at most one
 /// read in progress and one pending.
 final class ReadWorker: Sendable {
-    private let queue = DispatchQueue(label: "FileStore.read", qos: .userInitiated)
+    /// The hub's first-window evaluations share the reads' queue.
+    let windows: WindowWorker
     private let reader: SnapshotReader
     private let finished = Mutex<[ReadResult]>([])
-    private let evaluated = Mutex<[EvaluatedWindow]>([])
-    /// Groups whose queued evaluation is still wanted; one no longer here is skipped.
-    private let wantedEvaluations = Mutex<Set<Int>>([])
     /// Requests with a generation up to this one stop at their next checkpoint: before the
     /// parse, and between the parse and the window evaluation.
     private let supersededUpTo = Atomic<UInt64>(0)
-    let wake: WakeSignal
+    var wake: WakeSignal { windows.wake }
     /// For a JSON Lines file or a pipe: the records so far and where reading stopped.
     let lines: LinesReader?
     /// A first read of a file at least this large parses its mapping (`SnapshotReader.parseMapped`).
@@ -75,13 +67,13 @@ final class ReadWorker: Sendable {
 
     init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize, tuning: EngineTuning = .current) {
         reader = SnapshotReader(tuning: tuning)
-        self.wake = wake
+        windows = WindowWorker(wake: wake, label: "FileStore.read")
         self.lines = lines
         self.mappedFirstReadSize = mappedFirstReadSize
     }
 
     func start(_ request: ReadRequest) {
-        queue.async { [self] in
+        windows.queue.async { [self] in
             let result = ReadResult(request: request, outcome: perform(request))
             finished.withLock { $0.append(result) }
             wake.signal()
@@ -97,31 +89,6 @@ final class ReadWorker: Sendable {
         finished.withLock { results in
             defer { results.removeAll() }
             return results
-        }
-    }
-
-    /// Evaluates `query` at `path` of `revision` after the work already queued, unless
-    /// `keepEvaluations` drops the group first (reads then do not wait for it).
-    func evaluate(group: Int, query: Query, path: Path, revision: Revision) {
-        wantedEvaluations.withLock { _ = $0.insert(group) }
-        queue.async { [self] in
-            guard wantedEvaluations.withLock({ $0.contains(group) }) else { return }
-            let window = Window(query: query, path: path, document: revision.document)
-            wantedEvaluations.withLock { _ = $0.remove(group) }
-            evaluated.withLock { $0.append(EvaluatedWindow(group: group, revision: revision.number, window: window)) }
-            wake.signal()
-        }
-    }
-
-    /// Drops the queued evaluations of groups other than `groups` (removed, or given a window).
-    func keepEvaluations(for groups: Set<Int>) {
-        wantedEvaluations.withLock { $0.formIntersection(groups) }
-    }
-
-    func takeEvaluatedWindows() -> [EvaluatedWindow] {
-        evaluated.withLock { windows in
-            defer { windows.removeAll() }
-            return windows
         }
     }
 

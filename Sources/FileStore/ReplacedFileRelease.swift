@@ -1,5 +1,6 @@
 import EngineMemory
 import Glibc
+import StoreInterface
 
 /// A file that a swap replaced is freed when its last reference goes, in whichever thread or
 /// process lets go of it last. On a file system that discards blocks as it frees them (ext4

@@ -5,6 +5,7 @@ import Glibc
 import EngineMemory
 import JSONTree
 import Synchronization
+import StoreInterface
 
 /// What one attempt to read the file found.
 enum Snapshot: Sendable {

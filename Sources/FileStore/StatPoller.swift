@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoreInterface
 
 /// Notices changes by comparing `stat` results (inode, size, mtime, ctime) between polls.
 ///

@@ -3,6 +3,7 @@
 import Dispatch
 import JSONTree
 import Synchronization
+import StoreInterface
 
 /// A write's result, waiting for the loop.
 struct FinishedWrite: Sendable {

@@ -26,6 +26,9 @@ public final class PushIDGenerator: Sendable {
         var hasRandom = false
     }
 
+    /// The process's generator: every store's pushes share it, so their ids sort in creation order.
+    public static let shared = PushIDGenerator()
+
     private let state = Locked(State())
     private let clock: @Sendable () -> UInt64
     private let random: @Sendable () -> UInt64

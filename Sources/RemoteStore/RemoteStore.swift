@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 import Synchronization
@@ -52,6 +52,7 @@ public final class RemoteStore: LiveStore {
     public var pollDescriptors: [Int32] { [wake.fd] }
     /// A database location is written in place, never only appended to.
     public var isAppendOnly: Bool { false }
+    public var isRemote: Bool { true }
     public var hasWritesInProgress: Bool { !pendingWrites.isEmpty }
 
     /// What the network threads hand to the loop thread.

@@ -1,6 +1,6 @@
 // Who is asking, and what the Security Rules in force let them read and write: the one access
 // decision every protocol of the server consults.
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 import Rules

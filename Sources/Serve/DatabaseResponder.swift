@@ -1,5 +1,5 @@
 // The REST protocol: one request in, one response out (streams in `EventStream`).
-import FileStore
+import StoreInterface
 import HTTPTypes
 import Hummingbird
 import JSONTree

@@ -1,4 +1,5 @@
-// `synctable serve`: a JSON file as a Realtime Database, over the REST and streaming protocol.
+// `synctable serve`: a JSON file (or any live store) as a Realtime Database, over its REST,
+// streaming and WebSocket protocols.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,20 +9,27 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
+import FileStore
+import StoreInterface
 import Synchronization
 
-/// Serves one JSON file over the Realtime Database's REST protocol, on Hummingbird.
+/// Serves one live store over the Realtime Database's REST, streaming and WebSocket
+/// protocols, on Hummingbird: a JSON file, or any `LiveStore` (a JSON Lines log or a pipe, a
+/// document in memory).
 ///
-/// Reads are answered from the latest revision of the file; writes go through the file
-/// store's atomic, minimal, compare-and-swap writer on the store's own thread, so other
-/// processes may keep editing the file; streams follow every revision, whoever wrote it.
+/// Reads are answered from the latest revision; streams follow every revision, whoever wrote
+/// it. Writes go through the store on its own thread: a `DocumentStore` (a JSON file: the
+/// atomic, minimal, compare-and-swap writer, so other processes may keep editing it) takes
+/// every kind; a store that is only appended to (a log) takes pushes to its root; any other
+/// store is read only.
 ///
 /// ```swift
 /// let server = try DatabaseServer(file: "demo.json", options: ServeOptions(port: 0))
 /// try await server.run { port in print("listening on", port) }   // until SIGINT or SIGTERM
 /// ```
 public final class DatabaseServer: Sendable {
-    public let file: String
+    /// What is served, for people (a path, `-`): in messages, never to clients.
+    public let name: String
     public let options: ServeOptions
     let feed: RevisionFeed
     private let store: StoreThread
@@ -36,11 +44,18 @@ public final class DatabaseServer: Sendable {
     ///   (`FILE:LINE:COLUMN: MESSAGE`), unverified tokens are to be accepted on an address other
     ///   than loopback, or the auth token is empty (an unset variable would otherwise give an
     ///   open server that looks closed).
-    public init(file: String, options: ServeOptions) throws(ServeError) {
+    public convenience init(file: String, options: ServeOptions) throws(ServeError) {
+        try self.init(name: file, options: options) { () throws(ServeError) in
+            do { return try FileStore(path: file) } catch { throw ServeError("\(file): \(error)") }
+        }
+    }
+
+    /// Serves the store `open` makes, on the store's own thread (see `init(file:options:)`).
+    public init(name: String, options: ServeOptions, store open: @escaping @Sendable () throws -> any LiveStore) throws(ServeError) {
         if options.authToken?.isEmpty == true {
             throw ServeError("the auth token is empty: give one, or none to serve without")
         }
-        self.file = file
+        self.name = name
         self.options = options
         if options.acceptUnverifiedTokens && !isLoopback(options.host) {
             throw ServeError("--accept-unverified-tokens lets anyone claim to be any user: it is refused on \(options.host), "
@@ -52,7 +67,7 @@ public final class DatabaseServer: Sendable {
         events = RevisionCache(byteLimit: options.cacheBytes)
         let cap = ConnectionLimit.maximum(descriptors: raiseDescriptorLimit())
         connections = ConnectionLimit(maximum: min(options.maxConnections ?? cap, cap))
-        store = try StoreThread(path: file, feed: feed)
+        store = try StoreThread(open: open, feed: feed)
     }
 
     /// Waits for the file's first revision, then serves until SIGINT or SIGTERM (or until the
@@ -67,7 +82,7 @@ public final class DatabaseServer: Sendable {
     func run(stopsOnSignals: Bool, onListening: @escaping @Sendable (Int) -> Void) async throws {
         defer { store.stop() }
         if case .failure(let error) = await feed.firstRevision() {
-            throw ServeError("\(file): \(error.description)")
+            throw ServeError("\(name): \(error.description)")
         }
         var logger = Logger(label: "synctable.serve")
         logger.logLevel = .critical

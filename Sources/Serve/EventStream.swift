@@ -1,5 +1,5 @@
 // `Accept: text/event-stream`: a location's value, then its changes, as server-sent events.
-import FileStore
+import StoreInterface
 import Hummingbird
 import JSONTree
 import NIOCore

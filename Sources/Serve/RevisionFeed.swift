@@ -1,5 +1,5 @@
 // The store's revisions as shared state: the latest one for reads, and a mailbox per stream.
-import FileStore
+import StoreInterface
 import Synchronization
 
 /// The latest revision of the file, readable from any task, and the mailboxes of the event

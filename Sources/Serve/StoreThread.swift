@@ -1,13 +1,13 @@
-// The file store on a thread of its own, reached from the server's tasks by message.
+// The served store on a thread of its own, reached from the server's tasks by message.
 #if canImport(Glibc)
 import Glibc
 #endif
 import Dispatch
-import FileStore
+import StoreInterface
 import JSONTree
 import Synchronization
 
-/// Owns a `FileStore` on a dedicated thread that runs the store's `poll(2)` loop.
+/// Owns a `LiveStore` (a file, a log, a pipe, a document in memory) on a dedicated thread that runs the store's `poll(2)` loop.
 ///
 /// The store is single-threaded: it is created, driven and written on this thread only. Its
 /// revisions go to a `RevisionFeed` (read by any task); writes come in as jobs through
@@ -16,7 +16,7 @@ import Synchronization
 final class StoreThread: Sendable {
     /// Work for the store thread; `run` is called there with the store.
     private struct Job: Sendable {
-        let run: @Sendable (FileStore) -> Void
+        let run: @Sendable (any LiveStore) -> Void
     }
 
     let feed: RevisionFeed
@@ -26,9 +26,11 @@ final class StoreThread: Sendable {
     /// Set once the thread has ended (after `stop()`).
     private let ended = Mutex<Bool>(false)
 
-    /// Starts the thread and opens the store on it.
-    /// - Throws: `ServeError` when the store cannot be opened or the thread cannot start.
-    init(path: String, feed: RevisionFeed) throws(ServeError) {
+    /// Starts the thread and opens the store on it with `open` (a store belongs to the thread
+    /// that made it).
+    /// - Throws: `ServeError` when the store cannot be opened (saying why, as `open` threw it)
+    ///   or the thread cannot start.
+    init(open: @escaping @Sendable () throws -> any LiveStore, feed: RevisionFeed) throws(ServeError) {
         self.feed = feed
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw ServeError("cannot make a pipe: \(String(cString: strerror(errno)))") }
@@ -40,11 +42,11 @@ final class StoreThread: Sendable {
         wakeWrite = ends[1]
         let opening = Opening()
         let start = ThreadStart { [self] in
-            let store: FileStore
+            let store: any LiveStore
             do {
-                store = try FileStore(path: path)
+                store = try open()
             } catch {
-                opening.finish(ServeError("\(path): \(error)"))
+                opening.finish(error as? ServeError ?? ServeError("\(error)"))
                 return
             }
             opening.finish(nil)
@@ -72,7 +74,7 @@ final class StoreThread: Sendable {
     }
 
     /// Runs `body` with the store on the store thread and returns its result.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (FileStore) throws(ServeError) -> T) async throws(ServeError) -> T {
+    func perform<T: Sendable>(_ body: @escaping @Sendable (any LiveStore) throws(ServeError) -> T) async throws(ServeError) -> T {
         let result: Result<T, ServeError> = await withCheckedContinuation { continuation in
             let job = Job { store in
                 do throws(ServeError) {
@@ -110,7 +112,7 @@ final class StoreThread: Sendable {
     }
 
     /// The store's loop: store events, jobs, until stopped.
-    private func loop(_ store: FileStore) {
+    private func loop(_ store: any LiveStore) {
         let revisions = store.observeRevisions { [feed] revision in feed.publish(revision) }
         let statuses = store.observeStatus { [feed] status in feed.publish(status) }
         var fds = ([wakeRead] + store.pollDescriptors).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }

@@ -1,5 +1,5 @@
 // The Realtime Database's WebSocket protocol (the client SDKs' transport): one connection.
-import FileStore
+import StoreInterface
 import Foundation
 import HummingbirdWebSocket
 import JSONTree

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 import Hummingbird
 import JSONTree
 
@@ -90,15 +90,41 @@ struct WritePlan: Sendable {
         case .put: return JSONWrite.set(path, content)
         case .delete: return JSONWrite.remove(path)
         case .post:
-            pushKey = FileStore.pushKey(under: path, in: document)
+            pushKey = document.pushKey(under: path)
             return JSONWrite.set(path.child(pushKey), content)
         default:
             return JSONWrite.update(path, updates)
         }
     }
 
-    /// Applies the plan to the store (on its thread).
-    func apply(to store: FileStore) -> Outcome {
+    /// Applies the plan to the store (on its thread): any write to a `DocumentStore`, a push
+    /// to the root of a store that is only appended to; nothing to another store.
+    func apply(to store: any LiveStore) -> Outcome {
+        if !store.isAppendOnly, let documents = store as? any DocumentStore { return apply(to: documents) }
+        guard store.isAppendOnly else { return .failed(RequestError(.methodNotAllowed, "this source cannot be written")) }
+        guard method == .post, path.isRoot, ifMatch == nil, ifHash == nil else {
+            return .failed(RequestError(.methodNotAllowed, "this source is a log, only appended to: POST to its root adds a "
+                + "record; PUT, PATCH and DELETE would rewrite records that other programs append after"))
+        }
+        // The rules judge the record as the log's next child, against the records read so far.
+        let document = store.currentRevision?.document ?? JSONDocument(.object(JSONObject([])))
+        let recordPath = path.child(String(document.root.count))
+        let record: JSON
+        do throws(JSONEditError) {
+            record = try content.resolvingServerValues(at: recordPath, in: document, serverTime: Access.now())
+            guard try permitted(document, JSONWrite.set(recordPath, record)) != nil else { return .failed(Access.permissionDenied) }
+        } catch {
+            return .failed(RequestError(.badRequest, error.description))
+        }
+        do throws(WriteError) {
+            return .written(document, pushKey: try store.append(record, under: path))
+        } catch {
+            if case .appendOnly(_, let why) = error { return .failed(RequestError(.methodNotAllowed, why)) }
+            return .failed(RequestError(.internalServerError, error.clientMessage))
+        }
+    }
+
+    private func apply(to store: any DocumentStore) -> Outcome {
         var pushKey = ""
         var mismatch: JSON?
         var planError: RequestError?

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 
 enum ReadFailure: Error {
     case missing

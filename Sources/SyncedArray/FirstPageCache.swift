@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 import JSONTree
 
 /// Where a `SyncedArray` keeps the first page of its query between runs, so that the next run

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 

@@ -1,5 +1,5 @@
 // The synced array's use of the first-page cache: shown at start, written once real rows arrive.
-import FileStore
+import StoreInterface
 import JSONTree
 
 extension SyncedArray {

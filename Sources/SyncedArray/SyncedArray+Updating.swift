@@ -1,5 +1,5 @@
 // Applying a change to the rows: new rows and one batch, then the delegates and typed views.
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 

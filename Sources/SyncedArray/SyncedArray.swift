@@ -1,5 +1,5 @@
 // The synced array: a query's window on a live store, kept as an array with index-precise updates.
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 

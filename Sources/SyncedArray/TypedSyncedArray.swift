@@ -1,5 +1,5 @@
 // A synced array whose rows are decoded into a Swift type, row errors kept beside the rows.
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 

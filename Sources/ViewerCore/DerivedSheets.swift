@@ -1,6 +1,6 @@
 // The sheets derived from the location's rows: a column's frequency table, the columns'
 // statistics, and the rows that hold one value.
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 import LiveViews

@@ -1,6 +1,6 @@
 // Drawing a frame: the table, the JSON pane, the status bar and the message line (or the help
 // screen). Only lines whose content changed reach the terminal.
-import FileStore
+import StoreInterface
 import JSONTree
 import TableUI
 

@@ -1,6 +1,6 @@
 // The edit keys: writes through the store (atomic, minimal, re-applied if the file changed),
 // off the loop thread (see `recordedWrite`).
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 
@@ -157,7 +157,7 @@ extension Viewer {
                 }
                 return
             }
-            let key = FileStore.newPushID()
+            let key = PushIDGenerator.shared.next()
             let path = location.child(key)
             recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { [weak self] _, _ in
                 if let self {

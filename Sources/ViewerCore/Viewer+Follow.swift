@@ -1,6 +1,6 @@
 // Following a log: with the end of the order at the bottom (JSON Lines, standard input), the
 // table follows new rows like `tail -f` while the newest row is selected.
-import FileStore
+import StoreInterface
 import TableUI
 
 extension Viewer {

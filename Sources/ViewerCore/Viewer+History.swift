@@ -3,7 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -16,9 +16,9 @@ extension Viewer {
     /// A history for a new synced array: its revisions are told apart by who wrote them.
     func makeHistory() -> RevisionHistory {
         let history = RevisionHistory(limits: options.history)
-        let local = store is FileStore
+        let remote = store.isRemote
         history.attribute = { [unowned self] _ in
-            store.hasWritesInProgress ? .this : local ? .otherProcess : .network
+            store.hasWritesInProgress ? .this : remote ? .network : .otherProcess
         }
         return history
     }

@@ -1,7 +1,7 @@
 // `/` search with n/N: a text in any key or cell of the location's children, over all of them
 // (not only the rows loaded), evaluated off the loop thread for a large location.
 import Dispatch
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 import TableUI

@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FileStore
+import StoreInterface
 import JSONTree
 
 /// One write the viewer made, to undo.

@@ -1,5 +1,5 @@
 // The viewer: a live table of one location of a JSON file, bound to the store's query.
-import FileStore
+import StoreInterface
 import JSONTree
 import LiveQuery
 import SyncedArray
@@ -10,7 +10,7 @@ public struct ViewerOptions {
     /// The file, as given (shown in the status bar); "-" for standard input.
     public var file: String
     /// How the file is read (JSON Lines: a log, followed at its end).
-    public var format: FileStore.Format
+    public var format: SourceFormat
     /// The location whose children are the rows.
     public var location: Path
     public var query: ViewQuery
@@ -36,7 +36,7 @@ public struct ViewerOptions {
     /// How many revisions of the rows the time machine keeps (`--history N`), and in how many bytes.
     public var history = HistoryLimits()
 
-    public init(file: String, format: FileStore.Format = .json, location: Path = .root, query: ViewQuery? = nil,
+    public init(file: String, format: SourceFormat = .json, location: Path = .root, query: ViewQuery? = nil,
                 columns: [Path]? = nil, pageSize: Int = 200, animations: Bool = true,
                 cache: FirstPageCache? = nil, keyBindings: [KeyBinding] = standardKeyBindings) {
         self.file = file

@@ -139,10 +139,10 @@ import TestSupport
         weak let weakArray = array
         array?.startSync()
         #expect(array?.count == 1)
-        #expect(store.hub.observers.groups.count == 1)
+        #expect(store.hub.listenedQueryCount == 1)
         array = nil
         #expect(weakArray == nil)
-        #expect(store.hub.observers.groups.isEmpty)
+        #expect(store.hub.listenedQueryCount == 0)
     }
 
     /// A delegate may replace the query while being told of an update: the replacement waits for

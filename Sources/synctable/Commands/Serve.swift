@@ -1,6 +1,7 @@
 // `synctable serve`: the file as a Realtime Database over HTTP (the server is the Serve library).
 import ArgumentParser
 import Dispatch
+import FileStore
 import Headless
 import Serve
 import Synchronization
@@ -9,20 +10,23 @@ import Synchronization
 import Glibc
 #endif
 
-/// `synctable serve FILE [--host H] [--port P] [--read-only] [--auth-token T] [--rules R] [--accept-unverified-tokens]`.
+/// `synctable serve FILE|- [--input json|jsonl] [--host H] [--port P] [--read-only] [--auth-token T] [--rules R] …`.
 struct ServeFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the file over the Realtime Database REST and streaming protocol.",
+        abstract: "Serve the file over the Realtime Database REST, streaming and WebSocket protocols.",
         discussion: """
             Firebase clients point at http://HOST:PORT (the Admin SDK with \
             FIREBASE_DATABASE_EMULATOR_HOST=HOST:PORT). Prints 'listening on http://HOST:PORT' \
-            once ready; stops on SIGINT or SIGTERM. Exit status 2 when the file cannot be read as \
+            once ready; stops on SIGINT or SIGTERM. A JSON Lines file (or standard input, -) is \
+            served as a log: line N is the child N, and a POST to the root appends a line; PUT, \
+            PATCH and DELETE are refused with 405. Exit status 2 when the file cannot be read as \
             JSON at the start or the address cannot be bound.
             """
     )
 
-    @Argument(help: "The JSON file to serve.") var file: String
+    @Argument(help: "The JSON or JSON Lines file to serve (-: standard input, as a log).") var file: String
+    @OptionGroup var input: InputOptions
     @Option(help: "The address to bind (loopback unless you say otherwise).") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 9000
     @Flag(help: "Refuse every write with 401.") var readOnly = false
@@ -68,8 +72,17 @@ struct ServeFile: ParsableCommand {
             cacheBytes: cacheBytes, idleTimeoutMilliseconds: idleTimeoutMs, maxConnections: maxConnections)
         options.rulesFile = rules
         options.acceptUnverifiedTokens = acceptUnverifiedTokens
+        guard try databaseURL(file) == nil else {
+            throw CommandError("serve takes a file or - (standard input), not a database URL: \(file)")
+        }
+        let file = self.file
+        let format = input.format(of: file)
         let server: DatabaseServer
-        do { server = try DatabaseServer(file: file, options: options) } catch {
+        do {
+            server = try DatabaseServer(name: file, options: options) {
+                try openStore(file, credential: nil, file: FileStore.Options(format: format))
+            }
+        } catch {
             throw CommandError("\(error)")
         }
         // The server is async; this command (like its siblings) is not: wait for it here.

@@ -38,25 +38,31 @@ struct QueryObserver {
 }
 
 /// A group's query and window, sent to the read worker with a read.
-struct ListenerSnapshot: Sendable {
-    let group: Int
-    let version: Int
+package struct ListenerSnapshot: Sendable {
+    package let group: Int
+    package let version: Int
     let path: Path
     let query: Query
     let window: Window?
 
     /// The change this group's listeners get for a new document.
     /// - Complexity: that of `Window.advanced(to:)`, or a full evaluation for a first window.
-    func change(to document: JSONDocument) -> WindowChange {
+    package func change(to document: JSONDocument) -> WindowChange {
         if let window { return window.advanced(to: document) }
         return WindowChange.initial(Window(query: query, path: path, document: document))
     }
 }
 
 /// A change computed by the read worker for one group.
-struct PrecomputedChange: Sendable {
+package struct PrecomputedChange: Sendable {
     let group: Int
     /// The group's `version` the change starts from.
     let version: Int
     let change: WindowChange
+
+    package init(group: Int, version: Int, change: WindowChange) {
+        self.group = group
+        self.version = version
+        self.change = change
+    }
 }

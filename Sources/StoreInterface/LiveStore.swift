@@ -1,4 +1,5 @@
-// The one interface of a live store: a file (`FileStore`) or a database location over the network.
+// The one interface of a live store: a file (`FileStore`), a database location over the network
+// (`RemoteStore`), or a document in memory (`MemoryStore`).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,8 @@ public protocol LiveStore: AnyObject {
     /// Handles whatever is ready and delivers the resulting events, on the calling thread. Never blocks.
     func processPendingChanges()
 
+    /// Whether the data comes over the network (a database), rather than from this machine.
+    var isRemote: Bool { get }
     /// Whether records are only ever appended (a log, a pipe): only `append` writes.
     var isAppendOnly: Bool { get }
     /// Whether a write started with `startWrite` has not yet been handed back.
@@ -42,6 +45,7 @@ public protocol LiveStore: AnyObject {
 
 extension LiveStore {
     public func readEveryRecord() {}
+    public var isRemote: Bool { false }
 
     /// The latest complete, valid state; nil until the first one.
     public var currentRevision: Revision? { hub.currentRevision }

@@ -14,13 +14,15 @@ public final class RevisionHub {
     /// The current revision's number and what is wrong, if anything.
     public package(set) var status: StoreStatus
     var observers = ObserverRegistry()
+    /// The queries listened to (listeners of the same query share one).
+    package var listenedQueryCount: Int { observers.groups.count }
     /// Evaluates first windows over many children off the loop thread.
-    let worker: ReadWorker
+    let worker: WindowWorker
     /// A query observer added over at most this many children gets its first window at once.
     let inlineEvaluationLimit: Int
     private var deliveredStatus: StoreStatus?
 
-    init(status: StoreStatus, worker: ReadWorker, inlineEvaluationLimit: Int) {
+    package init(status: StoreStatus, worker: WindowWorker, inlineEvaluationLimit: Int) {
         self.status = status
         self.worker = worker
         self.inlineEvaluationLimit = inlineEvaluationLimit
@@ -28,7 +30,8 @@ public final class RevisionHub {
 
     /// A hub whose first windows are evaluated on a worker of its own, which signals `wake`.
     package convenience init(status: StoreStatus, wake: WakeSignal, inlineEvaluationLimit: Int = 50_000) {
-        self.init(status: status, worker: ReadWorker(wake: wake), inlineEvaluationLimit: inlineEvaluationLimit)
+        self.init(status: status, worker: WindowWorker(wake: wake, label: "RevisionHub.windows"),
+                  inlineEvaluationLimit: inlineEvaluationLimit)
     }
 
     /// Makes `document` the current revision and tells the observers.
@@ -37,7 +40,7 @@ public final class RevisionHub {
         publish(document: document, identity: identity, precomputed: [])
     }
 
-    func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange]) {
+    package func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange]) {
         let revision = Revision(
             number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
             publishedAt: monotonicNanoseconds())

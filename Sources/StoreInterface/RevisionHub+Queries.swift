@@ -65,7 +65,7 @@ extension RevisionHub {
     }
 
     /// The groups' queries and windows, for the worker to compute their next changes.
-    var listenerSnapshots: [ListenerSnapshot] { observers.groups.map(\.snapshot) }
+    package var listenerSnapshots: [ListenerSnapshot] { observers.groups.map(\.snapshot) }
 
     /// Advances every group's window to `revision` and delivers the events.
     /// - Parameter precomputed: changes the worker computed; used when they start from the

@@ -122,3 +122,21 @@ func secondsText(_ milliseconds: Int) -> String {
     let tenths = (max(0, milliseconds) + 50) / 100
     return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
 }
+
+/// Why a JSON Lines source started over from its first byte.
+public enum LinesRestart: Sendable, Equatable, CustomStringConvertible {
+    /// The file became shorter, or its bytes before the read position changed (copytruncate).
+    case truncated
+    /// Another file now has the path (logrotate's rename and create, an editor's save).
+    case replaced
+    /// The file was deleted; the list is empty until it comes back.
+    case deleted
+
+    public var description: String {
+        switch self {
+        case .truncated: "truncated"
+        case .replaced: "replaced"
+        case .deleted: "deleted"
+        }
+    }
+}

@@ -25,7 +25,7 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
         self.changed = changed
     }
 
-    init(_ st: stat) {
+    package init(_ st: stat) {
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
         size = Int64(st.st_size)

@@ -1,0 +1,124 @@
+// A live store of a document in memory: revisions given by the program (a test, a generator),
+// and writes applied at once.
+import JSONTree
+import LiveQuery
+import Synchronization
+
+/// A `LiveStore` whose revisions are documents the program gives it with `publish(_:)`, from
+/// any thread, and whose writes are applied to the current document in memory. It watches no
+/// file and starts no thread but the hub's worker for first windows over many children.
+///
+/// Like every store it belongs to one loop thread, which polls `pollDescriptors` and calls
+/// `processPendingChanges()`; observers are called there.
+///
+/// ```swift
+/// let store = try MemoryStore(["players": ["a": ["score": 1]]])
+/// let array = SyncedArray(store.reference("/players"))
+/// store.publish(["players": ["a": ["score": 2]]])
+/// try store.waitForRevision(2)
+/// ```
+public final class MemoryStore: DocumentStore {
+    public let hub: RevisionHub
+    public let name: String
+    /// Whether only `append` writes (a log in memory: records keyed 0, 1, 2… at the root).
+    public let isAppendOnly: Bool
+    public var loadingMessage: String { "waiting for \(name)…" }
+    public var pollDescriptors: [Int32] { [wake.fd] }
+    public var hasWritesInProgress: Bool { !finishedWrites.isEmpty }
+
+    private let wake: WakeSignal
+    /// Documents published from any thread, made revisions on the loop thread in this order.
+    private let published = Mutex<[JSONDocument]>([])
+    /// Callers of `startWrite` to tell on the loop thread.
+    private var finishedWrites: [() -> Void] = []
+
+    /// A store with `value` as its first revision (none until `publish` when nil).
+    /// - Parameter appendOnly: a log: set, update and remove are refused, `append` adds records.
+    public init(_ value: JSON? = nil, name: String = "memory", appendOnly: Bool = false) throws(FileStoreError) {
+        self.name = name
+        isAppendOnly = appendOnly
+        wake = try WakeSignal()
+        hub = RevisionHub(status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify), wake: wake)
+        if let value { hub.publish(document: JSONDocument(value), identity: Self.identity(of: JSONDocument(value))) }
+    }
+
+    /// Makes `value` the next revision; callable from any thread. Observers hear of it on the
+    /// loop thread, at the next `processPendingChanges()`.
+    public func publish(_ value: JSON) {
+        let document = JSONDocument(value)
+        published.withLock { $0.append(document) }
+        wake.signal()
+    }
+
+    public func processPendingChanges() {
+        wake.drain()
+        for document in published.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+            commit(document)
+        }
+        hub.deliverEvaluatedWindows()
+        let finished = finishedWrites
+        finishedWrites.removeAll()
+        for tell in finished { tell() }
+        hub.deliverStatusIfChanged()
+    }
+
+    public func write(deriving derive: (JSONDocument) throws(WriteError) -> [JSONWrite]) throws(WriteError) -> WriteResult {
+        guard !isAppendOnly else { throw Self.appendOnlyError(name) }
+        let current = currentRevision?.document ?? JSONDocument(.null)
+        let writes = try derive(current)
+        let edited: JSONDocument
+        do { edited = try current.applying(writes) } catch { throw .edit(error) }
+        let changed = edited.bytes != current.bytes || currentRevision == nil
+        if changed { commit(edited) }
+        return WriteResult(document: edited, identity: Self.identity(of: edited), changed: changed, attempts: 1)
+    }
+
+    /// Applies `writes` at once; `done` hears of it at the next `processPendingChanges()`.
+    public func startWrite(_ writes: [JSONWrite], watching path: Path, ifStill expected: JSON??,
+                           done: @escaping (Result<WatchedWrite, WriteError>) -> Void) {
+        var before: JSON?
+        var applied = true
+        let outcome = Result { () throws(WriteError) -> WriteResult in
+            try write { document throws(WriteError) in
+                before = document.root.node(at: path)?.json
+                if let expected, before != expected {
+                    applied = false
+                    return []
+                }
+                return writes
+            }
+        }
+        let watched = outcome.map { result in
+            WatchedWrite(before: before, after: result.document.root.node(at: path)?.json, applied: applied, result: result)
+        }
+        finishedWrites.append { done(watched) }
+        wake.signal()
+    }
+
+    /// Adds `value` as the root's next record (its key: the records before it).
+    public func append(_ value: JSON, under path: Path) throws(WriteError) -> String {
+        guard path.isRoot else {
+            throw .appendOnly(path: name, what: "a log takes new records at its root (its end), not at \(path)")
+        }
+        let current = currentRevision?.document ?? JSONDocument(.object(JSONObject([])))
+        let key = String(current.root.count)
+        let edited: JSONDocument
+        do { edited = try current.applying(JSONWrite.set(path.child(key), value)) } catch { throw .edit(error) }
+        commit(edited)
+        return key
+    }
+
+    private func commit(_ document: JSONDocument) {
+        hub.publish(document: document, identity: Self.identity(of: document))
+    }
+
+    private static func identity(of document: JSONDocument) -> FileIdentity {
+        let now = Int64(PushIDGenerator.systemMilliseconds()) * 1_000_000
+        return FileIdentity(device: 0, inode: 0, size: Int64(document.bytes.count), modified: now, changed: now)
+    }
+
+    private static func appendOnlyError(_ name: String) -> WriteError {
+        .appendOnly(path: name, what: "a log is only appended to: set, update and remove would rewrite its records; "
+            + "push appends a record")
+    }
+}
