@@ -123,6 +123,7 @@ let package = Package(
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "EngineMemory", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport", "Expressions"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
+        .testTarget(name: "StoreInterfaceTests", dependencies: ["StoreInterface", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
@@ -138,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "ServeTests",
             dependencies: [
-                "Serve", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],

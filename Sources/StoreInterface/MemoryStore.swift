@@ -4,8 +4,8 @@ import JSONTree
 import LiveQuery
 import Synchronization
 
-/// A `LiveStore` whose revisions are documents the program gives it with `publish(_:)`, from
-/// any thread, and whose writes are applied to the current document in memory. It watches no
+/// A `LiveStore` whose revisions are documents the program gives it with `publish(_:)` (from
+/// another thread: through its `publisher`), and whose writes are applied to the current document in memory. It watches no
 /// file and starts no thread but the hub's worker for first windows over many children.
 ///
 /// Like every store it belongs to one loop thread, which polls `pollDescriptors` and calls
@@ -27,32 +27,60 @@ public final class MemoryStore: DocumentStore {
     public var hasWritesInProgress: Bool { !finishedWrites.isEmpty }
 
     private let wake: WakeSignal
-    /// Documents published from any thread, made revisions on the loop thread in this order.
-    private let published = Mutex<[JSONDocument]>([])
+    private let inbox: Inbox
     /// Callers of `startWrite` to tell on the loop thread.
     private var finishedWrites: [() -> Void] = []
 
     /// A store with `value` as its first revision (none until `publish` when nil).
-    /// - Parameter appendOnly: a log: set, update and remove are refused, `append` adds records.
-    public init(_ value: JSON? = nil, name: String = "memory", appendOnly: Bool = false) throws(FileStoreError) {
+    /// - Parameters:
+    ///   - appendOnly: a log: set, update and remove are refused, `append` adds records.
+    ///   - inlineEvaluationLimit: a query over more children than this gets its first window
+    ///     from the worker, off the loop thread.
+    public init(_ value: JSON? = nil, name: String = "memory", appendOnly: Bool = false,
+                inlineEvaluationLimit: Int = 50_000) throws(FileStoreError) {
         self.name = name
         isAppendOnly = appendOnly
         wake = try WakeSignal()
-        hub = RevisionHub(status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify), wake: wake)
+        inbox = Inbox(wake: wake)
+        hub = RevisionHub(status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify), wake: wake,
+                          inlineEvaluationLimit: inlineEvaluationLimit)
         if let value { hub.publish(document: JSONDocument(value), identity: Self.identity(of: JSONDocument(value))) }
     }
 
-    /// Makes `value` the next revision; callable from any thread. Observers hear of it on the
-    /// loop thread, at the next `processPendingChanges()`.
-    public func publish(_ value: JSON) {
-        let document = JSONDocument(value)
-        published.withLock { $0.append(document) }
-        wake.signal()
+    /// Makes `value` the next revision. Observers hear of it on the loop thread, at the next
+    /// `processPendingChanges()`.
+    public func publish(_ value: JSON) { publisher.publish(value) }
+
+    /// Makes `document` (a parse, with its own layout) the next revision, as `publish(_:)` does.
+    public func publish(_ document: JSONDocument) { publisher.publish(document) }
+
+    /// What publishes revisions from another thread.
+    public var publisher: Publisher { Publisher(inbox: inbox) }
+
+    /// Gives a `MemoryStore` its next revisions, from any thread, in order.
+    public struct Publisher: Sendable {
+        fileprivate let inbox: Inbox
+
+        /// Makes `value` the store's next revision (see `MemoryStore.publish`).
+        public func publish(_ value: JSON) { publish(JSONDocument(value)) }
+
+        /// Makes `document` (a parse, with its own layout) the store's next revision.
+        public func publish(_ document: JSONDocument) {
+            inbox.documents.withLock { $0.append(document) }
+            inbox.wake.signal()
+        }
+    }
+
+    /// Documents published from any thread, made revisions on the loop thread in this order.
+    fileprivate final class Inbox: Sendable {
+        let documents = Mutex<[JSONDocument]>([])
+        let wake: WakeSignal
+        init(wake: WakeSignal) { self.wake = wake }
     }
 
     public func processPendingChanges() {
         wake.drain()
-        for document in published.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+        for document in inbox.documents.withLock({ queue in defer { queue.removeAll() }; return queue }) {
             commit(document)
         }
         hub.deliverEvaluatedWindows()
@@ -67,7 +95,9 @@ public final class MemoryStore: DocumentStore {
         let current = currentRevision?.document ?? JSONDocument(.null)
         let writes = try derive(current)
         let edited: JSONDocument
-        do { edited = try current.applying(writes) } catch { throw .edit(error) }
+        do { edited = try current.applying(writes, serverTime: Int64(PushIDGenerator.systemMilliseconds())) } catch {
+            throw .edit(error)
+        }
         let changed = edited.bytes != current.bytes || currentRevision == nil
         if changed { commit(edited) }
         return WriteResult(document: edited, identity: Self.identity(of: edited), changed: changed, attempts: 1)

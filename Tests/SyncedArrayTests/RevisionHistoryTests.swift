@@ -36,7 +36,7 @@ private struct QueryChange {
 @Suite struct RevisionHistoryTests {
     /// Queries with and without limits and paging, each with a history smaller than the run so
     /// that its oldest records go (by count, or by bytes); some change their query midway.
-    private func subjects(_ store: FileStore) throws -> [(array: SyncedArray, changes: [QueryChange])] {
+    private func subjects(_ store: any LiveStore) throws -> [(array: SyncedArray, changes: [QueryChange])] {
         let score = path("/score"), name = path("/name")
         let specs: [(Query, Paging?, HistoryLimits, [QueryChange])] = [
             (try Query().orderByKey(), nil, HistoryLimits(revisions: 12), []),
@@ -68,12 +68,11 @@ private struct QueryChange {
 
     @Test func steppingRebuildsEachKeptRevisionsWindowFromItsTree() throws {
         try forEachSeed(4) { seed, rng in
-            let folder = ScratchFolder()
-            let file = folder.file("data.json")
+            // Only revisions matter here: a store in memory, each revision a parse of its bytes.
             var model = Model()
             for _ in 0..<rng.int(4...10) { model.edit(&rng) }
-            writeByRename(file, model.bytes(&rng))
-            let store = try FileStore(path: file)
+            let store = try MemoryStore()
+            store.publish(try JSONDocument(parsing: model.bytes(&rng)))
             let subjects = try subjects(store)
             let arrays = subjects.map(\.array)
             for a in arrays { a.startSync() }
@@ -84,7 +83,7 @@ private struct QueryChange {
             var cursors = [HistoryCursor?](repeating: nil, count: arrays.count)
             for revision in 2...26 {
                 for _ in 0..<rng.int(1...3) { model.edit(&rng) }
-                writeByRename(file, model.bytes(&rng))
+                store.publish(try JSONDocument(parsing: model.bytes(&rng)))
                 store.wait(forRevision: revision)
                 trees[revision] = store.currentRevision!.document
                 for (n, array) in arrays.enumerated() {

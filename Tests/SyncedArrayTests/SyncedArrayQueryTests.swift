@@ -1,5 +1,6 @@
 // Replacing the query while syncing, and paging: each change one batch, moves as few as possible.
-import FileStore
+// Only revisions matter here: the stores are in memory.
+import StoreInterface
 import JSONTree
 import LiveQuery
 import Testing
@@ -19,13 +20,9 @@ private func playersText(cy: Int) -> String {
 """#
 }
 
-private func playerStore(_ folder: ScratchFolder) throws -> (FileStore, String) {
-    let file = folder.file("players.json")
-    writeByRename(file, players)
-    let store = try FileStore(path: file)
-    store.wait(forRevision: 1)
-    return (store, file)
-}
+private func playerStore() throws -> MemoryStore { try MemoryStore(parsed(players)) }
+
+private func parsed(_ text: String) throws -> JSON { try JSONDocument(parsing: Array(text.utf8)).root.json }
 
 private let score = path("/score"), name = path("/name")
 
@@ -51,11 +48,7 @@ private func replace(
 
 @Suite struct SyncedArrayQueryTests {
     @Test func overManyChildrenANewQueryIsEvaluatedOffTheLoopThreadAndArrivesAsOneBatch() throws {
-        let folder = ScratchFolder()
-        let file = folder.file("players.json")
-        writeByRename(file, players)
-        let store = try FileStore(path: file, options: FileStore.Options(inlineEvaluationLimit: 5))
-        store.wait(forRevision: 1)
+        let store = try MemoryStore(parsed(players), inlineEvaluationLimit: 5)
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score))
         let recorder = Recorder(array)
         array.startSync()
@@ -76,8 +69,7 @@ private func replace(
     }
 
     @Test func sortingByAnotherChildMovesRowsInOneBatch() throws {
-        let folder = ScratchFolder()
-        let (store, _) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score))
         let recorder = Recorder(array)
         array.startSync()
@@ -89,8 +81,7 @@ private func replace(
     }
 
     @Test func reversingALimitedQueryDeletesAndInserts() throws {
-        let folder = ScratchFolder()
-        let (store, _) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score).limitToFirst(4))
         let recorder = Recorder(array)
         array.startSync()
@@ -101,8 +92,7 @@ private func replace(
     }
 
     @Test func changingABoundKeepsTheRowsStillInRange() throws {
-        let folder = ScratchFolder()
-        let (store, _) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score).startAt(20).endAt(60))
         let recorder = Recorder(array)
         array.startSync()
@@ -114,15 +104,14 @@ private func replace(
 
     /// Replaced while stopped, restarted after the file changed: one batch, with reloads.
     @Test func aQueryReplacedWhileStoppedIsDiffedWhenSyncResumes() throws {
-        let folder = ScratchFolder()
-        let (store, file) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score).limitToFirst(3))
         let recorder = Recorder(array)
         array.startSync()
         array.stopSync()
         array.replaceQuery(try Query().orderByChild(name).limitToFirst(3))
         #expect(array.keys == ["p9", "p3", "p1"])  // nothing happens until syncing
-        writeByRename(file, playersText(cy: 11))
+        store.publish(try parsed(playersText(cy: 11)))
         store.wait(forRevision: 2)
         _ = recorder.take()
         array.startSync()
@@ -136,8 +125,7 @@ private func replace(
     }
 
     @Test func pagingFromTheStartAddsPagesAfterTheRows() throws {
-        let folder = ScratchFolder()
-        let (store, _) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score), paging: Paging(pageSize: 4))
         let recorder = Recorder(array)
         array.startSync()
@@ -159,8 +147,7 @@ private func replace(
     }
 
     @Test func pagingFromTheEndAddsPagesBeforeTheRows() throws {
-        let folder = ScratchFolder()
-        let (store, _) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(
             try store.reference(path("/players")).orderByChild(score).limitToFirst(1),  // the limit is replaced
             paging: Paging(pageSize: 3, from: .end))
@@ -176,22 +163,18 @@ private func replace(
         #expect(array.count == 10 && !array.hasMore)
     }
 
-    /// While paged, edits move rows in and out of the pages and `hasMore` follows the file.
-    @Test func pagesFollowEditsAndHasMoreFollowsTheFile() throws {
-        let folder = ScratchFolder()
-        let file = folder.file("data.json")
-        writeByRename(file, #"{"a":1,"b":2,"c":3}"#)
-        let store = try FileStore(path: file)
-        store.wait(forRevision: 1)
+    /// While paged, edits move rows in and out of the pages and `hasMore` follows the data.
+    @Test func pagesFollowEditsAndHasMoreFollowsTheData() throws {
+        let store = try MemoryStore(parsed(#"{"a":1,"b":2,"c":3}"#))
         let array = SyncedArray(try store.reference().orderByValue(), paging: Paging(pageSize: 2))
         let recorder = Recorder(array)
         array.startSync()
         #expect(array.keys == ["a", "b"] && array.hasMore)
         _ = recorder.take()
-        writeByRename(file, #"{"a":1,"b":2}"#)  // the hidden child leaves: no batch, no more
+        store.publish(try parsed(#"{"a":1,"b":2}"#))  // the hidden child leaves: no batch, no more
         store.wait(forRevision: 2)
         #expect(array.keys == ["a", "b"] && !array.hasMore && recorder.take().updates == 0)
-        writeByRename(file, #"{"a":1,"b":2,"z":0}"#)  // enters at the top, pushes b out
+        store.publish(try parsed(#"{"a":1,"b":2,"z":0}"#))  // enters at the top, pushes b out
         store.wait(forRevision: 3)
         #expect(array.keys == ["z", "a"] && array.hasMore)
         let got = recorder.take()
@@ -201,13 +184,9 @@ private func replace(
 
     /// Work and memory per revision follow the page, not the file: a page of 5 over 2,000 children.
     @Test func aPagedArrayHoldsThePageNotTheCollection() throws {
-        let folder = ScratchFolder()
-        let file = folder.file("data.json")
         var text = "{"
         for i in 0..<2000 { text += (i == 0 ? "" : ",") + "\"k\(i)\":\(i % 997)" }
-        writeByRename(file, text + "}")
-        let store = try FileStore(path: file)
-        store.wait(forRevision: 1)
+        let store = try MemoryStore(parsed(text + "}"))
         let array = SyncedArray(try store.reference().orderByValue(), paging: Paging(pageSize: 5, from: .end))
         array.startSync()
         #expect(array.count == 5 && array.hasMore)
@@ -216,8 +195,7 @@ private func replace(
     }
 
     @Test func replacingThePagingStartsFromOnePage() throws {
-        let folder = ScratchFolder()
-        let (store, _) = try playerStore(folder)
+        let store = try playerStore()
         let array = SyncedArray(try store.reference(path("/players")).orderByChild(score), paging: Paging(pageSize: 2))
         let recorder = Recorder(array)
         array.startSync()

@@ -18,7 +18,7 @@ struct ViewerColumnsTests {
 
     @Test("x hides the column under the cursor (a new child's member stays hidden), X lists them to show again where they were")
     func hideAndShow() throws {
-        let h = try ViewerHarness(Self.json, path: "/p")
+        let h = try ViewerHarness(memory: Self.json, path: "/p")
         #expect(Self.titles(h) == ["key", "name", "score", "kind"])
         h.send(.character("x"))
         #expect(h.screen.contains("the key column cannot be hidden") && Self.titles(h).count == 4)
@@ -44,7 +44,7 @@ struct ViewerColumnsTests {
 
     @Test("H and L move the column under the cursor (the cursor follows; the key stays first)")
     func move() throws {
-        let h = try ViewerHarness(Self.json, path: "/p")
+        let h = try ViewerHarness(memory: Self.json, path: "/p")
         h.send(.tab, .character("L"))
         #expect(Self.titles(h) == ["key", "score", "name", "kind"])
         h.send(.character("L"), .character("L"))
@@ -57,7 +57,7 @@ struct ViewerColumnsTests {
 
     @Test("> widens and < narrows the column under the cursor by 4 cells")
     func resize() throws {
-        let h = try ViewerHarness(Self.json, path: "/p")
+        let h = try ViewerHarness(memory: Self.json, path: "/p")
         let line = try #require(h.line(ofKey: "a"))
         let before = try #require(h.canvas.column(of: "10", line: line))
         h.send(.tab, .character(">"))
@@ -73,7 +73,7 @@ struct ViewerColumnsTests {
     func frozenKeyColumn() throws {
         let long = String(repeating: "x", count: 30)
         let json = #"{"p": {"key1": {"a": "\#(long)", "b": "\#(long)", "c": "\#(long)", "d": "last"}}}"#
-        let h = try ViewerHarness(json, columns: 40, path: "/p")
+        let h = try ViewerHarness(memory: json, columns: 40, path: "/p")
         for _ in 0..<4 { h.send(.tab) }
         let lines = h.lines
         #expect(lines[0].hasPrefix("   key") || lines[0].hasPrefix("‹  key"))
@@ -87,7 +87,7 @@ struct ViewerColumnsTests {
 
     @Test("hiddenColumns (--columns -name) hides inferred columns from the start")
     func hiddenByOption() throws {
-        let h = try ViewerHarness(Self.json, path: "/p") { $0.hiddenColumns = [try! Path("score")] }
+        let h = try ViewerHarness(memory: Self.json, path: "/p") { $0.hiddenColumns = [try! Path("score")] }
         #expect(Self.titles(h) == ["key", "name", "kind"])
         h.send(.character("X"))
         #expect(h.screen.contains("show column: 1 score"))

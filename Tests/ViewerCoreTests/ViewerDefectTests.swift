@@ -11,7 +11,7 @@ struct ViewerDefectTests {
     @Test("N rows of M counts children: null members of the location are not children")
     func nullsAreNotChildren() throws {
         let json = #"{"items": {"a": 1, "b": null, "c": 3, "d": null, "e": 5, "f": 6, "g": 7, "h": 8, ".priority": 1}}"#
-        let h = try ViewerHarness(json, rows: 5, path: "/items") { options in
+        let h = try ViewerHarness(memory: json, rows: 5, path: "/items") { options in
             options.pageSize = 3
             options.query = ViewQuery(flags: Query(), pageSize: 3)
         }
@@ -22,7 +22,7 @@ struct ViewerDefectTests {
     @Test("f starts with an empty line (typing replaces the filter) and names the filter in force")
     func filterPromptStartsEmpty() throws {
         let json = #"{"p": {"a": {"name": "libssl"}, "b": {"name": "bash"}, "c": {"name": "libss2"}}}"#
-        let h = try ViewerHarness(json, path: "/p")
+        let h = try ViewerHarness(memory: json, path: "/p")
         h.send(.tab, .character("f"))
         h.type("libss*")
         h.send(.enter)
@@ -39,7 +39,7 @@ struct ViewerDefectTests {
 
     @Test("paused, the status bar shows the revision on screen and the one waiting")
     func pausedRevisions() throws {
-        let h = try ViewerHarness(#"{"p": {"a": 1}}"#, columns: 140, path: "/p")
+        let h = try ViewerHarness(memory: #"{"p": {"a": 1}}"#, columns: 140, path: "/p")
         try h.waitUntil("rev 1") { $0.contains("rev 1 at 12:00:00") }
         h.send(.character("p"))
         try h.save(#"{"p": {"a": 2}}"#)
@@ -53,7 +53,7 @@ struct ViewerDefectTests {
     @Test("a's template gives each column an empty value of the kind the rows hold")
     func addTemplateKinds() throws {
         let json = #"{"p": {"a": {"name": "x", "n": 1, "ok": true, "tags": ["t"], "meta": {"k": 1}}}}"#
-        let h = try ViewerHarness(json, columns: 160, path: "/p")
+        let h = try ViewerHarness(memory: json, columns: 160, path: "/p")
         h.send(.character("a"))
         let prompt = h.lines[23]
         #expect(prompt.contains(#"{"name":"","n":0,"ok":false,"tags":[],"meta":{}}"#), "\(prompt)")
@@ -62,7 +62,7 @@ struct ViewerDefectTests {
     @Test("a column given by name that no child has is named in the message line")
     func unknownColumnIsWarned() throws {
         let json = #"{"p": {"a": {"name": "x", "score": 1}}}"#
-        let h = try ViewerHarness(json, path: "/p") { $0.columns = [try! Path("name"), try! Path("scroe")] }
+        let h = try ViewerHarness(memory: json, path: "/p") { $0.columns = [try! Path("name"), try! Path("scroe")] }
         let screen = try h.waitUntil("the warning") { $0.contains("no child here has \"scroe\" (--columns)") }
         #expect(!screen.contains("\"name\" (--columns)"))
     }
@@ -74,7 +74,7 @@ struct SelectionOnScreenTests {
           arguments: [0, 150])
     func selectionAfterSort(startRow: Int) throws {
         let (text, _) = ViewerLargeLocationTests.collection(60_000)
-        let h = try ViewerHarness(text, rows: 20, columns: 120, path: "/items") { $0.animations = true }
+        let h = try ViewerHarness(memory: text, rows: 20, columns: 120, path: "/items") { $0.animations = true }
         try h.waitUntil("the first page") { $0.contains("· 200 rows of 60000") }
         for _ in 0..<startRow { h.viewer.handle(.down) }
         h.send(.tab, .character("s"))
@@ -86,7 +86,7 @@ struct SelectionOnScreenTests {
 
     @Test("after r replaces every row of the page, the selected row is on screen, during the animations and after")
     func selectionAfterEveryRowReplaced() throws {
-        let h = try ViewerHarness(itemsJSON(500), rows: 12, path: "/items") { $0.animations = true }
+        let h = try ViewerHarness(memory: itemsJSON(500), rows: 12, path: "/items") { $0.animations = true }
         for _ in 0..<3 { h.viewer.handle(.down) }
         h.send(.character("r"))
         try h.waitUntil("by key, descending") { $0.contains("descending") }
@@ -101,7 +101,7 @@ struct CutTextTests {
     @Test("a long key is shown whole when the screen has room (the key column gets the spare width first)")
     func longKeyUsesSpareWidth() throws {
         let json = #"{"p": {"google-cloud-cli-app-engine-java": {"v": "1.0", "arch": "all"}, "bash": {"v": "5.2", "arch": "amd64"}}}"#
-        let h = try ViewerHarness(json, columns: 120, path: "/p")
+        let h = try ViewerHarness(memory: json, columns: 120, path: "/p")
         #expect(h.screen.contains("google-cloud-cli-app-engine-java "), "\(h.screen)")
     }
 
@@ -109,7 +109,7 @@ struct CutTextTests {
     func numbersAreNeverCut() throws {
         let json = #"{"p": {"a": {"name": "the long name of a performance", "start": 1372701600000}}}"#
         for width in [40, 44, 48, 60] {
-            let h = try ViewerHarness(json, columns: width, path: "/p") { $0.columns = [try! Path("name"), try! Path("start")] }
+            let h = try ViewerHarness(memory: json, columns: width, path: "/p") { $0.columns = [try! Path("name"), try! Path("start")] }
             let row = try #require(h.lines.first { $0.contains("the long") })
             // Whole, in scientific notation, or not there: never digits cut with an ellipsis.
             let cutNumbers = row.split(separator: " ").filter { $0.hasSuffix("…") && $0.first?.isNumber == true }
@@ -123,7 +123,7 @@ struct CutTextTests {
 struct HelpAndPaneTests {
     @Test("? at 60×15 scrolls to its last line, says how to close, and only q, Esc or ? close it")
     func helpScrolls() throws {
-        let h = try ViewerHarness(#"{"a": 1}"#, rows: 15, columns: 60)
+        let h = try ViewerHarness(memory: #"{"a": 1}"#, rows: 15, columns: 60)
         h.send(.character("?"))
         var screen = h.screen
         #expect(screen.contains("q, Esc or ? closes"))
@@ -149,7 +149,7 @@ struct HelpAndPaneTests {
         let long = (0..<30).map { "word\($0)" }.joined(separator: " ")
         let members = (0..<40).map { "\"m\($0)\": \($0)" }.joined(separator: ", ")
         let json = "{\"p\": {\"a\": {\"text\": \"\(long)\", \(members)}, \"b\": {\"text\": \"short\"}}}"
-        let h = try ViewerHarness(json, rows: 24, columns: 60, path: "/p")
+        let h = try ViewerHarness(memory: json, rows: 24, columns: 60, path: "/p")
         h.send(.character("v"))
         var screen = h.screen
         // The whole long string is on screen, wrapped, not cut.

@@ -14,7 +14,7 @@ struct ViewerHistorySheetsTests {
 
     @Test("C lists every change newest first and follows new ones; Enter shows that revision with that row selected")
     func changeLog() throws {
-        let h = try ViewerHarness(Self.leaderboard([("a", 10), ("b", 20)]), columns: 120, path: "/players")
+        let h = try ViewerHarness(memory: Self.leaderboard([("a", 10), ("b", 20)]), columns: 120, path: "/players")
         try h.save(Self.leaderboard([("a", 15), ("b", 20)]))             // rev 2
         try h.save(Self.leaderboard([("a", 15), ("b", 20), ("c", 7)]))   // rev 3
         try h.waitUntil("rev 3") { $0.contains("rev 3") }
@@ -39,7 +39,7 @@ struct ViewerHistorySheetsTests {
 
     @Test("T lists each revision that changed the selected row with its values, and their trend")
     func timeline() throws {
-        let h = try ViewerHarness(Self.leaderboard([("a", 1), ("b", 5)]), columns: 120, path: "/players")
+        let h = try ViewerHarness(memory: Self.leaderboard([("a", 1), ("b", 5)]), columns: 120, path: "/players")
         for (i, score) in [3, 2, 8].enumerated() {
             try h.save(Self.leaderboard([("a", score), ("b", 5 + i + 1)]))
         }

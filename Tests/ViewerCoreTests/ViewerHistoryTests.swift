@@ -20,7 +20,7 @@ struct ViewerHistoryTests {
 
     @Test("[ steps back with each revision's changes marked and held, ] forward, P returns; the present is counted meanwhile; writes are off")
     func stepsBackAndForward() throws {
-        let h = try ViewerHarness(Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players") { options in
+        let h = try ViewerHarness(memory: Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players") { options in
             options.query = ViewQuery(flags: try! Query().orderByChild(Path("score")), pageSize: 200)
         }
         try h.save(Self.leaderboard([("a", 10), ("b", 25), ("c", 30)]))             // rev 2: b changed
@@ -73,7 +73,7 @@ struct ViewerHistoryTests {
 
     @Test("{ and } go to the previous and next revision that changed the selected row")
     func jumpsBetweenChangesOfTheSelectedRow() throws {
-        let h = try ViewerHarness(Self.leaderboard([("a", 1), ("b", 1)]), columns: 120, path: "/players")
+        let h = try ViewerHarness(memory: Self.leaderboard([("a", 1), ("b", 1)]), columns: 120, path: "/players")
         try h.save(Self.leaderboard([("a", 2), ("b", 1)]))   // rev 2: a
         try h.save(Self.leaderboard([("a", 2), ("b", 2)]))   // rev 3: b
         try h.save(Self.leaderboard([("a", 3), ("b", 2)]))   // rev 4: a
@@ -102,7 +102,7 @@ struct ViewerHistoryReachTests {
 
     @Test("the status bar says how far back the history reaches; a sort or a filter keeps it, [ shows the past under the new query, and what cannot be shown is said")
     func reachSurvivesSortAndFilter() throws {
-        let h = try ViewerHarness(Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players")
+        let h = try ViewerHarness(memory: Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players")
         #expect(!Self.status(h).contains(" revs"), "nothing kept yet: \(Self.status(h))")
         try h.save(Self.leaderboard([("a", 10), ("b", 25), ("c", 30)]))   // rev 2: b
         try h.save(Self.leaderboard([("a", 40), ("b", 25), ("c", 30)]))   // rev 3: a

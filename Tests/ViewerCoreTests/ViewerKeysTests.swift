@@ -35,7 +35,7 @@ struct ViewerKeysTests {
 
     @Test("s sorts by the column under the cursor, S by key, r reverses, f filters (a value or a prefix), Esc clears")
     func queryKeys() throws {
-        let h = try ViewerHarness(ViewerKeysTests.players, path: "/players")
+        let h = try ViewerHarness(memory: ViewerKeysTests.players, path: "/players")
         #expect(h.hasRows(inOrder: ["a", "b", "c", "d"]) && ViewerKeysTests.cursorTitle(h) == "key")
 
         h.send(.tab)
@@ -80,11 +80,11 @@ struct ViewerKeysTests {
             options.query = ViewQuery(flags: Query(), pageSize: 5)
         }
         // The screen holds more rows than a page, so the first page is already "near the end".
-        let tall = try ViewerHarness(json, path: "/players", configure: paged)
+        let tall = try ViewerHarness(memory: json, path: "/players", configure: paged)
         try tall.waitUntil("every page") { _ in tall.hasRows(inOrder: ["k00", "k05", "k11"]) && tall.screen.contains("12 rows ·") }
 
         // 6 lines: header, 3 rows, status bar, message line.
-        let small = try ViewerHarness(json, rows: 6, path: "/players", configure: paged)
+        let small = try ViewerHarness(memory: json, rows: 6, path: "/players", configure: paged)
         let first = try small.waitUntil("the first page") { $0.contains("5 rows of 12") }
         #expect(!first.contains("first 5") && small.line(ofKey: "k00") != nil)
         // G goes to the real last row, loading every page to it (issue 40 item 5).
@@ -94,7 +94,7 @@ struct ViewerKeysTests {
 
     @Test("p pauses live updates (a badge counts what waits) and applies them as one batch when resumed")
     func pause() throws {
-        let h = try ViewerHarness(ViewerKeysTests.leaderboard([("a", 1), ("b", 2)]), columns: 120, path: "/players") { options in
+        let h = try ViewerHarness(memory: ViewerKeysTests.leaderboard([("a", 1), ("b", 2)]), columns: 120, path: "/players") { options in
             options.query = ViewQuery(flags: try! Query().orderByChild(Path("score")), pageSize: 200)
         }
         #expect(h.hasRows(inOrder: ["a", "b"]))
@@ -113,7 +113,7 @@ struct ViewerKeysTests {
     @Test("Enter opens a child, Backspace goes back to it; v shows its JSON; y copies its path")
     func locations() throws {
         let json = #"{"players": {"a": {"name": "Ann", "score": 7, "tags": ["red", "blue"]}, "b": {"name": "Bo", "score": 9}}}"#
-        let h = try ViewerHarness(json, path: "/players")
+        let h = try ViewerHarness(memory: json, path: "/players")
         #expect(h.hasRows(inOrder: ["a", "b"]))
 
         h.send(.enter)
@@ -141,7 +141,7 @@ struct ViewerKeysTests {
 
     @Test("Ctrl-L asks the terminal for a full repaint")
     func ctrlL() throws {
-        let h = try ViewerHarness(ViewerKeysTests.players, path: "/players")
+        let h = try ViewerHarness(memory: ViewerKeysTests.players, path: "/players")
         h.send(.character("\u{0C}"))
         #expect(h.effects == [.repaintFully])
         #expect(h.hasRows(inOrder: ["a", "b", "c", "d"]))

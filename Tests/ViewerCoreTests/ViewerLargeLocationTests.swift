@@ -28,7 +28,7 @@ struct ViewerLargeLocationTests {
     @Test("the end of the rows loads one page more, once; a sort made while paused is shown, with an UPDATING badge meanwhile")
     func pagesAndSortsArriveOnce() throws {
         let (text, byName) = Self.collection(60_000)
-        let h = try ViewerHarness(text, rows: 20, columns: 120, path: "/items")
+        let h = try ViewerHarness(memory: text, rows: 20, columns: 120, path: "/items")
         try h.waitUntil("the first page") { $0.contains("· 200 rows of 60000") && h.line(ofKey: "k000000") != nil }
 
         // The last rows ask for a page more; until it arrives, no other page is asked for.

@@ -10,7 +10,7 @@ import ViewerCore
 struct ViewerSearchTests {
     @Test("/ finds a text past the loaded pages of 100,000 children (off the loop thread), n/N step and wrap")
     func searchAcrossPages() throws {
-        let h = try ViewerHarness(itemsJSON(100_000, digits: 6), rows: 20, columns: 100, path: "/items")
+        let h = try ViewerHarness(memory: itemsJSON(100_000, digits: 6), rows: 20, columns: 100, path: "/items")
         try h.waitUntil("the first page") { $0.contains("200 rows of 100000") }
 
         // "item 5000" is in k005000 and k050000…k050009: 11 children, ten of them far past page 1.
@@ -51,7 +51,7 @@ struct ViewerSearchTests {
 
     @Test("smart case: lower case ignores case, an upper-case letter makes it exact; \\v is a regex; matches are highlighted")
     func smartCaseAndRegex() throws {
-        let h = try ViewerHarness(Self.plants, path: "/p") { $0.columns = [try! Path("name"), try! Path("kind")] }
+        let h = try ViewerHarness(memory: Self.plants, path: "/p") { $0.columns = [try! Path("name"), try! Path("kind")] }
         func find(_ text: String) {
             h.send(.character("/"))
             h.type(text)
@@ -98,7 +98,7 @@ struct ViewerSearchTests {
     func catastrophicRegexLeavesTheKeysLive() throws {
         let a = String(repeating: "a", count: 40)
         let members = [#""k00": {"s": "x"}"#] + (1...9).map { #""k0\#($0)": {"s": "\#(a)"}"# }
-        let h = try ViewerHarness("{\"p\": {" + members.joined(separator: ", ") + "}}", path: "/p")
+        let h = try ViewerHarness(memory: "{\"p\": {" + members.joined(separator: ", ") + "}}", path: "/p")
         h.send(.character("/"))
         h.type("\\v(a|aa)*b")
         h.send(.enter)
@@ -113,7 +113,7 @@ struct ViewerSearchTests {
     @Test("f filters the column: a value, text*, >= 10, < 5, 10..20, and the prompt says what it means")
     func rangeFilter() throws {
         let json = #"{"s": {"a": {"v": 3}, "b": {"v": 10}, "c": {"v": 15}, "d": {"v": 20}, "e": {"v": 25}}}"#
-        let h = try ViewerHarness(json, path: "/s")
+        let h = try ViewerHarness(memory: json, path: "/s")
         func filter(_ text: String) {
             h.send(.tab, .character("f"))
             h.send(.character("\u{15}"))

@@ -20,7 +20,7 @@ struct ViewerSheetsTests {
 
     @Test("F counts the column under the cursor, live: an edit changes two counts and their order; q goes back")
     func frequencySheetFollowsTheFile() throws {
-        let h = try ViewerHarness(Self.teams([("a", "red", 1), ("b", "red", 2), ("c", "blue", 3), ("d", "gold", 4)]), columns: 100, path: "/players")
+        let h = try ViewerHarness(memory: Self.teams([("a", "red", 1), ("b", "red", 2), ("c", "blue", 3), ("d", "gold", 4)]), columns: 100, path: "/players")
         // The columns: key, score, team (most common first, then by name) — put the cursor on team.
         for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "team" { h.send(.right) }
         h.send(.character("F"))
@@ -50,7 +50,7 @@ struct ViewerSheetsTests {
 
     @Test("on a sheet, s sorts by a column (again: the other way), / finds a row, v shows the row as JSON, b bins numbers")
     func sheetKeys() throws {
-        let h = try ViewerHarness(Self.teams([("a", "red", 5), ("b", "red", 15), ("c", "blue", 25), ("d", "gold", 26), ("e", "gold", 27)]),
+        let h = try ViewerHarness(memory: Self.teams([("a", "red", 5), ("b", "red", 15), ("c", "blue", 25), ("d", "gold", 26), ("e", "gold", 27)]),
                                   columns: 100, path: "/players")
         for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "score" { h.send(.right) }
         h.send(.character("F"))
@@ -73,7 +73,7 @@ struct ViewerSheetsTests {
 
     @Test("I shows a row per column with kinds, distinct and number statistics, updated as the file changes")
     func statisticsSheet() throws {
-        let h = try ViewerHarness(Self.teams([("a", "red", 1), ("b", "red", 2), ("c", "blue", 6)]), columns: 200, path: "/players")
+        let h = try ViewerHarness(memory: Self.teams([("a", "red", 1), ("b", "red", 2), ("c", "blue", 6)]), columns: 200, path: "/players")
         h.send(.character("I"))
         try h.waitUntil("statistics") { $0.contains("› statistics · 2 rows") }
         // column missing null bool number string object array distinct min max sum mean median stdev

@@ -17,7 +17,7 @@ struct ViewerTests {
 
     @Test("the rows of a location, its columns, and the status bar")
     func showsLocation() throws {
-        let h = try ViewerHarness(ViewerTests.players, path: "/players")
+        let h = try ViewerHarness(memory: ViewerTests.players, path: "/players")
         let lines = h.lines
         #expect(lines[0].contains("key") && lines[0].contains("name") && lines[0].contains("score"))
         #expect(["a", "b", "c", "d"].map { h.line(ofKey: $0) } == [1, 2, 3, 4])
@@ -27,7 +27,7 @@ struct ViewerTests {
 
     @Test("s sorts by the column under the cursor; r reverses; a saved change is shown")
     func sortAndLive() throws {
-        let h = try ViewerHarness(ViewerTests.players, path: "/players")
+        let h = try ViewerHarness(memory: ViewerTests.players, path: "/players")
         h.send(.tab, .tab, .character("s"))
         try h.waitUntil("score order") { _ in ["a", "c", "d", "b"].map { h.line(ofKey: $0) } == [1, 2, 3, 4] }
         h.send(.character("r"))
@@ -38,7 +38,7 @@ struct ViewerTests {
 
     @Test("y asks the terminal to copy the selected child's path; q stops the viewer")
     func effects() throws {
-        let h = try ViewerHarness(ViewerTests.players, path: "/players")
+        let h = try ViewerHarness(memory: ViewerTests.players, path: "/players")
         h.send(.down, .character("y"))
         #expect(h.effects == [.copyToClipboard("/players/b")])
         #expect(h.viewer.isRunning)
@@ -50,7 +50,7 @@ struct ViewerTests {
     func customKeyBindings() throws {
         let bindings = standardKeyBindings.filter { $0.action != .quit }
             + [KeyBinding("Z", [.character("Z")], .quit, "leave")]
-        let h = try ViewerHarness(ViewerTests.players, path: "/players") { $0.keyBindings = bindings }
+        let h = try ViewerHarness(memory: ViewerTests.players, path: "/players") { $0.keyBindings = bindings }
         h.send(.character("q"))
         #expect(h.viewer.isRunning)
         h.send(.character("?"), .character("G"))

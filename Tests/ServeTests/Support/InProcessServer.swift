@@ -3,6 +3,7 @@
 import Dispatch
 import Foundation
 @testable import Serve
+import StoreInterface
 import Testing
 
 /// A served scratch file in this process. Its tasks run on a queue of their own, so a test
@@ -15,10 +16,21 @@ final class InProcessServer {
     /// A queue of its own: servers of tests running at once do not wait on each other.
     private let executor = QueueExecutor()
 
-    init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
+    convenience init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
         var options = options
         options.port = 0
-        let server = try DatabaseServer(file: file, options: options)
+        try await self.init(try DatabaseServer(file: file, options: options))
+    }
+
+    /// Serves the store `open` makes (on the server's store thread).
+    convenience init(name: String, options: ServeOptions = ServeOptions(port: 0),
+                     store open: @escaping @Sendable () throws -> any LiveStore) async throws {
+        var options = options
+        options.port = 0
+        try await self.init(try DatabaseServer(name: name, options: options, store: open))
+    }
+
+    private init(_ server: DatabaseServer) async throws {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         // No signals: a signal to the test process is not this server's.
         task = Task(executorPreference: executor) {

@@ -17,7 +17,8 @@ final class TestServer {
     private let output: Int32
     private var exitStatus: Int32?
 
-    init(file: String, arguments: [String] = []) throws {
+    /// - Parameter standardInput: the descriptor the server reads as `-` (the test's own by default).
+    init(file: String, arguments: [String] = [], standardInput: Int32? = nil) throws {
         let binary = try builtProduct("synctable")
         var out: [Int32] = [-1, -1]
         try #require(pipe(&out) == 0)
@@ -25,6 +26,7 @@ final class TestServer {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+        if let standardInput { posix_spawn_file_actions_adddup2(&actions, standardInput, 0) }
         posix_spawn_file_actions_addclose(&actions, out[0])
         let argv = [binary, "serve", file, "--port", "0"] + arguments
         var pid = pid_t()

@@ -34,7 +34,7 @@ func readText(_ path: String) -> String? {
 
 func path(_ text: String) -> Path { try! Path(text) }
 
-extension FileStore {
+extension LiveStore {
     /// Runs the loop until revision `number`; records an issue if it does not come.
     func wait(forRevision number: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         do {

@@ -1,5 +1,5 @@
-// A viewer in-process: a real file and store, a MemoryCanvas, a clock the test moves, and the
-// screen read back as text.
+// A viewer in-process: a real file and store (or a store in memory, where only revisions
+// matter), a MemoryCanvas, a clock the test moves, and the screen read back as text.
 import FileStore
 import JSONTree
 import TableUI
@@ -7,11 +7,15 @@ import Testing
 import TestSupport
 import ViewerCore
 
-/// One viewer on one file. Keys, revisions and ticks go in; the screen comes out as text.
+/// One viewer on one file (or one document in memory). Keys, revisions and ticks go in; the
+/// screen comes out as text.
 final class ViewerHarness {
     let folder: ScratchFolder
+    /// The file (for a store in memory, its name only: no file is written).
     let file: String
-    let store: FileStore
+    let store: any LiveStore
+    /// The store in memory, when the viewer has one instead of a file.
+    private let memory: MemoryStore?
     let canvas: MemoryCanvas
     var viewer: Viewer!
     /// The monotonic clock the viewer reads (seconds).
@@ -23,14 +27,32 @@ final class ViewerHarness {
     ///   - json: the file's content (nil: no file yet).
     ///   - format: how the store reads the file (JSON Lines: `data.jsonl`, shown as a log).
     ///   - configure: adjusts the options (query, columns, page size) before the viewer starts.
-    init(_ json: String?, format: FileStore.Format = .json, rows: Int = 24, columns: Int = 80, path: String = "/",
-         unicode: Bool = true, newestFirst: FileStore.NewestFirst? = nil,
-         configure: (inout ViewerOptions) -> Void = { _ in }) throws {
-        folder = ScratchFolder("viewercore")
-        file = folder.file(format == .jsonLines ? "data.jsonl" : "data.json")
+    convenience init(_ json: String?, format: FileStore.Format = .json, rows: Int = 24, columns: Int = 80, path: String = "/",
+                     unicode: Bool = true, newestFirst: FileStore.NewestFirst? = nil,
+                     configure: (inout ViewerOptions) -> Void = { _ in }) throws {
+        let folder = ScratchFolder("viewercore")
+        let file = folder.file(format == .jsonLines ? "data.jsonl" : "data.json")
         if let json { writeFileInPlace(file, Array(json.utf8)) }
-        store = try FileStore(path: file, options: FileStore.Options(format: format, newestFirst: newestFirst))
+        let store = try FileStore(path: file, options: FileStore.Options(format: format, newestFirst: newestFirst))
         if json != nil { _ = try store.waitForRevision(1, timeoutMilliseconds: 10_000) }
+        try self.init(folder: folder, file: file, store: store, memory: nil, format: format, rows: rows, columns: columns,
+                      path: path, unicode: unicode, configure: configure)
+    }
+
+    /// A viewer of `json` held by a `MemoryStore`: for tests that need revisions, not a file.
+    convenience init(memory json: String, rows: Int = 24, columns: Int = 80, path: String = "/", unicode: Bool = true,
+                     configure: (inout ViewerOptions) -> Void = { _ in }) throws {
+        let memory = try MemoryStore(try JSONDocument(parsing: Array(json.utf8)).root.json, name: "data.json")
+        try self.init(folder: ScratchFolder("viewercore"), file: "data.json", store: memory, memory: memory, format: .json,
+                      rows: rows, columns: columns, path: path, unicode: unicode, configure: configure)
+    }
+
+    private init(folder: ScratchFolder, file: String, store: any LiveStore, memory: MemoryStore?, format: FileStore.Format,
+                 rows: Int, columns: Int, path: String, unicode: Bool, configure: (inout ViewerOptions) -> Void) throws {
+        self.folder = folder
+        self.file = file
+        self.store = store
+        self.memory = memory
         canvas = MemoryCanvas(rows: rows, columns: columns)
         var options = ViewerOptions(file: file, format: format, location: try Path(path), animations: false)
         configure(&options)
@@ -81,11 +103,11 @@ final class ViewerHarness {
         viewer.tick()
     }
 
-    /// Saves `json` to the file and runs the store's loop until the revision after the
+    /// Saves `json` to the file (or publishes it, in memory) and runs the store's loop until the revision after the
     /// current one has been applied.
     func save(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let next = (store.currentRevision?.number ?? 0) + 1
-        writeFileByRename(file, Array(json.utf8))
+        if let memory { memory.publish(try JSONDocument(parsing: Array(json.utf8))) } else { writeFileByRename(file, Array(json.utf8)) }
         _ = try store.waitForRevision(next, timeoutMilliseconds: 10_000)
         viewer.tick()
     }

@@ -1,0 +1,82 @@
+// `serve` serves any live store: a JSON Lines log (appended to by POST), standard input, and a
+// document in memory.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import JSONTree
+@testable import Serve
+import StoreInterface
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite struct ServedSourcesTests {
+    static let refusal = "this source is a log, only appended to"
+
+    @Test func aJSONLinesFileIsServedAsALogThatPOSTAppendsTo() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("app.jsonl", "{\"level\": \"info\", \"msg\": \"a\"}\n{\"level\": \"warn\", \"msg\": \"b\"}\n")
+        let server = try TestServer(file: file)
+        #expect(try server.request("GET", "/.json").json == json(#"[{"level": "info", "msg": "a"}, {"level": "warn", "msg": "b"}]"#))
+        #expect(try server.request("GET", "/.json?orderBy=%22level%22&equalTo=%22warn%22").json == json(#"{"1": {"level": "warn", "msg": "b"}}"#))
+
+        // A stream of the log hears the appended record.
+        let stream = try server.openStream("/.json")
+        #expect(stream.first?.name == "put")
+        let post = try server.request("POST", "/.json", body: #"{"level": "error", "msg": "c", "at": {".sv": "timestamp"}}"#)
+        #expect(post.status == 200 && post.json == json(#"{"name": "2"}"#), "\(post.text)")
+        let event = try #require(try stream.next())
+        #expect(event.name == "put" && event.json?["path"] == json(#""/2""#) && event.json?["data"]?["msg"] == json(#""c""#), "\(event)")
+
+        // One line more in the file, the server value resolved; the lines before untouched.
+        let lines = folder.read("app.jsonl").split(separator: "\n")
+        #expect(lines.count == 3 && lines[0] == #"{"level": "info", "msg": "a"}"#)
+        let at = try #require(json(String(lines[2]))["at"]?.doubleValue)
+        #expect(abs(at - Date().timeIntervalSince1970 * 1000) < 60_000)
+
+        // Rewrites are refused, with why, and change nothing.
+        for (method, target, body) in [("PUT", "/0/level.json", "\"x\""), ("PATCH", "/.json", #"{"0/level": "x"}"#),
+                                       ("DELETE", "/1.json", nil), ("POST", "/0.json", "1")] {
+            let refused = try server.request(method, target, body: body)
+            #expect(refused.status == 405 && refused.json?["error"]?.stringValue?.hasPrefix(Self.refusal) == true,
+                    "\(method) \(target): \(refused.status) \(refused.text)")
+        }
+        #expect(folder.read("app.jsonl").split(separator: "\n").count == 3)
+    }
+
+    @Test func standardInputIsServedAsItArrivesAndCannotBeWritten() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        writer.write(Data("{\"a\": 1}\n{\"a\": 2}\n".utf8))
+        let server = try TestServer(file: "-", standardInput: ends[0])
+        close(ends[0])
+        try eventually("the first records") { try server.request("GET", "/.json").json == json(#"[{"a": 1}, {"a": 2}]"#) }
+        writer.write(Data("{\"a\": 3}\n".utf8))
+        try eventually("the third record") { try server.request("GET", "/2/a.json").json == json("3") }
+        let post = try server.request("POST", "/.json", body: #"{"a": 4}"#)
+        #expect(post.status == 405 && post.json?["error"]?.stringValue == "standard input cannot be written to", "\(post.text)")
+        try writer.close()
+        #expect(try server.request("GET", "/.json").json == json(#"[{"a": 1}, {"a": 2}, {"a": 3}]"#))
+    }
+
+    @Test func aDocumentInMemoryIsServedAndWritten() async throws {
+        let publisher = Mutex<MemoryStore.Publisher?>(nil)
+        let served = try await InProcessServer(name: "memory") {
+            let store = try MemoryStore(json(#"{"players": {"a": {"score": 1}}}"#))
+            publisher.withLock { $0 = store.publisher }
+            return store
+        }
+        #expect(try served.request("GET", "/players/a/score.json").json == json("1"))
+        // A revision the program publishes is what the next read sees.
+        try #require(publisher.withLock { $0 }).publish(json(#"{"players": {"a": {"score": 2}, "b": {"score": 5}}}"#))
+        try eventually("the published revision") { try served.request("GET", "/players/b/score.json").json == json("5") }
+        // Writes go to the document in memory, every kind.
+        #expect(try served.request("PUT", "/players/a/score.json", body: "3").status == 200)
+        #expect(try served.request("PATCH", "/players.json", body: #"{"b/score": 6, "c": {"score": 7}}"#).status == 200)
+        #expect(try served.request("DELETE", "/players/a.json").status == 200)
+        #expect(try served.request("GET", "/players.json").json == json(#"{"b": {"score": 6}, "c": {"score": 7}}"#))
+        await served.stop()
+    }
+}

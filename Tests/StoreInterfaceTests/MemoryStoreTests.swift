@@ -1,0 +1,101 @@
+// The in-memory store: revisions published by the program, queries kept live, writes applied
+// at once — the store interface without a file.
+import Foundation
+import JSONTree
+import LiveQuery
+import StoreInterface
+import Testing
+import TestSupport
+
+@Suite struct MemoryStoreTests {
+    private func json(_ text: String) -> JSON { try! JSONDocument(parsing: Array(text.utf8)).root.json }
+
+    @Test func revisionsPublishedFromAnotherThreadArriveInOrder() throws {
+        let store = try MemoryStore(json(#"{"n": 0}"#))
+        var seen: [Int] = []
+        store.observeRevisions { revision in
+            if case .object(let o) = revision.document.root.json, case .number(let n)? = o["n"] { seen.append(Int(n.double)) }
+        }
+        let publisher = store.publisher
+        let thread = Thread { for n in 1...20 { publisher.publish(.object(JSONObject([("n", .number(JSONNumber(n)))]))) } }
+        thread.start()
+        let last = try store.waitForRevision(21, timeoutMilliseconds: 10_000)
+        #expect(last.number == 21)
+        #expect(seen == Array(0...20))
+        #expect(store.status.revision == 21)
+    }
+
+    /// Property: a query's window, kept live from each revision's change, is the window
+    /// evaluated from scratch on that revision.
+    @Test func aLiveQueryEqualsTheQueryEvaluatedOnEachRevision() throws {
+        try forEachSeed(12) { seed, rng in
+            let store = try MemoryStore()
+            let query = try Query().orderByChild(try Path("/score")).limitToFirst(rng.int(1...5))
+            let reference = try store.reference("/items").withQuery(query)
+            var window: Window?
+            reference.observeChanges { change in window = change.new }
+            var items: [String: Int] = [:]
+            for revision in 1...25 {
+                for _ in 0..<rng.int(1...3) {
+                    let key = "k\(rng.int(0..<8))"
+                    if rng.chance(0.25) { items[key] = nil } else { items[key] = rng.int(0..<10) }
+                }
+                let value = JSON.object(JSONObject([("items", .object(JSONObject(items.sorted { $0.key < $1.key }.map {
+                    ($0.key, JSON.object(JSONObject([("score", .number(JSONNumber($0.value)))])))
+                })))]))
+                store.publish(value)
+                try store.waitForRevision(revision, timeoutMilliseconds: 10_000)
+                let fresh = Window(query: query, path: try Path("/items"), document: store.currentRevision!.document)
+                #expect(window?.keys == fresh.keys, "seed \(seed) revision \(revision)")
+            }
+        }
+    }
+
+    @Test func aWriteIsTheNextRevisionAtOnceWithServerValuesResolved() throws {
+        let store = try MemoryStore(json(#"{"a": {"count": 1}}"#))
+        let result = try store.write { _ in
+            JSONWrite.set(try! Path("/a/count"), .object(JSONObject([(".sv", .object(JSONObject([("increment", .number(JSONNumber(2)))])))])))
+                + JSONWrite.set(try! Path("/a/at"), .object(JSONObject([(".sv", .string("timestamp"))])))
+        }
+        #expect(result.changed)
+        #expect(store.currentRevision?.number == 2)
+        let a = store.currentRevision?.document.root.node(at: try Path("/a"))?.json
+        guard case .object(let o)? = a, case .number(let count)? = o["count"], case .number(let at)? = o["at"] else {
+            Issue.record("not the written object: \(String(describing: a))")
+            return
+        }
+        #expect(count.double == 3)
+        #expect(abs(at.double - Date().timeIntervalSince1970 * 1000) < 60_000)
+        // Writes that change nothing make no revision.
+        let same = try store.write { _ in [] }
+        #expect(!same.changed && store.currentRevision?.number == 2)
+    }
+
+    @Test func aWatchedWriteHappensOnlyWhileTheValueIsTheExpectedOne() throws {
+        let store = try MemoryStore(json(#"{"x": 1}"#))
+        let x = try Path("/x")
+        var results: [WatchedWrite] = []
+        store.startWrite(JSONWrite.set(x, .number(JSONNumber(2))), watching: x, ifStill: .some(.number(JSONNumber(5)))) {
+            results.append(try! $0.get())
+        }
+        store.startWrite(JSONWrite.set(x, .number(JSONNumber(3))), watching: x, ifStill: .some(.number(JSONNumber(1)))) {
+            results.append(try! $0.get())
+        }
+        #expect(store.hasWritesInProgress)
+        try store.run(timeoutMilliseconds: 10_000) { results.count == 2 }
+        #expect(!store.hasWritesInProgress)
+        #expect(!results[0].applied && results[0].after == .number(JSONNumber(1)))
+        #expect(results[1].applied && results[1].before == .number(JSONNumber(1)) && results[1].after == .number(JSONNumber(3)))
+        #expect(store.currentRevision?.document.root.node(at: x)?.json == .number(JSONNumber(3)))
+    }
+
+    @Test func aLogIsOnlyAppendedTo() throws {
+        let store = try MemoryStore(name: "log", appendOnly: true)
+        #expect(try store.append(json(#"{"m": "a"}"#), under: .root) == "0")
+        #expect(try store.append(json(#"{"m": "b"}"#), under: .root) == "1")
+        #expect(store.currentRevision?.number == 2)
+        #expect(throws: WriteError.self) { try store.write { _ in JSONWrite.remove(try! Path("/0")) } }
+        #expect(throws: WriteError.self) { try store.append(.null, under: try Path("/0")) }
+        #expect(store.currentRevision?.document.root.count == 2)
+    }
+}
