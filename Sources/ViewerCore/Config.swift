@@ -11,7 +11,8 @@ import TableUI
 ///
 /// ```json
 /// {
-///   "flags": {"page-size": 100, "no-animation": true, "read-only": true, "no-cache": true, "columns": "-email"},
+///   "flags": {"page-size": 100, "no-animation": true, "read-only": true, "no-cache": true, "columns": "-email",
+///             "computed": ["ratio = .score / .level"]},
 ///   "keys": {"searchNext": ["n", "Ctrl-N"], "quit": ["q", "Q"]},
 ///   "colors": {"inserted": {"fg": 231, "bg": 28, "attrs": ["bold"]}, "removed": {"bg": 88}}
 /// }
@@ -22,6 +23,8 @@ public struct ViewerConfig: Equatable {
     public var readOnly: Bool?
     public var noCache: Bool?
     public var columns: String?
+    /// Columns computed from each row (`--computed` adds more after them).
+    public var computed: [ComputedColumn] = []
     /// Keys for actions, replacing the standard keys of each action named.
     public var keys: [ViewerAction: [Key]] = [:]
     public var styles: ThemeStyles = ThemeStyles()
@@ -93,7 +96,17 @@ public struct ViewerConfig: Equatable {
             case "columns":
                 guard let text = value.stringValue else { throw reader.error(at: value, "columns: a string such as \"name,score\" or \"-email\"") }
                 columns = text
-            default: throw reader.error(at: value, "unknown flag \"\(name)\" (page-size, no-animation, read-only, no-cache, columns)")
+            case "computed":
+                for definition in value.kind == .array ? Array(value.elements) : [value] {
+                    guard let text = definition.stringValue else {
+                        throw reader.error(at: definition, "computed: a string such as \"ratio = .score / .level\", or a list of them")
+                    }
+                    do { computed.append(try ComputedColumn(definition: text)) } catch {
+                        throw reader.error(at: definition, "computed: \(error)")
+                    }
+                }
+            default:
+                throw reader.error(at: value, "unknown flag \"\(name)\" (page-size, no-animation, read-only, no-cache, columns, computed)")
             }
         }
     }

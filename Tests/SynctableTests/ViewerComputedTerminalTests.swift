@@ -1,4 +1,5 @@
-// A computed column in a real terminal: = adds it, s sorts by it, and it follows another process's edit.
+// A computed column in a real terminal: = adds it, s sorts by it, and it follows another process's
+// edit; the configuration file and --order-by-computed give one at the start.
 import Foundation
 import Testing
 import TestSupport
@@ -41,6 +42,24 @@ struct ViewerComputedTerminalTests {
         try save(Self.players(dScore: 40), to: file, style: .rename)
         try session.waitFor("d moved last, its ratio 10") { screen in
             screen.hasRows(inOrder: ["c", "a", "b", "d"]) && screen.line(ofKey: "d").map { screen.lines[$0].contains("10") } == true
+        }
+        try session.send("q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+    }
+
+    @Test("a computed column from the configuration file, ordered by --order-by-computed NAME from the start")
+    func configuredColumnOrderedFromTheCommandLine() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("players.json")
+        try save(Self.players(dScore: 2), to: file, style: .inPlace)
+        try FileManager.default.createDirectory(atPath: folder.file("xdg/synctable"), withIntermediateDirectories: true)
+        _ = folder.write("xdg/synctable/config.json", #"{"flags": {"computed": ["ratio = .score / .level"]}}"#)
+        let session = try TmuxSession(viewer: try viewerCommand(
+            [file, "--path", "/players", "--no-animation", "--order-by-computed", "ratio"],
+            environment: ["XDG_CONFIG_HOME": folder.file("xdg")]))
+        // d 0.5, c 1, a 2, b 3: the header shows the column as the sort column.
+        try session.waitFor("rows by ratio") { screen in
+            screen.hasRows(inOrder: ["d", "c", "a", "b"]) && screen.line(0).contains("ratio↑") && screen.contains("by ratio")
         }
         try session.send("q")
         try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }

@@ -1,4 +1,5 @@
-// `--where` on `list` and `events`, `list --count` and `list --format csv`, run as the binary.
+// `--where` on `list` and `events`, `--order-by-computed`, `list --count` and `list --format csv`,
+// run as the binary.
 import JSONTree
 import Testing
 import TestSupport
@@ -45,6 +46,30 @@ import TestSupport
         let unsupported = try run(["events", "FILE", "--where", "reduce .[] as $x (0; 1)"])
         #expect(unsupported.status == 2)
         #expect(unsupported.errors.contains("'reduce' is not supported in --where"))
+    }
+
+    /// The order of an expression is jq's `sort_by` of it, ties by key; bounds and limits apply to its values.
+    @Test(arguments: [".score", "-.score", ".name | ascii_downcase", ".team + .name", ".score % 40", ".missing"])
+    func anExpressionOrdersAsJqSortsByIt(expression: String) throws {
+        // `--flag=value`: a value may start with `-`.
+        let ours = try run(["list", "FILE", "--path", "/players", "--order-by-computed=\(expression)", "--format", "jsonl"])
+        #expect(ours.status == 0, "\(ours.errors)")
+        let folder = ScratchFolder("computed-order")
+        let file = folder.write("players.json", Self.players)
+        let jq = try runProgram("/usr/bin/jq", ["-c", ".players | to_entries | sort_by((.value | \(expression)), .key) | map(.key)", file])
+        #expect(try keys(ours.output) == (try JSONDocument(parsing: jq.output).root.json.arrayValue?.compactMap(\.stringValue) ?? ["jq: \(jq.errors)"]))
+    }
+
+    @Test func aComputedOrderTakesBoundsAndNamesItsErrors() throws {
+        let top = try run(["list", "FILE", "--path", "/players", "--order-by-computed", ".score / 10", "--start-at", "3",
+                           "--limit-to-first", "2", "--format", "jsonl"])
+        #expect(try keys(top.output) == ["cy", "bob"])
+        let bad = try run(["list", "FILE", "--path", "/players", "--order-by-computed", ".score /"])
+        #expect(bad.status == 2 && bad.errors.contains("--order-by-computed: 1:9: expected a value after '/'"), "\(bad.errors)")
+        let unnamed = try run(["list", "FILE", "--path", "/players", "--order-by-computed", "ratio"])
+        #expect(unnamed.status == 2 && unnamed.errors.contains("no computed column is named ratio"), "\(unnamed.errors)")
+        let two = try run(["list", "FILE", "--path", "/players", "--order-by-computed", ".score", "--order-by-key"])
+        #expect(two.status == 2 && two.errors.contains("a query has one ordering"), "\(two.errors)")
     }
 
     @Test func eventsFollowOnlyTheChildrenKept() throws {

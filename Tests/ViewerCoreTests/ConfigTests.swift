@@ -38,11 +38,13 @@ struct ConfigTests {
     @Test("flags and colours are read; under NO_COLOR only a colour's attributes apply")
     func flagsAndColours() throws {
         let config = try Self.config(#"""
-            {"flags": {"page-size": 50, "read-only": true, "no-animation": true, "no-cache": true, "columns": "-email"},
+            {"flags": {"page-size": 50, "read-only": true, "no-animation": true, "no-cache": true, "columns": "-email",
+                       "computed": ["ratio = .score / .level", ".name | length"]},
              "colors": {"inserted": {"fg": 231, "bg": 28, "attrs": ["bold"]}, "removed": {"bg": 88}, "moved": {"attrs": ["underline"]}}}
             """#)
         #expect(config.pageSize == 50 && config.readOnly == true && config.noAnimation == true && config.noCache == true)
         #expect(config.columns == "-email")
+        #expect(config.computed.map(\.definition) == ["ratio = .score / .level", ".name | length"])
         let colour = config.styles.applied(to: .standard(colors: .extended), colors: .extended)
         #expect(colour.inserted == [CellStyle(.bold, foreground: 231, background: 28)])
         #expect(colour.deleted == CellStyle([], foreground: -1, background: 88))
@@ -58,6 +60,8 @@ struct ConfigTests {
         ("{\"keys\": {\"quit\": \"F13x\"}}", 1, 19, "quit: not a key"),
         ("[]", 1, 1, "the configuration: expected an object"),
         ("{\"themes\": {}}", 1, 12, "unknown section \"themes\""),
+        ("{\"flags\": {\"computed\": [\".score /\"]}}", 1, 25, "computed: 1:9: expected a value after '/'"),
+        ("{\"flags\": {\"computed\": 5}}", 1, 24, "computed: a string such as"),
     ])
     func badConfig(text: String, line: Int, column: Int, message: String) {
         do {

@@ -53,7 +53,9 @@ struct List: ParsableCommand {
     var columns: String?
 
     func run() throws {
-        let (path, query) = try self.query.resolved()
+        let path: Path
+        let query: Query
+        do { (path, query) = try self.query.resolved() } catch { throw CommandError("\(error)") }
         let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         if let url = try databaseURL(file) {
             return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice)

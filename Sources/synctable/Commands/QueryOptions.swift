@@ -39,6 +39,12 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Order children by the value at a path inside each, e.g. metrics/views.", valueName: "path"))
     var orderByChild: String?
 
+    @Option(help: ArgumentHelp(
+        "Order children by a jq expression of each, e.g. '.score / .level' (the viewer shows it as a column; "
+            + "'ratio = .score / .level' names it, and a --computed column's name orders by that column).",
+        valueName: "expr"))
+    var orderByComputed: String?
+
     @Option(help: ArgumentHelp("Start at this value (inclusive).", valueName: "value"))
     var startAt: String?
     @Option(help: ArgumentHelp("With --start-at: start at this key among children equal to the value.", valueName: "key"))
@@ -80,7 +86,8 @@ struct QueryOptions: ParsableArguments {
 
     func validate() throws {
         do {
-            _ = try resolved()
+            // The computed columns a name may refer to are the command's: checked when it resolves.
+            _ = try resolved(computed: nil)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -88,28 +95,49 @@ struct QueryOptions: ParsableArguments {
 
     /// The location and the query the flags describe.
     /// - Throws: `QueryOptionError` naming the flag at fault.
-    func resolved() throws -> (path: Path, query: Query) {
+    /// - Parameter computed: the columns `--order-by-computed` may name (nil: not known yet).
+    func resolved(computed: [ComputedColumn]? = []) throws -> (path: Path, query: Query) {
         let location: Path
         do {
             location = try Path(path)
         } catch {
             throw QueryOptionError("--path", error.description)
         }
-        return (location, try query())
+        return (location, try query(computed: computed))
+    }
+
+    /// The column `--order-by-computed` orders by: one of `computed` by its name, or its own
+    /// definition (nil without the flag).
+    /// - Parameter computed: the columns it may name; nil when they are not known yet (a name
+    ///   then stands for a column to be found later).
+    /// - Throws: `QueryOptionError` with the expression's error and where it is.
+    func computedOrder(among computed: [ComputedColumn]?) throws -> ComputedColumn? {
+        guard let orderByComputed else { return nil }
+        let name = Substring(orderByComputed).trimmedSpaces
+        if let named = computed?.first(where: { $0.name == name }) { return named }
+        do { return try ComputedColumn(definition: orderByComputed) } catch {
+            let isName = name.first.map { !$0.isNumber } == true && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            guard isName else { throw QueryOptionError("--order-by-computed", "\(error)") }
+            if computed == nil { return try? ComputedColumn(definition: ".") }
+            throw QueryOptionError("--order-by-computed", "no computed column is named \(name) (give it with --computed "
+                + "'\(name) = expression', or give the expression itself)")
+        }
     }
 
     /// The query the flags describe (the name the first users of this option group called).
     func makeQuery() throws -> Query { try query() }
 
     /// The query the flags describe.
+    /// - Parameter computed: the columns `--order-by-computed` may name (nil: not known yet).
     /// - Throws: `QueryOptionError` naming the flag at fault.
-    func query() throws -> Query {
+    func query(computed: [ComputedColumn]? = []) throws -> Query {
         var q = Query()
         func apply(_ flag: String, _ step: (Query) throws -> Query) throws { q = try QueryOptions.step(q, flag, step) }
 
         let orderings = [
             orderByKey ? "--order-by-key" : nil, orderByValue ? "--order-by-value" : nil,
             orderByPriority ? "--order-by-priority" : nil, orderByChild != nil ? "--order-by-child" : nil,
+            orderByComputed != nil ? "--order-by-computed" : nil,
         ].compactMap { $0 }
         if orderings.count > 1 {
             throw QueryOptionError(orderings[1], "a query has one ordering, and \(orderings[0]) is given too")
@@ -125,6 +153,9 @@ struct QueryOptions: ParsableArguments {
                 throw QueryOptionError("--order-by-child", error.description)
             }
             try apply("--order-by-child") { try $0.orderByChild(child) }
+        }
+        if let column = try computedOrder(among: computed) {
+            try apply("--order-by-computed") { try $0.orderByComputed(column.childValue) }
         }
 
         let byKey = orderByKey

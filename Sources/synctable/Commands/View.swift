@@ -89,10 +89,20 @@ struct View: ParsableCommand {
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
     private func viewerOptions(config: ViewerConfig) throws(CommandError) -> ViewerOptions {
+        var computedColumns = config.computed
+        for text in computed {
+            do { computedColumns.append(try ComputedColumn(definition: text)) } catch {
+                throw CommandError("--computed \(JSON.string(text).serializedString()): \(error)")
+            }
+        }
         let location: Path
         let flags: Query
         do {
-            (location, flags) = try query.resolved()
+            (location, flags) = try query.resolved(computed: computedColumns)
+            // The order's column is shown, after the others.
+            if let order = try query.computedOrder(among: computedColumns), !computedColumns.contains(order) {
+                computedColumns.append(order)
+            }
         } catch {
             throw CommandError("\(error)")
         }
@@ -124,11 +134,7 @@ struct View: ParsableCommand {
                 throw CommandError("--spark: \(error)")
             }
         }
-        for text in computed {
-            do { options.computedColumns.append(try ComputedColumn(definition: text)) } catch {
-                throw CommandError("--computed \(JSON.string(text).serializedString()): \(error)")
-            }
-        }
+        options.computedColumns = computedColumns
         return options
     }
 }
