@@ -7,7 +7,8 @@ import StoreInterface
 import JSONTree
 import Synchronization
 
-/// Owns a `LiveStore` (a file, a log, a pipe, a document in memory) on a dedicated thread that runs the store's `poll(2)` loop.
+/// Owns a `LiveStore` (a file, a log, a pipe, a document in memory) on a dedicated thread that
+/// runs the store's `poll(2)` loop.
 ///
 /// The store is single-threaded: it is created, driven and written on this thread only. Its
 /// revisions go to a `RevisionFeed` (read by any task); writes come in as jobs through

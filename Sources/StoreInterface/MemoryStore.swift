@@ -5,15 +5,16 @@ import LiveQuery
 import Synchronization
 
 /// A `LiveStore` whose revisions are documents the program gives it with `publish(_:)` (from
-/// another thread: through its `publisher`), and whose writes are applied to the current document in memory. It watches no
-/// file and starts no thread but the hub's worker for first windows over many children.
+/// another thread: through its `publisher`), and whose writes are applied to the current
+/// document in memory. It watches no file and starts no thread but the hub's worker for first
+/// windows over many children.
 ///
 /// Like every store it belongs to one loop thread, which polls `pollDescriptors` and calls
 /// `processPendingChanges()`; observers are called there.
 ///
 /// ```swift
 /// let store = try MemoryStore(["players": ["a": ["score": 1]]])
-/// let array = SyncedArray(store.reference("/players"))
+/// let array = SyncedArray(try store.reference("/players"))
 /// store.publish(["players": ["a": ["score": 2]]])
 /// try store.waitForRevision(2)
 /// ```
@@ -44,7 +45,7 @@ public final class MemoryStore: DocumentStore {
         inbox = Inbox(wake: wake)
         hub = RevisionHub(status: StoreStatus(revision: 0, problem: nil, watchMode: .inotify), wake: wake,
                           inlineEvaluationLimit: inlineEvaluationLimit)
-        if let value { hub.publish(document: JSONDocument(value), identity: Self.identity(of: JSONDocument(value))) }
+        if let value { commit(JSONDocument(value)) }
     }
 
     /// Makes `value` the next revision. Observers hear of it on the loop thread, at the next
@@ -125,13 +126,19 @@ public final class MemoryStore: DocumentStore {
         wake.signal()
     }
 
-    /// Adds `value` as the root's next record (its key: the records before it).
+    /// Adds `value` as a new child of `path`: for a log, the root's next record (its key: the
+    /// records before it); else under a new push key (an array's next index).
     public func append(_ value: JSON, under path: Path) throws(WriteError) -> String {
-        guard path.isRoot else {
-            throw .appendOnly(path: name, what: "a log takes new records at its root (its end), not at \(path)")
-        }
         let current = currentRevision?.document ?? JSONDocument(.object(JSONObject([])))
-        let key = String(current.root.count)
+        let key: String
+        if isAppendOnly {
+            guard path.isRoot else {
+                throw .appendOnly(path: name, what: "a log takes new records at its root (its end), not at \(path)")
+            }
+            key = String(current.root.count)
+        } else {
+            key = current.pushKey(under: path)
+        }
         let edited: JSONDocument
         do { edited = try current.applying(JSONWrite.set(path.child(key), value)) } catch { throw .edit(error) }
         commit(edited)

@@ -97,5 +97,10 @@ import TestSupport
         #expect(throws: WriteError.self) { try store.write { _ in JSONWrite.remove(try! Path("/0")) } }
         #expect(throws: WriteError.self) { try store.append(.null, under: try Path("/0")) }
         #expect(store.currentRevision?.document.root.count == 2)
+        // Any other store takes a push: a new push id under an object, the next index of an array.
+        let document = try MemoryStore(json(#"{"o": {"a": 1}, "list": [5]}"#))
+        let id = try document.append(.number(JSONNumber(2)), under: try Path("/o"))
+        #expect(id.utf8.count == 20 && document.currentRevision?.document.root.node(at: try Path("/o/\(id)"))?.json == .number(JSONNumber(2)))
+        #expect(try document.append(.number(JSONNumber(6)), under: try Path("/list")) == "1")
     }
 }
