@@ -94,7 +94,17 @@ final class WebSocketSession {
             loop: while true {
                 // The mailbox's message first (revisions are never held back by the client's
                 // frames), then the client's frame that came meanwhile, if any.
-                guard await session.handle(.feed(mailbox.next())) else { break }
+                let message = await mailbox.next()
+                guard await session.handle(.feed(message)) else { break }
+                if case .cancel = message {
+                    // The location is gone and the mailbox ended: the client's frames alone.
+                    while true {
+                        let (input, handled) = await client.next()
+                        let goOn = await session.handle(input)
+                        handled.resume()
+                        if !goOn { break loop }
+                    }
+                }
                 if let (input, handled) = client.take() {
                     let goOn = await session.handle(input)
                     handled.resume()
@@ -475,12 +485,22 @@ private struct ConnectionTask: @unchecked Sendable {
 }
 
 /// The client's frames on their way to the session's loop, one at a time: the connection's reader
-/// leaves a frame here, wakes the loop through its mailbox (a tick: nothing to send), and waits
-/// until the loop has handled it.
+/// leaves a frame here, wakes the loop through its mailbox (a tick: nothing to send), or directly
+/// once the mailbox has ended, and waits until the loop has handled it.
 private final class ClientHandOver: Sendable {
+    typealias Handed = (input: WebSocketSession.Input, handled: CheckedContinuation<Void, Never>)
+
     private struct State {
-        var input: (WebSocketSession.Input, CheckedContinuation<Void, Never>)?
+        var input: Handed?
+        /// The loop, its mailbox ended, waiting for the client's next frame.
+        var loop: CheckedContinuation<Handed, Never>?
         var closed = false
+    }
+
+    private enum Wake {
+        case mailbox
+        case loop(CheckedContinuation<Handed, Never>)
+        case nobody
     }
 
     private let state = Mutex(State())
@@ -491,20 +511,44 @@ private final class ClientHandOver: Sendable {
     /// From the reader: returns once the loop has handled `input`, or has ended.
     func hand(_ input: WebSocketSession.Input) async {
         await withCheckedContinuation { handled in
-            let left = state.withLock { state -> Bool in
-                guard !state.closed else { return false }
+            let wake = state.withLock { state -> Wake in
+                guard !state.closed else { return .nobody }
+                if let loop = state.loop {
+                    state.loop = nil
+                    return .loop(loop)
+                }
                 state.input = (input, handled)
-                return true
+                return .mailbox
             }
-            if left { mailbox.post(.tick) } else { handled.resume() }
+            switch wake {
+            case .mailbox: mailbox.post(.tick)
+            case .loop(let loop): loop.resume(returning: (input, handled))
+            case .nobody: handled.resume()
+            }
         }
     }
 
     /// From the loop: the frame waiting, if any; the loop resumes its reader once it is handled.
-    func take() -> (WebSocketSession.Input, CheckedContinuation<Void, Never>)? {
+    func take() -> Handed? {
         state.withLock { state in
             defer { state.input = nil }
             return state.input
+        }
+    }
+
+    /// From the loop once its mailbox has ended: the client's next frame (the reader always
+    /// hands one more, `clientClosed`, when its connection or task ends).
+    func next() async -> Handed {
+        await withCheckedContinuation { loop in
+            let ready = state.withLock { state -> Handed? in
+                if let input = state.input {
+                    state.input = nil
+                    return input
+                }
+                state.loop = loop
+                return nil
+            }
+            if let ready { loop.resume(returning: ready) }
         }
     }
 
@@ -515,7 +559,7 @@ private final class ClientHandOver: Sendable {
             defer { state.input = nil }
             return state.input
         }
-        waiting?.1.resume()
+        waiting?.handled.resume()
     }
 }
 
