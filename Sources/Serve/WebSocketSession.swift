@@ -431,7 +431,10 @@ final class WebSocketSession {
     /// written: meanwhile revisions coalesce in the mailbox, which drops the connection (cancels
     /// its task, closing it, which ends the wait) when it falls too far behind.
     private func flush() async {
-        let frames = pending.flatMap(\.frames).map { WebSocketFrame(fin: true, opcode: .text, data: $0) }
+        var frames = [WebSocketFrame]()
+        for message in pending {
+            for frame in message.frames { frames.append(WebSocketFrame(fin: true, opcode: .text, data: frame)) }
+        }
         pending = []
         guard let last = frames.last else { return }
         let channel = self.channel
@@ -592,8 +595,14 @@ final class WireCache: Sendable {
     private struct State {
         var revision = 0
         var windows: [String: [(key: String, value: JSON)]] = [:]
-        var changes: [String: StreamChange?] = [:]
-        var pushes: [String: WireMessage?] = [:]
+        var changes: [ChangeKey: StreamChange?] = [:]
+        var pushes: [ChangeKey: WireMessage?] = [:]
+    }
+
+    /// A location's change from an older revision (to the cache's).
+    private struct ChangeKey: Hashable {
+        let from: Int
+        let path: Path
     }
 
     private let state = Mutex(State())
@@ -608,7 +617,7 @@ final class WireCache: Sendable {
     }
 
     private func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
-        let key = "\(old.number) \(path.description)"
+        let key = ChangeKey(from: old.number, path: path)
         if let kept = state.withLock({ $0.revision == new.number ? $0.changes[key] : nil }) { return kept }
         var made = StreamChange.between(old.document.root.node(at: path), new.document.root.node(at: path), export: true)
         if let change = made, Self.touchesMetadata(change) {
@@ -623,7 +632,7 @@ final class WireCache: Sendable {
     /// The message bringing a listen of `path` from `old` to `new` (nil: nothing changed there),
     /// serialized and framed once for every connection that listens there rather than once for each.
     func push(path: Path, from old: Revision, to new: Revision) -> WireMessage? {
-        let key = "\(old.number) \(path.description)"
+        let key = ChangeKey(from: old.number, path: path)
         if let kept = state.withLock({ $0.revision == new.number ? $0.pushes[key] : nil }) { return kept }
         let made = change(path: path, from: old, to: new).map { change in
             let at = WebSocketSession.wirePath(path.appending(change.path))
