@@ -102,13 +102,13 @@ public final class DatabaseServer: Sendable {
                         configuration: .init(
                             http1: .init(idleTimeout: idleTimeout),
                             ws: .init(maxFrameSize: WebSocketSession.maxFrameBytes, validateUTF8: true))
-                    ) { request, _, _ in
+                    ) { request, channel, _ in
                         guard request.path?.split(separator: "?").first == "/.ws" else { return .dontUpgrade }
                         let host = request.authority ?? "\(options.host):\(options.port)"
                         return .upgrade([:]) { inbound, outbound, _ in
                             await WebSocketSession.serve(
-                                inbound: inbound, outbound: outbound, host: host, feed: feed, store: store, options: options,
-                                access: access, cache: wire)
+                                inbound: inbound, outbound: outbound, channel: channel, host: host, feed: feed, store: store,
+                                options: options, access: access, cache: wire)
                         }
                     },
                     limit: connections, headTimeout: idleTimeout)

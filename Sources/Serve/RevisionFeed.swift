@@ -136,7 +136,8 @@ final class RevisionFeed: Sendable {
 final class Mailbox: Sendable {
     enum Message: Sendable {
         case revision(Revision)
-        /// Time for a keep-alive, if nothing else is pending.
+        /// Time for a keep-alive, if nothing else is pending (for a WebSocket session: look for
+        /// its client's frame).
         case tick
         /// The location can no longer be served: why.
         case cancel(String)

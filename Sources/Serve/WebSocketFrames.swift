@@ -1,4 +1,5 @@
 // The WebSocket transport's framing of messages: long ones split into numbered frames.
+import NIOCore
 
 /// The client SDKs send and accept messages of at most 16,384 characters a frame; a longer one
 /// goes as a frame holding the count (`"3"`), then that many pieces.
@@ -24,6 +25,23 @@ enum WebSocketFrames {
         }
         if !piece.isEmpty { pieces.append(piece) }
         return [String(pieces.count)] + pieces
+    }
+}
+
+/// A message to a client as it goes on the wire: the bytes of its frames, made once. A push is
+/// sent to every connection that listens where it changed; they share these buffers (a write
+/// copies nothing).
+struct WireMessage: Sendable {
+    let frames: [ByteBuffer]
+
+    init(_ text: String) {
+        frames = WebSocketFrames.split(text).map { ByteBuffer(string: $0) }
+    }
+
+    /// The message's text, its frames joined again.
+    var text: String {
+        let pieces = frames.count == 1 ? frames[...] : frames.dropFirst()
+        return pieces.map { String(buffer: $0) }.joined()
     }
 }
 

@@ -4,15 +4,18 @@ import Foundation
 import HummingbirdWebSocket
 import JSONTree
 import LiveQuery
+import NIOCore
+import NIOWebSocket
 import Synchronization
 
 /// One client SDK's connection: its listens, the onDisconnect writes it left, and what it may do.
 ///
 /// Everything a connection does happens in one loop, one input at a time — a frame from the
 /// client, or a revision of the file — so that a listen's data always goes out before its `ok`
-/// and never after a newer revision's change. The client's frames and the feed's revisions are
-/// each handed over one at a time and waited for, so a client that floods is read no faster than
-/// it is answered, and a client that does not read holds at most one pending revision.
+/// and never after a newer revision's change. The loop waits on the connection's mailbox itself:
+/// a revision wakes it directly, and the client's frames are handed over through it one at a
+/// time and waited for, so a client that floods is read no faster than it is answered, and a
+/// client that does not read holds at most a few pending revisions.
 final class WebSocketSession {
     /// What the loop handles next.
     enum Input: Sendable {
@@ -36,7 +39,10 @@ final class WebSocketSession {
     private let access: Access
     /// Who the client is: from its `auth` (none yet: a user without credentials).
     private var requester: Requester?
+    /// For closing the connection with a reason (the WebSocket closing handshake).
     private let outbound: WebSocketOutboundWriter
+    /// Where the session's messages are written, frames straight to the connection's pipeline.
+    private let channel: any Channel
     private var frames: FrameAssembler
     private var listens: [ListenKey: Listen] = [:]
     /// Writes to make when the connection ends, in the order they were asked for, each as the
@@ -44,13 +50,17 @@ final class WebSocketSession {
     private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester, bytes: Int)] = []
     /// The bytes of the onDisconnect writes' data.
     private var disconnectBytes = 0
-    init(feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, outbound: WebSocketOutboundWriter) {
+    init(
+        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache,
+        outbound: WebSocketOutboundWriter, channel: any Channel
+    ) {
         self.feed = feed
         self.store = store
         self.options = options
         self.access = access
         self.cache = cache
         self.outbound = outbound
+        self.channel = channel
         frames = FrameAssembler(limit: options.maxBodyBytes)
         // No credential: open without rules or token, `auth` null under rules, nobody behind
         // the token gate until the client authenticates.
@@ -59,7 +69,7 @@ final class WebSocketSession {
 
     /// Serves the connection until the client leaves or the server stops.
     static func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, host: String,
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, host: String,
         feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache
     ) async {
         guard let mailbox = feed.subscribe(queueLength: Self.revisionQueue) else { return }
@@ -67,46 +77,44 @@ final class WebSocketSession {
         // or the server stops, cancelling the connection's task ends that write.
         let task = withUnsafeCurrentTask { $0.map(ConnectionTask.init) }
         mailbox.attach { task?.task.cancel() }
-        let session = WebSocketSession(feed: feed, store: store, options: options, access: access, cache: cache, outbound: outbound)
-        let (inputs, continuation) = AsyncStream<(Input, CheckedContinuation<Void, Never>)>.makeStream()
-        /// Hands an input to the loop and waits until it has been handled.
-        @Sendable func deliver(_ input: Input) async {
-            await withCheckedContinuation { handled in
-                if case .terminated = continuation.yield((input, handled)) { handled.resume() }
-            }
-        }
+        let session = WebSocketSession(
+            feed: feed, store: store, options: options, access: access, cache: cache, outbound: outbound, channel: channel)
+        let client = ClientHandOver(mailbox: mailbox)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
                     for try await message in inbound.messages(maxSize: options.maxBodyBytes) {
                         guard case .text(let text) = message else { continue }
-                        await deliver(.text(text))
+                        await client.hand(.text(text))
                     }
                 } catch {}
-                await deliver(.clientClosed)
+                await client.hand(.clientClosed)
             }
-            group.addTask {
-                while true {
-                    let message = await mailbox.next()
-                    await deliver(.feed(message))
-                    if case .revision = message { continue }
-                    if case .tick = message { continue }
-                    return
+            await session.start(host: host)
+            loop: while true {
+                // The mailbox's message first (revisions are never held back by the client's
+                // frames), then the client's frame that came meanwhile, if any.
+                let message = await mailbox.next()
+                guard await session.handle(.feed(message)) else { break }
+                if case .cancel = message {
+                    // The location is gone and the mailbox ended: the client's frames alone.
+                    while true {
+                        let (input, handled) = await client.next()
+                        let goOn = await session.handle(input)
+                        handled.resume()
+                        if !goOn { break loop }
+                    }
+                }
+                if let (input, handled) = client.take() {
+                    let goOn = await session.handle(input)
+                    handled.resume()
+                    if !goOn { break loop }
                 }
             }
-            var iterator = inputs.makeAsyncIterator()
-            await session.start(host: host)
-            while let (input, handled) = await iterator.next() {
-                let goOn = await session.handle(input)
-                handled.resume()
-                if !goOn { break }
-            }
-            continuation.finish()
-            while let (_, handled) = await iterator.next() { handled.resume() }
-            // Detached first: the `closed` that ends the feed's reader must not cancel this task.
+            client.close()
+            // From now on, dropping the mailbox (or the server stopping) must not cancel this task.
             mailbox.detach()
             feed.unsubscribe(mailbox)
-            mailbox.post(.closed)
             group.cancelAll()
         }
         await session.disconnected()
@@ -280,12 +288,12 @@ final class WebSocketSession {
             initial = JSONObject([("p", .string(listen.wirePath)), ("d", ServedValue.value(at: path, in: revision.document, export: true))])
         }
         listens[key] = listen
-        pending.append(Self.text(["t": "d", "d": ["a": "d", "b": .object(initial)]]))
+        pending.append(WireMessage(Self.text(["t": "d", "d": ["a": "d", "b": .object(initial)]])))
         return Answer(data: [:])
     }
 
-    /// Messages (serialized) to send before the answer of the request being handled.
-    private var pending: [String] = []
+    /// Messages to send before the answer of the request being handled.
+    private var pending: [WireMessage] = []
 
     /// Brings every listen from the revision it last sent to `revision`.
     private func follow(_ revision: Revision) async {
@@ -408,22 +416,34 @@ final class WebSocketSession {
 
     /// Sends `message` (after any data that must precede it), split into frames when long.
     private func send(_ message: JSON) async {
-        await send(serialized: Self.text(message))
+        await send(serialized: WireMessage(Self.text(message)))
     }
 
-    private func send(serialized message: String) async {
+    private func send(serialized message: WireMessage) async {
         pending.append(message)
         await flush()
     }
 
+    /// Writes the pending messages' frames to the connection in one hop to its event loop.
+    ///
+    /// While the connection takes them, nothing is awaited. Once its buffer is past its
+    /// high-water mark (the client is not reading), the loop waits until these frames are
+    /// written: meanwhile revisions coalesce in the mailbox, which drops the connection (cancels
+    /// its task, closing it, which ends the wait) when it falls too far behind.
     private func flush() async {
-        let queued = pending
-        pending = []
-        for text in queued {
-            for frame in WebSocketFrames.split(text) {
-                do { try await outbound.write(.text(frame)) } catch { return }
-            }
+        var frames = [WebSocketFrame]()
+        for message in pending {
+            for frame in message.frames { frames.append(WebSocketFrame(fin: true, opcode: .text, data: frame)) }
         }
+        pending = []
+        guard let last = frames.last else { return }
+        let channel = self.channel
+        let written = channel.isWritable ? nil : channel.eventLoop.makePromise(of: Void.self)
+        channel.eventLoop.execute {
+            for frame in frames.dropLast() { channel.write(frame, promise: nil) }
+            channel.writeAndFlush(last, promise: written)
+        }
+        try? await written?.futureResult.get()
     }
 
     // MARK: - Values
@@ -467,6 +487,85 @@ private struct ConnectionTask: @unchecked Sendable {
     let task: UnsafeCurrentTask
 }
 
+/// The client's frames on their way to the session's loop, one at a time: the connection's reader
+/// leaves a frame here, wakes the loop through its mailbox (a tick: nothing to send), or directly
+/// once the mailbox has ended, and waits until the loop has handled it.
+private final class ClientHandOver: Sendable {
+    typealias Handed = (input: WebSocketSession.Input, handled: CheckedContinuation<Void, Never>)
+
+    private struct State {
+        var input: Handed?
+        /// The loop, its mailbox ended, waiting for the client's next frame.
+        var loop: CheckedContinuation<Handed, Never>?
+        var closed = false
+    }
+
+    private enum Wake {
+        case mailbox
+        case loop(CheckedContinuation<Handed, Never>)
+        case nobody
+    }
+
+    private let state = Mutex(State())
+    private let mailbox: Mailbox
+
+    init(mailbox: Mailbox) { self.mailbox = mailbox }
+
+    /// From the reader: returns once the loop has handled `input`, or has ended.
+    func hand(_ input: WebSocketSession.Input) async {
+        await withCheckedContinuation { handled in
+            let wake = state.withLock { state -> Wake in
+                guard !state.closed else { return .nobody }
+                if let loop = state.loop {
+                    state.loop = nil
+                    return .loop(loop)
+                }
+                state.input = (input, handled)
+                return .mailbox
+            }
+            switch wake {
+            case .mailbox: mailbox.post(.tick)
+            case .loop(let loop): loop.resume(returning: (input, handled))
+            case .nobody: handled.resume()
+            }
+        }
+    }
+
+    /// From the loop: the frame waiting, if any; the loop resumes its reader once it is handled.
+    func take() -> Handed? {
+        state.withLock { state in
+            defer { state.input = nil }
+            return state.input
+        }
+    }
+
+    /// From the loop once its mailbox has ended: the client's next frame (the reader always
+    /// hands one more, `clientClosed`, when its connection or task ends).
+    func next() async -> Handed {
+        await withCheckedContinuation { loop in
+            let ready = state.withLock { state -> Handed? in
+                if let input = state.input {
+                    state.input = nil
+                    return input
+                }
+                state.loop = loop
+                return nil
+            }
+            if let ready { loop.resume(returning: ready) }
+        }
+    }
+
+    /// The loop has ended: the reader waits no more.
+    func close() {
+        let waiting = state.withLock { state in
+            state.closed = true
+            defer { state.input = nil }
+            return state.input
+        }
+        waiting?.handled.resume()
+    }
+}
+
 /// A listen: untagged (the location's whole value) or tagged (a query's window).
 private struct ListenKey: Hashable {
     let path: Path
@@ -496,8 +595,14 @@ final class WireCache: Sendable {
     private struct State {
         var revision = 0
         var windows: [String: [(key: String, value: JSON)]] = [:]
-        var changes: [String: StreamChange?] = [:]
-        var pushes: [String: String?] = [:]
+        var changes: [ChangeKey: StreamChange?] = [:]
+        var pushes: [ChangeKey: WireMessage?] = [:]
+    }
+
+    /// A location's change from an older revision (to the cache's).
+    private struct ChangeKey: Hashable {
+        let from: Int
+        let path: Path
     }
 
     private let state = Mutex(State())
@@ -512,7 +617,7 @@ final class WireCache: Sendable {
     }
 
     private func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
-        let key = "\(old.number) \(path.description)"
+        let key = ChangeKey(from: old.number, path: path)
         if let kept = state.withLock({ $0.revision == new.number ? $0.changes[key] : nil }) { return kept }
         var made = StreamChange.between(old.document.root.node(at: path), new.document.root.node(at: path), export: true)
         if let change = made, Self.touchesMetadata(change) {
@@ -525,13 +630,13 @@ final class WireCache: Sendable {
     }
 
     /// The message bringing a listen of `path` from `old` to `new` (nil: nothing changed there),
-    /// serialized once for every connection that listens there rather than once for each.
-    func push(path: Path, from old: Revision, to new: Revision) -> String? {
-        let key = "\(old.number) \(path.description)"
+    /// serialized and framed once for every connection that listens there rather than once for each.
+    func push(path: Path, from old: Revision, to new: Revision) -> WireMessage? {
+        let key = ChangeKey(from: old.number, path: path)
         if let kept = state.withLock({ $0.revision == new.number ? $0.pushes[key] : nil }) { return kept }
         let made = change(path: path, from: old, to: new).map { change in
             let at = WebSocketSession.wirePath(path.appending(change.path))
-            return WebSocketSession.text(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(at), "d": change.data]]])
+            return WireMessage(WebSocketSession.text(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(at), "d": change.data]]]))
         }
         keep(new.number) { $0.pushes[key] = .some(made) }
         return made

@@ -41,4 +41,31 @@ import TestSupport
         #expect(answers.withLock { $0 } == [1: "ok", 2: "ok", 3: "ok", 4: "too_big", 5: "ok", 6: "ok", 7: "too_big", 8: "ok", 9: "ok"])
         await served.stop()
     }
+
+    /// A client that stops reading holds its session in a write only until it falls
+    /// `streamBacklog` revisions behind: then it is dropped, and every write is still answered.
+    @Test func aClientThatStopsReadingIsDropped() async throws {
+        let folder = ScratchFolder()
+        let served = try await InProcessServer(file: folder.write("db.json", #"{"big": "", "n": 0}"#),
+                                               options: ServeOptions(streamBacklogLimit: 4))
+        // A tiny receive buffer, and nothing read after the listen.
+        let slow = try served.connect(receiveBuffer: 4096)
+        let upgrade = "GET /.ws?v=5&ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        #expect(slow.send(Array(upgrade.utf8)))
+        #expect(try slow.readHead().status == 101)
+        // Sixteen listens of the root (queries, each its own tag): each edit is sent sixteen times.
+        // A client's frame is masked: with a zero key, its payload reads as it is.
+        for tag in 1...16 {
+            let listen = Array(#"{"t":"d","d":{"r":\#(tag),"a":"q","b":{"p":"/","q":{"l":10,"vf":"l"},"t":\#(tag),"h":""}}}"#.utf8)
+            #expect(slow.send([0x81, 0x80 | UInt8(listen.count), 0, 0, 0, 0] + listen))
+        }
+        let payload = String(repeating: "y", count: 100_000)
+        for n in 1...24 {
+            let answer = try served.request("PATCH", "/.json", body: #"{"big": "\#(payload)\#(n)", "n": \#(n)}"#)
+            #expect(answer.status == 200)
+        }
+        #expect(slow.isClosedByServer(seconds: 20))
+        await served.stop()
+    }
 }
