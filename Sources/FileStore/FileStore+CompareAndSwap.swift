@@ -42,17 +42,12 @@ extension FileStore {
         var before: JSON?
         var applied = true
         let result = try FileStore.write(toFile: file, basedOn: hint) { document in
-            before = value(at: path, in: document)
+            before = document.watchedValue(at: path)
             applied = expected.map { before == $0 } ?? true
             return applied ? writes : []
         }
-        let after = applied ? value(at: path, in: result.document) : before
+        let after = applied ? result.document.watchedValue(at: path) : before
         return WatchedWrite(before: before, after: after, applied: applied, result: result)
     }
 }
 
-/// The value at `path` as JSON; nil when missing or null.
-private func value(at path: Path, in document: JSONDocument) -> JSON? {
-    guard let node = document.root.node(at: path), !node.isNull else { return nil }
-    return node.json
-}

@@ -10,6 +10,9 @@ extension FileStore {
     /// Push ids for every store of the process (one generator, so ids stay in creation order).
     static var pushIDs: PushIDGenerator { .shared }
 
+    @available(*, deprecated, message: "use document.pushKey(under:)")
+    public static func pushKey(under parent: Path, in document: JSONDocument) -> String { document.pushKey(under: parent) }
+
     /// Applies `writes` to the JSON file at `path` as one atomic, minimal edit (see
     /// `JSONDocument.applying` and `AtomicFile.modify`), without a store.
     ///
@@ -272,7 +275,8 @@ extension FileStore {
     /// A write started with `startWrite` has finished: its result becomes the current revision
     /// (if nothing newer was published meanwhile), then its caller hears of it.
     func finish(_ write: FinishedWrite) {
-        guard let pending = pendingWrites.removeValue(forKey: write.id) else { return }
+        // Still in progress while its revision is published: observers can tell it is this store's own.
+        guard let pending = pendingWrites[write.id] else { return }
         if case .success(let watched) = write.result, watched.result.changed {
             let result = watched.result
             if currentRevision?.number == pending.revision {
@@ -284,6 +288,7 @@ extension FileStore {
                 noteChange(complete: false)
             }
         }
+        pendingWrites[write.id] = nil
         pending.done(write.result)
     }
 

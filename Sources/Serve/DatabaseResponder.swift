@@ -218,6 +218,10 @@ struct DatabaseResponder: HTTPResponder {
             error.headers[.eTag] = ServedValue.etag(current)
             error.body = current.serialized(.compact)
             throw error
+        case .appended(let key):
+            // No ETag: the log's value with the record is known only once the store reads it.
+            if parameters.print == .silent { return Response(status: .noContent) }
+            return Self.json(.object(JSONObject([("name", .string(key))])), parameters.print, status: .ok, headers: [:])
         case .written(let document, let pushKey):
             var fields = HTTPFields()
             if headers[.ifMatch] != nil || headers[HTTPField.Name("X-Firebase-ETag")!] == "true" {

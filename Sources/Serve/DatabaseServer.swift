@@ -30,6 +30,8 @@ import Synchronization
 public final class DatabaseServer: Sendable {
     /// What is served, for people (a path, `-`): in messages, never to clients.
     public let name: String
+    @available(*, deprecated, renamed: "name")
+    public var file: String { name }
     public let options: ServeOptions
     let feed: RevisionFeed
     private let store: StoreThread

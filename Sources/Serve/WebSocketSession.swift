@@ -371,7 +371,7 @@ final class WebSocketSession {
             return Answer(status: "unavailable", data: .string(error.description))
         }
         switch outcome {
-        case .written:
+        case .written, .appended:
             // The store has published the write's revision: the client's listens hear of it
             // before the `ok` (the SDK drops its own pending write on the `ok`, and would show
             // the old value in between).
@@ -443,7 +443,14 @@ final class WebSocketSession {
             for frame in frames.dropLast() { channel.write(frame, promise: nil) }
             channel.writeAndFlush(last, promise: written)
         }
-        try? await written?.futureResult.get()
+        guard let written else { return }
+        // A future's wait does not end when the task is cancelled: closing the channel fails
+        // the write, which does.
+        await withTaskCancellationHandler {
+            try? await written.futureResult.get()
+        } onCancel: {
+            channel.close(promise: nil)
+        }
     }
 
     // MARK: - Values

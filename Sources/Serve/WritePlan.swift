@@ -14,6 +14,8 @@ struct WritePlan: Sendable {
     enum Outcome: Sendable {
         /// The document the write made (the answer is read from it off the store's thread).
         case written(JSONDocument, pushKey: String)
+        /// A record appended to a log under `key`; it reaches readers with the store's next read.
+        case appended(key: String)
         /// `if-match` named another ETag; the location's current value.
         case preconditionFailed(current: JSON)
         case failed(RequestError)
@@ -106,7 +108,8 @@ struct WritePlan: Sendable {
             return .failed(RequestError(.methodNotAllowed, "this source is a log, only appended to: POST to its root adds a "
                 + "record; PUT, PATCH and DELETE would rewrite records that other programs append after"))
         }
-        // The rules judge the record as the log's next child, against the records read so far.
+        // The rules judge the record as the log's next child among the records read so far (a
+        // line another program appends meanwhile takes that key first, and this record the next).
         let document = store.currentRevision?.document ?? JSONDocument(.object(JSONObject([])))
         let recordPath = path.child(String(document.root.count))
         let record: JSON
@@ -117,7 +120,7 @@ struct WritePlan: Sendable {
             return .failed(RequestError(.badRequest, error.description))
         }
         do throws(WriteError) {
-            return .written(document, pushKey: try store.append(record, under: path))
+            return .appended(key: try store.append(record, under: path))
         } catch {
             if case .appendOnly(_, let why) = error { return .failed(RequestError(.methodNotAllowed, why)) }
             return .failed(RequestError(.internalServerError, error.clientMessage))

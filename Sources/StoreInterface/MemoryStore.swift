@@ -25,12 +25,12 @@ public final class MemoryStore: DocumentStore {
     public let isAppendOnly: Bool
     public var loadingMessage: String { "waiting for \(name)…" }
     public var pollDescriptors: [Int32] { [wake.fd] }
-    public var hasWritesInProgress: Bool { !finishedWrites.isEmpty }
+    public var hasWritesInProgress: Bool { !startedWrites.isEmpty }
 
     private let wake: WakeSignal
     private let inbox: Inbox
-    /// Callers of `startWrite` to tell on the loop thread.
-    private var finishedWrites: [() -> Void] = []
+    /// Writes started with `startWrite`, made (and their callers told) on the loop thread.
+    private var startedWrites: [() -> Void] = []
 
     /// A store with `value` as its first revision (none until `publish` when nil).
     /// - Parameters:
@@ -85,9 +85,11 @@ public final class MemoryStore: DocumentStore {
             commit(document)
         }
         hub.deliverEvaluatedWindows()
-        let finished = finishedWrites
-        finishedWrites.removeAll()
-        for tell in finished { tell() }
+        // Each write is in progress until it is made: its revision is this store's own.
+        while !startedWrites.isEmpty {
+            startedWrites[0]()
+            startedWrites.removeFirst()
+        }
         hub.deliverStatusIfChanged()
     }
 
@@ -99,30 +101,30 @@ public final class MemoryStore: DocumentStore {
         do { edited = try current.applying(writes, serverTime: Int64(PushIDGenerator.systemMilliseconds())) } catch {
             throw .edit(error)
         }
-        let changed = edited.bytes != current.bytes || currentRevision == nil
+        let changed = edited.bytes != current.bytes
         if changed { commit(edited) }
         return WriteResult(document: edited, identity: Self.identity(of: edited), changed: changed, attempts: 1)
     }
 
-    /// Applies `writes` at once; `done` hears of it at the next `processPendingChanges()`.
+    /// Applies `writes` at the next `processPendingChanges()` (as a file store's writer thread
+    /// would, later), then tells `done`; until then the write is in progress.
     public func startWrite(_ writes: [JSONWrite], watching path: Path, ifStill expected: JSON??,
                            done: @escaping (Result<WatchedWrite, WriteError>) -> Void) {
-        var before: JSON?
-        var applied = true
-        let outcome = Result { () throws(WriteError) -> WriteResult in
-            try write { document throws(WriteError) in
-                before = document.root.node(at: path)?.json
-                if let expected, before != expected {
-                    applied = false
-                    return []
+        startedWrites.append { [unowned self] in
+            var before: JSON?
+            var applied = true
+            let outcome = Result { () throws(WriteError) -> WriteResult in
+                try write { document in
+                    before = document.watchedValue(at: path)
+                    applied = expected.map { before == $0 } ?? true
+                    return applied ? writes : []
                 }
-                return writes
             }
+            done(outcome.map { result in
+                WatchedWrite(before: before, after: applied ? result.document.watchedValue(at: path) : before,
+                             applied: applied, result: result)
+            })
         }
-        let watched = outcome.map { result in
-            WatchedWrite(before: before, after: result.document.root.node(at: path)?.json, applied: applied, result: result)
-        }
-        finishedWrites.append { done(watched) }
         wake.signal()
     }
 

@@ -38,3 +38,12 @@ public struct WatchedWrite: Sendable {
         self.result = result
     }
 }
+
+extension JSONDocument {
+    /// The value at `path` as a watched write sees it: nil when missing or null (as the
+    /// database has no null values).
+    package func watchedValue(at path: Path) -> JSON? {
+        guard let node = root.node(at: path), !node.isNull else { return nil }
+        return node.json
+    }
+}

@@ -65,6 +65,11 @@ import TestSupport
             let answer = try served.request("PATCH", "/.json", body: #"{"big": "\#(payload)\#(n)", "n": \#(n)}"#)
             #expect(answer.status == 200)
         }
+        // Closed by the server while the client still reads nothing (reading would let the
+        // server's blocked write finish): the session has left the feed, the connection is shut.
+        eventually("the session dropped and its connection closed") {
+            served.server.feed.streamCount == 0 && served.server.connections.count == 0
+        }
         #expect(slow.isClosedByServer(seconds: 20))
         await served.stop()
     }

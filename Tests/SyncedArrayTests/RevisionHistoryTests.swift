@@ -1,7 +1,7 @@
-// Randomised: a real store on a real file, random edits, arrays keeping a history; the rows a
-// cursor rebuilds at each kept revision (stepping back, forward, and jumping) are the query's
-// window evaluated from scratch on that revision's tree, kept by the test; the records and a
-// child's timeline agree with the trees. Some arrays change their sort, filter or pages midway:
+// Randomised: a store in memory (only revisions matter), random edits, arrays keeping a
+// history; the rows a cursor rebuilds at each kept revision (stepping back, forward, and
+// jumping) are the query's window evaluated from scratch on that revision's tree, kept by the
+// test; the records and a child's timeline agree with the trees. Some arrays change their sort, filter or pages midway:
 // the records before are kept, and shown under the new query as far as they allow.
 import FileStore
 import JSONTree

@@ -1,7 +1,8 @@
-// Randomised: a real store on a real file, random edits, several queries; after every revision
-// (and every page loaded or query replaced), the events and the batches each rebuild exactly the
-// query's window evaluated from scratch.
-import StoreInterface
+// Randomised: random edits, several queries, on a real store of a real file (its partial re-parse
+// and the worker's precomputed changes) and on a store in memory; after every revision (and every
+// page loaded or query replaced), the events and the batches each rebuild exactly the query's
+// window evaluated from scratch.
+import FileStore
 import JSONTree
 import LiveQuery
 import Testing
@@ -87,14 +88,21 @@ final class Subject {
 }
 
 @Suite struct SyncedArrayUpdatingTests {
-    @Test func randomEditsRebuildEveryQuerysWindowExactly() throws {
+    @Test(arguments: [false, true])
+    func randomEditsRebuildEveryQuerysWindowExactly(inMemory: Bool) throws {
         let all = try bindings()
         try forEachSeed(8) { seed, rng in
-            // Only revisions matter here: a store in memory, each revision a parse of its bytes.
+            let folder = ScratchFolder()
+            let file = folder.file("data.json")
+            let memory = inMemory ? try MemoryStore() : nil
+            /// The next revision: saved over the file, or published (a parse of the same bytes).
+            func save(_ bytes: [UInt8]) throws {
+                if let memory { memory.publish(try JSONDocument(parsing: bytes)) } else { writeByRename(file, bytes) }
+            }
             var model = Model()
             for _ in 0..<rng.int(4...12) { model.edit(&rng) }
-            let store = try MemoryStore()
-            store.publish(try JSONDocument(parsing: model.bytes(&rng)))
+            try save(model.bytes(&rng))
+            let store: any LiveStore = try memory ?? FileStore(path: file)
             let subjects = all.flatMap { [Subject(store, $0, events: true), Subject(store, $0, events: false)] }
             for s in subjects { s.array.startSync() }
             store.wait(forRevision: 1)
@@ -106,7 +114,7 @@ final class Subject {
                 if rng.chance(0.9) {
                     for _ in 0..<rng.int(1...4) { model.edit(&rng) }
                 }
-                store.publish(try JSONDocument(parsing: model.bytes(&rng)))
+                try save(model.bytes(&rng))
                 store.wait(forRevision: step + 1)
                 document = store.currentRevision!.document
                 for s in subjects { s.check(document, context) }

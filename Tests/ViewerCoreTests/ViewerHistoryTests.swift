@@ -18,6 +18,21 @@ struct ViewerHistoryTests {
         return Array(h.lines[line]).dropFirst().first
     }
 
+    @Test("the time machine says who wrote each revision: this viewer's edit, another writer's save", arguments: [false, true])
+    func tellsWhoWroteEachRevision(inMemory: Bool) throws {
+        let json = #"{"players": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 20}}}"#
+        let h = inMemory ? try ViewerHarness(memory: json, columns: 120, path: "/players") : try ViewerHarness(json, columns: 120, path: "/players")
+        try h.save(#"{"players": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 21}}}"#)  // rev 2: another writer
+        h.send(.tab, .tab, .character("+"))                                                                   // rev 3: this viewer
+        try h.waitForWrites()
+        try h.waitUntil("a's score 11") { _ in h.lines.first { $0.contains("Ann") }?.contains("11") == true }
+        try h.save(#"{"players": {"a": {"name": "Ann", "score": 11}, "b": {"name": "Bo", "score": 22}}}"#)  // rev 4: another writer
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 3 of 4") && h.screen.contains("by this viewer"), "\(h.screen)")
+        h.send(.character("["))
+        #expect(h.screen.contains("HISTORY rev 2 of 4") && h.screen.contains("by other process"), "\(h.screen)")
+    }
+
     @Test("[ steps back with each revision's changes marked and held, ] forward, P returns; the present is counted meanwhile; writes are off")
     func stepsBackAndForward() throws {
         let h = try ViewerHarness(memory: Self.leaderboard([("a", 10), ("b", 20), ("c", 30)]), columns: 120, path: "/players") { options in

@@ -119,8 +119,8 @@ struct QueryOptions: ParsableArguments {
             let isName = name.first.map { !$0.isNumber } == true && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
             guard isName else { throw QueryOptionError("--order-by-computed", "\(error)") }
             if computed == nil { return try? ComputedColumn(definition: ".") }
-            throw QueryOptionError("--order-by-computed", "no computed column is named \(name) (give it with --computed "
-                + "'\(name) = expression', or give the expression itself)")
+            throw QueryOptionError("--order-by-computed", "no computed column is named \(name): give the expression itself "
+                + "(or, in the viewer, define it with --computed '\(name) = expression')")
         }
     }
 

@@ -18,14 +18,14 @@ struct ServeFile: ParsableCommand {
         discussion: """
             Firebase clients point at http://HOST:PORT (the Admin SDK with \
             FIREBASE_DATABASE_EMULATOR_HOST=HOST:PORT). Prints 'listening on http://HOST:PORT' \
-            once ready; stops on SIGINT or SIGTERM. A JSON Lines file (or standard input, -) is \
-            served as a log: line N is the child N, and a POST to the root appends a line; PUT, \
-            PATCH and DELETE are refused with 405. Exit status 2 when the file cannot be read as \
-            JSON at the start or the address cannot be bound.
+            once ready; stops on SIGINT or SIGTERM. A JSON Lines file is served as a log: line N \
+            is the child N, and a POST to the root appends a line; PUT, PATCH and DELETE are \
+            refused with 405. Standard input (-) is served as it arrives, read only. Exit status 2 \
+            when the file cannot be read as JSON at the start or the address cannot be bound.
             """
     )
 
-    @Argument(help: "The JSON or JSON Lines file to serve (-: standard input, as a log).") var file: String
+    @Argument(help: "The JSON or JSON Lines file to serve (-: standard input, read only).") var file: String
     @OptionGroup var input: InputOptions
     @Option(help: "The address to bind (loopback unless you say otherwise).") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 9000
@@ -72,8 +72,8 @@ struct ServeFile: ParsableCommand {
             cacheBytes: cacheBytes, idleTimeoutMilliseconds: idleTimeoutMs, maxConnections: maxConnections)
         options.rulesFile = rules
         options.acceptUnverifiedTokens = acceptUnverifiedTokens
-        guard try databaseURL(file) == nil else {
-            throw CommandError("serve takes a file or - (standard input), not a database URL: \(file)")
+        if let url = try databaseURL(file) {
+            throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
         let file = self.file
         let format = input.format(of: file)
