@@ -172,6 +172,17 @@ private func largeEventsFollowing(
     report.add(Figure(name: "large: edit → events line p99" + engine, unit: "ms", synctable: Stats([p99]),
                       target: "≤ 100 ms", met: p99 <= 100, note: "max \(Report.fmt(all.max() ?? .nan)) ms"))
     addResidentFigure(report, "large: events resident while following \(total) edits" + engine, resident, size: file.bytes.count)
+    addFollowingMemoryFigure(report, "large: events memory while following" + engine, resident, size: file.bytes.count)
+}
+
+/// What following costs against the file (issue 44): resident at the last sample (steady) and
+/// the most the process has been resident (peak, its first read included), each ÷ the file.
+private func addFollowingMemoryFigure(_ report: Report, _ name: String, _ samples: [Resident], size: Int) {
+    guard let last = samples.last else { return }
+    let steady = Double(last.total) / Double(size), peak = Double(last.peak) / Double(size)
+    report.add(Figure(name: name, unit: "× file", synctable: Stats([steady]), target: "≤ 2.2× file, peak ≤ 2.5×",
+                      met: steady <= 2.2 && peak <= 2.5,
+                      note: "steady \(Report.fmt(Double(last.total) / 1e6)) MB (\(Report.fmt(steady)) ×), peak \(Report.fmt(Double(last.peak) / 1e6)) MB (\(Report.fmt(peak)) ×)"))
 }
 
 /// The viewer following edits: the first 100 timed (edit → the edited child's key on the
@@ -379,9 +390,9 @@ private func timedWithPeak(_ argv: [String]) -> (Double, Double, Int32)? {
 }
 
 /// A process's resident size (VmRSS) and its parts: anonymous memory and file pages (RssAnon,
-/// RssFile; shared memory is the rest), in bytes.
+/// RssFile; shared memory is the rest), and the most it has been resident (VmHWM), in bytes.
 struct Resident {
-    var total = 0, anonymous = 0, file = 0
+    var total = 0, anonymous = 0, file = 0, peak = 0
 }
 
 /// Resident size of process `pid` once the revision it just showed has settled (the previous
@@ -395,6 +406,7 @@ private func settledResident(_ pid: pid_t) -> Resident? {
         if line.hasPrefix("VmRSS:") { resident.total = kb }
         if line.hasPrefix("RssAnon:") { resident.anonymous = kb }
         if line.hasPrefix("RssFile:") { resident.file = kb }
+        if line.hasPrefix("VmHWM:") { resident.peak = kb }
     }
     return resident.total > 0 ? resident : nil
 }
