@@ -1,4 +1,4 @@
-// The small requests of `CEngineMemory.h`: `mremap`, and names of the system's headers.
+// The small requests of `CEngineMemory.h`: `mremap`, `memfd_create`, and names of the system's headers.
 #define _GNU_SOURCE
 #include "CEngineMemory.h"
 #include <errno.h>
@@ -13,6 +13,16 @@ int engine_move_pages(void *from, size_t bytes, void *to) {
     return moved == MAP_FAILED ? -1 : 0;
 #else
     (void)from; (void)bytes; (void)to;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int engine_memory_file(const char *name) {
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    return memfd_create(name, MFD_CLOEXEC);
+#else
+    (void)name;
     errno = ENOSYS;
     return -1;
 #endif

@@ -63,6 +63,30 @@ package enum Posix {
         return p
     }
 
+    /// A memory file of `bytes` bytes (whole pages; they take memory once written), for
+    /// mappings that share its pages. The descriptor is the caller's to close.
+    package static func memoryFile(_ bytes: Int) throws(PosixError) -> Int32 {
+        checkPages(nil, bytes)
+        let fd = engine_memory_file("synctable-revision")
+        guard fd >= 0 else { throw PosixError(call: "memfd_create", errno: Glibc.errno) }
+        guard ftruncate(fd, off_t(bytes)) == 0 else {
+            let code = Glibc.errno
+            close(fd)
+            throw PosixError(call: "ftruncate(\(bytes))", errno: code)
+        }
+        return fd
+    }
+
+    /// `bytes` (whole pages) of the file `fd` mapped read-write: `shared`, writes go to the
+    /// file; else a write copies its page, and the file stays as it was.
+    package static func mapFile(_ fd: Int32, _ bytes: Int, shared: Bool) throws(PosixError) -> UnsafeMutableRawPointer {
+        checkPages(nil, bytes)
+        guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, shared ? MAP_SHARED : MAP_PRIVATE | MAP_NORESERVE, fd, 0),
+              p != MAP_FAILED
+        else { throw PosixError(call: "mmap(\(bytes), fd \(fd))", errno: Glibc.errno) }
+        return p
+    }
+
     /// Unmaps `bytes` at `base`, a range of whole pages of a mapping of ours.
     package static func unmap(_ base: UnsafeMutableRawPointer, _ bytes: Int) {
         checkPages(base, bytes)

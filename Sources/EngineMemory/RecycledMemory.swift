@@ -10,7 +10,9 @@
 // revision, and taking the last ones' pages again saves the kernel faulting and zeroing 150 MB
 // of bytes and 110 MB of tape per edit (zeroing alone was 40 % of a revision's time). The price
 // is that much more resident memory while following. A spare is not given to the kernel with
-// MADV_FREE: on huge pages that frees them at once, and the zeroing comes back.
+// MADV_FREE: on huge pages that frees them at once, and the zeroing comes back. (A large file's
+// bytes no longer come from here: its revisions share a memory file's pages, `SharedPages`,
+// which holds them once, where a spare held them twice.)
 // docs/engine/recycled-mappings.md has the figures.
 #if canImport(Glibc)
 import Glibc

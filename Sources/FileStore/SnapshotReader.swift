@@ -36,10 +36,14 @@ final class SnapshotReader: Sendable {
     private let inodeWatch: Int32
     /// Whether large files are read by two threads (`secondThread`) and mapped (`mappedReads`).
     let tuning: EngineTuning
+    /// Tuned (`recycledMappings`), files at least this large are read into memory files whose
+    /// pages the next revision of the same length shares (`revisionBlock`); tests lower it.
+    let sharedPagesSize: Int
 
-    init(tuning: EngineTuning = .current) {
+    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
+        sharedPagesSize = size
     }
 
     deinit { if inodeWatch >= 0 { close(inodeWatch) } }
@@ -75,25 +79,25 @@ final class SnapshotReader: Sendable {
         // One byte more than the size: reading it means the file grew during the read.
         let expected = Int(before.st_size)
         let capacity = expected + 1
-        // Recycled memory: a large file's next revision takes the pages of one that went.
-        let block = ByteBlock(capacity: capacity)
-        let buffer = UnsafeMutableBufferPointer(start: block.base, count: capacity)
-        let count: Int, failure: Int32, comparison: EndsComparison?
+        let (block, shared) = revisionBlock(capacity: capacity, following: old)
+        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) })
+        let count: Int, failure: Int32, comparison: EndsComparison?, written: Int
         if tuning.secondThread && expected >= splitReadSize {
             // Two threads, a half each: copying and comparing 150 MB takes one core 25 ms.
             // Without an old state to compare with, most of it is the kernel zeroing new memory.
-            let base = buffer.baseAddress!, half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
-            let second = ThreadWork { readPart(fd, into: base, from: half, to: capacity, comparingWith: old, expected: expected) }
-            let first = readPart(fd, into: base, from: 0, to: half, comparingWith: old, expected: expected)
+            let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
+            let second = ThreadWork { readPart(fd, into: target, from: half, to: capacity, comparingWith: old, expected: expected) }
+            let first = readPart(fd, into: target, from: 0, to: half, comparingWith: old, expected: expected)
             let rest = second.join()
             failure = first.failure != 0 ? first.failure : rest.failure
             count = first.count < half ? first.count : half + rest.count
             comparison = first.comparison.map { $0.followed(by: rest.comparison!) }
+            written = first.written + rest.written
         } else {
-            (count, failure, comparison) = readPart(fd, into: buffer.baseAddress!, from: 0, to: capacity, comparingWith: old, expected: expected)
+            (count, failure, comparison, written) = readPart(fd, into: target, from: 0, to: capacity, comparingWith: old, expected: expected)
         }
-        let bytes = DocumentBytes(block: block, count: count)
         if failure != 0 { return (.unreadable(String(cString: strerror(failure))), nil) }
+        let bytes = DocumentBytes(block: rebasedIfDrifted(block, count: count, written: written), count: count)
 
         var after = stat()
         guard fstat(fd, &after) == 0 else { return (.unreadable(String(cString: strerror(errno))), nil) }
@@ -107,6 +111,30 @@ final class SnapshotReader: Sendable {
         }
         if wd >= 0 && inodeWasModified(wd) { return (.unstable, nil) }
         return (.bytes(bytes, identity), comparison?.sharedEnds)
+    }
+
+    /// Where a read puts a revision of `capacity` bytes: tuned, a large file's in a memory file
+    /// of its own, or, when it has the length of `old` and `old` shares a memory file's pages,
+    /// in a copy-on-write mapping of that file (`SharedPages`), returned too: the read writes
+    /// only the pages that differ from it. Else in a `ByteBlock` of its own.
+    private func revisionBlock(capacity: Int, following old: DocumentBytes?) -> (ByteBlock, shared: UnsafeMutablePointer<UInt8>?) {
+        guard tuning.recycledMappings && capacity > sharedPagesSize else { return (ByteBlock(capacity: capacity), nil) }
+        if let old, old.count + 1 == capacity, let pages = old.sharedPages, pages.capacity >= capacity,
+           let mapping = try? pages.copyOnWrite()
+        {
+            return (ByteBlock(sharing: pages, mapping: mapping), pages.base)
+        }
+        guard let pages = try? SharedPages(capacity: capacity) else { return (ByteBlock(capacity: capacity), nil) }
+        return (ByteBlock(sharing: pages), nil)
+    }
+
+    /// `block`, or, when the pieces written into it as a copy-on-write mapping cover more than
+    /// a quarter of its pages, its first `count` bytes copied into a memory file of their own:
+    /// the pages the mapping shares would be held for few bytes.
+    private func rebasedIfDrifted(_ block: ByteBlock, count: Int, written: Int) -> ByteBlock {
+        guard written * 4 * Posix.pageSize > count, let pages = try? SharedPages(capacity: block.capacity) else { return block }
+        pages.base.update(from: block.base, count: count)
+        return ByteBlock(sharing: pages)
     }
 
     /// The identity of the file at `path` when it holds exactly `expected`, unchanged while it
@@ -187,7 +215,9 @@ final class SnapshotReader: Sendable {
     func parseMapped(_ path: String, from threshold: Int, copied: ((Int) -> Void)? = nil) -> MappedParse? {
         guard let (source, mapping) = map(path, from: threshold, populate: false) else { return nil }
         let size = source.count
-        let block = ByteBlock(capacity: size)
+        // Tuned, in a memory file: the next revision of the same length shares its pages.
+        let pages = tuning.recycledMappings ? try? SharedPages(capacity: size) : nil
+        let block = pages.map { ByteBlock(sharing: $0) } ?? ByteBlock(capacity: size)
         let progress = ParseProgress()
         let copy = CopyBehind(source, of: mapping.file, into: block.base, following: progress, copied: copied)
         let copier = ThreadWork { copy.run() }
@@ -356,33 +386,47 @@ private let readChunk = 1 << 20
 /// read of one parses its mapping instead (`SnapshotReader.parseMapped`).
 let splitReadSize = 16 << 20
 
-/// Reads bytes `from..<to` of `fd` into `buffer` at the same offsets, or up to the end of the
+/// Where a read writes a revision's bytes: at `base`, and, when `base` is a copy-on-write
+/// mapping of the memory file mapped at `shared` too, only where they differ from it.
+private struct RevisionTarget: @unchecked Sendable {
+    // @unchecked: each thread of a read writes its own part.
+    let base: UnsafeMutablePointer<UInt8>
+    let shared: UnsafePointer<UInt8>?
+}
+
+/// Reads bytes `from..<to` of `fd` into `target` at the same offsets, or up to the end of the
 /// file; with `old`, compares each chunk with it while the chunk is still in the cache (the
-/// bytes of the first `expected` only: one more means the file grew).
-/// - Returns: the bytes read, the error that stopped it (0 for none), and the comparison of
-///   this part (nil without `old`).
+/// bytes of the first `expected` only: one more means the file grew). Into a copy-on-write
+/// mapping, each chunk is read into a buffer of its own and only the pages that differ from
+/// the shared ones written.
+/// - Returns: the bytes read, the error that stopped it (0 for none), the comparison of this
+///   part (nil without `old`), and how many pieces of pages were written over shared ones.
 private func readPart(
-    _ fd: Int32, into buffer: UnsafeMutablePointer<UInt8>, from: Int, to: Int, comparingWith old: DocumentBytes?, expected: Int
-) -> (count: Int, failure: Int32, comparison: EndsComparison?) {
+    _ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comparingWith old: DocumentBytes?, expected: Int
+) -> (count: Int, failure: Int32, comparison: EndsComparison?, written: Int) {
     var comparison = old.map { EndsComparison(oldCount: $0.count, newCount: expected) }
     // Small chunks when comparing, so that each is compared while in the cache.
     let chunk = old == nil ? 64 << 20 : readChunk
-    var offset = from
+    let buffer = target.shared == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    defer { buffer?.deallocate() }
+    var offset = from, written = 0
     while offset < to {
-        let n = pread(fd, buffer + offset, min(to - offset, chunk), off_t(offset))
+        let into = buffer ?? target.base + offset
+        let n = pread(fd, into, min(to - offset, chunk), off_t(offset))
         if n < 0 {
             if errno == EINTR { continue }
-            return (offset - from, errno, comparison)
+            return (offset - from, errno, comparison, written)
         }
         if n == 0 { break }
+        if let shared = target.shared {
+            written += writeDifferingPages(UnsafeRawBufferPointer(start: into, count: n), at: offset, into: target.base, over: shared)
+        }
         if let old, offset + n <= expected {
-            old.withUnsafeBufferPointer {
-                comparison!.add(UnsafeBufferPointer(start: buffer, count: expected), from: offset, count: n, old: $0)
-            }
+            old.withUnsafeBufferPointer { comparison!.add(into, from: offset, count: n, old: $0) }
         }
         offset += n
     }
-    return (offset - from, 0, comparison)
+    return (offset - from, 0, comparison, written)
 }
 
 /// The bytes two states of a file share at each end: `prefix` leading bytes, and `suffix`
@@ -404,13 +448,13 @@ struct EndsComparison {
         self.newCount = newCount
     }
 
-    /// Compares new bytes `new[from..<from + count]` (read just now) with `old`.
-    mutating func add(_ new: UnsafeBufferPointer<UInt8>, from: Int, count: Int, old: UnsafeBufferPointer<UInt8>) {
-        guard let n = new.baseAddress, let o = old.baseAddress else { return }
+    /// Compares new bytes `from..<from + count` (read just now, at `new`) with `old`.
+    mutating func add(_ new: UnsafePointer<UInt8>, from: Int, count: Int, old: UnsafeBufferPointer<UInt8>) {
+        guard let o = old.baseAddress else { return }
         var prefixCovered = false
         if !prefixFinal {
             let comparable = max(0, min(count, oldCount - from))
-            let same = matchingPrefix(n + from, o + from, comparable)
+            let same = matchingPrefix(new, o + from, comparable)
             prefix += same
             if same < count { prefixFinal = true } else { prefixCovered = true }
         }
@@ -420,7 +464,7 @@ struct EndsComparison {
         // New position p sits at old position p - shift, as far from the end.
         let first = max(from, shift)
         guard first < from + count else { return }
-        if let last = lastMismatch(n + first, o + (first - shift), from + count - first) {
+        if let last = lastMismatch(new + (first - from), o + (first - shift), from + count - first) {
             lastDifference = first + last
         }
     }

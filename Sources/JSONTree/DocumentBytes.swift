@@ -10,6 +10,9 @@ import EngineMemory
 public final class ByteBlock: @unchecked Sendable {
     private let memory: RecycledMemory<UInt8>?
     private let release: (@Sendable () -> Void)?
+    /// The memory file whose pages these bytes are, or share (`SharedPages`): the next revision
+    /// of a large file, when it has the same length, shares them too.
+    package let sharedPages: SharedPages?
     /// Where the bytes start; stays put for the block's life (it never grows in place).
     public let base: UnsafeMutablePointer<UInt8>
     public let capacity: Int
@@ -21,13 +24,24 @@ public final class ByteBlock: @unchecked Sendable {
     /// that a reader meets (any size) stayed in glibc's heaps and the resident size grew by steps.
     public init(capacity: Int) {
         let memory = RecycledMemory<UInt8>(capacity: capacity, waste: 1, mappedFrom: 1 << 20)
-        (self.memory, release, base, self.capacity) = (memory, nil, memory.base, memory.capacity)
+        (self.memory, release, base, self.capacity, sharedPages) = (memory, nil, memory.base, memory.capacity, nil)
+    }
+
+    /// The bytes of `pages` itself (a revision written into it), or `mapping`, a copy-on-write
+    /// mapping of it (a later revision), unmapped when the block goes.
+    package init(sharing pages: SharedPages, mapping: UnsafeMutablePointer<UInt8>? = nil) {
+        (memory, sharedPages, capacity) = (nil, pages, pages.capacity)
+        base = mapping ?? pages.base
+        release = mapping.map { mapped in
+            let address = UInt(bitPattern: mapped), bytes = pages.capacity
+            return { Posix.unmap(UnsafeMutableRawPointer(bitPattern: address)!, bytes) }
+        }
     }
 
     /// The `count` bytes at `base`, which someone else owns (a file's mapping, which the
     /// owner must keep unchanged): `release` gives them back when the block goes.
     public init(lent base: UnsafeRawPointer, count: Int, release: @escaping @Sendable () -> Void) {
-        (memory, self.release) = (nil, release)
+        (memory, self.release, sharedPages) = (nil, release, nil)
         self.base = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
         capacity = count
     }
@@ -96,6 +110,12 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
     @inlinable
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try withUnsafeBufferPointer { (p) throws(E) in try body(UnsafeRawBufferPointer(p)) }
+    }
+
+    /// The memory file these bytes share pages with, if any (`ByteBlock.sharedPages`).
+    package var sharedPages: SharedPages? {
+        if case .block(let b) = storage { return b.sharedPages }
+        return nil
     }
 
     /// The bytes as an array (a copy, unless they are one).

@@ -147,7 +147,12 @@ private func largeEventsFollowing(
     }
     var inPlace = [Double](), renamed = [Double](), resident = [Resident]()
     let total = followEdits(options), timed = min(total, 200)
+    // Sampling held memory walks the process's page tables: it starts after the timed edits
+    // (or for the last 20 when all are timed).
+    var held: HeldMemorySampler?
+    defer { _ = held?.stop() }
     for k in 0..<total {
+        if k == min(timed, max(0, total - 20)) { held = HeldMemorySampler(events.pid) }
         let (child, savedAt) = saveEdit(&file, edit, to: path)
         let style = edit % 2
         edit += 1
@@ -172,6 +177,58 @@ private func largeEventsFollowing(
     report.add(Figure(name: "large: edit → events line p99" + engine, unit: "ms", synctable: Stats([p99]),
                       target: "≤ 100 ms", met: p99 <= 100, note: "max \(Report.fmt(all.max() ?? .nan)) ms"))
     addResidentFigure(report, "large: events resident while following \(total) edits" + engine, resident, size: file.bytes.count)
+    if let sampled = held?.stop() {
+        held = nil
+        addFollowingMemoryFigure(report, "large: events memory while following" + engine, resident, sampled, size: file.bytes.count)
+    }
+}
+
+/// What following costs against the file (issue 44): the memory the process holds at the last
+/// sample (steady) and the most it held while following (peak), each ÷ the file. Held memory is
+/// the kernel's proportional count (Pss): a page mapped twice counts once. Revisions that share
+/// a memory file's pages map the same page in two places, which the resident count (VmRSS,
+/// VmHWM; in the note) counts twice.
+private func addFollowingMemoryFigure(_ report: Report, _ name: String, _ samples: [Resident], _ held: (last: Int, peak: Int), size: Int) {
+    guard let last = samples.last, held.last > 0 else { return }
+    let file = Double(size), steady = Double(held.last) / file, peak = Double(held.peak) / file
+    func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
+    report.add(Figure(name: name, unit: "× file", synctable: Stats([steady]), target: "≤ 2.2× file, peak ≤ 2.5×",
+                      met: steady <= 2.2 && peak <= 2.5,
+                      note: "held (Pss) \(mb(held.last)) MB, peak \(mb(held.peak)) MB (\(Report.fmt(peak)) ×); resident (VmRSS) "
+                          + "\(mb(last.total)) MB (\(Report.fmt(Double(last.total) / file)) ×), VmHWM \(mb(last.peak)) MB (\(Report.fmt(Double(last.peak) / file)) ×)"))
+}
+
+/// Samples a process's held memory (Pss of `/proc/PID/smaps_rollup`) every 5 ms on a thread
+/// of its own until `stop`: a revision's read lasts tens of milliseconds.
+private final class HeldMemorySampler: @unchecked Sendable {
+    // @unchecked: the fields are read and written under `lock`.
+    private let lock = NSLock()
+    private var stopped = false, last = 0, peak = 0
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pid: pid_t) {
+        Thread.detachNewThread { [self] in
+            while !lock.withLock({ stopped }) {
+                if let pss = Self.held(pid) { lock.withLock { (last, peak) = (pss, max(peak, pss)) } }
+                usleep(5_000)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops sampling: the last sample and the most seen, in bytes.
+    func stop() -> (last: Int, peak: Int) {
+        lock.withLock { stopped = true }
+        done.wait()
+        return lock.withLock { (last, peak) }
+    }
+
+    private static func held(_ pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") })
+        else { return nil }
+        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+    }
 }
 
 /// The viewer following edits: the first 100 timed (edit → the edited child's key on the
@@ -379,9 +436,9 @@ private func timedWithPeak(_ argv: [String]) -> (Double, Double, Int32)? {
 }
 
 /// A process's resident size (VmRSS) and its parts: anonymous memory and file pages (RssAnon,
-/// RssFile; shared memory is the rest), in bytes.
+/// RssFile; shared memory is the rest), and the most it has been resident (VmHWM), in bytes.
 struct Resident {
-    var total = 0, anonymous = 0, file = 0
+    var total = 0, anonymous = 0, file = 0, peak = 0
 }
 
 /// Resident size of process `pid` once the revision it just showed has settled (the previous
@@ -395,6 +452,7 @@ private func settledResident(_ pid: pid_t) -> Resident? {
         if line.hasPrefix("VmRSS:") { resident.total = kb }
         if line.hasPrefix("RssAnon:") { resident.anonymous = kb }
         if line.hasPrefix("RssFile:") { resident.file = kb }
+        if line.hasPrefix("VmHWM:") { resident.peak = kb }
     }
     return resident.total > 0 ? resident : nil
 }

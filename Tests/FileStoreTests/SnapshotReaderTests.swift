@@ -37,7 +37,8 @@ import TestSupport
                 old.withUnsafeBufferPointer { o in
                     while from < new.count {
                         let count = r.int(1...max(1, min(new.count - from, r.pick([1, 7, 8, 9, 64, 1000]))))
-                        comparison.add(n, from: from, count: count, old: o)
+                        // Each chunk read into a buffer of its own, as into a copy-on-write revision.
+                        Array(n[from..<from + count]).withUnsafeBufferPointer { comparison.add($0.baseAddress!, from: from, count: count, old: o) }
                         from += count
                     }
                 }
@@ -60,7 +61,7 @@ import TestSupport
                     old.withUnsafeBufferPointer { o in
                         while from < range.upperBound {
                             let count = r.int(1...max(1, min(range.upperBound - from, r.pick([1, 8, 9, 64, 1000]))))
-                            comparison.add(n, from: from, count: count, old: o)
+                            comparison.add(n.baseAddress! + from, from: from, count: count, old: o)
                             from += count
                         }
                     }
@@ -134,5 +135,50 @@ import TestSupport
             return
         }
         #expect(read.count == size && read.array == bytes && identity.size == size)
+    }
+
+    /// Tuned, a revision is read into a memory file, and the next one of the same length into a
+    /// copy-on-write mapping of it, written only where it differs. Over a chain of edits (a few
+    /// bytes, a rewrite of most pages, a change of length), every read is the file with its
+    /// exact shared ends, and no revision read earlier changes.
+    @Test func revisionsReadIntoSharedPagesAreTheFileAndStayAsRead() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("shared.bin")
+        let reader = SnapshotReader(tuning: .tuned, sharedPagesFrom: 1)
+        var sharing = 0
+        try forEachSeed(12, base: 0x5A5A) { seed, r in
+            var state = (0..<r.int(1...60_000)).map { _ in UInt8(r.int(97...100)) }
+            var kept: [(read: DocumentBytes, was: [UInt8])] = []
+            var current: DocumentBytes?
+            for step in 0..<8 {
+                if step > 0 {
+                    switch r.int(0..<6) {
+                    case 0: state.insert(contentsOf: [1, 2, 3], at: r.int(0...state.count))
+                    case 1 where state.count > 1: state.remove(at: r.int(0..<state.count))
+                    case 2: for k in 0..<state.count where r.int(0..<3) == 0 { state[k] = 120 }
+                    default: for _ in 0..<r.int(0...4) { state[r.int(0..<state.count)] = UInt8(r.int(97...100)) }
+                    }
+                }
+                writeFileInPlace(path, state)
+                let (snapshot, ends) = reader.read(path, comparingWith: current)
+                guard case .bytes(let bytes, _) = snapshot else {
+                    Issue.record("seed \(seed) step \(step): not read: \(snapshot)")
+                    return
+                }
+                #expect(bytes.array == state, "seed \(seed) step \(step)")
+                #expect(bytes.sharedPages != nil)
+                if let current {
+                    let measured = try #require(ends)
+                    let expected = Self.naiveEnds(current.array, state)
+                    #expect(measured.prefix == expected.prefix && measured.suffix == expected.suffix, "seed \(seed) step \(step)")
+                }
+                if let current, bytes.sharedPages === current.sharedPages { sharing += 1 }
+                kept.append((bytes, state))
+                current = bytes
+            }
+            for (k, revision) in kept.enumerated() { #expect(revision.read.array == revision.was, "seed \(seed): revision \(k) changed") }
+        }
+        // Small edits of one length shared their pages (a large rewrite or a new length did not).
+        #expect(sharing > 0)
     }
 }

@@ -1,6 +1,6 @@
 // What the engine asks of the kernel that Swift cannot ask itself: a signal handler (the guard
-// of a file's mapping), `mremap` (variadic in C), and names the C library's Swift module leaves
-// out (MADV_POPULATE_WRITE, mallopt's parameters). Reached only through EngineMemory's `Posix`
+// of a file's mapping), `mremap` (variadic in C), and what the C library's Swift module leaves
+// out (`memfd_create`, MADV_POPULATE_WRITE, mallopt's parameters). Reached only through EngineMemory's `Posix`
 // and `MappedFile`.
 #ifndef CENGINEMEMORY_H
 #define CENGINEMEMORY_H
@@ -26,6 +26,10 @@ void mapped_file_unmap(int slot);
 /// move without a copy: their page table entries do. 0 when moved, else -1 (errno set), and
 /// nothing moved.
 int engine_move_pages(void *from, size_t bytes, void *to);
+
+/// A new memory file (`memfd_create`, close-on-exec) of no bytes: pages that mappings of it
+/// share. A descriptor, or -1 (errno set; ENOSYS where the system has none).
+int engine_memory_file(const char *name);
 
 /// MADV_POPULATE_WRITE (Linux 5.14) as the system's headers name it; -1 where they do not
 /// (then `madvise` refuses it with EINVAL, as an older kernel would).
