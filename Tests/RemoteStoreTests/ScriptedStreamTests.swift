@@ -77,7 +77,10 @@ import TestSupport
         server.command(["respond": 503, "body": #"{"error": "the database is restarting"}"#])
         let client = RemoteClient()
         defer { try? client.syncShutdown() }
-        let (connection, recorder) = try follow(server.url("/"), client: client, options: Self.quick)
+        // Refusals retried at a quick pace too: the test is about the words, not the waits.
+        let options = EventStreamConnection.Options(
+            idleTimeout: .seconds(3600), backoff: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200), refused: .milliseconds(200)))
+        let (connection, recorder) = try follow(server.url("/"), client: client, options: options)
         defer { connection.stop() }
         #expect(await eventually {
             if case .reconnecting(_, _, let why) = recorder.state { why.hasPrefix("HTTP 503") && why.hasSuffix(": the database is restarting") } else { false }
