@@ -60,23 +60,18 @@ private func runWebSocketFanOutBenchmark(
         process.ask(#"{"do":"\#(kind)","port":\#(server.port),"count":\#(count),"path":"\#(path)"}"#, seconds: 120) != nil
     }
 
+    /// The edits' arrival times at one client of `kind` alone, in a Node process of its own.
+    func alone(_ kind: String, path: String, firstValue: Int) -> (raw: [Double], sdk: [Double])? {
+        guard let process = NodeClients(setup) else { return nil }
+        defer { process.stop() }
+        guard clientsReady(kind, 1, path: path, in: process) else { return nil }
+        return measureEdits(process, file: file, edits: edits, firstValue: firstValue)
+    }
+
     // Alone: one protocol client, then one SDK client.
-    guard let rawAlone = NodeClients(setup) else { return }
-    guard clientsReady("raw", 1, path: "/n", in: rawAlone),
-          let oneRaw = measureEdits(rawAlone, file: file, edits: edits, firstValue: 1)?.raw
-    else {
-        rawAlone.stop()
+    guard let oneRaw = alone("raw", path: "/n", firstValue: 1)?.raw, let oneSDK = alone("sdk", path: "n", firstValue: 101)?.sdk else {
         return
     }
-    rawAlone.stop()
-    guard let sdkAlone = NodeClients(setup) else { return }
-    guard clientsReady("sdk", 1, path: "n", in: sdkAlone),
-          let oneSDK = measureEdits(sdkAlone, file: file, edits: edits, firstValue: 101)?.sdk
-    else {
-        sdkAlone.stop()
-        return
-    }
-    sdkAlone.stop()
 
     // Together: the server's size around the listens, then the same edits to every client.
     usleep(200_000)

@@ -24,25 +24,17 @@ import TestSupport
 
     @Test func liveCountsEqualCountsFromScratchAndBatchesReplay() throws {
         try forEachSeed(30) { seed, rng in
-            var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
-            var nextKey = children.count
-            let query = try randomQuery(&rng)
             let column = rng.pick([Path(keys: ["team"]), Path(keys: ["score"]), Path(keys: ["tag"]), Path(keys: ["m", "v"]), Path.root])
             let view = FrequencyView(column: column, binWidth: rng.chance(0.25) ? 5 : nil)
-            var window = Window(query: query, path: players, document: try document(children))
-            view.apply(WindowChange.initial(window))
-            for step in 0..<25 {
-                children = randomEdit(children, &rng, nextKey: &nextKey)
+            try followRandomEdits(&rng, steps: 25, start: { view.apply(WindowChange.initial($0)) }) { step, change in
                 let before = view.rows
-                let change = window.advanced(to: try document(children))
                 let batch = view.apply(change)
-                window = change.new
-                let scratch = FrequencyView.rows(of: window, column: column, binWidth: view.binWidth)
+                let scratch = FrequencyView.rows(of: change.new, column: column, binWidth: view.binWidth)
                 #expect(view.rows == scratch, "seed \(seed) step \(step)")
-                #expect(view.total == window.count, "seed \(seed) step \(step)")
+                #expect(view.total == change.new.count, "seed \(seed) step \(step)")
                 let problems = batchProblems(batch, old: before, new: view.rows)
                 #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
-                if !problems.isEmpty || view.rows != scratch { return }
+                return problems.isEmpty && view.rows == scratch
             }
         }
     }
@@ -61,22 +53,15 @@ import TestSupport
             return nil
         }
         try forEachSeed(15, base: 0xF7E0) { seed, rng in
-            var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
-            var nextKey = children.count
             let view = FrequencyView(computed: computed, binWidth: rng.chance(0.25) ? 2 : nil)
-            var window = Window(query: try randomQuery(&rng), path: players, document: try document(children))
-            view.apply(WindowChange.initial(window))
-            for step in 0..<20 {
-                children = randomEdit(children, &rng, nextKey: &nextKey)
+            try followRandomEdits(&rng, steps: 20, start: { view.apply(WindowChange.initial($0)) }) { step, change in
                 let before = view.rows
-                let change = window.advanced(to: try document(children))
                 let batch = view.apply(change)
-                window = change.new
-                let scratch = FrequencyView.rows(of: window, computed: computed, binWidth: view.binWidth)
+                let scratch = FrequencyView.rows(of: change.new, computed: computed, binWidth: view.binWidth)
                 #expect(view.rows == scratch, "seed \(seed) step \(step)")
                 let problems = batchProblems(batch, old: before, new: view.rows)
                 #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
-                if !problems.isEmpty || view.rows != scratch { return }
+                return problems.isEmpty && view.rows == scratch
             }
         }
         let fixed = FrequencyView(computed: computed)

@@ -60,3 +60,19 @@ func randomQuery(_ rng: inout SplitMix64) throws -> Query {
     default: return try Query().orderByChild(Path("team")).limitToFirst(rng.int(1..<12))
     }
 }
+
+/// Random children under a random query, then `steps` random edits: `start` gets the first
+/// window, `step` each edit's change of it (in order), and returns false to stop (a problem found).
+func followRandomEdits(_ rng: inout SplitMix64, steps: Int, start: (Window) -> Void,
+                       step: (_ step: Int, _ change: WindowChange) -> Bool) throws {
+    var children = (0..<rng.int(0..<25)).map { (String(format: "k%03d", $0), randomChild(&rng)) }
+    var nextKey = children.count
+    var window = Window(query: try randomQuery(&rng), path: Path(keys: ["players"]), document: try document(children))
+    start(window)
+    for n in 0..<steps {
+        children = randomEdit(children, &rng, nextKey: &nextKey)
+        let change = window.advanced(to: try document(children))
+        window = change.new
+        guard step(n, change) else { return }
+    }
+}

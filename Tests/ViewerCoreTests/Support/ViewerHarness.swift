@@ -15,7 +15,7 @@ final class ViewerHarness {
     let file: String
     let store: any LiveStore
     /// The store in memory, when the viewer has one instead of a file.
-    private let memory: MemoryStore?
+    private var memory: MemoryStore? { store as? MemoryStore }
     let canvas: MemoryCanvas
     var viewer: Viewer!
     /// The monotonic clock the viewer reads (seconds).
@@ -35,7 +35,7 @@ final class ViewerHarness {
         if let json { writeFileInPlace(file, Array(json.utf8)) }
         let store = try FileStore(path: file, options: FileStore.Options(format: format, newestFirst: newestFirst))
         if json != nil { _ = try store.waitForRevision(1, timeoutMilliseconds: 10_000) }
-        try self.init(folder: folder, file: file, store: store, memory: nil, format: format, rows: rows, columns: columns,
+        try self.init(folder: folder, file: file, store: store, format: format, rows: rows, columns: columns,
                       path: path, unicode: unicode, configure: configure)
     }
 
@@ -43,16 +43,15 @@ final class ViewerHarness {
     convenience init(memory json: String, rows: Int = 24, columns: Int = 80, path: String = "/", unicode: Bool = true,
                      configure: (inout ViewerOptions) -> Void = { _ in }) throws {
         let memory = try MemoryStore(try JSONDocument(parsing: Array(json.utf8)).root.json, name: "data.json")
-        try self.init(folder: ScratchFolder("viewercore"), file: "data.json", store: memory, memory: memory, format: .json,
+        try self.init(folder: ScratchFolder("viewercore"), file: "data.json", store: memory, format: .json,
                       rows: rows, columns: columns, path: path, unicode: unicode, configure: configure)
     }
 
-    private init(folder: ScratchFolder, file: String, store: any LiveStore, memory: MemoryStore?, format: FileStore.Format,
+    private init(folder: ScratchFolder, file: String, store: any LiveStore, format: FileStore.Format,
                  rows: Int, columns: Int, path: String, unicode: Bool, configure: (inout ViewerOptions) -> Void) throws {
         self.folder = folder
         self.file = file
         self.store = store
-        self.memory = memory
         canvas = MemoryCanvas(rows: rows, columns: columns)
         var options = ViewerOptions(file: file, format: format, location: try Path(path), animations: false)
         configure(&options)
