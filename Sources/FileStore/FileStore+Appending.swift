@@ -32,9 +32,10 @@ extension FileStore {
         guard fstat(fd, &st) == 0 else { throw .system("stat", path: path, errno: errno) }
         var line = value.serialized()
         line.append(0x0A)
-        // A last line without its newline (a writer's partial line, a file ending without one)
-        // would swallow ours.
-        if st.st_size > 0, lastByte(path, size: Int64(st.st_size)) != 0x0A { line.insert(0x0A, at: 0) }
+        // A last line without its newline would swallow ours: a whole record (a file ending
+        // without one) gets its newline; another writer's record still being written is waited
+        // for, briefly, and never split.
+        if try !lastLineHasEnded(fd, path: path) { line.insert(0x0A, at: 0) }
         var written = 0
         while written < line.count {
             let n = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -81,12 +82,44 @@ extension FileStore {
         while ftruncate(fd, off_t(end) - off_t(count)) != 0 && errno == EINTR {}
     }
 
-    private static func lastByte(_ path: String, size: Int64) -> UInt8? {
+    /// How long an append waits for another program's unfinished last line to end.
+    public static let unfinishedLineWait = 500
+
+    /// Whether the file is empty or ends with a newline; false when its last line is a whole
+    /// record without one. Waits up to `unfinishedLineWait` ms for a last line that is not
+    /// valid JSON (another writer's record, half written) to end.
+    /// - Throws: `WriteError.unfinishedLine` when it does not end in time.
+    private static func lastLineHasEnded(_ fd: Int32, path: String) throws(WriteError) -> Bool {
+        let deadline = monotonicNanoseconds() + UInt64(unfinishedLineWait) * 1_000_000
+        while true {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw .system("stat", path: path, errno: errno) }
+            guard let last = lastLine(path, size: Int64(st.st_size)) else { return true }
+            if last.last == 0x0A { return true }
+            // A scalar cut short could still parse (`12` of `123`); a record of a log is an object or
+            // an array in practice, which parses only once it is whole.
+            if last.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) || (try? JSONDocument(parsing: last)) != nil { return false }
+            guard monotonicNanoseconds() < deadline else { throw .unfinishedLine(path: path, milliseconds: unfinishedLineWait) }
+            usleep(5_000)
+        }
+    }
+
+    /// The file's last line (from after the newline before it; with its own newline, if it has
+    /// one), at most 16 MiB of it; nil for an empty file.
+    private static func lastLine(_ path: String, size: Int64) -> [UInt8]? {
+        guard size > 0 else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var byte: UInt8 = 0
-        return pread(fd, &byte, 1, off_t(size - 1)) == 1 ? byte : nil
+        guard pread(fd, &byte, 1, off_t(size - 1)) == 1 else { return nil }
+        if byte == 0x0A { return [0x0A] }
+        let window = Int(min(size, 16 << 20))
+        var bytes = [UInt8](repeating: 0, count: window)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, window, off_t(size - Int64(window))) }
+        guard n == window else { return nil }
+        guard let newline = bytes.lastIndex(of: 0x0A) else { return bytes }
+        return Array(bytes[(newline + 1)...])
     }
 
     private static func countNewlines(_ path: String, before end: Int64) throws(WriteError) -> Int {

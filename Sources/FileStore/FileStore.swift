@@ -67,6 +67,9 @@ public final class FileStore: DocumentStore {
         /// For a large JSON Lines file: its newest records first (see `NewestFirst`); nil: the
         /// whole file is the first revision.
         public var newestFirst: NewestFirst?
+        /// In JSON Lines (a file or a stream), a record longer than this is an error row naming
+        /// its line, and reading goes on after it: a runaway line is never held whole.
+        public var maxLineBytes = JSONLinesBuilder.defaultMaxRecordBytes
         /// A first read of a file at least this large parses its mapping while the bytes are
         /// copied (`SnapshotReader.parseMapped`); tests lower it.
         var mappedFirstReadSize = splitReadSize
@@ -173,7 +176,7 @@ public final class FileStore: DocumentStore {
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
         worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
-            ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst) : nil,
+            ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst, maxLineBytes: options.maxLineBytes) : nil,
             mappedFirstReadSize: options.mappedFirstReadSize, tuning: options.tuning)
         writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
@@ -204,7 +207,7 @@ public final class FileStore: DocumentStore {
         absolutePath = name
         let wake = try WakeSignal()
         let input = StreamInput(fd: fd)
-        worker = ReadWorker(wake: wake, lines: LinesReader(source: .stream(input)))
+        worker = ReadWorker(wake: wake, lines: LinesReader(source: .stream(input), maxLineBytes: options.maxLineBytes))
         writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)

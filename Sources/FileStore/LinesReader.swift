@@ -55,6 +55,8 @@ final class LinesReader: @unchecked Sendable {
     /// cost more than the rest of an append's work).
     private let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunk)
     private var ended = false
+    /// Whether a read of the file has published its records yet.
+    private var publishedOnce = false
     /// How many of the builder's errors earlier reads reported.
     private var reportedErrors = 0
     /// Only the newest records were read, and whether every record was asked for since.
@@ -63,10 +65,10 @@ final class LinesReader: @unchecked Sendable {
 
     deinit { readBuffer.deallocate() }
 
-    init(source: Source, newestFirst: FileStore.NewestFirst? = nil) {
+    init(source: Source, newestFirst: FileStore.NewestFirst? = nil, maxLineBytes: Int = JSONLinesBuilder.defaultMaxRecordBytes) {
         self.source = source
         self.newestFirst = newestFirst
-        builder = JSONLinesBuilder(mode: { if case .stream = source { .values } else { .lines } }())
+        builder = JSONLinesBuilder(mode: { if case .stream = source { .values } else { .lines } }(), maxRecordBytes: maxLineBytes)
     }
 
     /// Reads what was appended since the last read.
@@ -164,7 +166,10 @@ final class LinesReader: @unchecked Sendable {
         }
         var news = report(identity: identity)
         news.restart = restart
-        if added > 0 || restart != nil { news.document = builder.document() }
+        // The first read publishes the records even when there are none: an empty log is a log
+        // of no lines, served and shown at once.
+        if added > 0 || restart != nil || !publishedOnce { news.document = builder.document() }
+        publishedOnce = true
         return news
     }
 
@@ -187,7 +192,7 @@ final class LinesReader: @unchecked Sendable {
         olderUnread = false
         // A log that only its newest records are read of is read that way again.
         if newestFirst?.onlyNewest == true { newestFirstDone = false }
-        builder = JSONLinesBuilder(mode: builder.mode)
+        builder = JSONLinesBuilder(mode: builder.mode, maxRecordBytes: builder.maxRecordBytes)
         followed = nil
         offset = 0
         tail = []

@@ -106,15 +106,24 @@ public struct JSONLinesBuilder: ~Copyable {
     private let byteLimit: Int
     private let entryLimit: Int
 
-    public init(mode: Mode) {
-        self.init(mode: mode, byteLimit: Int(UInt32.max))
+    /// The longest record read by default: 256 MiB.
+    public static let defaultMaxRecordBytes = 256 << 20
+    /// A record longer than this is not held: it becomes an error row naming its line, and
+    /// reading goes on after its end (so a runaway line costs at most this much memory).
+    public let maxRecordBytes: Int
+    /// Whether the input is being skipped up to the end of a record that was too long.
+    private var skippingLongRecord = false
+
+    public init(mode: Mode, maxRecordBytes: Int = JSONLinesBuilder.defaultMaxRecordBytes) {
+        self.init(mode: mode, byteLimit: Int(UInt32.max), maxRecordBytes: maxRecordBytes)
     }
 
     /// A builder whose records stop at `byteLimit` bytes and `entryLimit` tape entries (tests:
     /// the limits without gigabytes of input).
-    init(mode: Mode, byteLimit: Int, entryLimit: Int = Tape.entryLimit) {
+    init(mode: Mode, byteLimit: Int, entryLimit: Int = Tape.entryLimit, maxRecordBytes: Int = JSONLinesBuilder.defaultMaxRecordBytes) {
         self.byteLimit = byteLimit
         self.entryLimit = entryLimit
+        self.maxRecordBytes = max(1, maxRecordBytes)
         self.mode = mode
         decided = mode == .lines
         startedAsValues = mode == .values
@@ -145,13 +154,37 @@ public struct JSONLinesBuilder: ~Copyable {
     public mutating func append(_ bytes: some Collection<UInt8>) -> Int {
         let before = count
         pending.append(contentsOf: bytes)
-        var start = 0
+        var start = skipLongRecord()
         while let end = recordEnd(from: &start, final: false) {
             addRecord(start..<end.record)
             start = end.next
         }
         drop(start)
+        if pending.count > maxRecordBytes {
+            // The record waiting for its end is already too long: an error row, and its bytes go.
+            addErrorRow(line: mark.line + linesSinceMark, column: 1,
+                        message: "the record is longer than \(maxRecordBytes) bytes; it was skipped")
+            if mode == .lines { linesSinceMark += 1 }
+            skippingLongRecord = true
+            drop(skipLongRecord())
+        }
         return count - before
+    }
+
+    /// While skipping a record that was too long: how many pending bytes belong to it (up to and
+    /// including the newline that ends it, or all of them).
+    private mutating func skipLongRecord() -> Int {
+        guard skippingLongRecord else { return 0 }
+        scan = ValueScan()
+        scanned = 0
+        guard let newline = pending.firstIndex(of: 0x0A) else {
+            // Bytes of the long record: no line ends among them.
+            consumed += pending.count
+            pending.removeAll(keepingCapacity: false)
+            return 0
+        }
+        skippingLongRecord = false
+        return newline + 1
     }
 
     /// The input has ended: what is left is the last record (a line without its newline, or an
@@ -160,7 +193,7 @@ public struct JSONLinesBuilder: ~Copyable {
     @discardableResult
     public mutating func finish() -> Int {
         let before = count
-        var start = 0
+        var start = skipLongRecord()
         while let end = recordEnd(from: &start, final: true) {
             addRecord(start..<end.record)
             start = end.next
@@ -354,15 +387,25 @@ public struct JSONLinesBuilder: ~Copyable {
             }
         } catch {
             let (l, c) = position(of: error, recordStart: range.lowerBound)
-            errors.append(JSONLinesError(index: count, line: l, column: c, message: error.message))
-            var row = Array(#"{"\#(Self.errorMember)":{"line":\#(l),"column":\#(c),"message":"#.utf8)
-            writeJSONString(error.message, to: &row)
-            row.append(contentsOf: "}}".utf8)
-            appendLiteral(row)
+            addErrorRow(line: l, column: c, message: error.message, counted: false)
         }
         if mode == .lines { linesSinceMark += 1 }
         valueRecords += 1
         count += 1
+    }
+
+    /// Appends an error row for the record at `line`, `column` (counted as a record unless the
+    /// caller counts it).
+    private mutating func addErrorRow(line l: Int, column c: Int, message: String, counted: Bool = true) {
+        errors.append(JSONLinesError(index: count, line: l, column: c, message: message))
+        var row = Array(#"{"\#(Self.errorMember)":{"line":\#(l),"column":\#(c),"message":"#.utf8)
+        writeJSONString(message, to: &row)
+        row.append(contentsOf: "}}".utf8)
+        appendLiteral(row)
+        if counted {
+            valueRecords += 1
+            count += 1
+        }
     }
 
     /// The input's line and column of an error found in the record starting at `pending[start]`.

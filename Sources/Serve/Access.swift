@@ -54,12 +54,15 @@ final class Access: Sendable {
 
     static let permissionDenied = RequestError(.unauthorized, "Permission denied")
 
-    /// The credential the admin presents.
-    private var adminCredential: String { options.authToken ?? "owner" }
+    /// The credential the admin presents: `--auth-token`, else the emulator's `owner` on a
+    /// server bound to loopback (anyone who can reach another address could send it).
+    private var adminCredential: String? {
+        options.authToken ?? (isLoopback(options.host) ? "owner" : nil)
+    }
 
     /// Whether `credential` is the admin's.
     func isAdmin(_ credential: String?) -> Bool {
-        guard let credential else { return false }
+        guard let credential, let adminCredential else { return false }
         return constantTimeEquals(Array(credential.utf8), Array(adminCredential.utf8))
     }
 
@@ -92,7 +95,9 @@ final class Access: Sendable {
             throw RequestError(.unauthorized,
                 "ID tokens cannot be verified here; the server accepts them unverified only with --accept-unverified-tokens")
         }
-        let expires = claims["exp"]?.doubleValue.map { Int64($0 * 1000) }
+        // An unsigned token (the emulator's mock tokens: `alg: none`) never expires: nothing of
+        // it can be verified, its times included, as the Firebase emulator does.
+        let expires = IDToken.isUnsigned(credential) ? nil : try IDToken.expiry(claims)
         if let expires, expires <= now { throw RequestError(.unauthorized, "the ID token has expired") }
         return .user(auth: IDToken.auth(claims), expires: expires)
     }
@@ -150,6 +155,29 @@ enum IDToken {
         guard parts.count == 3, let payload = base64URLDecoded(parts[1]),
               let claims = try? JSONDocument(parsing: payload).root.json.objectValue else { return nil }
         return claims
+    }
+
+    /// Whether the token is unsigned: `alg` is `none` and the signature empty (what the
+    /// client SDKs build for the emulator from `mockUserToken`).
+    static func isUnsigned(_ token: String) -> Bool {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].isEmpty, let header = base64URLDecoded(parts[0]),
+              let fields = try? JSONDocument(parsing: header).root.json.objectValue else { return false }
+        return fields["alg"]?.stringValue == "none"
+    }
+
+    /// When the token ends (`exp`, in seconds, as milliseconds since 1970), range-checked where
+    /// it is converted: nil when it has no `exp` or one past any date a clock reaches.
+    /// - Throws: `RequestError` (401) for an `exp` that is not a number.
+    static func expiry(_ claims: JSONObject) throws(RequestError) -> Int64? {
+        guard let exp = claims["exp"], !exp.isNull else { return nil }
+        guard let seconds = exp.doubleValue, !seconds.isNaN else {
+            throw RequestError(.unauthorized, "the ID token's exp is not a number of seconds")
+        }
+        let milliseconds = seconds * 1000
+        if milliseconds >= 9.0e18 { return nil }
+        if milliseconds <= -9.0e18 { return Int64.min }
+        return Int64(milliseconds)
     }
 
     /// `auth` as rules see it: `uid` from `sub` (or `user_id`), `provider` from

@@ -215,8 +215,11 @@ struct DatabaseResponder: HTTPResponder {
             throw error
         case .preconditionFailed(let current):
             var error = RequestError(.preconditionFailed, "the value changed: its ETag is no longer the one given in if-match")
-            error.headers[.eTag] = ServedValue.etag(current)
-            error.body = current.serialized(.compact)
+            // The current value and its ETag only to a requester the rules let read it.
+            if let current {
+                error.headers[.eTag] = ServedValue.etag(current)
+                error.body = current.serialized(.compact)
+            }
             throw error
         case .appended(let key):
             // No ETag: the log's value with the record is known only once the store reads it.

@@ -40,6 +40,8 @@ public final class DatabaseServer: Sendable {
     let reads: RevisionCache<CachedRead>
     let events: RevisionCache<EventBytes>
     let connections: ConnectionLimit
+    /// The bytes clients may make the server hold, in all and each.
+    let budget: MemoryBudget
 
     /// Opens the file's store (on its own thread), and reads the rules file if one is given.
     /// - Throws: `ServeError` when the store cannot be opened, the rules file has an error
@@ -69,6 +71,7 @@ public final class DatabaseServer: Sendable {
         events = RevisionCache(byteLimit: options.cacheBytes)
         let cap = ConnectionLimit.maximum(descriptors: raiseDescriptorLimit())
         connections = ConnectionLimit(maximum: min(options.maxConnections ?? cap, cap))
+        budget = MemoryBudget(total: options.maxMemoryBytes ?? MemoryBudget.machineDefault)
         store = try StoreThread(open: open, feed: feed)
     }
 
@@ -91,9 +94,10 @@ public final class DatabaseServer: Sendable {
         let listening = OnceFlag()
         let connections = self.connections
         let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
-        let wire = WireCache()
+        // Windows kept for the WebSocket listens: an eighth of the budget.
+        let wire = WireCache(windowByteLimit: budget.total / 8)
         let idleTimeout = TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds))
-        let (feed, store, options, access) = (feed, store, options, access)
+        let (feed, store, options, access, budget) = (feed, store, options, access, budget)
         let app = Application(
             responder: responder,
             // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
@@ -110,7 +114,7 @@ public final class DatabaseServer: Sendable {
                         return .upgrade([:]) { inbound, outbound, _ in
                             await WebSocketSession.serve(
                                 inbound: inbound, outbound: outbound, channel: channel, host: host, feed: feed, store: store,
-                                options: options, access: access, cache: wire)
+                                options: options, access: access, cache: wire, budget: budget)
                         }
                     },
                     limit: connections, headTimeout: idleTimeout)

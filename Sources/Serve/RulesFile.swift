@@ -24,6 +24,6 @@ enum RulesFile {
 }
 
 /// Whether `host` is a loopback address, reachable from this machine only.
-func isLoopback(_ host: String) -> Bool {
+public func isLoopback(_ host: String) -> Bool {
     host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
 }

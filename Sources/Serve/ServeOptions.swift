@@ -36,6 +36,10 @@ public struct ServeOptions: Sendable {
     /// A WebSocket connection's most listens at once, and most onDisconnect writes (whose data
     /// together stay under `maxBodyBytes`): one client's state is bounded whatever it sends.
     public var maxListensPerConnection: Int
+    /// What clients may make the server hold in all (messages being received, payloads once
+    /// parsed, onDisconnect writes); a connection may hold a sixteenth of it. nil: a quarter of
+    /// the machine's memory.
+    public var maxMemoryBytes: Int?
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,

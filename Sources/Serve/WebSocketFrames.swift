@@ -1,5 +1,8 @@
 // The WebSocket transport's framing of messages: long ones split into numbered frames.
 import NIOCore
+import HummingbirdWebSocket
+import NIOWebSocket
+import Synchronization
 
 /// The client SDKs send and accept messages of at most 16,384 characters a frame; a longer one
 /// goes as a frame holding the count (`"3"`), then that many pieces.
@@ -63,6 +66,11 @@ struct FrameAssembler {
 
     init(limit: Int) { self.limit = limit }
 
+    /// Whether a split message's pieces are awaited.
+    var isAssembling: Bool { expected > 0 }
+    /// The bytes of the pieces held.
+    var heldBytes: Int { bytes }
+
     mutating func take(_ frame: String) -> Step {
         if expected == 0 {
             // A frame of at most six characters that is a number announces a split message
@@ -89,5 +97,89 @@ struct FrameAssembler {
         expected = 0
         pieces = []
         bytes = 0
+    }
+}
+
+/// Since when a client's message has been unfinished: its WebSocket frames (continuation frames
+/// without FIN yet), or the numbered pieces of a split message. Shared by the connection's
+/// reader, its loop and the watch that closes it.
+final class UnfinishedMessages: Sendable {
+    private struct State {
+        var frames: ContinuousClock.Instant?
+        var pieces: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
+
+    func framesStarted() { state.withLock { $0.frames = $0.frames ?? .now } }
+    func framesEnded() { state.withLock { $0.frames = nil } }
+    func piecesStarted() { state.withLock { $0.pieces = $0.pieces ?? .now } }
+    func piecesEnded() { state.withLock { $0.pieces = nil } }
+
+    /// Whether a message has been unfinished for longer than `limit`.
+    func isOverdue(_ limit: Duration) -> Bool {
+        state.withLock { state in
+            let oldest = [state.frames, state.pieces].compactMap { $0 }.min()
+            return oldest.map { ContinuousClock.now - $0 > limit } ?? false
+        }
+    }
+}
+
+/// Joins a client's WebSocket frames (a text frame and its continuation frames) into messages,
+/// within a byte limit, charging what an unfinished message holds to the connection.
+struct MessageReader {
+    enum Step {
+        case waiting
+        case message(String)
+        /// The connection is to be closed: why.
+        case refused(WebSocketErrorCode, String)
+    }
+
+    let limit: Int
+    let account: MemoryAccount
+    let unfinished: UnfinishedMessages
+    private var message: ByteBuffer?
+    /// Whether the message being joined is text (a binary one is read, charged and dropped).
+    private var isText = true
+    private var charged = 0
+
+    init(limit: Int, account: MemoryAccount, unfinished: UnfinishedMessages) {
+        self.limit = limit
+        self.account = account
+        self.unfinished = unfinished
+    }
+
+    mutating func take(_ frame: WebSocketDataFrame) -> Step {
+        switch frame.opcode {
+        case .text, .binary:
+            guard message == nil else { return .refused(.protocolError, "a new message began before the last one ended") }
+            if frame.fin { return frame.opcode == .text ? .message(String(buffer: frame.data)) : .waiting }
+            message = frame.data
+            isText = frame.opcode == .text
+            unfinished.framesStarted()
+        case .continuation:
+            guard message != nil else { return .refused(.protocolError, "a continuation frame with no message begun") }
+            var data = frame.data
+            message!.writeBuffer(&data)
+        }
+        guard message!.readableBytes <= limit else { return .refused(.messageTooLarge, "a message is over \(limit) bytes") }
+        // What the buffer holds (it grows by doubling), not only what was sent.
+        let size = message!.capacity
+        if size > charged {
+            if let refusal = account.charge(size - charged) { return .refused(.policyViolation, refusal) }
+            charged = size
+        }
+        guard frame.fin else { return .waiting }
+        let text = String(buffer: message!)
+        message = nil
+        close()
+        return isText ? .message(text) : .waiting
+    }
+
+    /// Gives back what the unfinished message held.
+    mutating func close() {
+        account.release(charged)
+        charged = 0
+        unfinished.framesEnded()
     }
 }

@@ -46,13 +46,17 @@ final class WebSocketSession {
     private var frames: FrameAssembler
     private var listens: [ListenKey: Listen] = [:]
     /// Writes to make when the connection ends, in the order they were asked for, each as the
-    /// user who asked for it.
+    /// user who asked for it, kept as the compact text of their data (what it costs charged).
     private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester, bytes: Int)] = []
     /// The bytes of the onDisconnect writes' data.
     private var disconnectBytes = 0
+    /// What the connection holds, charged against the server's budget.
+    let account: MemoryAccount
+    /// Since when a message has been unfinished (its frames, or its numbered pieces).
+    let unfinished = UnfinishedMessages()
     init(
         feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache,
-        outbound: WebSocketOutboundWriter, channel: any Channel
+        budget: MemoryBudget, outbound: WebSocketOutboundWriter, channel: any Channel
     ) {
         self.feed = feed
         self.store = store
@@ -62,6 +66,7 @@ final class WebSocketSession {
         self.outbound = outbound
         self.channel = channel
         frames = FrameAssembler(limit: options.maxBodyBytes)
+        account = MemoryAccount(budget)
         // No credential: open without rules or token, `auth` null under rules, nobody behind
         // the token gate until the client authenticates.
         requester = try? access.requester(credential: nil, override: nil, now: Access.now())
@@ -70,7 +75,7 @@ final class WebSocketSession {
     /// Serves the connection until the client leaves or the server stops.
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, host: String,
-        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache
+        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, budget: MemoryBudget
     ) async {
         guard let mailbox = feed.subscribe(queueLength: Self.revisionQueue) else { return }
         // A client that does not read holds the loop in a write: when it falls too far behind,
@@ -78,17 +83,38 @@ final class WebSocketSession {
         let task = withUnsafeCurrentTask { $0.map(ConnectionTask.init) }
         mailbox.attach { task?.task.cancel() }
         let session = WebSocketSession(
-            feed: feed, store: store, options: options, access: access, cache: cache, outbound: outbound, channel: channel)
+            feed: feed, store: store, options: options, access: access, cache: cache, budget: budget, outbound: outbound, channel: channel)
         let client = ClientHandOver(mailbox: mailbox)
+        let (account, unfinished) = (session.account, session.unfinished)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                var reader = MessageReader(limit: options.maxBodyBytes, account: account, unfinished: unfinished)
                 do {
-                    for try await message in inbound.messages(maxSize: options.maxBodyBytes) {
-                        guard case .text(let text) = message else { continue }
-                        await client.hand(.text(text))
+                    var frames = inbound.makeAsyncIterator()
+                    while let frame = try await frames.next() {
+                        switch reader.take(frame) {
+                        case .waiting: continue
+                        case .message(let text): await client.hand(.text(text))
+                        case .refused(let code, let reason):
+                            try? await outbound.close(code, reason: reason)
+                            throw CancellationError()
+                        }
                     }
                 } catch {}
+                reader.close()
                 await client.hand(.clientClosed)
+            }
+            // An unfinished message counts as idle: one not whole within the idle timeout of its
+            // first frame closes the connection (else a client could hold its bytes forever).
+            group.addTask {
+                let limit = Duration.milliseconds(options.idleTimeoutMilliseconds)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: min(limit / 4, .seconds(1)))
+                    guard unfinished.isOverdue(limit) else { continue }
+                    try? await outbound.close(.policyViolation, reason: "a message was left unfinished for \(options.idleTimeoutMilliseconds / 1000) s")
+                    channel.close(promise: nil)
+                    return
+                }
             }
             await session.start(host: host)
             loop: while true {
@@ -118,6 +144,7 @@ final class WebSocketSession {
             group.cancelAll()
         }
         await session.disconnected()
+        account.close()
     }
 
     // MARK: - The loop's steps
@@ -149,12 +176,28 @@ final class WebSocketSession {
         case .feed(.closed), .feed(.dropped):
             return false
         case .text(let text):
-            switch frames.take(text) {
+            let held = frames.heldBytes
+            let step = frames.take(text)
+            if frames.isAssembling { unfinished.piecesStarted() } else { unfinished.piecesEnded() }
+            // The pieces held for a split message are charged while they wait.
+            if frames.heldBytes > held, let refusal = account.charge(frames.heldBytes - held) {
+                try? await outbound.close(.policyViolation, reason: refusal)
+                return false
+            }
+            if frames.heldBytes < held { account.release(held - frames.heldBytes) }
+            switch step {
             case .waiting: return true
             case .tooLarge:
                 try? await outbound.close(.messageTooLarge, reason: "a message is over \(options.maxBodyBytes) bytes")
                 return false
             case .message(let message):
+                // What the message costs once parsed is charged before it is parsed.
+                let cost = parsedCost(message.utf8)
+                if let refusal = account.charge(cost) {
+                    try? await outbound.close(.policyViolation, reason: "a message would cost \(cost) bytes once read: \(refusal)")
+                    return false
+                }
+                defer { account.release(cost) }
                 return await received(message)
             }
         }
@@ -222,7 +265,7 @@ final class WebSocketSession {
         case "q": return try listen(b, as: requester)
         case "n":
             let path = try Self.path(b["p"])
-            listens[ListenKey(path: path, tag: b["t"]?.doubleValue.map(Int.init))] = nil
+            listens[ListenKey(path: path, tag: try Self.tag(b["t"]))] = nil
             return Answer()
         case "g":
             let path = try Self.path(b["p"])
@@ -242,17 +285,21 @@ final class WebSocketSession {
             let path = try Self.path(b["p"])
             let data = b["d"] ?? .null
             _ = try Self.plan(action == "o" ? .put : .merge, path: path, data: data, hash: nil)
-            let bytes = data.serialized(.compact).count
-            guard onDisconnect.count < options.maxListensPerConnection, disconnectBytes + bytes <= options.maxBodyBytes else {
+            // Kept as text, which costs its bytes; parsed again when the connection ends.
+            let text = data.serialized(.compact)
+            guard onDisconnect.count < options.maxListensPerConnection, disconnectBytes + text.count <= options.maxBodyBytes else {
                 return Answer(status: "too_big", data: .string("a connection's onDisconnect writes are at most \(options.maxListensPerConnection), of \(options.maxBodyBytes) bytes in all"))
             }
-            disconnectBytes += bytes
-            onDisconnect.append((path, action == "o" ? .put(data) : .merge(data), requester, bytes))
+            if let refusal = account.charge(text.count) { return Answer(status: "too_big", data: .string(refusal)) }
+            disconnectBytes += text.count
+            onDisconnect.append((path, action == "o" ? .put(text) : .merge(text), requester, text.count))
             return Answer()
         case "oc":
             let path = try Self.path(b["p"])
             onDisconnect.removeAll { $0.path.keys.starts(with: path.keys) }
-            disconnectBytes = onDisconnect.reduce(0) { $0 + $1.bytes }
+            let kept = onDisconnect.reduce(0) { $0 + $1.bytes }
+            account.release(disconnectBytes - kept)
+            disconnectBytes = kept
             return Answer()
         default:
             throw WireError("unknown action '\(action)'")
@@ -261,11 +308,21 @@ final class WebSocketSession {
 
     // MARK: - Listens
 
+    /// A listen's tag, range-checked where it is converted: an integer a JavaScript number holds
+    /// exactly, or none.
+    static func tag(_ value: JSON?) throws(WireError) -> Int? {
+        guard let value, !value.isNull else { return nil }
+        guard let n = value.doubleValue, n == n.rounded(), abs(n) <= 9_007_199_254_740_991 else {
+            throw WireError("a listen's tag must be a whole number between -2^53 and 2^53")
+        }
+        return Int(n)
+    }
+
     private static let denied = Answer(status: "permission_denied", data: "Permission denied")
 
     private func listen(_ b: JSONObject, as requester: Requester) throws(WireError) -> Answer {
         let path = try Self.path(b["p"])
-        let tag = b["t"]?.doubleValue.map(Int.init)
+        let tag = try Self.tag(b["t"])
         let query = tag == nil ? nil : try WireQuery.query(b["q"]?.objectValue)
         guard let revision = feed.latest else { return Answer(status: "unavailable", data: "the file has not been read yet") }
         let ruleQuery = tag == nil ? JSON.null : WireQuery.ruleQuery(b["q"]?.objectValue)
@@ -282,7 +339,6 @@ final class WebSocketSession {
         var initial = JSONObject([("p", .string(listen.wirePath))])
         if let query {
             let window = cache.window(path: path, query: query, in: revision)
-            listen.window = window
             initial = JSONObject([("p", .string(listen.wirePath)), ("d", Self.object(window)), ("t", .number(JSONNumber(tag ?? 0)))])
         } else {
             initial = JSONObject([("p", .string(listen.wirePath)), ("d", ServedValue.value(at: path, in: revision.document, export: true))])
@@ -308,11 +364,16 @@ final class WebSocketSession {
                 continue
             }
             if let query = listen.query {
-                let window = cache.window(path: listen.path, query: query, in: revision)
-                if let change = Self.merge(from: listen.window, to: window) {
-                    await send(["t": "d", "d": ["a": "m", "b": ["p": .string(listen.wirePath), "d": change, "t": .number(JSONNumber(listen.tag ?? 0))]]])
+                // A window depends on its location alone: where that did not change, nothing is
+                // recomputed. Otherwise the window last sent is made again from its revision (a
+                // listen holds no copy of it: identical queries share one, within the cache's bytes).
+                if !cache.isUnchanged(path: listen.path, from: listen.revision, to: revision) {
+                    let sent = cache.window(path: listen.path, query: query, in: listen.revision)
+                    let window = cache.window(path: listen.path, query: query, in: revision)
+                    if let change = Self.merge(from: sent, to: window) {
+                        await send(["t": "d", "d": ["a": "m", "b": ["p": .string(listen.wirePath), "d": change, "t": .number(JSONNumber(listen.tag ?? 0))]]])
+                    }
                 }
-                listen.window = window
             } else if let push = cache.push(path: listen.path, from: listen.revision, to: revision) {
                 await send(serialized: push)
             }
@@ -343,9 +404,10 @@ final class WebSocketSession {
 
     private enum WriteKind { case put, merge }
 
+    /// An onDisconnect write's data, as compact JSON text.
     private enum DisconnectWrite {
-        case put(JSON)
-        case merge(JSON)
+        case put([UInt8])
+        case merge([UInt8])
     }
 
     private static func plan(_ kind: WriteKind, path: Path, data: JSON, hash: String?) throws(WireError) -> WritePlan {
@@ -403,8 +465,10 @@ final class WebSocketSession {
         for (path, write, requester, _) in onDisconnect {
             let plan: WritePlan?
             switch write {
-            case .put(let data): plan = try? Self.plan(.put, path: path, data: data, hash: nil)
-            case .merge(let data): plan = try? Self.plan(.merge, path: path, data: data, hash: nil)
+            case .put(let text):
+                plan = (try? JSONDocument(parsing: text).root.json).flatMap { try? Self.plan(.put, path: path, data: $0, hash: nil) }
+            case .merge(let text):
+                plan = (try? JSONDocument(parsing: text).root.json).flatMap { try? Self.plan(.merge, path: path, data: $0, hash: nil) }
             }
             guard let plan = plan?.decided(by: access, for: requester) else { continue }
             _ = try? await store.perform { store in plan.apply(to: store) }
@@ -587,8 +651,6 @@ private struct Listen {
     let tag: Int?
     /// The revision whose data the client was last sent.
     var revision: Revision
-    /// For a query: the window it was last sent.
-    var window: [(key: String, value: JSON)] = []
     /// The rules' `query` variable for it (null for the location's whole value).
     var ruleQuery: JSON = .null
     /// The query as the client sent it (`q`), to name the listen when it is revoked.
@@ -596,14 +658,21 @@ private struct Listen {
 }
 
 /// What the connections of one server share for a revision: a query's window and a location's
-/// change (and its message, serialized), each computed once for all the listens that need it;
-/// kept for the newest revision.
+/// change (and its message, serialized), each computed once for all the listens that need it.
+/// Changes are kept for the newest revision; windows for the newest two (a listen's last sent
+/// window is made again from its revision), within a byte limit.
 final class WireCache: Sendable {
+    typealias Rows = [(key: String, value: JSON)]
+
     private struct State {
         var revision = 0
-        var windows: [String: [(key: String, value: JSON)]] = [:]
+        var windows: [WindowKey: (rows: Rows, bytes: Int)] = [:]
+        var windowBytes = 0
         var changes: [ChangeKey: StreamChange?] = [:]
         var pushes: [ChangeKey: WireMessage?] = [:]
+        var unchanged: [ChangeKey: Bool] = [:]
+        /// Lookups of paths in the newest revisions' documents, by revision.
+        var indexes: [Int: ChildIndex] = [:]
     }
 
     /// A location's change from an older revision (to the cache's).
@@ -612,15 +681,64 @@ final class WireCache: Sendable {
         let path: Path
     }
 
+    private struct WindowKey: Hashable {
+        let revision: Int
+        let path: Path
+        let query: String
+    }
+
     private let state = Mutex(State())
     private static let maxEntries = 1024
+    /// The most bytes the windows kept may take (about: their rows' source bytes, twice, and a
+    /// row's overhead).
+    let windowByteLimit: Int
 
-    func window(path: Path, query: Query, in revision: Revision) -> [(key: String, value: JSON)] {
-        let key = "\(path.description) \(query.description)"
-        if let kept = state.withLock({ $0.revision == revision.number ? $0.windows[key] : nil }) { return kept }
-        let made = Window(query: query, path: path, document: revision.document).map { ($0.key, ServedValue.value($0.value, export: true)) }
-        keep(revision.number) { $0.windows[key] = made }
+    init(windowByteLimit: Int = 256 << 20) { self.windowByteLimit = windowByteLimit }
+
+    /// The bytes of the windows kept.
+    var windowBytes: Int { state.withLock { $0.windowBytes } }
+
+    func window(path: Path, query: Query, in revision: Revision) -> Rows {
+        let key = WindowKey(revision: revision.number, path: path, query: query.description)
+        if let kept = state.withLock({ $0.windows[key]?.rows }) { return kept }
+        var bytes = 0
+        let made: Rows = Window(query: query, path: path, document: revision.document).map {
+            bytes += 64 + 2 * $0.value.byteRange.count
+            return ($0.key, ServedValue.value($0.value, export: true))
+        }
+        keep(revision.number) { state in
+            guard state.windowBytes + bytes <= windowByteLimit, state.windows.count < Self.maxEntries else { return }
+            state.windows[key] = (made, bytes)
+            state.windowBytes += bytes
+        }
         return made
+    }
+
+    /// Whether the location at `path` is byte for byte the same in `new` as in `old`.
+    func isUnchanged(path: Path, from old: Revision, to new: Revision) -> Bool {
+        let key = ChangeKey(from: old.number, path: path)
+        let (kept, oldIndex, newIndex) = state.withLock { state in
+            (state.revision == new.number ? state.unchanged[key] : nil, state.indexes[old.number], state.indexes[new.number])
+        }
+        if let kept { return kept }
+        let before = (oldIndex ?? ChildIndex()).node(at: path, in: old.document.root)
+        let after = (newIndex ?? index(for: new)).node(at: path, in: new.document.root)
+        let same = switch (before, after) {
+        case (nil, nil): true
+        case (let b?, let a?): b.hasSameBytes(as: a)
+        default: false
+        }
+        keep(new.number) { if $0.revision == new.number { $0.unchanged[key] = same } }
+        return same
+    }
+
+    /// The lookups of `revision`'s document (kept while it is among the newest two).
+    private func index(for revision: Revision) -> ChildIndex {
+        let made = ChildIndex()
+        keep(revision.number) { state in
+            if state.indexes[revision.number] == nil { state.indexes[revision.number] = made }
+        }
+        return state.withLock { $0.indexes[revision.number] } ?? made
     }
 
     private func change(path: Path, from old: Revision, to new: Revision) -> StreamChange? {
@@ -632,7 +750,7 @@ final class WireCache: Sendable {
             let at = Path(keys: Array(change.path.keys.prefix { $0 != ".priority" && $0 != ".value" }))
             made = StreamChange(name: "put", path: at, data: ServedValue.value(at: path.appending(at), in: new.document, export: true))
         }
-        keep(new.number) { $0.changes[key] = .some(made) }
+        keep(new.number) { if $0.revision == new.number { $0.changes[key] = .some(made) } }
         return made
     }
 
@@ -645,7 +763,7 @@ final class WireCache: Sendable {
             let at = WebSocketSession.wirePath(path.appending(change.path))
             return WireMessage(WebSocketSession.text(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(at), "d": change.data]]]))
         }
-        keep(new.number) { $0.pushes[key] = .some(made) }
+        keep(new.number) { if $0.revision == new.number { $0.pushes[key] = .some(made) } }
         return made
     }
 
@@ -655,15 +773,25 @@ final class WireCache: Sendable {
         return members[".priority"] != nil || members[".value"] != nil
     }
 
+    /// Runs `body` on the state of `revision`: a newer revision than the cache's clears what was
+    /// kept for older ones (windows and lookups of the one before stay).
     private func keep(_ revision: Int, _ body: (inout State) -> Void) {
         state.withLock { state in
-            guard revision >= state.revision else { return }
-            if revision > state.revision || state.windows.count + state.changes.count + state.pushes.count >= Self.maxEntries {
-                state.revision = revision
-                state.windows.removeAll(keepingCapacity: true)
+            // Windows and lookups of the two newest revisions; changes of the newest.
+            guard revision >= state.revision - 1 else { return }
+            if revision > state.revision || state.changes.count + state.pushes.count + state.unchanged.count >= Self.maxEntries {
+                if revision > state.revision {
+                    let previous = state.revision
+                    state.revision = revision
+                    state.windows = state.windows.filter { $0.key.revision == previous || $0.key.revision == revision }
+                    state.windowBytes = state.windows.values.reduce(0) { $0 + $1.bytes }
+                    state.indexes = state.indexes.filter { $0.key == previous || $0.key == revision }
+                }
                 state.changes.removeAll(keepingCapacity: true)
                 state.pushes.removeAll(keepingCapacity: true)
+                state.unchanged.removeAll(keepingCapacity: true)
             }
+            guard revision == state.revision || revision == state.revision - 1 else { return }
             body(&state)
         }
     }

@@ -16,8 +16,9 @@ struct WritePlan: Sendable {
         case written(JSONDocument, pushKey: String)
         /// A record appended to a log under `key`; it reaches readers with the store's next read.
         case appended(key: String)
-        /// `if-match` named another ETag; the location's current value.
-        case preconditionFailed(current: JSON)
+        /// `if-match` (or a transaction's hash) named another value; the location's current
+        /// value, or nil when the requester may not read it.
+        case preconditionFailed(current: JSON?)
         case failed(RequestError)
     }
 
@@ -32,6 +33,9 @@ struct WritePlan: Sendable {
     /// The writes as the rules let them be made to a document (server values resolved), or nil
     /// when they are denied; run against the very content they replace.
     var permitted: @Sendable (JSONDocument, [JSONWrite]) throws(JSONEditError) -> [JSONWrite]? = { _, writes in writes }
+    /// Whether the requester may read the location (and so be told its value when a
+    /// precondition fails).
+    var readable: @Sendable (JSONDocument) -> Bool = { _ in true }
 
     /// The plan with its writes decided by `access` for `requester` (the Security Rules, when
     /// there are some), against the very content they replace.
@@ -40,6 +44,7 @@ struct WritePlan: Sendable {
         plan.permitted = { document, writes throws(JSONEditError) in
             try access.permittedWrites(requester, writes, to: document, now: Access.now())
         }
+        plan.readable = { [path] document in access.mayRead(requester, path, query: .null, in: document, now: Access.now()) }
         return plan
     }
 
@@ -80,14 +85,20 @@ struct WritePlan: Sendable {
         }
     }
 
-    /// The writes for `document`; nil when `if-match` does not match its current value.
-    private func writes(for document: JSONDocument, pushKey: inout String) throws(RequestError) -> [JSONWrite]? {
+    /// Whether the location's value in `document` is the one `if-match` (or a transaction's
+    /// hash) names.
+    private func preconditionHolds(in document: JSONDocument) -> Bool {
         if let ifMatch, ServedValue.etag(ServedValue.value(at: path, in: document, export: false)) != ifMatch {
-            return nil
+            return false
         }
         if let ifHash, NodeHash.of(ServedValue.value(at: path, in: document, export: true)) != ifHash {
-            return nil
+            return false
         }
+        return true
+    }
+
+    /// The writes for `document`, whatever its current value.
+    private func writes(for document: JSONDocument, pushKey: inout String) throws(RequestError) -> [JSONWrite] {
         switch method {
         case .put: return JSONWrite.set(path, content)
         case .delete: return JSONWrite.remove(path)
@@ -123,13 +134,14 @@ struct WritePlan: Sendable {
             return .appended(key: try store.append(record, under: path))
         } catch {
             if case .appendOnly(_, let why) = error { return .failed(RequestError(.methodNotAllowed, why)) }
+            if case .unfinishedLine = error { return .failed(RequestError(.serviceUnavailable, error.message)) }
             return .failed(RequestError(.internalServerError, error.clientMessage))
         }
     }
 
     private func apply(to store: any DocumentStore) -> Outcome {
         var pushKey = ""
-        var mismatch: JSON?
+        var mismatch: JSON??
         var planError: RequestError?
         let result: WriteResult
         do throws(WriteError) {
@@ -137,16 +149,21 @@ struct WritePlan: Sendable {
                 mismatch = nil
                 planError = nil
                 do throws(RequestError) {
-                    guard let writes = try writes(for: document, pushKey: &pushKey) else {
-                        mismatch = ServedValue.value(at: path, in: document, export: false)
-                        return []
-                    }
-                    // A denied write writes nothing: the file stays byte-identical.
+                    let writes = try writes(for: document, pushKey: &pushKey)
+                    // The rules judge the request before anything about the data is said (a
+                    // failed precondition would tell whether the value is the one named). A
+                    // denied write writes nothing: the file stays byte-identical.
                     let allowed: [JSONWrite]?
                     do throws(JSONEditError) { allowed = try permitted(document, writes) } catch {
                         throw RequestError(.badRequest, error.description)
                     }
                     guard let allowed else { throw Access.permissionDenied }
+                    guard preconditionHolds(in: document) else {
+                        // (`JSON` takes `nil` for null: the optional is spelled out.)
+                        let current: JSON? = readable(document) ? ServedValue.value(at: path, in: document, export: false) : Optional.none
+                        mismatch = .some(current)
+                        return []
+                    }
                     return allowed
                 } catch {
                     planError = error
@@ -199,7 +216,7 @@ extension WriteError {
         case .unreadable, .notAFile: "the file cannot be read"
         case .system(_, _, let code): "the file cannot be written: \(String(cString: strerror(code)))"
         case .invalidJSON, .readOnly, .conflict, .lockTimeout: message
-        case .appendOnly, .remote: "the file cannot be written"
+        case .appendOnly, .remote, .unfinishedLine: "the file cannot be written"
         }
     }
 }

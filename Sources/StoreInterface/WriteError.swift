@@ -28,6 +28,9 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
     case appendOnly(path: String, what: String)
     /// A database over the network (`url`, never with a token) refused or did not take the write.
     case remote(url: String, reason: String)
+    /// Another program's last line of a JSON Lines file did not end within `milliseconds`: an
+    /// append now would split its record.
+    case unfinishedLine(path: String, milliseconds: Int)
 
     /// The file the write was for; nil for errors in the writes themselves.
     public var path: String? {
@@ -36,7 +39,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON: nil
         case .missing(let path), .unreadable(let path, _), .system(_, let path, _), .notAFile(let path),
             .readOnly(let path), .conflict(let path, _), .lockTimeout(let path, _), .appendOnly(let path, _),
-            .remote(let path, _):
+            .remote(let path, _), .unfinishedLine(let path, _):
             path
         }
     }
@@ -55,6 +58,8 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .lockTimeout(_, let ms): "another writer held the file's lock for more than \(ms) ms"
         case .appendOnly(_, let what): what
         case .remote(_, let reason): reason
+        case .unfinishedLine(_, let ms):
+            "another program's last line has not ended after \(ms) ms; appending now would split its record, so nothing was written"
         }
     }
 

@@ -9,6 +9,7 @@ import Foundation
 func runServeLimitsBenchmarks(_ report: Report, _ options: BenchOptions) {
     guard let (binary, folder) = releaseBinaryAndFolder(options, "serve-limits") else { return }
     runHostileClientMemoryBenchmark(report, options, binary: binary, folder: folder)
+    runHostileWebSocketBenchmarks(report, options, binary: binary, folder: folder)
 }
 
 /// The `serve-patch` group: one large PATCH at 4 sizes, and a PUT sent while one runs.

@@ -3,11 +3,40 @@
 import Glibc
 #endif
 import FileStore
+import Foundation
 import JSONTree
 import Testing
 import TestSupport
 
 @Suite struct AppendLineTests {
+    /// Another program's half-written last line is never split: an append waits for it to end
+    /// (and then goes after it), or refuses, leaving the file as it was. A whole record that only
+    /// lacks its newline gets one.
+    @Test func anUnfinishedLineOfAnotherWriterIsNeverSplit() throws {
+        let folder = ScratchFolder()
+        let log = folder.write("log.jsonl", "{\"n\":1}\n{\"ext\":\"partial")
+        let record = JSON.object(JSONObject([("n", .number(JSONNumber(2)))]))
+        #expect(throws: WriteError.unfinishedLine(path: log, milliseconds: FileStore.unfinishedLineWait)) {
+            try FileStore.appendLine(record, toFile: log)
+        }
+        #expect(folder.read("log.jsonl") == "{\"n\":1}\n{\"ext\":\"partial")
+        // The other writer ends its line while the append waits: the record goes after it.
+        let finisher = Thread {
+            usleep(100_000)
+            let fd = open(log, O_WRONLY | O_APPEND)
+            _ = "\"}\n".withCString { write(fd, $0, 3) }
+            close(fd)
+        }
+        finisher.start()
+        #expect(try FileStore.appendLine(record, toFile: log) == 2)
+        let line = String(decoding: record.serialized(), as: UTF8.self) + "\n"
+        #expect(folder.read("log.jsonl") == "{\"n\":1}\n{\"ext\":\"partial\"}\n" + line)
+        // A whole last record without its newline: ours goes on a line of its own, at once.
+        let ended = folder.write("ended.jsonl", "{\"n\":1}")
+        #expect(try FileStore.appendLine(record, toFile: ended) == 1)
+        #expect(folder.read("ended.jsonl") == "{\"n\":1}\n" + line)
+    }
+
     /// A 64 KiB tmpfs, full but for a few pages: a 20 KB record is written in part, then the
     /// disk refuses the rest. The file is cut back to its old bytes, and the error says why and
     /// where. Mounting needs root (and the right to mount here); without it the test says so.

@@ -171,6 +171,35 @@ import TestSupport
         #expect(builder.finishedDocument() == nil)
     }
 
+    /// A line longer than `maxRecordBytes` is an error row naming its line, is never held whole
+    /// (the input waiting stays under the limit and one piece), and the lines after it are read
+    /// with their own line numbers, however the input is cut.
+    @Test func aLineLongerThanTheLimitIsSkippedAndReadingGoesOn() {
+        let long = "{\"pad\": \"" + String(repeating: "x", count: 500) + "\"}"
+        let input = Array("{\"a\":1}\n\(long)\n{\"a\":2}\n{\"a\": tru}\n\(long)\n{\"a\":3}\n".utf8)
+        forEachSeed(100) { seed, rng in
+            for mode in [JSONLinesBuilder.Mode.lines, .values] {
+                var builder = JSONLinesBuilder(mode: mode, maxRecordBytes: 100)
+                var at = 0
+                while at < input.count {
+                    let end = min(input.count, at + rng.int(1...40))
+                    builder.append(input[at..<end])
+                    #expect(builder.pendingCount <= 100 + 40, "seed \(seed)")
+                    at = end
+                }
+                builder.finish()
+                let message = "the record is longer than 100 bytes; it was skipped"
+                #expect(builder.errors.map(\.line) == [2, 4, 5], "seed \(seed) \(mode)")
+                #expect(builder.errors.map(\.index) == [1, 3, 4], "seed \(seed) \(mode)")
+                #expect(builder.errors[0].message == message && builder.errors[2].message == message)
+                let root = builder.document().root
+                #expect(root.child("1")?.json == errorRow(line: 2, column: 1, message: message))
+                #expect(root.elements.map(\.json).enumerated().filter { ![1, 3, 4].contains($0.offset) }.map(\.element)
+                        == [1, 2, 3].map { JSON.object(JSONObject([("a", .number(JSONNumber($0)))])) }, "seed \(seed) \(mode)")
+            }
+        }
+    }
+
     @Test func recordsStopAtTheOffsetLimitInsteadOfWrapping() {
         var builder = JSONLinesBuilder(mode: .lines, byteLimit: 1000)
         let line = Array("{\"pad\":\"\(String(repeating: "x", count: 90))\"}\n".utf8)

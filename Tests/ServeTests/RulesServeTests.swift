@@ -81,8 +81,11 @@ import TestSupport
         // Only the admin may act as another user.
         #expect(try server.request("GET", "/users/bob.json?auth_variable_override=%7B%22uid%22%3A%22bob%22%7D", headers: bearer("alice")).status == 401)
         // An expired token, and what is not a token at all.
-        let expired = [("Authorization", "Bearer " + idToken(json(#"{"sub": "alice", "exp": 1000}"#)))]
+        let expired = [("Authorization", "Bearer " + idToken(json(#"{"sub": "alice", "exp": 1000}"#), signed: true))]
         #expect(try server.request("GET", "/users/alice.json", headers: expired).json?["error"] == "the ID token has expired")
+        // The emulator's unsigned tokens (`mockUserToken`: iat 0, exp 3600) never expire.
+        let mock = [("Authorization", "Bearer " + idToken(json(#"{"sub": "alice", "iat": 0, "exp": 3600}"#)))]
+        #expect(try server.request("GET", "/users/alice.json", headers: mock).status == 200)
         #expect(try server.request("GET", "/users/alice.json", headers: [("Authorization", "Bearer s3cret")]).status == 401)
         server.stop()
 
@@ -106,13 +109,43 @@ import TestSupport
         #expect(access.streamPermission(.user(auth: .null, expires: nil), try Path("/a"), in: document, now: 0) == .denied)
         #expect(access.streamPermission(.admin, try Path("/"), in: document, now: 5000) == .allowed)
         // A token past its `exp` is refused at once.
-        let expired = idToken(json(#"{"sub": "u", "exp": 1}"#))
+        let expired = idToken(json(#"{"sub": "u", "exp": 1}"#), signed: true)
         #expect(throws: RequestError.self) { try access.requester(credential: expired, override: nil, now: 2000) }
-        guard case .user(_, let expires)? = try? access.requester(credential: idToken(json(#"{"sub": "u", "exp": 3}"#)), override: nil, now: 2000) else {
+        guard case .user(_, let expires)? = try? access.requester(credential: idToken(json(#"{"sub": "u", "exp": 3}"#), signed: true), override: nil, now: 2000) else {
             Issue.record("a live token is refused")
             return
         }
         #expect(expires == 3000)
+    }
+
+    /// Every number of a token is range-checked where it is converted: an `exp` past any date
+    /// never ends, one before any has ended, and an unsigned token's times are not read.
+    @Test func aTokensTimesAreRangeChecked() throws {
+        let folder = ScratchFolder()
+        let access = Access(options: Self.options(), rules: try RulesFile.read(folder.write("r.json", #"{"rules": {".read": "auth != null"}}"#)))
+        func expiry(_ claims: String, signed: Bool = true) -> Int64?? {
+            guard case .user(_, let expires)? = try? access.requester(credential: idToken(json(claims), signed: signed), override: nil, now: 2000) else {
+                return .none
+            }
+            return .some(expires)
+        }
+        #expect(expiry(#"{"sub": "u", "exp": 1e30}"#) == .some(nil))
+        #expect(expiry(#"{"sub": "u", "exp": 1e300}"#) == .some(nil))
+        #expect(expiry(#"{"sub": "u", "exp": -1e30}"#) == .none)
+        #expect(expiry(#"{"sub": "u", "exp": "soon"}"#) == .none)
+        #expect(expiry(#"{"sub": "u", "exp": 1e30}"#, signed: false) == .some(nil))
+        #expect(expiry(#"{"sub": "u", "iat": 0, "exp": 1}"#, signed: false) == .some(nil))
+    }
+
+    /// The emulator's `owner` credential is the admin's only on a server bound to loopback; on
+    /// another address only `--auth-token` is.
+    @Test func theOwnerCredentialIsAcceptedOnLoopbackOnly() throws {
+        var options = Self.options(unverified: false)
+        #expect(Access(options: options, rules: nil).isAdmin("owner"))
+        options.host = "0.0.0.0"
+        #expect(!Access(options: options, rules: nil).isAdmin("owner"))
+        options.authToken = "t0ken"
+        #expect(Access(options: options, rules: nil).isAdmin("t0ken") && !Access(options: options, rules: nil).isAdmin("owner"))
     }
 
     /// The production database's REST answer to a query without its index.

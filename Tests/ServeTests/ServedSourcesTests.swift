@@ -45,6 +45,27 @@ import TestSupport
         #expect(folder.read("app.jsonl").split(separator: "\n").count == 3)
     }
 
+    /// An empty log is a log of no lines: served at once; a POST then makes its first line.
+    /// An append never splits another writer's unfinished line: 503, with why, and nothing written.
+    @Test func anEmptyLogIsServedAndAnAppendNeverSplitsAnotherWritersLine() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("empty.jsonl", "")
+        let server = try TestServer(file: file)
+        let empty = try server.request("GET", "/.json")
+        #expect(empty.status == 200 && empty.json == json("[]"), "\(empty.status) \(empty.text)")
+        #expect(try server.request("POST", "/.json", body: #"{"n": 1}"#).json == json(#"{"name": "0"}"#))
+        let first = String(decoding: json(#"{"n": 1}"#).serialized(), as: UTF8.self) + "\n"
+        #expect(folder.read("empty.jsonl") == first)
+        let appender = try #require(FileHandle(forWritingAtPath: file))
+        appender.seekToEndOfFile()
+        appender.write(Data("{\"ext\":\"partial".utf8))
+        try appender.close()
+        let refused = try server.request("POST", "/.json", body: #"{"n": 2}"#)
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.json?["error"]?.stringValue?.hasPrefix("another program's last line has not ended") == true)
+        #expect(folder.read("empty.jsonl") == first + "{\"ext\":\"partial")
+    }
+
     @Test func standardInputIsServedAsItArrivesAndCannotBeWritten() throws {
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)

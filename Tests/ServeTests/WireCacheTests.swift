@@ -44,6 +44,39 @@ import TestSupport
         #expect(pushes > 100, "most edits change the listened location")
     }
 
+    /// A query listen is brought to a new revision only where its location changed, with the
+    /// window it last sent made again from its revision: the merge sent, applied to that window,
+    /// gives the window computed from scratch on the new revision.
+    @Test func aQueryListenChangesOnlyWhereItsLocationChanged() throws {
+        var random = SplitMix64(seed: 7)
+        let queries = [#"{"i": ".key", "l": 2, "vf": "l"}"#, #"{"i": ".value", "l": 2, "vf": "r"}"#, #"{"i": "a"}"#,
+                       #"{"i": "b", "sp": 1, "l": 1, "vf": "l"}"#, #"{"i": ".key", "sp": "b"}"#]
+        var unchanged = 0
+        for round in 0..<300 {
+            let old = Self.tree(&random, depth: 3)
+            let new = random.chance(0.3) ? old : Self.edited(old, &random, depth: 3)
+            let (first, second) = (try Self.revision(1, old), try Self.revision(2, new))
+            let path = Path(keys: (0..<random.int(0...2)).map { _ in Self.keys[random.int(0..<Self.keys.count)] })
+            let query = try #require(try WireQuery.query(json(queries[random.int(0..<queries.count)]).objectValue))
+            let cache = WireCache(windowByteLimit: random.chance(0.5) ? 0 : 1 << 20)
+            let sent = cache.window(path: path, query: query, in: first)
+            let now = cache.window(path: path, query: query, in: second)
+            let fromScratch = WebSocketSession.data(at: path, query: query, in: second)
+            #expect(WebSocketSession.object(now) == fromScratch, "round \(round)")
+            if cache.isUnchanged(path: path, from: first, to: second) {
+                unchanged += 1
+                #expect(WebSocketSession.object(sent) == fromScratch, "round \(round): unchanged, yet the window differs")
+                continue
+            }
+            var applied = sent.reduce(into: [String: JSON]()) { $0[$1.key] = $1.value }
+            for (key, value) in WebSocketSession.merge(from: sent, to: now)?.objectValue?.members ?? [] {
+                applied[key] = value.isNull ? JSON?.none : value
+            }
+            #expect(applied == now.reduce(into: [String: JSON]()) { $0[$1.key] = $1.value }, "round \(round)")
+        }
+        #expect(unchanged > 50 && unchanged < 250, "both kinds of revision are tried")
+    }
+
     // MARK: - Trees and edits
 
     static let keys = ["a", "b", "c"]

@@ -50,6 +50,10 @@ struct ServeFile: ParsableCommand {
     var idleTimeoutMs = 30_000
     @Option(help: ArgumentHelp("Answer connections past this many with 503 (default: the descriptor limit less 256).", valueName: "n"))
     var maxConnections: Int?
+    @Option(help: ArgumentHelp("What clients may make the server hold in all; one connection a sixteenth (default: a quarter of the machine's memory).", valueName: "bytes"))
+    var maxMemory: Int?
+    @Option(help: ArgumentHelp("In JSON Lines, skip a line longer than this (an error row names it) and read on.", valueName: "bytes"))
+    var maxLineBytes = 256 << 20
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
@@ -63,6 +67,8 @@ struct ServeFile: ParsableCommand {
         guard cacheBytes >= 0 else { throw ValidationError("--cache-bytes must not be negative") }
         guard idleTimeoutMs > 0 else { throw ValidationError("--idle-timeout-ms must be positive") }
         if let maxConnections, maxConnections <= 0 { throw ValidationError("--max-connections must be positive") }
+        guard maxLineBytes > 0 else { throw ValidationError("--max-line-bytes must be positive") }
+        if let maxMemory, maxMemory < 1 << 20 { throw ValidationError("--max-memory must be at least 1048576 (1 MB)") }
     }
 
     func run() throws {
@@ -72,15 +78,22 @@ struct ServeFile: ParsableCommand {
             cacheBytes: cacheBytes, idleTimeoutMilliseconds: idleTimeoutMs, maxConnections: maxConnections)
         options.rulesFile = rules
         options.acceptUnverifiedTokens = acceptUnverifiedTokens
+        options.maxMemoryBytes = maxMemory
         if let url = try databaseURL(file) {
             throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
+        if !isLoopback(host) && authToken == nil {
+            printError("warning: serving on \(host) without --auth-token: anyone who reaches this address "
+                + (rules == nil ? "may read and write the whole file" : "is judged by the rules alone (the owner credential is refused)")
+                + "; give --auth-token to require a token")
+        }
         let file = self.file
-        let format = input.format(of: file)
+        var storeOptions = FileStore.Options(format: input.format(of: file))
+        storeOptions.maxLineBytes = maxLineBytes
         let server: DatabaseServer
         do {
-            server = try DatabaseServer(name: file, options: options) {
-                try openStore(file, credential: nil, file: FileStore.Options(format: format))
+            server = try DatabaseServer(name: file, options: options) { [storeOptions] in
+                try openStore(file, credential: nil, file: storeOptions)
             }
         } catch {
             throw CommandError("\(error)")

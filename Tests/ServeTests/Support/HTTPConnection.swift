@@ -176,7 +176,7 @@ final class HTTPConnection {
         }
     }
 
-    private func readExactly(_ count: Int, seconds: Double) throws -> [UInt8] {
+    func readExactly(_ count: Int, seconds: Double) throws -> [UInt8] {
         try readExactly(count, until: Self.deadline(seconds))
     }
 

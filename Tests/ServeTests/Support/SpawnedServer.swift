@@ -49,8 +49,10 @@ final class OpenStream {
     }
 }
 
-/// An unsigned Firebase ID token with `claims` (accepted only with `--accept-unverified-tokens`).
-func idToken(_ claims: JSON) -> String {
+/// A Firebase ID token with `claims` (accepted only with `--accept-unverified-tokens`): unsigned
+/// (`alg: none`, as the SDKs' `mockUserToken`, whose times are not checked), or with a signature
+/// the server cannot verify (whose `exp` it honours).
+func idToken(_ claims: JSON, signed: Bool = false) -> String {
     func base64URL(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var out = [UInt8]()
@@ -64,7 +66,8 @@ func idToken(_ claims: JSON) -> String {
         }
         return String(decoding: out, as: UTF8.self)
     }
-    return base64URL(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + base64URL(claims.serialized(.compact)) + "."
+    let header = signed ? #"{"alg":"RS256","kid":"k","typ":"JWT"}"# : #"{"alg":"none","typ":"JWT"}"#
+    return base64URL(Array(header.utf8)) + "." + base64URL(claims.serialized(.compact)) + "." + (signed ? "c2lnbmF0dXJl" : "")
 }
 
 /// The bearer header of a user `uid`'s unsigned ID token.
