@@ -1,5 +1,4 @@
 // The client SDKs' hash of a value: what a transaction's conditional put (`h`) is compared with.
-import Crypto
 import JSONTree
 import LiveQuery
 
@@ -101,6 +100,6 @@ enum NodeHash {
     }
 
     private static func sha1(_ text: String) -> String {
-        base64(Array(Insecure.SHA1.hash(data: Array(text.utf8))))
+        sha1Base64(Array(text.utf8))
     }
 }

@@ -61,6 +61,6 @@ enum ServedValue {
 
     /// The ETag of a value: a digest of its compact JSON, so that equal values have equal tags.
     static func etag(_ value: JSON) -> String {
-        base64(sha256(value.serialized(.compact)))
+        sha256Base64(value.serialized(.compact))
     }
 }

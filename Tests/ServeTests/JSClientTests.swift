@@ -148,6 +148,37 @@ struct JSClientTests {
 }
 
 extension JSClientTests {
+    /// An app's rules tests as `@firebase/rules-unit-testing` runs them against the emulator:
+    /// rules loaded with the owner credential (comments and all), users signed in with the SDK's
+    /// unsigned mock tokens (custom claims as `auth.token`), assertSucceeds/assertFails, rules
+    /// disabled, rules replaced mid-suite, a listen cancelled when it loses access, clearDatabase.
+    @Test func theFlowsOfRulesUnitTestingPass() throws {
+        let folder = ScratchFolder()
+        let file = folder.write("db.json", #"{"users": {"bob": {"name": "Bob", "age": 40}}}"#)
+        let rules = folder.write("database.rules.json", #"{"rules": {".read": false, ".write": false}}"#)
+        let server = try TestServer(file: file, arguments: ["--rules", rules, "--accept-unverified-tokens"])
+        let flows = try ChildProcess(["/usr/bin/node", packageRoot + "/Tests/ServeTests/Node/rules-unit-testing.js", String(server.port), sdkBundle],
+                                     environment: ["NODE_PATH": "/usr/share/nodejs"])
+        var steps = [String: JSON]()
+        _ = flows.readLines(until: { line in
+            guard let step = try? JSONDocument(parsing: line).root.json else { return false }
+            if let name = step["step"]?.stringValue { steps[name] = step }
+            return step["done"] == true
+        }, seconds: 90)
+        let expected = [
+            "alice writes her profile", "alice reads her profile", "alice cannot write bob", "bob cannot read alice",
+            "an unauthenticated user cannot read", "validate refuses a string age", "validate refuses a missing name",
+            "a custom claim is auth.token", "without the claim, denied", "withSecurityRulesDisabled writes anywhere",
+            "withSecurityRulesDisabled reads anywhere", "new rules judge the next request at once",
+            "a listen that lost access is cancelled", "clearDatabase", "the database is empty after clearDatabase",
+        ]
+        #expect(Set(steps.keys) == Set(expected), "\(steps) \(flows.standardError())")
+        for (name, step) in steps { #expect(step["ok"] == true, "\(name): \(step["detail"] ?? .null)") }
+        // The rules file holds the rules as the test loaded them, comments included.
+        #expect(folder.read("database.rules.json").contains("// Each user reads and writes their own profile"))
+        #expect(server.stop() == 0)
+    }
+
     @Test func securityRulesDecideWhatAnAppReadsAndWrites() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"public": {"a": 1}, "secret": {"b": 2}}"#)

@@ -66,6 +66,24 @@ import TestSupport
         #expect(folder.read("empty.jsonl") == first + "{\"ext\":\"partial")
     }
 
+    /// A line longer than `--max-line-bytes` on standard input is an error row naming its line,
+    /// never held whole; the lines after it are served.
+    @Test func aLineLongerThanTheLimitIsAnErrorRowAndReadingGoesOn() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let server = try TestServer(file: "-", arguments: ["--max-line-bytes", "1000"], standardInput: ends[0])
+        close(ends[0])
+        writer.write(Data("{\"a\": 1}\n{\"long\": \"\(String(repeating: "x", count: 100_000))\"}\n{\"a\": 3}\n".utf8))
+        let message = "the record is longer than 1000 bytes; it was skipped"
+        try eventually("the line after the long one") {
+            try server.request("GET", "/.json").json
+                == json(#"[{"a": 1}, {"$error": {"line": 2, "column": 1, "message": "\#(message)"}}, {"a": 3}]"#)
+        }
+        try writer.close()
+    }
+
     @Test func standardInputIsServedAsItArrivesAndCannotBeWritten() throws {
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)
