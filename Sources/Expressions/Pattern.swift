@@ -14,9 +14,10 @@ import LinearRegex
 ///   ASCII's); inside `[…]`, `\W` and `\S` stay ASCII's (a class cannot hold a negated class).
 /// - flag `x` drops whitespace and `#` comments outside `[…]` here, as RE2 has no such mode.
 ///
-/// Differences that remain: `\b` and `\B` are ASCII word boundaries; lookaround,
-/// backreferences, atomic groups, possessive repetition and `\h` are refused with a message
-/// saying why (RE2 has no linear-time way to match them).
+/// Differences that remain: `\b`, `\B` and POSIX classes (`[[:alpha:]]`) are ASCII's; flag `i`
+/// folds one character to one (`ß` does not match `SS`); lookaround, backreferences, atomic
+/// groups, possessive repetition and `\h` are refused with a message saying why (RE2 has no
+/// linear-time way to match them).
 struct Pattern: Sendable {
     let regex: LinearRegex
     let source: String
