@@ -67,6 +67,18 @@ func user(_ uid: String) -> JSON { .object(JSONObject([("uid", .string(uid)), ("
         #expect(error == RulesError(message: message, line: 1, column: 22 + offset))
     }
 
+    /// Locations nest as deep as JSON does (the parser's limit, with its place past it): the
+    /// rules tree is built by recursion over the file's nesting.
+    @Test func locationsNestAsDeepAsJSON() throws {
+        func nested(_ depth: Int) -> String {
+            #"{"rules": "# + String(repeating: #"{"a": "#, count: depth) + #"{".read": true}"# + String(repeating: "}", count: depth + 1)
+        }
+        let deep = try rules(nested(maximumJSONDepth - 2))
+        #expect(deep.permitsRead(at: Path(keys: Array(repeating: "a", count: maximumJSONDepth - 2)), in: nil, auth: .null, now: 0))
+        let tooDeep = #expect(throws: RulesError.self) { try rules(nested(5000)) }
+        #expect(tooDeep?.message == "nesting deeper than \(maximumJSONDepth) levels")
+    }
+
     @Test func readsCascadeAndAreNotFilters() throws {
         let r = try rules(#"{"rules": {"open": {".read": true, "x": {".read": false}}, "users": {"$uid": {".read": "auth.uid === $uid"}}}}"#)
         #expect(r.permitsRead(at: path("/open"), in: chat.root, auth: .null, now: 0))
