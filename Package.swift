@@ -6,6 +6,7 @@ import PackageDescription
 // CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, one way into the kernel);
 // CJSONScan, EngineMemory → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
 // JSONTree → Rules → Serve;
+// CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2);
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
 //
@@ -53,13 +54,17 @@ let package = Package(
         .target(name: "EngineMemory", dependencies: ["CEngineMemory"]),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "EngineMemory"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory"]),
+        // RE2 (Debian's libre2-dev), C++ behind a small C face: a pattern from a client or a
+        // prompt can make matching slow in a backtracking engine, never in RE2.
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
+        .target(name: "LinearRegex", dependencies: ["CRE2"]),
         // jq's syntax for filters, evaluated on the tree (`--where`).
-        .target(name: "Expressions", dependencies: ["JSONTree"]),
+        .target(name: "Expressions", dependencies: ["JSONTree", "LinearRegex"]),
         .target(name: "StoreInterface", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "FileStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "EngineMemory"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "StoreInterface", "JSONTree"]),
         // The Security Rules language: a rules file parsed, and evaluated per request.
-        .target(name: "Rules", dependencies: ["JSONTree"]),
+        .target(name: "Rules", dependencies: ["JSONTree", "LinearRegex"]),
         // The Realtime Database REST and streaming protocol over a file store (`synctable serve`).
         .target(
             name: "Serve",
@@ -135,6 +140,7 @@ let package = Package(
                            "RemoteStore"]
         ),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
+        .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(

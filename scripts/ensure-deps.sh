@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages SyncTable needs, or says exactly what to run.
-#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw headers; tmux for the terminal tests)
+#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw and RE2 headers; tmux for the terminal tests)
 #   scripts/ensure-deps.sh bench    also the benchmark peers (jq; wrk for the server; simdjson when Debian has it)
 set -u
 required=()
 [ -e /usr/include/ncursesw/curses.h ] || required+=(libncurses-dev)
+# RE2, the linear-time engine of rules' and filters' regular expressions.
+[ -e /usr/include/re2/re2.h ] || required+=(libre2-dev)
 command -v tmux >/dev/null 2>&1 || required+=(tmux)
 optional=()
 if [ "${1:-}" = test ]; then

@@ -65,8 +65,7 @@ extension Reader {
             return try call(builtin, input, values)
         case .test(let pattern):
             guard rank(input) == .string else { throw Failure("\(describe(input)) cannot be matched, as it is not a string") }
-            let text = String(decoding: bytes(input), as: UTF8.self)
-            return .bool(text.contains(pattern.regex))
+            return .bool(withBytes(input) { pattern.matches($0) })
         }
     }
 

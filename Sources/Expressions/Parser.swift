@@ -8,10 +8,22 @@ private let unsupportedKeywords: Set<String> = [
 ]
 
 struct Parser {
+    /// How deep an expression may nest: parentheses, brackets, arguments and operands within
+    /// one another, and the operators of one chain (`a + b + …` is a tree as deep as it is
+    /// long). The parser, the evaluator and the expression's words all recurse over that depth,
+    /// on any thread: deeper is an error, never a stack overflow. A level costs the parser up
+    /// to 20 KB of stack in a debug build (a dozen precedence levels, each a frame), so 256
+    /// levels take about 5 MB of a thread's 8 MiB.
+    static let maximumDepth = 256
+
     private let tokens: [Token]
     private let scalars: [Unicode.Scalar]
     private let context: String
     private var at = 0
+    /// How many nested forms the parser is inside (its recursion).
+    private var nesting = 0
+    /// The height of the syntax the last level returned (a value alone is 0).
+    private var height = 0
 
     init(_ text: String, context: String) throws(ExpressionError) {
         let lexer = Lexer(text, context: context)
@@ -49,6 +61,27 @@ struct Parser {
         error("\(what) is not supported in \(context)", at: token)
     }
 
+    private func tooDeep(at token: Token) -> ExpressionError {
+        error("the expression nests deeper than \(Self.maximumDepth) levels", at: token)
+    }
+
+    /// Parses a form nested in the current one, or fails past `maximumDepth` before the
+    /// recursion can exhaust the stack.
+    private mutating func nested(_ parse: (inout Parser) throws(ExpressionError) -> Syntax) throws(ExpressionError) -> Syntax {
+        guard nesting < Self.maximumDepth else { throw tooDeep(at: current) }
+        nesting += 1
+        defer { nesting -= 1 }
+        return try parse(&self)
+    }
+
+    /// `syntax`, made by `token` over operands as high as `heights`; an error when that makes
+    /// it deeper than `maximumDepth` (a chain of operators grows a tree without recursion).
+    private mutating func node(_ syntax: Syntax, over heights: Int..., at token: Token) throws(ExpressionError) -> Syntax {
+        height = 1 + (heights.max() ?? 0)
+        guard height <= Self.maximumDepth else { throw tooDeep(at: token) }
+        return syntax
+    }
+
     /// Rejects the forms of jq that could follow a complete operand but are outside the subset.
     private func rejectUnsupportedOperator() throws(ExpressionError) {
         guard case .symbol(let s) = current.kind else { return }
@@ -63,22 +96,28 @@ struct Parser {
 
     private mutating func pipe() throws(ExpressionError) -> Syntax {
         let left = try alternative()
+        let (operator_, leftHeight) = (current, height)
         try rejectUnsupportedOperator()
         guard take("|") else { return left }
-        return .pipe(left, try operand(after: "|") { p throws(ExpressionError) in try p.pipe() })
+        let right = try operand(after: "|") { p throws(ExpressionError) in try p.pipe() }
+        return try node(.pipe(left, right), over: leftHeight, height, at: operator_)
     }
 
     private mutating func alternative() throws(ExpressionError) -> Syntax {
         let left = try or()
+        let (operator_, leftHeight) = (current, height)
         guard take("//") else { return left }
-        return .alternative(left, try operand(after: "//") { p throws(ExpressionError) in try p.alternative() })
+        let right = try operand(after: "//") { p throws(ExpressionError) in try p.alternative() }
+        return try node(.alternative(left, right), over: leftHeight, height, at: operator_)
     }
 
     private mutating func or() throws(ExpressionError) -> Syntax {
         var left = try and()
         while current.kind == .identifier("or") {
+            let (operator_, leftHeight) = (current, height)
             at += 1
-            left = .or(left, try operand(after: "or") { p throws(ExpressionError) in try p.and() })
+            let right = try operand(after: "or") { p throws(ExpressionError) in try p.and() }
+            left = try node(.or(left, right), over: leftHeight, height, at: operator_)
         }
         return left
     }
@@ -86,28 +125,33 @@ struct Parser {
     private mutating func and() throws(ExpressionError) -> Syntax {
         var left = try comparison()
         while current.kind == .identifier("and") {
+            let (operator_, leftHeight) = (current, height)
             at += 1
-            left = .and(left, try operand(after: "and") { p throws(ExpressionError) in try p.comparison() })
+            let right = try operand(after: "and") { p throws(ExpressionError) in try p.comparison() }
+            left = try node(.and(left, right), over: leftHeight, height, at: operator_)
         }
         return left
     }
 
     private mutating func comparison() throws(ExpressionError) -> Syntax {
         let left = try additive()
+        let (operator_, leftHeight) = (current, height)
         guard case .symbol(let s) = current.kind, let op = BinaryOperator(rawValue: s), op.isComparison else { return left }
         at += 1
         let right = try operand(after: s) { p throws(ExpressionError) in try p.additive() }
         if case .symbol(let next) = current.kind, BinaryOperator(rawValue: next)?.isComparison == true {
             throw error("comparisons do not chain: join them with 'and'")
         }
-        return .binary(op, left, right)
+        return try node(.binary(op, left, right), over: leftHeight, height, at: operator_)
     }
 
     private mutating func additive() throws(ExpressionError) -> Syntax {
         var left = try multiplicative()
         while case .symbol(let s) = current.kind, s == "+" || s == "-" {
+            let (operator_, leftHeight) = (current, height)
             at += 1
-            left = .binary(BinaryOperator(rawValue: s)!, left, try operand(after: s) { p throws(ExpressionError) in try p.multiplicative() })
+            let right = try operand(after: s) { p throws(ExpressionError) in try p.multiplicative() }
+            left = try node(.binary(BinaryOperator(rawValue: s)!, left, right), over: leftHeight, height, at: operator_)
         }
         return left
     }
@@ -115,22 +159,26 @@ struct Parser {
     private mutating func multiplicative() throws(ExpressionError) -> Syntax {
         var left = try unary()
         while case .symbol(let s) = current.kind, s == "*" || s == "/" || s == "%" {
+            let (operator_, leftHeight) = (current, height)
             at += 1
-            left = .binary(BinaryOperator(rawValue: s)!, left, try operand(after: s) { p throws(ExpressionError) in try p.unary() })
+            let right = try operand(after: s) { p throws(ExpressionError) in try p.unary() }
+            left = try node(.binary(BinaryOperator(rawValue: s)!, left, right), over: leftHeight, height, at: operator_)
         }
         return left
     }
 
     /// jq's `-` binds like its binary `-`: `-a * b` is `-(a * b)`, `-a + b` is `(-a) + b`.
     private mutating func unary() throws(ExpressionError) -> Syntax {
+        let operator_ = current
         guard take("-") else { return try postfix() }
-        return .negate(try operand(after: "-") { p throws(ExpressionError) in try p.multiplicative() })
+        let operand = try operand(after: "-") { p throws(ExpressionError) in try p.multiplicative() }
+        return try node(.negate(operand), over: height, at: operator_)
     }
 
     /// The operand after an operator, or an error naming the operator when there is none.
     private mutating func operand(after symbol: String, _ parse: (inout Parser) throws(ExpressionError) -> Syntax) throws(ExpressionError) -> Syntax {
         guard startsValue else { throw error("expected a value after '\(symbol)'") }
-        return try parse(&self)
+        return try nested(parse)
     }
 
     private var startsValue: Bool {
@@ -147,15 +195,16 @@ struct Parser {
     private mutating func postfix() throws(ExpressionError) -> Syntax {
         var term = try primary()
         while true {
+            let step = current
             switch current.kind {
             case .field(let name):
                 at += 1
-                term = .field(term, name: Array(name.utf8), optional: false)
+                term = try node(.field(term, name: Array(name.utf8), optional: false), over: height, at: step)
             case .dot:
                 at += 1
                 if case .string(let name) = current.kind {
                     at += 1
-                    term = .field(term, name: name, optional: false)
+                    term = try node(.field(term, name: name, optional: false), over: height, at: step)
                 } else if current.kind == .symbol("[") {
                     term = try bracket(after: term)
                 } else {
@@ -169,7 +218,7 @@ struct Parser {
                 switch term {
                 case .field(let base, let name, false): term = .field(base, name: name, optional: true)
                 case .index(let base, let index, false): term = .index(base, index, optional: true)
-                default: term = .optional(term)
+                default: term = try node(.optional(term), over: height, at: step)
                 }
             default:
                 return term
@@ -180,15 +229,16 @@ struct Parser {
     /// `term[index]`; `[]` (every element) and slices are outside the subset.
     private mutating func bracket(after term: Syntax) throws(ExpressionError) -> Syntax {
         let open = current
+        let termHeight = height
         at += 1
         if current.kind == .symbol("]") { throw unsupported("iteration '[]' (more than one value)", at: open) }
         if current.kind == .symbol(":") { throw unsupported("a slice '[a:b]'", at: open) }
-        let index = try pipe()
+        let index = try nested { p throws(ExpressionError) in try p.pipe() }
         if current.kind == .symbol(":") { throw unsupported("a slice '[a:b]'", at: open) }
         if current.kind == .symbol(",") { throw unsupported("',' (more than one value)") }
         guard take("]") else { throw error("expected ']' to close the '[' at \(position(open))") }
-        if case .literal(.string(let name)) = index { return .field(term, name: name, optional: false) }
-        return .index(term, index, optional: false)
+        if case .literal(.string(let name)) = index { return try node(.field(term, name: name, optional: false), over: termHeight, at: open) }
+        return try node(.index(term, index, optional: false), over: termHeight, height, at: open)
     }
 
     private func position(_ token: Token) -> String {
@@ -198,6 +248,7 @@ struct Parser {
 
     private mutating func primary() throws(ExpressionError) -> Syntax {
         let token = current
+        height = 0
         switch token.kind {
         case .end:
             throw error(at == 0 ? "expected a value" : "expected a value after \(previous.shown)")
@@ -205,13 +256,13 @@ struct Parser {
             at += 1
             if case .string(let name) = current.kind {
                 at += 1
-                return .field(.identity, name: name, optional: false)
+                return try node(.field(.identity, name: name, optional: false), at: token)
             }
             if current.kind == .symbol("[") { return try bracket(after: .identity) }
             return .identity
         case .field(let name):
             at += 1
-            return .field(.identity, name: Array(name.utf8), optional: false)
+            return try node(.field(.identity, name: Array(name.utf8), optional: false), at: token)
         case .number(let d):
             at += 1
             return .literal(.number(d))
@@ -225,7 +276,7 @@ struct Parser {
             switch s {
             case "(":
                 at += 1
-                let inner = try pipe()
+                let inner = try nested { p throws(ExpressionError) in try p.pipe() }
                 guard take(")") else {
                     if current.kind == .symbol(",") { throw unsupported("',' (more than one value)") }
                     throw error("expected ')' to close the '(' at \(position(token))")
@@ -248,13 +299,15 @@ struct Parser {
         let open = current
         at += 1
         var elements = [Syntax]()
-        if take("]") { return .array([]) }
+        if take("]") { return try node(.array([]), at: open) }
+        var highest = 0
         while true {
-            elements.append(try alternative())
+            elements.append(try nested { p throws(ExpressionError) in try p.alternative() })
+            highest = max(highest, height)
             if current.kind == .symbol("|") { throw unsupported("'|' inside '[…]'") }
             if take(",") { continue }
             guard take("]") else { throw error("expected ']' to close the '[' at \(position(open))") }
-            return .array(elements)
+            return try node(.array(elements), over: highest, at: open)
         }
     }
 
@@ -270,16 +323,18 @@ struct Parser {
         if name == "and" || name == "or" { throw error("expected a value before '\(name)'", at: token) }
         guard name == "test" || Builtin(rawValue: name) != nil else { throw unsupported("'\(name)'", at: token) }
         var arguments = [Syntax]()
+        var highest = 0
         if take("(") {
             repeat {
                 arguments.append(try operand(after: arguments.isEmpty ? "(" : ";") { p throws(ExpressionError) in try p.pipe() })
+                highest = max(highest, height)
             } while take(";")
             guard take(")") else {
                 if current.kind == .symbol(",") { throw error("arguments are separated by ';' in jq, not ','") }
                 throw error("expected ')' to close the arguments of '\(name)'")
             }
         }
-        if name == "test" { return try test(arguments, token) }
+        if name == "test" { return try node(try test(arguments, token), at: token) }
         let builtin = Builtin(rawValue: name)!
         guard builtin.arity == arguments.count else {
             throw error("'\(name)' takes \(builtin.arity == 0 ? "no arguments" : "1 argument"), not \(arguments.count)", at: token)
@@ -287,7 +342,7 @@ struct Parser {
         if name == "not", startsValue {
             throw error("'not' is a filter: write '… | not' or '(…) | not'", at: token)
         }
-        return .call(builtin, arguments)
+        return try node(.call(builtin, arguments), over: highest, at: token)
     }
 
     /// `test("re")` or `test("re"; "flags")` with constant strings, compiled here once.
@@ -307,23 +362,12 @@ struct Parser {
             }
         }
         let source = String(decoding: pattern, as: UTF8.self)
-        var regex: Regex<AnyRegexOutput>
-        do {
-            // Flag x (extended) is a mode of the pattern itself.
-            regex = try Regex(flags.contains("x") ? "(?x)" + source : source)
-        } catch {
-            throw self.error("test: invalid regular expression \(String(reflecting: source)): \(error)", at: token)
-        }
-        // As jq's Oniguruma: code points, not grapheme clusters; `^`/`$` at line ends.
-        regex = regex.matchingSemantics(.unicodeScalar).anchorsMatchLineEndings()
-        for f in flags {
-            switch f {
-            case "i": regex = regex.ignoresCase()
-            case "s": regex = regex.dotMatchesNewlines()
-            case "x", "g", "n": break  // g and n change which matches are listed, not whether one exists
-            default: throw error("test: flag '\(f)' is not supported (use g, i, n, s, x)", at: token)
+        do { return .test(try Pattern(source, flags: flags)) } catch {
+            switch error {
+            case .flag(let f): throw self.error("test: flag '\(f)' is not supported (use \(Pattern.flagLetters))", at: token)
+            case .invalid(let problem):
+                throw self.error("test: invalid regular expression \(String(reflecting: source)): \(problem)", at: token)
             }
         }
-        return .test(Pattern(regex: regex, source: source, flags: flags))
     }
 }

@@ -54,16 +54,3 @@ enum Builtin: String, Sendable, CaseIterable {
         }
     }
 }
-
-/// A regular expression of `test`, compiled when the expression is parsed.
-///
-/// Swift's `Regex` offers no step budget, so a match cannot be cut short. What bounds its cost:
-/// the pattern is the user's own (typed at the prompt or on the command line, never read from
-/// the data), it is compiled once per expression, and it runs over one string of one child at a
-/// time; a pattern with catastrophic backtracking is slow on long strings as it would be in jq.
-struct Pattern: @unchecked Sendable {
-    // @unchecked: a compiled `Regex` is immutable and matched from any thread.
-    let regex: Regex<AnyRegexOutput>
-    let source: String
-    let flags: String
-}

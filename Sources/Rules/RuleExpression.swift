@@ -1,5 +1,6 @@
 // A rule's expression (`auth != null && data.child('owner').val() === auth.uid`) as a tree.
 import JSONTree
+import LinearRegex
 
 /// A parsed rule expression. Operators and methods are those of the Realtime Database's
 /// rules language; evaluation is in `RuleEvaluator`.
@@ -32,10 +33,11 @@ indirect enum RuleExpression: Sendable {
 }
 
 /// Where a rule expression comes from, for its errors: the wildcards in scope and whether
-/// it is a `.read` rule (which cannot see `newData`).
+/// it is a `.read` rule (which cannot see `newData`); and its file's compiled patterns.
 struct RuleScope {
     var wildcards: [String]
     var isRead: Bool
+    var regexes: RuleRegexes
 }
 
 /// The methods the language has, on snapshots and on strings; any other is an error when the
@@ -54,6 +56,13 @@ struct ExpressionError: Error {
 /// A recursive-descent parser with JavaScript's precedence: `?:`, `||`, `&&`, equality,
 /// comparison, `+ -`, `* / %`, unary `! -`, then member, index and call.
 struct RuleExpressionParser {
+    /// How deep an expression may nest: parentheses, brackets, arguments, operands within one
+    /// another, and the operators of one chain (`a + b + …` is a tree as deep as it is long).
+    /// Parsing and evaluating recurse over that depth: deeper is an error, never a stack
+    /// overflow. A level costs the parser up to 12 KB of stack in a debug build (a frame per
+    /// precedence level), so 256 levels take about 3 MB of a thread's 8 MiB.
+    static let maximumDepth = 256
+
     private enum Token: Equatable {
         case identifier(String)
         case number(Double)
@@ -68,6 +77,10 @@ struct RuleExpressionParser {
     private var token = Token.end
     private var tokenStart = 0
     private let scope: RuleScope
+    /// How many nested forms the parser is inside (its recursion).
+    private var nesting = 0
+    /// The height of the expression the last level returned (a value alone is 0).
+    private var height = 0
 
     /// Parses `text` as one expression.
     static func parse(_ text: String, scope: RuleScope) throws(ExpressionError) -> RuleExpression {
@@ -85,6 +98,27 @@ struct RuleExpressionParser {
 
     private func error(_ message: String) -> ExpressionError { ExpressionError(message: message, offset: tokenStart) }
 
+    private static func tooDeep(at offset: Int) -> ExpressionError {
+        ExpressionError(message: "the expression nests deeper than \(maximumDepth) levels", offset: offset)
+    }
+
+    /// Parses a form nested in the current one, or fails past `maximumDepth` before the
+    /// recursion can exhaust the stack.
+    private mutating func nested(_ parse: (inout Self) throws(ExpressionError) -> RuleExpression) throws(ExpressionError) -> RuleExpression {
+        guard nesting < Self.maximumDepth else { throw Self.tooDeep(at: tokenStart) }
+        nesting += 1
+        defer { nesting -= 1 }
+        return try parse(&self)
+    }
+
+    /// `expression`, made by the token at `offset` over operands as high as `heights`; an
+    /// error when that makes it deeper than `maximumDepth`.
+    private mutating func node(_ expression: RuleExpression, over heights: Int..., at offset: Int) throws(ExpressionError) -> RuleExpression {
+        height = 1 + (heights.max() ?? 0)
+        guard height <= Self.maximumDepth else { throw Self.tooDeep(at: offset) }
+        return expression
+    }
+
     private func describe(_ token: Token) -> String {
         switch token {
         case .identifier(let name): "'\(name)'"
@@ -100,30 +134,39 @@ struct RuleExpressionParser {
 
     private mutating func conditional() throws(ExpressionError) -> RuleExpression {
         let condition = try logical(or: true)
+        let (start, conditionHeight) = (tokenStart, height)
         guard token == .punctuation("?") else { return condition }
         try advance(operandExpected: true)
-        let then = try conditional()
+        let then = try nested { p throws(ExpressionError) in try p.conditional() }
+        let thenHeight = height
         try expect(":")
-        let otherwise = try conditional()
-        return .conditional(condition, then, otherwise)
+        let otherwise = try nested { p throws(ExpressionError) in try p.conditional() }
+        return try node(.conditional(condition, then, otherwise), over: conditionHeight, thenHeight, height, at: start)
     }
 
     private mutating func logical(or: Bool) throws(ExpressionError) -> RuleExpression {
         let op = or ? "||" : "&&"
         var left = or ? try logical(or: false) : try equality()
         while token == .punctuation(op) {
-            try advance(operandExpected: true)
-            let right = or ? try logical(or: false) : try equality()
-            left = .binary(or ? .or : .and, left, right)
+            try binary(or ? .or : .and, &left) { p throws(ExpressionError) in or ? try p.logical(or: false) : try p.equality() }
         }
         return left
+    }
+
+    /// `left op right`, the operator being the current token.
+    private mutating func binary(
+        _ op: RuleExpression.Binary, _ left: inout RuleExpression, _ right: (inout Self) throws(ExpressionError) -> RuleExpression
+    ) throws(ExpressionError) {
+        let (start, leftHeight) = (tokenStart, height)
+        try advance(operandExpected: true)
+        let operand = try nested(right)
+        left = try node(.binary(op, left, operand), over: leftHeight, height, at: start)
     }
 
     private mutating func equality() throws(ExpressionError) -> RuleExpression {
         var left = try comparison()
         while case .punctuation(let p) = token, ["==", "===", "!=", "!=="].contains(p) {
-            try advance(operandExpected: true)
-            left = .binary(p.hasPrefix("=") ? .equal : .notEqual, left, try comparison())
+            try binary(p.hasPrefix("=") ? .equal : .notEqual, &left) { p throws(ExpressionError) in try p.comparison() }
         }
         return left
     }
@@ -131,8 +174,7 @@ struct RuleExpressionParser {
     private mutating func comparison() throws(ExpressionError) -> RuleExpression {
         var left = try additive()
         while case .punctuation(let p) = token, let op = RuleExpression.Binary(rawValue: p), ["<", "<=", ">", ">="].contains(p) {
-            try advance(operandExpected: true)
-            left = .binary(op, left, try additive())
+            try binary(op, &left) { p throws(ExpressionError) in try p.additive() }
         }
         return left
     }
@@ -140,8 +182,7 @@ struct RuleExpressionParser {
     private mutating func additive() throws(ExpressionError) -> RuleExpression {
         var left = try multiplicative()
         while case .punctuation(let p) = token, p == "+" || p == "-" {
-            try advance(operandExpected: true)
-            left = .binary(p == "+" ? .add : .subtract, left, try multiplicative())
+            try binary(p == "+" ? .add : .subtract, &left) { p throws(ExpressionError) in try p.multiplicative() }
         }
         return left
     }
@@ -149,20 +190,22 @@ struct RuleExpressionParser {
     private mutating func multiplicative() throws(ExpressionError) -> RuleExpression {
         var left = try unary()
         while case .punctuation(let p) = token, p == "*" || p == "/" || p == "%" {
-            try advance(operandExpected: true)
-            left = .binary(RuleExpression.Binary(rawValue: p)!, left, try unary())
+            try binary(RuleExpression.Binary(rawValue: p)!, &left) { p throws(ExpressionError) in try p.unary() }
         }
         return left
     }
 
     private mutating func unary() throws(ExpressionError) -> RuleExpression {
+        let start = tokenStart
         if token == .punctuation("!") {
             try advance(operandExpected: true)
-            return .not(try unary())
+            let operand = try nested { p throws(ExpressionError) in try p.unary() }
+            return try node(.not(operand), over: height, at: start)
         }
         if token == .punctuation("-") {
             try advance(operandExpected: true)
-            return .negate(try unary())
+            let operand = try nested { p throws(ExpressionError) in try p.unary() }
+            return try node(.negate(operand), over: height, at: start)
         }
         return try postfix()
     }
@@ -170,6 +213,7 @@ struct RuleExpressionParser {
     private mutating func postfix() throws(ExpressionError) -> RuleExpression {
         var target = try primary()
         while true {
+            let (start, targetHeight) = (tokenStart, height)
             if token == .punctuation(".") {
                 try advance(operandExpected: false)
                 guard case .identifier(let name) = token else { throw error("expected a name after '.'") }
@@ -180,32 +224,40 @@ struct RuleExpressionParser {
                         throw ExpressionError(message: "no such method: \(name)()", offset: nameStart)
                     }
                     try advance(operandExpected: true)
-                    var arguments = [RuleExpression]()
-                    if token != .punctuation(")") {
-                        arguments.append(try conditional())
-                        while token == .punctuation(",") {
-                            try advance(operandExpected: true)
-                            arguments.append(try conditional())
-                        }
-                    }
-                    try expect(")", operandNext: false)
-                    target = .call(target, name, arguments)
+                    let (arguments, highest) = try list(closedBy: ")")
+                    target = try node(.call(target, name, arguments), over: targetHeight, highest, at: start)
                 } else {
-                    target = .member(target, name)
+                    target = try node(.member(target, name), over: targetHeight, at: start)
                 }
             } else if token == .punctuation("[") {
                 try advance(operandExpected: true)
-                let index = try conditional()
+                let index = try nested { p throws(ExpressionError) in try p.conditional() }
                 try expect("]", operandNext: false)
-                target = .index(target, index)
+                target = try node(.index(target, index), over: targetHeight, height, at: start)
             } else {
                 return target
             }
         }
     }
 
+    /// Expressions separated by `,` up to `close` (the opening token read), and the highest.
+    private mutating func list(closedBy close: String) throws(ExpressionError) -> ([RuleExpression], Int) {
+        var elements = [RuleExpression]()
+        var highest = 0
+        if token != .punctuation(close) {
+            repeat {
+                if !elements.isEmpty { try advance(operandExpected: true) }
+                elements.append(try nested { p throws(ExpressionError) in try p.conditional() })
+                highest = max(highest, height)
+            } while token == .punctuation(",")
+        }
+        try expect(close, operandNext: false)
+        return (elements, highest)
+    }
+
     private mutating func primary() throws(ExpressionError) -> RuleExpression {
         let start = tokenStart
+        height = 0
         switch token {
         case .number(let n):
             try advance(operandExpected: false)
@@ -214,8 +266,8 @@ struct RuleExpressionParser {
             try advance(operandExpected: false)
             return .literal(.string(s))
         case .regex(let pattern, let flags):
-            let regex: RuleRegex
-            do { regex = try RuleRegex(pattern: pattern, flags: flags) } catch {
+            let regex: LinearRegex
+            do { regex = try scope.regexes.regex(pattern: pattern, flags: flags) } catch {
                 throw ExpressionError(message: "invalid regular expression /\(pattern)/\(flags): \(error)", offset: start)
             }
             try advance(operandExpected: false)
@@ -246,21 +298,13 @@ struct RuleExpressionParser {
             return .variable(variable)
         case .punctuation("("):
             try advance(operandExpected: true)
-            let inner = try conditional()
+            let inner = try nested { p throws(ExpressionError) in try p.conditional() }
             try expect(")", operandNext: false)
             return inner
         case .punctuation("["):
             try advance(operandExpected: true)
-            var elements = [RuleExpression]()
-            if token != .punctuation("]") {
-                elements.append(try conditional())
-                while token == .punctuation(",") {
-                    try advance(operandExpected: true)
-                    elements.append(try conditional())
-                }
-            }
-            try expect("]", operandNext: false)
-            return .array(elements)
+            let (elements, highest) = try list(closedBy: "]")
+            return try node(.array(elements), over: highest, at: start)
         default:
             throw error("expected a value, found \(describe(token))")
         }

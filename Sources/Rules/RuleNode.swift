@@ -33,6 +33,7 @@ final class RuleNode: Sendable {
 /// Builds the rules tree from the parsed file, checking every rule.
 struct RuleNodeParser {
     let source: [UInt8]
+    let regexes = RuleRegexes()
 
     func error(_ message: String, at node: JSONNode) -> RulesError {
         RulesError(message, at: node.byteRange.lowerBound, in: source)
@@ -89,7 +90,7 @@ struct RuleNodeParser {
         guard let text = value.stringValue else { throw error("\(kind) must be a boolean or a string expression", at: value) }
         let expression: RuleExpression
         do {
-            expression = try RuleExpressionParser.parse(text, scope: RuleScope(wildcards: wildcards, isRead: isRead))
+            expression = try RuleExpressionParser.parse(text, scope: RuleScope(wildcards: wildcards, isRead: isRead, regexes: regexes))
         } catch {
             throw RulesError(error.message, at: rawOffset(of: error.offset, in: value), in: source)
         }

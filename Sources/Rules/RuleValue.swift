@@ -1,5 +1,6 @@
 // The values a rule expression computes with.
 import JSONTree
+import LinearRegex
 
 /// A value in a rule: JSON's scalars (numbers as doubles, as in JavaScript), objects (`auth`,
 /// `query`, a container's `val()`), arrays (the argument of `hasChildren`), snapshots and
@@ -12,7 +13,7 @@ enum RuleValue: Sendable {
     case object(JSONObject)
     case array([RuleValue])
     case snapshot(RuleSnapshot)
-    case regex(RuleRegex)
+    case regex(LinearRegex)
 
     init(_ json: JSON) {
         switch json {
@@ -39,22 +40,30 @@ enum RuleValue: Sendable {
     }
 }
 
-/// A compiled `/pattern/flags` of `matches()`. Swift's regular expressions, matched on Unicode
-/// scalars, anywhere in the string unless anchored with `^`/`$` (as JavaScript's `test`).
-final class RuleRegex: @unchecked Sendable {
-    // A `Regex` is immutable once made; matching it from several threads is safe.
-    private let regex: Regex<AnyRegexOutput>
+/// The compiled `/pattern/flags` literals of one rules file, by their text: a pattern written
+/// in many rules is compiled once.
+///
+/// Patterns run on RE2, in time linear in the string, as the database evaluates them: a rule
+/// like `matches(/^(a+)+$/)` cannot hold up the writes of every client (a backtracking engine
+/// takes seconds for 20 characters). RE2 has the syntax the rules reference lists (Perl's
+/// classes, groups, repetition, anchors) and refuses lookaround and backreferences.
+final class RuleRegexes {
+    private var compiled = [String: LinearRegex]()
 
-    init(pattern: String, flags: String) throws {
-        var regex = try Regex(pattern).matchingSemantics(.unicodeScalar)
+    /// `/pattern/flags` compiled, matching anywhere in a string unless anchored with `^`/`$`
+    /// (JavaScript's `test`); `i` is the one flag.
+    func regex(pattern: String, flags: String) throws -> LinearRegex {
+        let text = "/" + pattern + "/" + flags
+        if let regex = compiled[text] { return regex }
+        var options = LinearRegex.Options()
         for flag in flags {
             guard flag == "i" else { throw RuleRegexFlagError(flag: flag) }
-            regex = regex.ignoresCase()
+            options.insert(.caseInsensitive)
         }
-        self.regex = regex
+        let regex = try LinearRegex(pattern, options: options)
+        compiled[text] = regex
+        return regex
     }
-
-    func matches(_ string: String) -> Bool { string.firstMatch(of: regex) != nil }
 }
 
 struct RuleRegexFlagError: Error, CustomStringConvertible {

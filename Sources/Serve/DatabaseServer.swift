@@ -128,14 +128,14 @@ public final class DatabaseServer: Sendable {
             logger: logger
         )
         // The ticker comes last, so a graceful shutdown stops it first: it ends the streams,
-        // which the server would otherwise wait for. Whatever else a client holds open (a body
-        // it never finishes) is cancelled after a moment, so a signal ends the server within a
-        // second.
+        // which the server would otherwise wait for, and stops the store, refusing the writes
+        // still queued. Whatever else a client holds open (a body it never finishes) is
+        // cancelled after 300 ms, so a signal ends the server within half a second.
         let stopping = OnceFlag()
         var configuration = ServiceGroupConfiguration(
-            services: [app, StreamTicker(feed: feed, milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
+            services: [app, StreamTicker(feed: feed, store: store, milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
             gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .milliseconds(500)
+        configuration.maximumGracefulShutdownDuration = .milliseconds(300)
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch where !listening.isSet {
@@ -171,10 +171,12 @@ func raiseDescriptorLimit() -> Int {
 private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 #endif
 
-/// Sends idle streams their keep-alives, and ends every stream when the server shuts down
-/// (so that a graceful shutdown does not wait for streams that never end).
+/// Sends idle streams their keep-alives, and ends every stream and stops the store when the
+/// server shuts down (so that a graceful shutdown waits neither for streams that never end nor
+/// for a queue of writes).
 private struct StreamTicker: Service {
     let feed: RevisionFeed
+    let store: StoreThread
     let milliseconds: Int
     fileprivate let stopping: OnceFlag
 
@@ -187,5 +189,6 @@ private struct StreamTicker: Service {
         }
         stopping.set()
         feed.close()
+        store.stop()
     }
 }

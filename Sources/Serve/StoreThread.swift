@@ -18,6 +18,8 @@ final class StoreThread: Sendable {
     /// Work for the store thread; `run` is called there with the store.
     private struct Job: Sendable {
         let run: @Sendable (any LiveStore) -> Void
+        /// Answers the caller without running: the server stopped first.
+        let refuse: @Sendable () -> Void
     }
 
     let feed: RevisionFeed
@@ -77,13 +79,15 @@ final class StoreThread: Sendable {
     /// Runs `body` with the store on the store thread and returns its result.
     func perform<T: Sendable>(_ body: @escaping @Sendable (any LiveStore) throws(ServeError) -> T) async throws(ServeError) -> T {
         let result: Result<T, ServeError> = await withCheckedContinuation { continuation in
-            let job = Job { store in
-                do throws(ServeError) {
-                    continuation.resume(returning: .success(try body(store)))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
+            let job = Job(
+                run: { store in
+                    do throws(ServeError) {
+                        continuation.resume(returning: .success(try body(store)))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                },
+                refuse: { continuation.resume(returning: .failure(Self.stopping)) })
             let accepted = jobs.withLock { state in
                 if state.stopping { return false }
                 state.queue.append(job)
@@ -92,15 +96,24 @@ final class StoreThread: Sendable {
             if accepted {
                 wake()
             } else {
-                continuation.resume(returning: .failure(ServeError("the server is stopping")))
+                job.refuse()
             }
         }
         return try result.get()
     }
 
-    /// Asks the thread to end after the jobs already queued; returns at once.
+    private static let stopping = ServeError("the server is stopping")
+
+    /// Asks the thread to end once the job it is running, if any, is done; returns at once.
+    /// The jobs still queued are refused ("the server is stopping"): a client sending writes
+    /// as fast as they are made must not hold up the end of the server.
     func stop() {
-        jobs.withLock { $0.stopping = true }
+        let refused = jobs.withLock { state in
+            state.stopping = true
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+        for job in refused { job.refuse() }
         wake()
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JSONTree
 import Testing
 @testable import Expressions
@@ -21,7 +24,7 @@ import Testing
         ("length(1)", "1:1: 'length' takes no arguments, not 1"),
         ("not .a", "1:1: 'not' is a filter: write '… | not' or '(…) | not'"),
         (".a | test(\"(\")", "1:6: test: invalid regular expression"),
-        (".a | test(\"a\"; \"q\")", "1:6: test: flag 'q' is not supported (use g, i, n, s, x)"),
+        (".a | test(\"a\"; \"q\")", "1:6: test: flag 'q' is not supported (use g, i, l, n, p, s, x)"),
         (".a | test(.b)", "1:6: test's pattern must be a string literal"),
     ])
     func parseErrorsNameThePlace(text: String, message: String) {
@@ -72,9 +75,69 @@ import Testing
         #expect(try eval(".s.x?") == .empty)
     }
 
+    /// Nesting is bounded (issue 47: 7,000 `(` or 10,000 `[` overflowed the stack): past
+    /// `Parser.maximumDepth` it is an error at the first token nested too deep, and a chain of
+    /// operators as deep (a tree that evaluating it would recurse down) at its operator.
+    @Test(arguments: [
+        (String(repeating: "(", count: 7000) + ".a" + String(repeating: ")", count: 7000), Parser.maximumDepth + 1),
+        (String(repeating: "[", count: 10000), Parser.maximumDepth + 1),
+        (String(repeating: "- ", count: 600) + "1", 2 * (Parser.maximumDepth + 1)),
+        (".a" + String(repeating: " | .a", count: 600), 5 * Parser.maximumDepth + 5),
+        (".a" + String(repeating: "[.a", count: 600) + String(repeating: "]", count: 600), 3 * Parser.maximumDepth + 3),
+        ("length(" + String(repeating: "has(", count: 600), 7 + 4 * Parser.maximumDepth),
+        // `.a` is 1 high, each `+` one more: the operator that makes it too high.
+        ((0..<600).map { _ in ".a" }.joined(separator: " + "), 3 + 5 * (Parser.maximumDepth - 1)),
+    ])
+    func deepNestingIsAnError(text: String, offset: Int) {
+        let error = #expect(throws: ExpressionError.self) { try Expression(text) }
+        #expect(error?.description == "1:\(offset + 1): the expression nests deeper than \(Parser.maximumDepth) levels")
+    }
+
+    /// The deepest expression the parser takes evaluates and says its words on a thread with a
+    /// quarter of the stack threads have here (8 MiB), in a debug build: room to spare.
+    @Test func theDeepestExpressionEvaluatesOnASmallStack() throws {
+        let depth = Parser.maximumDepth
+        let texts = [
+            ".a" + String(repeating: " + .a", count: depth - 1),
+            String(repeating: "(", count: depth) + ".a" + String(repeating: ")", count: depth),
+            String(repeating: "-", count: depth - 1) + ".a",
+        ]
+        let expressions = try texts.map { try Expression($0) }
+        let document = try JSONDocument(parsing: #"{"a": 1}"#)
+        let (values, words) = onSmallStack(bytes: 2 << 20) {
+            (expressions.map { $0.value(of: document.root) }, expressions.map(\.words))
+        }
+        #expect(values == [.value(JSON(integerLiteral: depth)), .value(1), .value(-1)])
+        #expect(words.allSatisfy { !$0.isEmpty })
+    }
+
     @Test func wordsSayTheFilter() throws {
         #expect(try Expression(#".score > 100 and .team == "a""#).words == #"score > 100 and team = "a""#)
         #expect(try Expression(#".metrics.views >= 10 or (.name | test("^a"; "i"))"#).words == #"metrics/views ≥ 10 or name matches /^a/i"#)
         #expect(try Expression(#".tags | contains(["x"])"#).words == #"tags contains ["x"]"#)
     }
+}
+
+/// `body`'s result, computed on a new thread with a stack of `bytes`.
+private func onSmallStack<T>(bytes: Int, _ body: @escaping () -> T) -> T {
+    var result: T?
+    let work = StackWork { result = body() }
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, bytes)
+    var thread = pthread_t()
+    let started = pthread_create(&thread, &attributes, { argument in
+        Unmanaged<StackWork>.fromOpaque(argument!).takeUnretainedValue().run()
+        return nil
+    }, Unmanaged.passUnretained(work).toOpaque())
+    precondition(started == 0, "cannot start a thread")
+    pthread_join(thread, nil)
+    return result!
+}
+
+/// The work of `onSmallStack`'s thread.
+private final class StackWork {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
 }

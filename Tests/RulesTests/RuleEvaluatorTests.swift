@@ -65,6 +65,30 @@ import Testing
         #expect(try holds("query.orderByKey && query.limitToFirst <= 1000 && query.orderByChild == null", query: query))
     }
 
+    /// `matches()` runs on RE2, as the database's rules do: a `.validate` whose pattern
+    /// backtracks exponentially (37.6 s for 20 characters before) answers at once, and `/i` and
+    /// the anchors keep their meaning.
+    @Test func regularExpressionsTakeLinearTime() throws {
+        let r = try rules(#"{"rules": {".write": true, "s": {".validate": "newData.val().matches(/^(a+)+$/)"}}}"#)
+        func permits(_ value: String) -> Bool {
+            r.permitsWrite([(path: path("/s"), value: .string(value))], to: data.root, auth: .null, now: 0)
+        }
+        var permitted = true
+        let elapsed = ContinuousClock().measure { permitted = permits(String(repeating: "a", count: 40) + "b") }
+        #expect(!permitted)
+        #expect(elapsed < .seconds(5))
+        #expect(permits(String(repeating: "a", count: 40)))
+        #expect(try holds("'ABC'.matches(/^abc$/i) && !'ABC'.matches(/^abc$/) && !'abc\\n'.matches(/^abc$/)"))
+    }
+
+    /// One compiled pattern per text in a rules file, however many rules repeat it.
+    @Test func aRulesFileCompilesEachPatternOnce() throws {
+        let regexes = RuleRegexes()
+        let first = try regexes.regex(pattern: "^a+$", flags: "i")
+        #expect(try regexes.regex(pattern: "^a+$", flags: "i") === first)
+        #expect(try regexes.regex(pattern: "^a+$", flags: "") !== first)
+    }
+
     @Test func wildcardsBindTheKeys() throws {
         let r = try rules(#"{"rules": {"rooms": {"$room": {"topic": {".read": "$room.contains('public')"}}}}}"#)
         #expect(r.permitsRead(at: try Path("/rooms/public-1/topic"), in: data.root, auth: .null, now: 0))

@@ -35,6 +35,9 @@ func user(_ uid: String) -> JSON { .object(JSONObject([("uid", .string(uid)), ("
         #expect(failure("{\"rules\": {}, \"other\": 1}") == "database.rules.json:1:15: a rules file has one member, \"rules\"")
         #expect(failure("{\"rules\": {} /* open") == "database.rules.json:1:14: a /* comment is not closed")
         #expect(failure("{\"rules\": {\".validate\": \"newData.val().matches(/(a/)\"}}")?.contains("invalid regular expression") == true)
+        // RE2 has no lookaround or backreferences (nor has the database): the message says why.
+        #expect(failure("{\"rules\": {\".validate\": \"newData.val().matches(/a(?=b)/)\"}}")?.hasSuffix(
+            "(regular expressions run in linear time, on RE2: no lookaround, backreferences or possessive repetition)") == true)
         // A JSON mistake after a comment holding wide characters: the column counts characters.
         #expect(failure("/* é */ {\"rules\": {],}")?.hasPrefix("database.rules.json:1:20: ") == true)
         // An escape in the expression's string moves the column to the file's byte.
@@ -45,6 +48,36 @@ func user(_ uid: String) -> JSON { .object(JSONObject([("uid", .string(uid)), ("
 
 @Suite struct RulesDecisionTests {
     let chat = tree(#"{"users": {"alice": {"name": "Alice", "role": "admin"}, "bob": {"name": "Bob"}}, "open": {"x": 1}, "n": 5}"#)
+
+    /// A rule nested deeper than the parser takes (issue 47: 7,000 `(` overflowed the stack) is
+    /// a mistake at the first token nested too deep; a chain of operators as deep at its operator.
+    @Test(arguments: [
+        (String(repeating: "(", count: 7000) + "true" + String(repeating: ")", count: 7000), RuleExpressionParser.maximumDepth + 1),
+        (String(repeating: "!", count: 10000) + "true", RuleExpressionParser.maximumDepth + 1),
+        (String(repeating: "[", count: 10000), RuleExpressionParser.maximumDepth + 1),
+        ("true ? " + String(repeating: "true ? ", count: 600) + "true" + String(repeating: " : false", count: 601),
+         7 * (RuleExpressionParser.maximumDepth + 1)),
+        ((0..<600).map { _ in "1" }.joined(separator: " + ") + " == 600", 4 * (RuleExpressionParser.maximumDepth + 1) - 2),
+    ])
+    func deepNestingIsAMistake(expression: String, offset: Int) {
+        let text = #"{"rules": {".read": \#(JSON.string(expression).serializedString())}}"#
+        let error = #expect(throws: RulesError.self) { try rules(text) }
+        // The expression starts at column 22.
+        let message = "the expression nests deeper than \(RuleExpressionParser.maximumDepth) levels"
+        #expect(error == RulesError(message: message, line: 1, column: 22 + offset))
+    }
+
+    /// Locations nest as deep as JSON does (the parser's limit, with its place past it): the
+    /// rules tree is built by recursion over the file's nesting.
+    @Test func locationsNestAsDeepAsJSON() throws {
+        func nested(_ depth: Int) -> String {
+            #"{"rules": "# + String(repeating: #"{"a": "#, count: depth) + #"{".read": true}"# + String(repeating: "}", count: depth + 1)
+        }
+        let deep = try rules(nested(maximumJSONDepth - 2))
+        #expect(deep.permitsRead(at: Path(keys: Array(repeating: "a", count: maximumJSONDepth - 2)), in: nil, auth: .null, now: 0))
+        let tooDeep = #expect(throws: RulesError.self) { try rules(nested(5000)) }
+        #expect(tooDeep?.message == "nesting deeper than \(maximumJSONDepth) levels")
+    }
 
     @Test func readsCascadeAndAreNotFilters() throws {
         let r = try rules(#"{"rules": {"open": {".read": true, "x": {".read": false}}, "users": {"$uid": {".read": "auth.uid === $uid"}}}}"#)

@@ -19,6 +19,31 @@ import TestSupport
         return options
     }
 
+    /// Issue 47: a `.validate` whose pattern backtracks held every write (37.6 s at 20
+    /// characters) and the server's shutdown (over 25 s after SIGTERM). On RE2 the write is
+    /// refused at once, and the signal ends the server while clients keep sending such writes.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aCostlyPatternHoldsUpNeitherWritesNorShutdown(signal: Int32) throws {
+        let folder = ScratchFolder()
+        let rules = folder.write("database.rules.json", #"""
+            {"rules": {".read": true, ".write": true, "s": {".validate": "newData.val().matches(/^(a+)+$/)"}}}
+            """#)
+        let server = try TestServer(file: folder.write("db.json", "{}"), options: Self.options(rules: rules))
+        let hostile = Array(("\"" + String(repeating: "a", count: 40) + "b\"").utf8)
+        #expect(try server.connect().request("PUT", "/s.json", body: hostile, seconds: 5).status == 401)
+        #expect(try server.request("PUT", "/s.json", body: "\"aaaa\"").status == 200)
+        let writers = try (0..<4).map { _ in try server.connect() }
+        for writer in writers {
+            for _ in 0..<50 { writer.send(HTTPConnection.requestBytes("PUT", "/s.json", body: hostile)) }
+        }
+        usleep(20_000)
+        let start = ContinuousClock.now
+        #expect(server.stop(signal: signal, within: 5) == 0)
+        let stopped = ContinuousClock.now - start
+        #expect(stopped < .milliseconds(500), "the server took \(stopped) to stop")
+        #expect(json(folder.read("db.json")) == json(#"{"s": "aaaa"}"#))
+    }
+
     @Test func aRulesFileWithAnErrorIsRefusedAtTheStart() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", "{}")

@@ -69,6 +69,36 @@ struct ViewerSafetyTests {
         #expect(screen.lines.joined().contains(message), "\(screen.text)")
     }
 
+    // Issue 47 items 9 and 10: a filter nested 7,000 deep at `w` crashed the viewer and left
+    // the terminal raw; a filter whose pattern backtracks held it at "reading…", deaf to q.
+    @Test("a filter nested too deep is refused at its place, and q quits while a costly pattern filters")
+    func deepAndCostlyFiltersLeaveTheViewerAnswering() throws {
+        let folder = ScratchFolder(underTmp: true)
+        let file = folder.file("names.json")
+        try save(#"{"players": {"a": {"name": "\#(String(repeating: "a", count: 40))b"}, "b": {"name": "aaa"}}}"#, to: file, style: .inPlace)
+        let costly = #".name | test("^(a+)+$")"#
+
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
+        try session.waitFor("the rows") { $0.line(ofKey: "a") != nil && $0.line(ofKey: "b") != nil }
+        try session.send("w")
+        try session.waitFor("the prompt") { $0.contains("where (jq)") }
+        try session.type(String(repeating: "(", count: 7000))
+        try session.send("Enter")
+        try session.waitFor("the refusal") { $0.contains("1:258: the expression nests deeper than 256 levels") }
+        try session.send("w")
+        try session.waitFor("the prompt") { $0.contains("where (jq)") }
+        try session.type(costly)
+        try session.send("Enter")
+        try session.waitFor("only b") { $0.line(ofKey: "b") != nil && $0.line(ofKey: "a") == nil }
+        try session.send("q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+
+        let started = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--where", costly]))
+        try started.waitFor("only b") { $0.line(ofKey: "b") != nil && $0.line(ofKey: "a") == nil }
+        try started.send("q")
+        try started.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+    }
+
     // Issue 13 item 2: `y` put the raw bytes of a hostile key on the clipboard.
     @Test("y refuses to copy a path holding control characters, and says so")
     func yRefusesControlCharacters() throws {

@@ -48,6 +48,25 @@ import TestSupport
         #expect(unsupported.errors.contains("'reduce' is not supported in --where"))
     }
 
+    /// Issue 47: 7,000 nested `(` or 10,000 `[` ended `list` with SIGSEGV (status 139).
+    @Test(arguments: [String(repeating: "(", count: 7000) + ".a" + String(repeating: ")", count: 7000), String(repeating: "[", count: 10000)])
+    func deepNestingIsAFlagError(expression: String) throws {
+        let deep = try run(["list", "FILE", "--path", "/players", "--where", expression])
+        #expect(deep.status == 2)
+        #expect(deep.errors.contains("--where: 1:258: the expression nests deeper than 256 levels"), "\(deep.errors)")
+    }
+
+    /// Issue 47: `test` backtracked (over 100 s for these 41 characters); on RE2 it answers at once.
+    @Test func aPathologicalPatternAnswersQuickly() throws {
+        let folder = ScratchFolder("where")
+        let file = folder.write("names.json", #"{"a": {"name": "\#(String(repeating: "a", count: 40))b"}, "b": {"name": "aaa"}}"#)
+        let start = ContinuousClock.now
+        let result = try runProgram(Self.binary, ["list", file, "--where", #".name | test("^(a+)+$")"#, "--format", "jsonl"])
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(result.status == 0)
+        #expect(try keys(result.output) == ["b"])
+    }
+
     /// The order of an expression is jq's `sort_by` of it, ties by key; bounds and limits apply to its values.
     @Test(arguments: [".score", "-.score", ".name | ascii_downcase", ".team + .name", ".score % 40", ".missing"])
     func anExpressionOrdersAsJqSortsByIt(expression: String) throws {

@@ -1,6 +1,7 @@
 // Putting the terminal back when the program is killed or crashes: a signal handler that
 // only does async-signal-safe things (write(2) of bytes prepared in advance, tcsetattr(3))
-// and then re-raises the signal with its default action.
+// and then re-raises the signal with its default action. It runs on a stack of its own, so
+// that a crash from a stack overflow, which leaves no stack to run on, restores it too.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,6 +25,12 @@ nonisolated(unsafe) private let emergencyState: UnsafeMutablePointer<EmergencyRe
 }()
 private let emergencyCapacity = 1024
 nonisolated(unsafe) private let emergencyBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+
+// The handler's own stack (`sigaltstack`), allocated once and never freed: a signal may come
+// at any moment while it is installed. The handler needs little (two system calls); 64 KiB
+// is well over glibc's MINSIGSTKSZ and SIGSTKSZ.
+private let alternateStackSize = 64 << 10
+nonisolated(unsafe) private let alternateStack = UnsafeMutableRawPointer.allocate(byteCount: alternateStackSize, alignment: 16)
 
 /// Signals that end the program: the terminal is restored, then the signal's default
 /// action runs (so a crash still dumps core and the exit status still tells). Every signal
@@ -59,24 +66,44 @@ extension Terminal {
     }
 }
 
+/// What `armEmergencyRestore` changed, for `disarmEmergencyRestore` to put back.
+struct ArmedHandlers {
+    var replaced: [(signal: Int32, action: sigaction)] = []
+    /// The thread whose alternate stack was installed (a thread's alternate stack is its own),
+    /// when it had none before.
+    var stackThread: pthread_t?
+}
+
 /// Arms the handler: `bytes` (the terminal's own "leave the alternate screen, show the
 /// cursor, reset attributes" strings) go to `fd`, then `shellMode` is set back.
 /// A signal the program ignores (SIGHUP under nohup, SIGINT in a background job) stays
-/// ignored. Returns the handlers it replaced, for `disarmEmergencyRestore`.
-func armEmergencyRestore(fd: Int32, bytes: [UInt8], shellMode: termios) -> [(Int32, __sighandler_t?)] {
+/// ignored. The handler runs on an alternate stack on this thread (the one that owns the
+/// terminal and runs the viewer), unless the thread has one already.
+func armEmergencyRestore(fd: Int32, bytes: [UInt8], shellMode: termios) -> ArmedHandlers {
     let n = min(bytes.count, emergencyCapacity)
     bytes.withUnsafeBufferPointer { emergencyBytes.update(from: $0.baseAddress!, count: n) }
     emergencyState.pointee = EmergencyRestore(armed: 1, fd: fd, length: n, shellMode: shellMode)
-    var replaced: [(Int32, __sighandler_t?)] = []
+    var armed = ArmedHandlers()
+    var current = stack_t()
+    if sigaltstack(nil, &current) == 0, current.ss_flags & Int32(SS_DISABLE) != 0 {
+        var stack = stack_t(ss_sp: alternateStack, ss_flags: 0, ss_size: alternateStackSize)
+        if sigaltstack(&stack, nil) == 0 { armed.stackThread = pthread_self() }
+    }
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = restoreOnSignal
+    sigemptyset(&action.sa_mask)
+    // SA_RESTART as signal(3) gives: a read interrupted by an ignored-for-now signal goes on.
+    action.sa_flags = SA_ONSTACK | SA_RESTART
     for signal in fatalSignals {
-        let previous = Glibc.signal(signal, restoreOnSignal)
-        if let previous, unsafeBitCast(previous, to: Int.self) == 1 {  // SIG_IGN
-            _ = Glibc.signal(signal, previous)
+        var previous = sigaction()
+        guard sigaction(signal, &action, &previous) == 0 else { continue }
+        if previous.sa_flags & SA_SIGINFO == 0, unsafeBitCast(previous.__sigaction_handler.sa_handler, to: Int.self) == 1 {  // SIG_IGN
+            sigaction(signal, &previous, nil)
         } else {
-            replaced.append((signal, previous))
+            armed.replaced.append((signal, previous))
         }
     }
-    return replaced
+    return armed
 }
 
 /// Unblocks `signals` on this thread (a parent may have started us with them blocked,
@@ -96,8 +123,12 @@ func restoreSignalMask(_ mask: sigset_t) {
     pthread_sigmask(SIG_SETMASK, &mask, nil)
 }
 
-/// Disarms the handler and puts back the handlers `armEmergencyRestore` replaced.
-func disarmEmergencyRestore(_ previous: [(Int32, sighandler_t?)]) {
+/// Disarms the handler and puts back the handlers and stack `armEmergencyRestore` replaced.
+func disarmEmergencyRestore(_ armed: ArmedHandlers) {
     emergencyState.pointee.armed = 0
-    for (signal, handler) in previous { _ = Glibc.signal(signal, handler) }
+    for (signal, var action) in armed.replaced { sigaction(signal, &action, nil) }
+    if let thread = armed.stackThread, pthread_equal(thread, pthread_self()) != 0 {
+        var off = stack_t(ss_sp: nil, ss_flags: Int32(SS_DISABLE), ss_size: 0)
+        sigaltstack(&off, nil)
+    }
 }

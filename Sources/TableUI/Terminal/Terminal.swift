@@ -81,7 +81,7 @@ public final class Terminal {
     private let inFile: UnsafeMutablePointer<FILE>
     private let outFile: UnsafeMutablePointer<FILE>
     private var shellMode: termios
-    private var previousHandlers: [(Int32, __sighandler_t?)] = []
+    private var previousHandlers = ArmedHandlers()
     private var previousMask = sigset_t()
     private var restored = false
 
@@ -194,7 +194,7 @@ public final class Terminal {
         guard !restored else { return }
         restored = true
         disarmEmergencyRestore(previousHandlers)
-        previousHandlers = []
+        previousHandlers = ArmedHandlers()
         restoreSignalMask(previousMask)
         _ = endwin()
         delscreen(screen)

@@ -1,0 +1,42 @@
+// The emergency restore of Terminal+Signals.swift, tested in a child process that crashes.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import TableUI
+
+@Suite struct TerminalSignalsTests {
+    /// Issue 47: a stack overflow (a parser recursing 7,000 deep) left the terminal raw, as the
+    /// handler had no stack to run on. In a child: arm the restore on a pipe, overflow the
+    /// stack; the restoring bytes arrive, and the child still dies of SIGSEGV.
+    @Test func aStackOverflowStillRestores() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        let marker = Array("restored".utf8)
+        let child = fork()
+        try #require(child >= 0)
+        if child == 0 {
+            close(ends[0])
+            _ = armEmergencyRestore(fd: ends[1], bytes: marker, shellMode: termios())
+            _ = dive(0)
+            _exit(0)
+        }
+        close(ends[1])
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        var received = [UInt8](repeating: 0, count: 64)
+        let count = read(ends[0], &received, received.count)
+        close(ends[0])
+        // WIFSIGNALED and WTERMSIG, which Swift does not import.
+        #expect(status & 0x7F == SIGSEGV, "the child ended with status \(status)")
+        #expect(Array(received.prefix(max(count, 0))) == marker)
+    }
+}
+
+/// Recurses until the stack is gone; the frame's array and the use of its result keep the
+/// recursion from becoming a loop.
+@inline(never)
+private func dive(_ depth: Int) -> Int {
+    var frame = (depth, depth &+ 1, depth &+ 2, depth &+ 3)
+    return withUnsafeMutableBytes(of: &frame) { $0.count } &+ dive(depth &+ 1)
+}
