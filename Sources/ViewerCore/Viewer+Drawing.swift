@@ -107,7 +107,9 @@ extension Viewer {
         if array?.isShowingCache == true { badges.append((" CACHED: reading the file… ", " CACHED ")) }
         if array?.isAwaitingRows == true { badges.append((" UPDATING: the new query's rows follow… ", " UPDATING ")) }
         if store.hasWritesInProgress { badges.append((" WRITING… ", " WRITING… ")) }
-        if readOnlyReason != nil { badges.append((" READ-ONLY ", " READ-ONLY ")) }
+        // Read-only by default goes unmarked (the key hint leaves out e); a file that cannot be
+        // written is marked, as the user did not choose it.
+        if case .unwritable? = readOnlyReason { badges.append((" READ-ONLY ", " READ-ONLY ")) }
         if let history = historyBadge { badges.append((history, history)) }
         if paused { badges.append((" PAUSED: \(waiting) waiting (p resumes) ", " PAUSED ")) }
         badges += streamBadges.map { (long: $0, short: $0) }
@@ -264,22 +266,32 @@ extension Viewer {
     // MARK: The help screen
 
     /// Every key, scrolled to line `top` under a title line that says how to scroll and close.
+    /// A long description wraps at its words onto lines indented under it: none is cut.
     private func drawHelp(_ size: CanvasSize, top: Int) {
         var lines: [[Segment]] = []
         let labelWidth = options.keyBindings.map { displayWidth($0.label) }.max() ?? 0
+        let indent = String(repeating: " ", count: 2 + labelWidth + 3)
+        // Too narrow for a readable column of words, the description is cut instead.
+        let room = size.columns - indent.count >= 20 ? size.columns - indent.count : Int.max
         for binding in options.keyBindings {
             let pad = String(repeating: " ", count: labelWidth - displayWidth(binding.label))
-            lines.append([Segment("  " + binding.label + pad, labelStyle), Segment("   " + binding.help)])
+            let pieces = wrapWords(sanitize(binding.help), width: room)
+            lines.append([Segment("  " + binding.label + pad, labelStyle), Segment("   " + pieces[0])])
+            lines += pieces.dropFirst().map { [Segment(indent + $0)] }
         }
         lines.append([])
-        lines.append([Segment("  Mouse: the wheel scrolls, a click selects. Ctrl-C quits too.", noteStyle)])
+        for piece in wrapWords("Mouse: the wheel scrolls, a click selects. Ctrl-C quits too.", width: max(20, size.columns - 2)) {
+            lines.append([Segment("  " + piece, noteStyle)])
+        }
         let body = max(1, size.rows - 2)
         let top = max(0, min(top, lines.count - body))
         mode = .help(top: top)
         let more = top + body < lines.count
         let where_ = more || top > 0 ? " · lines \(top + 1)–\(min(lines.count, top + body)) of \(lines.count)" : ""
-        screen.draw([Segment(" synctable — keys", labelStyle), Segment("   q, Esc or ? closes · j k PgDn PgUp scroll\(where_)", noteStyle)],
-                    line: 0, on: canvas)
+        // The title's least needed part goes first on a narrow screen, rather than be cut.
+        var keys = "   q, Esc or ? closes · j k PgDn PgUp scroll\(where_)"
+        if 17 + displayWidth(keys) > size.columns { keys = "   q, Esc or ? closes\(where_)" }
+        screen.draw([Segment(" synctable — keys", labelStyle), Segment(keys, noteStyle)], line: 0, on: canvas)
         for line in 1..<size.rows {
             let index = top + line - 1
             if line == size.rows - 1 && more {

@@ -25,8 +25,10 @@ public struct ViewerOptions {
     public var keyBindings: [KeyBinding]
     /// Columns not to show (`--columns -name`), for the starting location.
     public var hiddenColumns: [Path] = []
-    /// No key writes (`--read-only`); a file the user cannot write is read-only anyway.
-    public var readOnly = false
+    /// Keys may write to the file (`--edit`). Off by default: a viewer is a guest of the program
+    /// that owns the file, and a single key must not change it unasked. A file the user cannot
+    /// write stays read-only even with it.
+    public var edit = false
     /// Styles from the configuration, over the terminal's standard theme.
     public var styles = ThemeStyles()
     /// Trend columns (`--spark score`): each row's recent values of these paths as sparklines.
@@ -119,8 +121,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var conditionHistory: [String] = []
     /// The `=` definitions typed, oldest first, for ↑ and ↓ at its prompt.
     var computedHistory: [String] = []
-    /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
-    var readOnlyReason: String?
+    /// Why no key writes; nil: keys write.
+    var readOnlyReason: ReadOnlyReason?
     /// The viewer's own writes, latest last, for `u`.
     var undoSteps: [UndoStep] = []
     /// Steps `u` undid, latest last, for `U` (a new write forgets them).

@@ -124,6 +124,7 @@ struct ViewerFollowTests {
     func writesToALogAppendOrAreRefused() throws {
         let h = try ViewerHarness("{\"n\":0}\n{\"n\":1}\n", format: .jsonLines, rows: 12, columns: 60) { options in
             options.query.showTail()
+            options.edit = true
         }
         try h.waitUntil("the tail") { _ in h.selectedKey == "1" }
         h.send(.character("a"))
