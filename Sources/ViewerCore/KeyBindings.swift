@@ -11,7 +11,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case whereFilter, export, expandColumn, collapseColumn, computedColumn
     case search, searchNext, searchPrevious
-    case pause, showJSON, focusJSON, copyPath, copyValue
+    case pause, showJSON, focusJSON, showProblem, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo, redo
     case frequency, statistics, toggleBinning
     case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn, changeLog, timeline
@@ -74,6 +74,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
+    KeyBinding("m", [.character("m")], .showProblem, "the file's or the connection's problem in full, in a pane below (the message line keeps to one line); m again closes"),
     KeyBinding("y", [.character("y")], .copyPath, "copy the selected child's path (terminal clipboard, OSC 52)"),
     KeyBinding("Y", [.character("Y")], .copyValue, "copy the selected child's value as JSON (OSC 52; controls escaped)"),
     KeyBinding("e", [.character("e")], .edit, "with --edit: edit the selected cell (JSON, or text as a string)"),

@@ -191,17 +191,23 @@ extension Viewer {
         }
         if let message { return wrapped(message.text, message.isError ? errorStyle : labelStyle) }
         if let frame = sheets.last { return [[Segment(sheetKeyHint(frame.sheet), noteStyle)]] }
-        if let problem = storeStatus.problem {
-            var text = problem.description
-            if case .missing = problem { text = "\(options.file): file not found; waiting for it to appear" }
-            if let revision = store.currentRevision { text += " — showing revision \(revision.number)" }
-            return wrapped(text, errorStyle)
-        }
-        if let text = storeStatus.connection?.problemText {
-            let shown = store.currentRevision.map { " — showing revision \($0.number)" } ?? ""
-            return wrapped(text + shown, errorStyle)
+        if let text = fullProblemText {
+            // A state, not an answer to a key: one line, the rest in the pane (`m`).
+            let more = keyLabel(of: .showProblem).map { " … \($0) shows all" } ?? " …"
+            return [[Segment(oneLine(sanitize(text), width: width, more: more), errorStyle)]]
         }
         return [[Segment(keyHint(width: width), noteStyle)]]
+    }
+
+    /// The file's or the connection's problem, in full, and the revision shown meanwhile; nil
+    /// when there is none.
+    var fullProblemText: String? {
+        let shown = store.currentRevision.map { " — showing revision \($0.number)" } ?? ""
+        if let problem = storeStatus.problem {
+            if case .missing = problem { return "\(options.file): file not found; waiting for it to appear" + shown }
+            return problem.description + shown
+        }
+        return storeStatus.connection?.problemText.map { $0 + shown }
     }
 
     /// The message line's reminder of the main keys, as bound (a configuration may move them):
@@ -228,6 +234,7 @@ extension Viewer {
     /// `paneTop` (which goes back to the top when another child is selected).
     private func drawPane(_ lines: Range<Int>) {
         let width = canvas.size.columns
+        if paneShowsProblem { return drawProblemPane(lines) }
         guard let (key, value) = selectedChild else {
             screen.draw([Segment("── no row selected ", noteStyle)], line: lines.lowerBound, on: canvas)
             for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
@@ -260,6 +267,20 @@ extension Viewer {
             } else {
                 screen.draw([Segment(index < wrapped.count ? wrapped[index] : "")], line: line, on: canvas)
             }
+        }
+    }
+
+    /// `m`: the problem the message line keeps to one line, whole, wrapped at its words.
+    private func drawProblemPane(_ lines: Range<Int>) {
+        let width = canvas.size.columns
+        let close = keyLabel(of: .showProblem).map { " (\($0) closes) " } ?? " "
+        let title = "── problem\(close)"
+        screen.draw([Segment(title + String(repeating: "─", count: max(0, width - displayWidth(title))), labelStyle)],
+                    line: lines.lowerBound, on: canvas)
+        let text = wrapWords(sanitize(fullProblemText ?? "no problem now: the file and the connection are fine"), width: max(1, width - 1))
+        for (i, line) in lines.dropFirst().enumerated() {
+            screen.draw([Segment(i < text.count ? text[i] : "", i < text.count && fullProblemText != nil ? errorStyle : noteStyle)],
+                        line: line, on: canvas)
         }
     }
 
@@ -361,6 +382,14 @@ func wrapWords(_ text: String, width: Int) -> [String] {
     }
     if !line.isEmpty { lines.append(line) }
     return lines
+}
+
+/// `text` on one line of `width` cells: whole when it fits, else its first words and `more`
+/// (never a word cut, unless the first is wider than the line).
+func oneLine(_ text: String, width: Int, more: String) -> String {
+    guard displayWidth(text) > width else { return text }
+    let room = max(1, width - displayWidth(more))
+    return (wrapWords(text, width: room).first ?? "") + more
 }
 
 /// The last component of a file path.

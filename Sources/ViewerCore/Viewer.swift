@@ -109,6 +109,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
 
     var mode: Mode = .table
     var paneOpen = false
+    /// The pane shows the store's or the connection's problem in full (`m`), not the JSON.
+    var paneShowsProblem = false
     /// The JSON pane has the keys (j/k/PgDn/PgUp scroll it); the table waits.
     var paneFocused = false
     /// The pane's first line shown (its scroll), for the child at `paneChild`.

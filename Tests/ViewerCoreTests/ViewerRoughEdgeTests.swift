@@ -267,7 +267,7 @@ struct ViewerRoughEdgeTests {
         #expect(screen.contains("30 rows"), "\(screen)")
     }
 
-    @Test("item 6: a lost server is said in words on one line, cleared when back; an edit while offline is refused at once")
+    @Test("item 6: a lost server is said in words on one line (at 80 columns too: m shows the rest), cleared when back; an edit while offline is refused at once")
     func networkErrorsInWords() throws {
         let folder = ScratchFolder("viewer-offline")
         let file = folder.write("db.json", #"{"p": {"a": {"n": 1}, "b": {"n": 2}}}"#)
@@ -295,6 +295,25 @@ struct ViewerRoughEdgeTests {
         var lines = try wait("refused") { $0[9].contains("server 127.0.0.1:\(server.port) unreachable (connection refused) — retrying in") }
         #expect(lines[9].contains(", try "), "\(lines[9])")
         #expect(!lines[9].contains("errno") && lines[8].contains("rows"), "\(lines.joined(separator: "\n"))")
+
+        // Issue 49 item 8: at 80 columns it took two or three lines. The status bar stays on line
+        // 8, so the message is one line, cut at a word; m shows all of it in a pane, m closes it.
+        canvas.resize(rows: 10, columns: 80)
+        viewer.handle(.resize)
+        lines = try wait("one line at 80 columns") { $0[8].contains("rows") && $0[9].contains("unreachable") }
+        let oneLine = String(lines[9].reversed().drop { $0 == " " }.reversed())
+        #expect(oneLine.hasPrefix("server 127.0.0.1:\(server.port) unreachable") && oneLine.hasSuffix(" … m shows all"),
+                "\(lines.joined(separator: "\n"))")
+        viewer.handle(.character("m"))
+        lines = try wait("the whole text in the pane") { lines in
+            let pane = lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(separator: " ")
+            return pane.contains("── problem (m closes)") && pane.contains("unreachable (connection refused) — retrying in")
+                && pane.contains("— showing revision 1")
+        }
+        viewer.handle(.character("m"))
+        lines = try wait("the pane closed") { !$0.joined().contains("── problem") && $0[9].contains("unreachable") }
+        canvas.resize(rows: 10, columns: 120)
+        viewer.handle(.resize)
         viewer.handle(.tab)
         viewer.handle(.character("e"))
         lines = (viewer.render(), canvas.lines).1
