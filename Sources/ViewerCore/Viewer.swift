@@ -107,6 +107,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// `G` asked for every page to the end: the last row is selected when they arrive.
     var selectLastWhenLoaded = false
 
+    /// The log's restarts (`LinesStatus.restarts`) as of the rows last shown.
+    var shownRestarts = 0
     var mode: Mode = .table
     var paneOpen = false
     /// The pane shows the store's or the connection's problem in full (`m`), not the JSON.
@@ -168,6 +170,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         location = options.location
         query = options.query
         storeStatus = store.status
+        shownRestarts = store.status.lines?.restarts ?? 0
         readOnlyReason = Viewer.readOnlyReason(options: options)
         rows = RowSource(unicode: environment.unicode)
         var settings = TableSettings(theme: options.styles.applied(to: environment.theme, colors: environment.colors))
@@ -318,13 +321,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         let reversed = query.displayReversed
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
-            var columns = rows.columnSet
-            if !columns.isFixed {
-                let sparks = rows.columnSet.sparkPaths
-                columns = ColumnSet(inferredFrom: newRows)
-                columns.adoptChoices(of: rows.columnSet)
-                for path in sparks { columns.toggleSpark(path) }
-            }
+            var columns = rows.columnSet.reinferred(from: newRows)
             columns.recomputeNumeric(newRows)
             setColumns(columns, cursorOn: nil)
             table.reloadData()
@@ -356,7 +353,12 @@ public final class Viewer: SyncedArrayBatchDelegate {
         }
         for move in movedOut { batch.departures[rows.reversed ? old.count - 1 - move.index : move.index] = move.words }
         rows.setRows(newRows, reversed: reversed)
-        rows.extendColumns(at: touched)
+        if logStartedOver() {
+            // A new file: the old one's columns would stay, and its own be added after them.
+            setColumns(rows.columnSet.reinferred(from: newRows), cursorOn: nil)
+        } else {
+            rows.extendColumns(at: touched)
+        }
         do {
             try table.performBatchUpdates(batch, now: environment.clock.now())
         } catch {

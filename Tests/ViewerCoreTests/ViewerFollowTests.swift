@@ -60,6 +60,26 @@ struct ViewerFollowTests {
         #expect(screen.contains("new"))
     }
 
+    // Issue 49 item 6: after STARTED OVER the old file's inferred columns stayed.
+    @Test("a log that started over gets its columns inferred afresh, keeping the ones hidden or moved by hand that it still has")
+    func startedOverInfersColumnsAfresh() throws {
+        let old = (0..<3).map { "{\"alpha\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\",\"omega\":\"o\($0)\"}\n" }.joined()
+        let h = try ViewerHarness(old, format: .jsonLines, rows: 12, columns: 100) { $0.query.showTail() }
+        try h.waitUntil("the rows") { _ in h.selectedKey == "2" }
+        #expect(ViewerSheetsTests.headerTitles(h) == ["key", "alpha", "beta", "gamma", "omega"])
+        // By hand: beta hidden, gamma moved left, to be first.
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "beta" { h.send(.right) }
+        h.send(.character("x"))
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "gamma" { h.send(.right) }
+        h.send(.character("H"))
+        #expect(ViewerSheetsTests.headerTitles(h) == ["key", "gamma", "alpha", "omega"])
+
+        // A new file takes its place: gamma and beta are still there, alpha and omega are not.
+        try h.save((0..<2).map { "{\"delta\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\"}\n" }.joined())
+        try h.waitUntil("started over") { $0.contains("STARTED OVER") && $0.contains("2 rows") }
+        #expect(ViewerSheetsTests.headerTitles(h) == ["key", "gamma", "delta"], "\(h.screen)")
+    }
+
     @Test("a large log opens at its newest lines and follows from there; / reads the older lines, which move nothing")
     func olderLinesAreReadWhenNeeded() throws {
         let lines = (0..<300).map { "{\"n\":\($0)}\n" }.joined()

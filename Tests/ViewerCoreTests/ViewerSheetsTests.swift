@@ -13,6 +13,11 @@ struct ViewerSheetsTests {
         "{\"players\": {" + players.map { "\"\($0.0)\": {\"team\": \"\($0.1)\", \"score\": \($0.2)}" }.joined(separator: ", ") + "}}"
     }
 
+    /// The titles of the table's header (line 0), without sort marks.
+    static func headerTitles(_ h: ViewerHarness) -> [String] {
+        h.lines[0].split(separator: " ").map { String($0.filter { !"↑↓‹›".contains($0) }) }.filter { !$0.isEmpty }
+    }
+
     /// The frequency row of `value`: its cells, split on runs of spaces.
     static func row(_ h: ViewerHarness, _ value: String) -> [String]? {
         h.lines.first { $0.dropFirst(3).hasPrefix(value + " ") }.map { $0.dropFirst(3).split(separator: " ").map(String.init) }
