@@ -89,16 +89,22 @@ extension Viewer {
         let shown = rows.numberOfRows
         let noun = shown == 1 ? "row" : "rows"
         var count = "\(shown) \(noun)"
+        // The revision holds only a large log's newest lines while the whole file is read:
+        // its counts are floors, said as such, never as the total.
+        let partial = storeStatus.lines?.isPartial == true
+        let floor = partial ? "≥ " : ""
         if let lines = storeStatus.lines, lines.olderUnread {
             // Only the newest lines were read: how many lines there are, not how many children.
             count += " of \(lines.records) lines"
         } else if let matched = selectedChildCount {
             // A filter or bounds: how many children they select, then how many there are.
-            let total = currentChildCount.map { $0 != matched ? " of \($0)" : "" } ?? ""
-            count = matched != shown ? "\(shown) of \(matched) matching \(noun)\(total)" : "\(shown) matching \(noun)\(total)"
-        } else if query.limitCount != nil, let total = currentChildCount, total != shown {
-            count += " of \(total)"
+            let total = currentChildCount.map { $0 != matched || partial ? " of \(floor)\($0)" : "" } ?? ""
+            count = matched != shown || partial ? "\(shown) of \(floor)\(matched) matching \(noun)\(total)"
+                : "\(shown) matching \(noun)\(total)"
+        } else if query.limitCount != nil || partial, let total = currentChildCount, total != shown || partial {
+            count += " of \(floor)\(total)"
         }
+        if partial { count += " · counting lines…" }
         var revision = lastRevision.map { (long: "rev \($0.number) at \($0.time)", short: "rev \($0.number)") }
         if paused, let shown = shownRevision, let latest = lastRevision, shown != latest.number {
             revision = ("rev \(shown) shown, rev \(latest.number) waiting", "rev \(shown) shown of \(latest.number)")

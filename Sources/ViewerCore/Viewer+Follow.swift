@@ -41,7 +41,8 @@ extension Viewer {
             }
         }
         guard let lines = storeStatus.lines else { return badges }
-        if lines.isPartial || lines.olderRequested { badges.append(" READING OLDER LINES ") }
+        // (While only the newest lines are in, the row count says the lines are being counted.)
+        if lines.olderRequested { badges.append(" READING OLDER LINES ") }
         if lines.invalidRecords > 0 {
             badges.append(" \(lines.invalidRecords) INVALID \(lines.invalidRecords == 1 ? "LINE" : "LINES") ")
         }

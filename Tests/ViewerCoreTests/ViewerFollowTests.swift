@@ -1,6 +1,7 @@
 // The viewer on a growing JSON Lines file, in-process: it follows appends like `tail -f` while
 // the newest row is selected, pauses when the selection moves up, and G follows again.
 import FileStore
+import StoreInterface
 import Glibc
 import JSONTree
 import LiveQuery
@@ -78,6 +79,30 @@ struct ViewerFollowTests {
         try h.save((0..<2).map { "{\"delta\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\"}\n" }.joined())
         try h.waitUntil("started over") { $0.contains("STARTED OVER") && $0.contains("2 rows") }
         #expect(ViewerSheetsTests.headerTitles(h) == ["key", "gamma", "delta"], "\(h.screen)")
+    }
+
+    // Issue 49 item 4: "200 rows of 1000 · READING OLDER LINES" while the whole file was read.
+    @Test("while only a large log's newest lines are in and the whole file is read, the status says so and states no total")
+    func countingLinesStatesNoTotal() throws {
+        let h = try ViewerHarness(memory: itemsJSON(50), rows: 12, columns: 100, path: "/items") { options in
+            options.query = ViewQuery(flags: Query(), pageSize: 20)
+            options.query.showTail()
+        }
+        // The status bar is the line above the message line.
+        func status() -> String { h.lines[h.lines.count - 2] }
+        #expect(status().contains("20 rows of 50 ·"), "\(status())")
+        // What the file store says while the rest of the file is read after its newest lines.
+        var lines = LinesStatus()
+        lines.records = 50
+        lines.isPartial = true
+        h.store.hub.status.lines = lines
+        h.store.hub.deliverStatusIfChanged()
+        #expect(status().contains("20 rows of ≥ 50 · counting lines…") && !status().contains("OLDER"), "\(status())")
+        // The whole file is in: its total, stated.
+        lines.isPartial = false
+        h.store.hub.status.lines = lines
+        h.store.hub.deliverStatusIfChanged()
+        #expect(status().contains("20 rows of 50 ·") && !status().contains("≥") && !status().contains("counting"), "\(status())")
     }
 
     @Test("a large log opens at its newest lines and follows from there; / reads the older lines, which move nothing")
