@@ -163,10 +163,3 @@ func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, signal
     let status = try runViewer(options, remote: remote, signals: signals ?? SignalWatch())
     if status != 0 { throw ExitCode(status) }
 }
-
-extension Substring {
-    /// Without leading and trailing spaces.
-    var trimmedSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-}
