@@ -29,7 +29,6 @@ public struct ColumnChoice: Equatable, Sendable {
     }
 }
 
-
 extension Substring {
     /// Without leading and trailing spaces (a name in a list of flags' values).
     public var trimmedSpaces: String {

@@ -236,8 +236,9 @@ struct ColumnSet {
                     fresh.specs.remove(at: i)
                     fresh.numeric.remove(at: i)
                 }
-                fresh.specs.insert(spec, at: min(index, fresh.specs.count))
-                fresh.numeric.insert(false, at: min(index, fresh.specs.count - 1))
+                let at = min(index, fresh.specs.count)
+                fresh.specs.insert(spec, at: at)
+                fresh.numeric.insert(false, at: at)
                 fresh.placedByHand.insert(spec)
             }
         }

@@ -29,6 +29,12 @@ public struct ViewerOptions {
     /// that owns the file, and a single key must not change it unasked. A file the user cannot
     /// write stays read-only even with it.
     public var edit = false
+    /// The opposite of `edit`, as programs written when writing was the default set it.
+    @available(*, deprecated, message: "a viewer is read-only unless `edit` is set: set edit = true to allow writes")
+    public var readOnly: Bool {
+        get { !edit }
+        set { edit = !newValue }
+    }
     /// Styles from the configuration, over the terminal's standard theme.
     public var styles = ThemeStyles()
     /// Trend columns (`--spark score`): each row's recent values of these paths as sparklines.
