@@ -128,7 +128,7 @@ struct View: ParsableCommand {
             cache: noCache || config.noCache == true || file == "-" || DatabaseURL.looksLikeURL(file) ? nil : FirstPageCache.standard(),
             keyBindings: config.keyBindings(standardKeyBindings))
         options.hiddenColumns = choice?.hidden ?? []
-        guard !(edit && readOnly) else { throw CommandError("--edit and --read-only: give one") }
+        guard !(edit && readOnly) else { throw CommandError("--edit and --read-only: give one of them, not both") }
         options.edit = edit || (!readOnly && config.edit == true && config.readOnly != true)
         options.styles = config.styles
         guard history >= 0 else { throw CommandError("--history must be 0 or more, not \(history)") }
