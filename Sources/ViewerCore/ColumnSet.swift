@@ -246,6 +246,24 @@ struct ColumnSet {
         return fresh
     }
 
+    /// These columns for a log's new file (it started over): inferred afresh as
+    /// `reinferred(from:)` does; of the columns given by `--columns`, those the new rows have.
+    func forNewFile(_ rows: [SyncedRow]) -> ColumnSet {
+        guard isFixed else { return reinferred(from: rows) }
+        var kept = self
+        for i in kept.specs.indices.reversed() {
+            switch kept.specs[i] {
+            case .value, .member:
+                guard !rows.contains(where: { kept.specs[i].node(in: $0.value) != nil }) else { continue }
+                kept.specs.remove(at: i)
+                kept.numeric.remove(at: i)
+            case .key, .computed, .spark: continue
+            }
+        }
+        kept.recomputeNumeric(rows)
+        return kept
+    }
+
     /// Adds a computed column at `index` (clamped); `recomputeNumeric` then decides its alignment.
     /// - Returns: whether it was added (not when a column has the same definition).
     @discardableResult

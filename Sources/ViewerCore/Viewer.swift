@@ -361,7 +361,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         rows.setRows(newRows, reversed: reversed)
         if logStartedOver() {
             // A new file: the old one's columns would stay, and its own be added after them.
-            setColumns(rows.columnSet.reinferred(from: newRows), cursorOn: nil)
+            setColumns(rows.columnSet.forNewFile(newRows), cursorOn: nil)
         } else {
             rows.extendColumns(at: touched)
         }

@@ -62,7 +62,7 @@ struct ViewerFollowTests {
     }
 
     // Issue 49 item 6: after STARTED OVER the old file's inferred columns stayed.
-    @Test("a log that started over gets its columns inferred afresh, keeping the ones hidden or moved by hand that it still has")
+    @Test("a log that started over gets its columns inferred afresh, keeping the ones given, hidden or moved by hand that it still has")
     func startedOverInfersColumnsAfresh() throws {
         let old = (0..<3).map { "{\"alpha\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\",\"omega\":\"o\($0)\"}\n" }.joined()
         let h = try ViewerHarness(old, format: .jsonLines, rows: 12, columns: 100) { $0.query.showTail() }
@@ -79,6 +79,17 @@ struct ViewerFollowTests {
         try h.save((0..<2).map { "{\"delta\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\"}\n" }.joined())
         try h.waitUntil("started over") { $0.contains("STARTED OVER") && $0.contains("2 rows") }
         #expect(ViewerSheetsTests.headerTitles(h) == ["key", "gamma", "delta"], "\(h.screen)")
+
+        // Columns given by --columns: those the new file has stay, in their order; no others come.
+        let given = try ViewerHarness(old, format: .jsonLines, rows: 12, columns: 100) { options in
+            options.query.showTail()
+            options.columns = [try! Path("omega"), try! Path("gamma"), try! Path("alpha")]
+        }
+        try given.waitUntil("the rows") { _ in given.selectedKey == "2" }
+        #expect(ViewerSheetsTests.headerTitles(given) == ["key", "omega", "gamma", "alpha"])
+        try given.save("{\"delta\":0,\"gamma\":\"g0\",\"alpha\":5}\n")
+        try given.waitUntil("started over") { $0.contains("STARTED OVER") && $0.contains("1 row") }
+        #expect(ViewerSheetsTests.headerTitles(given) == ["key", "gamma", "alpha"], "\(given.screen)")
     }
 
     // Issue 49 item 4: "200 rows of 1000 · READING OLDER LINES" while the whole file was read.
