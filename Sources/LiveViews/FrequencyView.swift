@@ -89,8 +89,8 @@ public final class FrequencyView {
         return order.rank(of: Entry(count: n, value: v))
     }
 
-    /// The value counted for `child`.
-    func value(of child: JSONNode) -> ColumnValue { reader.value(of: child).binned(width: binWidth) }
+    /// The value counted for `child` (binned as the rows are now).
+    public func value(of child: JSONNode) -> ColumnValue { reader.value(of: child).binned(width: binWidth) }
 
     /// Applies one change of the selection's window and returns this table's batch.
     /// - Complexity: O(e log n) for a change of e events over n rows; a first window, or a

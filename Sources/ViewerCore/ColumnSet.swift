@@ -74,6 +74,9 @@ struct ColumnSet {
     private var hiddenPlaces: [ColumnSpec: Int] = [:]
     /// Widths the user set (`>` `<`), in cells.
     private(set) var widths: [ColumnSpec: Int] = [:]
+    /// Columns the user placed by hand (moved, shown again): columns inferred afresh keep them
+    /// where they were.
+    private var placedByHand: Set<ColumnSpec> = []
 
     /// More would not fit any terminal; members past this are not shown.
     static let maximumColumns = 64
@@ -167,6 +170,7 @@ struct ColumnSet {
         let place = min(hiddenPlaces.removeValue(forKey: spec) ?? specs.count, specs.count)
         specs.insert(spec, at: place)
         numeric.insert(false, at: place)
+        placedByHand.insert(spec)
     }
 
     /// Moves the column at `index` one place left (`delta` -1) or right; the key stays first.
@@ -176,6 +180,7 @@ struct ColumnSet {
         guard index > 0, target > 0, target < specs.count else { return index }
         specs.swapAt(index, target)
         numeric.swapAt(index, target)
+        placedByHand.insert(specs[target])
         return target
     }
 
@@ -186,6 +191,7 @@ struct ColumnSet {
         guard index > 0, index < specs.count else { return }
         let fresh = members.filter { !specs.contains($0) }
         hidden.append(specs[index])
+        placedByHand.formUnion(fresh)
         specs.replaceSubrange(index...index, with: fresh)
         numeric.replaceSubrange(index...index, with: Array(repeating: false, count: fresh.count))
     }
@@ -211,14 +217,51 @@ struct ColumnSet {
         return true
     }
 
-    /// Keeps what the user chose in `other` (hidden columns, widths, computed columns) in
-    /// freshly inferred columns.
-    mutating func adoptChoices(of other: ColumnSet) {
-        hide(other.hidden)
-        widths = other.widths
-        for spec in other.specs {
-            if case .computed(let column) = spec { addComputed(column, at: specs.count) }
+    /// These columns for new rows (a new location's, a log's that started over): inferred
+    /// afresh from `rows`, keeping what the user chose — hidden columns, widths, computed and
+    /// trend columns, and the columns placed by hand, where they were, when the rows have them.
+    /// Columns given by `--columns` stay as they are.
+    func reinferred(from rows: [SyncedRow]) -> ColumnSet {
+        guard !isFixed else { return self }
+        var fresh = ColumnSet(inferredFrom: rows)
+        fresh.hide(hidden)
+        fresh.widths = widths
+        for (index, spec) in specs.enumerated() {
+            switch spec {
+            case .computed(let column): fresh.addComputed(column, at: fresh.specs.count)
+            case .spark(let path): fresh.toggleSpark(path)
+            case .key, .value, .member:
+                guard placedByHand.contains(spec), rows.contains(where: { spec.node(in: $0.value) != nil }) else { continue }
+                if let i = fresh.specs.firstIndex(of: spec) {
+                    fresh.specs.remove(at: i)
+                    fresh.numeric.remove(at: i)
+                }
+                let at = min(index, fresh.specs.count)
+                fresh.specs.insert(spec, at: at)
+                fresh.numeric.insert(false, at: at)
+                fresh.placedByHand.insert(spec)
+            }
         }
+        fresh.recomputeNumeric(rows)
+        return fresh
+    }
+
+    /// These columns for a log's new file (it started over): inferred afresh as
+    /// `reinferred(from:)` does; of the columns given by `--columns`, those the new rows have.
+    func forNewFile(_ rows: [SyncedRow]) -> ColumnSet {
+        guard isFixed else { return reinferred(from: rows) }
+        var kept = self
+        for i in kept.specs.indices.reversed() {
+            switch kept.specs[i] {
+            case .value, .member:
+                guard !rows.contains(where: { kept.specs[i].node(in: $0.value) != nil }) else { continue }
+                kept.specs.remove(at: i)
+                kept.numeric.remove(at: i)
+            case .key, .computed, .spark: continue
+            }
+        }
+        kept.recomputeNumeric(rows)
+        return kept
     }
 
     /// Adds a computed column at `index` (clamped); `recomputeNumeric` then decides its alignment.

@@ -11,7 +11,7 @@ import TableUI
 ///
 /// ```json
 /// {
-///   "flags": {"page-size": 100, "no-animation": true, "read-only": true, "no-cache": true, "columns": "-email",
+///   "flags": {"page-size": 100, "no-animation": true, "edit": true, "no-cache": true, "columns": "-email",
 ///             "computed": ["ratio = .score / .level"]},
 ///   "keys": {"searchNext": ["n", "Ctrl-N"], "quit": ["q", "Q"]},
 ///   "colors": {"inserted": {"fg": 231, "bg": 28, "attrs": ["bold"]}, "removed": {"bg": 88}}
@@ -20,6 +20,9 @@ import TableUI
 public struct ViewerConfig: Equatable {
     public var pageSize: Int?
     public var noAnimation: Bool?
+    /// Keys may write to the file, as with `--edit`.
+    public var edit: Bool?
+    /// No key writes: the default, kept so that older files still load; it wins over `edit`.
     public var readOnly: Bool?
     public var noCache: Bool?
     public var columns: String?
@@ -91,6 +94,7 @@ public struct ViewerConfig: Equatable {
                 }
                 pageSize = n
             case "no-animation": noAnimation = try reader.bool(value, name)
+            case "edit": edit = try reader.bool(value, name)
             case "read-only": readOnly = try reader.bool(value, name)
             case "no-cache": noCache = try reader.bool(value, name)
             case "columns":
@@ -106,7 +110,7 @@ public struct ViewerConfig: Equatable {
                     }
                 }
             default:
-                throw reader.error(at: value, "unknown flag \"\(name)\" (page-size, no-animation, read-only, no-cache, columns, computed)")
+                throw reader.error(at: value, "unknown flag \"\(name)\" (page-size, no-animation, edit, read-only, no-cache, columns, computed)")
             }
         }
     }

@@ -21,7 +21,7 @@ struct Selection {
 }
 
 /// A column's frequency table (Shift-F): value, count, percentage, bar; Enter opens the rows
-/// holding the value, `b` counts numbers in ranges.
+/// counted under the value, `b` counts numbers in ranges.
 final class FrequencySheet: Sheet {
     let selection: Selection
     let spec: ColumnSpec
@@ -81,11 +81,8 @@ final class FrequencySheet: Sheet {
 
     func open(row i: Int) -> SheetOpening {
         let value = view[i].value
-        do {
-            return .sheet(try MatchingRowsSheet(selection: selection, spec: spec, value: value))
-        } catch {
-            return .message("the rows holding \(value) cannot be queried: \(error)")
-        }
+        // The view's binning cannot change under the rows sheet: b goes to the sheet on top.
+        return .sheet(MatchingRowsSheet(selection: selection, spec: spec, value: value) { [view] in view.value(of: $0) == value })
     }
 
     func perform(_ action: ViewerAction) -> String? {
@@ -166,54 +163,48 @@ final class StatisticsSheet: Sheet {
     }
 }
 
-/// The location's children that hold one value in one column (Enter on a frequency row): the
-/// query `orderByChild(column).equalTo(value)` (a range of numbers: `startAt`/`endBefore`),
-/// shown with the table's columns and kept live by a synced array.
+/// The rows of a frequency row (Enter on it): the children the frequency table counted under
+/// that value, and no others — the sheet's selection (its filters, bounds and limit) kept whole,
+/// then the rows holding the value. Shown with the table's columns, in the table's order, and
+/// kept live by a synced array of the selection.
+///
+/// The value is matched here rather than as one more filter of the query: a query's filters
+/// are applied before its limit, so with a limit the query would reach past the rows counted.
 final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
     let selection: Selection
     let spec: ColumnSpec
     let value: ColumnValue
+    /// Whether a child holds the value, read as the frequency table counts it.
+    private let holds: (JSONNode) -> Bool
     private let array: SyncedArray
+    /// The array's rows that hold the value, in its order, and their keys.
+    private var matching: [Int] = []
+    private var matchingKeys: [String] = []
     var onBatch: ((BatchDiff) -> Void)?
 
-    init(selection: Selection, spec: ColumnSpec, value: ColumnValue) throws {
+    init(selection: Selection, spec: ColumnSpec, value: ColumnValue, holds: @escaping (JSONNode) -> Bool) {
         self.selection = selection
         self.spec = spec
         self.value = value
-        let ordered: Query
-        switch spec {
-        case .key: ordered = try Query().orderByKey()
-        case .value: ordered = try Query().orderByValue()
-        case .member(let path), .spark(let path): ordered = try Query().orderByChild(path)
-        case .computed(let column): ordered = try Query().orderByComputed(column.childValue)
-        }
-        let query: Query
-        switch value {
-        case .missing, .null: query = try ordered.equalTo(.null)
-        case .range:
-            let (lower, upper) = value.rangeBounds!
-            query = try ordered.startAt(lower).endBefore(upper)
-        case .container: throw QueryError("equalTo", "no query selects children by an object or array value")
-        default: query = try ordered.equalTo(value.json)
-        }
-        array = SyncedArray(selection.store.reference(selection.location).withQuery(query))
+        self.holds = holds
+        array = SyncedArray(selection.reference)
     }
 
     var title: String { "\(spec.title) = \(value)" }
     var columns: [TableColumn] {
         selection.columns.specs.map { TableColumn($0.title, numeric: false, minWidth: $0 == .key ? 3 : 1, maxWidth: $0 == .key ? 24 : 40) }
     }
-    var rowCount: Int { array.count }
+    var rowCount: Int { matching.count }
     var isLoading: Bool { array.window == nil }
 
     func cells(ofRow i: Int) -> [String] {
-        let row = array[i]
+        let row = array[matching[i]]
         return selection.columns.specs.map { $0.cell(key: row.key, child: row.value) }
     }
 
-    func value(ofRow i: Int) -> JSON { array[i].value.json }
-    func key(ofRow i: Int) -> String { array[i].key }
-    func path(ofRow i: Int) -> Path? { selection.location.child(array[i].key) }
+    func value(ofRow i: Int) -> JSON { array[matching[i]].value.json }
+    func key(ofRow i: Int) -> String { matchingKeys[i] }
+    func path(ofRow i: Int) -> Path? { selection.location.child(matchingKeys[i]) }
 
     func start() {
         array.batchDelegate = self
@@ -222,10 +213,19 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 
     func stop() { array.stopSync() }
 
-    func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) { onBatch?(batch) }
+    /// The selection's rows changed: the rows holding the value are found again (O(rows of the
+    /// selection)), and the batch between the two lists of keys reported.
+    func syncedArray(_ array: SyncedArray, didApply batch: BatchDiff) {
+        let before = matchingKeys
+        matching = (0..<array.count).filter { holds(array[$0].value) }
+        matchingKeys = matching.map { array[$0].key }
+        let changed = Set(batch.reloads.map { JSONKey($0.key) })
+        let keys = matchingKeys
+        onBatch?(BatchDiff(from: before, to: keys) { _, new in changed.contains(JSONKey(keys[new])) })
+    }
 
     func open(row i: Int) -> SheetOpening {
-        .message("\(selection.location.child(array[i].key)): v shows its value, Backspace goes back")
+        .message("\(selection.location.child(matchingKeys[i])): v shows its value, Backspace goes back")
     }
 }
 

@@ -11,7 +11,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case sortByColumn, sortByKey, reverse, filter, clearFilter
     case whereFilter, export, expandColumn, collapseColumn, computedColumn
     case search, searchNext, searchPrevious
-    case pause, showJSON, focusJSON, copyPath, copyValue
+    case pause, showJSON, focusJSON, showProblem, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo, redo
     case frequency, statistics, toggleBinning
     case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn, changeLog, timeline
@@ -74,15 +74,16 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),
     KeyBinding("V", [.character("V")], .focusJSON, "scroll the JSON pane: j k PgDn PgUp g G; V, Tab or Esc back to the table"),
+    KeyBinding("m", [.character("m")], .showProblem, "the file's or the connection's problem in full, in a pane below (the message line keeps to one line); m again closes"),
     KeyBinding("y", [.character("y")], .copyPath, "copy the selected child's path (terminal clipboard, OSC 52)"),
     KeyBinding("Y", [.character("Y")], .copyValue, "copy the selected child's value as JSON (OSC 52; controls escaped)"),
-    KeyBinding("e", [.character("e")], .edit, "edit the selected cell (JSON, or text as a string)"),
-    KeyBinding("+", [.character("+")], .increment, "add 1 to the selected cell (server increment)"),
-    KeyBinding("-", [.character("-")], .decrement, "subtract 1 from the selected cell"),
-    KeyBinding("d", [.character("d")], .delete, "delete the selected child (asks first)"),
-    KeyBinding("a", [.character("a")], .add, "add a child with a push id"),
-    KeyBinding("u", [.character("u")], .undo, "undo this viewer's last write, if the value is still the one it wrote (several steps)"),
-    KeyBinding("U Ctrl-R", [.character("U"), .character("\u{12}")], .redo, "redo what u undid, if the value is still the one u put back"),
+    KeyBinding("e", [.character("e")], .edit, "with --edit: edit the selected cell (JSON, or text as a string)"),
+    KeyBinding("+", [.character("+")], .increment, "with --edit: add 1 to the selected cell (server increment)"),
+    KeyBinding("-", [.character("-")], .decrement, "with --edit: subtract 1 from the selected cell"),
+    KeyBinding("d", [.character("d")], .delete, "with --edit: delete the selected child (asks first)"),
+    KeyBinding("a", [.character("a")], .add, "with --edit: add a child (an array's next index, else a push id)"),
+    KeyBinding("u", [.character("u")], .undo, "with --edit: undo this viewer's last write, if the value is still the one it wrote (several steps)"),
+    KeyBinding("U Ctrl-R", [.character("U"), .character("\u{12}")], .redo, "with --edit: redo what u undid, if the value is still the one u put back"),
     KeyBinding("F", [.character("F")], .frequency, "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)"),
     KeyBinding("I", [.character("I")], .statistics, "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet"),
     KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again"),

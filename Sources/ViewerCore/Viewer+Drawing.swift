@@ -89,16 +89,22 @@ extension Viewer {
         let shown = rows.numberOfRows
         let noun = shown == 1 ? "row" : "rows"
         var count = "\(shown) \(noun)"
+        // The revision holds only a large log's newest lines while the whole file is read:
+        // its counts are floors, said as such, never as the total.
+        let partial = storeStatus.lines?.isPartial == true
+        let floor = partial ? "≥ " : ""
         if let lines = storeStatus.lines, lines.olderUnread {
             // Only the newest lines were read: how many lines there are, not how many children.
             count += " of \(lines.records) lines"
         } else if let matched = selectedChildCount {
             // A filter or bounds: how many children they select, then how many there are.
-            let total = currentChildCount.map { $0 != matched ? " of \($0)" : "" } ?? ""
-            count = matched != shown ? "\(shown) of \(matched) matching \(noun)\(total)" : "\(shown) matching \(noun)\(total)"
-        } else if query.limitCount != nil, let total = currentChildCount, total != shown {
-            count += " of \(total)"
+            let total = currentChildCount.map { $0 != matched || partial ? " of \(floor)\($0)" : "" } ?? ""
+            count = matched != shown || partial ? "\(shown) of \(floor)\(matched) matching \(noun)\(total)"
+                : "\(shown) matching \(noun)\(total)"
+        } else if query.limitCount != nil || partial, let total = currentChildCount, total != shown || partial {
+            count += " of \(floor)\(total)"
         }
+        if partial { count += " · counting lines…" }
         var revision = lastRevision.map { (long: "rev \($0.number) at \($0.time)", short: "rev \($0.number)") }
         if paused, let shown = shownRevision, let latest = lastRevision, shown != latest.number {
             revision = ("rev \(shown) shown, rev \(latest.number) waiting", "rev \(shown) shown of \(latest.number)")
@@ -107,7 +113,9 @@ extension Viewer {
         if array?.isShowingCache == true { badges.append((" CACHED: reading the file… ", " CACHED ")) }
         if array?.isAwaitingRows == true { badges.append((" UPDATING: the new query's rows follow… ", " UPDATING ")) }
         if store.hasWritesInProgress { badges.append((" WRITING… ", " WRITING… ")) }
-        if readOnlyReason != nil { badges.append((" READ-ONLY ", " READ-ONLY ")) }
+        // Read-only by default goes unmarked (the key hint leaves out e); a file that cannot be
+        // written is marked, as the user did not choose it.
+        if case .unwritable? = readOnlyReason { badges.append((" READ-ONLY ", " READ-ONLY ")) }
         if let history = historyBadge { badges.append((history, history)) }
         if paused { badges.append((" PAUSED: \(waiting) waiting (p resumes) ", " PAUSED ")) }
         badges += streamBadges.map { (long: $0, short: $0) }
@@ -189,17 +197,23 @@ extension Viewer {
         }
         if let message { return wrapped(message.text, message.isError ? errorStyle : labelStyle) }
         if let frame = sheets.last { return [[Segment(sheetKeyHint(frame.sheet), noteStyle)]] }
-        if let problem = storeStatus.problem {
-            var text = problem.description
-            if case .missing = problem { text = "\(options.file): file not found; waiting for it to appear" }
-            if let revision = store.currentRevision { text += " — showing revision \(revision.number)" }
-            return wrapped(text, errorStyle)
-        }
-        if let text = storeStatus.connection?.problemText {
-            let shown = store.currentRevision.map { " — showing revision \($0.number)" } ?? ""
-            return wrapped(text + shown, errorStyle)
+        if let text = fullProblemText {
+            // A state, not an answer to a key: one line, the rest in the pane (`m`).
+            let more = keyLabel(of: .showProblem).map { " … \($0) shows all" } ?? " …"
+            return [[Segment(oneLine(sanitize(text), width: width, more: more), errorStyle)]]
         }
         return [[Segment(keyHint(width: width), noteStyle)]]
+    }
+
+    /// The file's or the connection's problem, in full, and the revision shown meanwhile; nil
+    /// when there is none.
+    var fullProblemText: String? {
+        let shown = store.currentRevision.map { " — showing revision \($0.number)" } ?? ""
+        if let problem = storeStatus.problem {
+            if case .missing = problem { return "\(options.file): file not found; waiting for it to appear" + shown }
+            return problem.description + shown
+        }
+        return storeStatus.connection?.problemText.map { $0 + shown }
     }
 
     /// The message line's reminder of the main keys, as bound (a configuration may move them):
@@ -226,6 +240,7 @@ extension Viewer {
     /// `paneTop` (which goes back to the top when another child is selected).
     private func drawPane(_ lines: Range<Int>) {
         let width = canvas.size.columns
+        if paneShowsProblem { return drawProblemPane(lines) }
         guard let (key, value) = selectedChild else {
             screen.draw([Segment("── no row selected ", noteStyle)], line: lines.lowerBound, on: canvas)
             for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
@@ -261,25 +276,49 @@ extension Viewer {
         }
     }
 
+    /// `m`: the problem the message line keeps to one line, whole, wrapped at its words.
+    private func drawProblemPane(_ lines: Range<Int>) {
+        let width = canvas.size.columns
+        let close = keyLabel(of: .showProblem).map { " (\($0) closes) " } ?? " "
+        let title = "── problem\(close)"
+        screen.draw([Segment(title + String(repeating: "─", count: max(0, width - displayWidth(title))), labelStyle)],
+                    line: lines.lowerBound, on: canvas)
+        let text = wrapWords(sanitize(fullProblemText ?? "no problem now: the file and the connection are fine"), width: max(1, width - 1))
+        for (i, line) in lines.dropFirst().enumerated() {
+            screen.draw([Segment(i < text.count ? text[i] : "", i < text.count && fullProblemText != nil ? errorStyle : noteStyle)],
+                        line: line, on: canvas)
+        }
+    }
+
     // MARK: The help screen
 
     /// Every key, scrolled to line `top` under a title line that says how to scroll and close.
+    /// A long description wraps at its words onto lines indented under it: none is cut.
     private func drawHelp(_ size: CanvasSize, top: Int) {
         var lines: [[Segment]] = []
         let labelWidth = options.keyBindings.map { displayWidth($0.label) }.max() ?? 0
+        let indent = String(repeating: " ", count: 2 + labelWidth + 3)
+        // Too narrow for a readable column of words, the description is cut instead.
+        let room = size.columns - indent.count >= 20 ? size.columns - indent.count : Int.max
         for binding in options.keyBindings {
             let pad = String(repeating: " ", count: labelWidth - displayWidth(binding.label))
-            lines.append([Segment("  " + binding.label + pad, labelStyle), Segment("   " + binding.help)])
+            let pieces = wrapWords(sanitize(binding.help), width: room)
+            lines.append([Segment("  " + binding.label + pad, labelStyle), Segment("   " + pieces[0])])
+            lines += pieces.dropFirst().map { [Segment(indent + $0)] }
         }
         lines.append([])
-        lines.append([Segment("  Mouse: the wheel scrolls, a click selects. Ctrl-C quits too.", noteStyle)])
+        for piece in wrapWords("Mouse: the wheel scrolls, a click selects. Ctrl-C quits too.", width: max(20, size.columns - 2)) {
+            lines.append([Segment("  " + piece, noteStyle)])
+        }
         let body = max(1, size.rows - 2)
         let top = max(0, min(top, lines.count - body))
         mode = .help(top: top)
         let more = top + body < lines.count
         let where_ = more || top > 0 ? " · lines \(top + 1)–\(min(lines.count, top + body)) of \(lines.count)" : ""
-        screen.draw([Segment(" synctable — keys", labelStyle), Segment("   q, Esc or ? closes · j k PgDn PgUp scroll\(where_)", noteStyle)],
-                    line: 0, on: canvas)
+        // The title's least needed part goes first on a narrow screen, rather than be cut.
+        var keys = "   q, Esc or ? closes · j k PgDn PgUp scroll\(where_)"
+        if 17 + displayWidth(keys) > size.columns { keys = "   q, Esc or ? closes\(where_)" }
+        screen.draw([Segment(" synctable — keys", labelStyle), Segment(keys, noteStyle)], line: 0, on: canvas)
         for line in 1..<size.rows {
             let index = top + line - 1
             if line == size.rows - 1 && more {
@@ -349,6 +388,14 @@ func wrapWords(_ text: String, width: Int) -> [String] {
     }
     if !line.isEmpty { lines.append(line) }
     return lines
+}
+
+/// `text` on one line of `width` cells: whole when it fits, else its first words and `more`
+/// (never a word cut, unless the first is wider than the line).
+func oneLine(_ text: String, width: Int, more: String) -> String {
+    guard displayWidth(text) > width else { return text }
+    let room = max(1, width - displayWidth(more))
+    return (wrapWords(text, width: room).first ?? "") + more
 }
 
 /// The last component of a file path.

@@ -82,7 +82,8 @@ extension Viewer {
         recordedWrite(JSONWrite.remove(path), at: path) { _, _ in "deleted \(path) (u undoes)" }
     }
 
-    /// `a`: a prompt for a new child's value, prefilled with an object of the table's columns.
+    /// `a`: a prompt for a new child's value, prefilled with an object of the table's columns;
+    /// it goes at an array's next index, else under a push id.
     func startAdd() {
         guard mayWrite("a", changes: false) else { return }
         var members: [(key: String, value: JSON)] = []
@@ -157,9 +158,12 @@ extension Viewer {
                 }
                 return
             }
-            let key = PushIDGenerator.shared.next()
+            // As `synctable push`: an array's next index (an array takes no other key), else a
+            // push id. Written only while the key is free, so that an element another writer
+            // appended meanwhile is not replaced.
+            let key = store.currentRevision?.document.pushKey(under: location) ?? PushIDGenerator.shared.next()
             let path = location.child(key)
-            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path) { [weak self] _, _ in
+            recordedWrite(JSONWrite.set(path, typedValue(prompt.text)), at: path, ifStill: .some(nil)) { [weak self] _, _ in
                 if let self {
                     if let row = rows.tableRow(ofKey: key) { table.select(row: row) } else { pendingSelection = key }
                 }

@@ -20,6 +20,15 @@ extension Viewer {
         return query.tail ? selection < screenful : selection >= rows.numberOfRows - screenful
     }
 
+    /// Whether the log started over (cut short, replaced, deleted) since the rows last shown.
+    /// Read from the store's status now, which counts the restart before it publishes the new
+    /// file's rows (the status observer may hear of it later).
+    func logStartedOver() -> Bool {
+        let restarts = store.status.lines?.restarts ?? 0
+        defer { shownRestarts = restarts }
+        return restarts != shownRestarts
+    }
+
     /// The status bar's badges for a log: following or paused, invalid lines, restarts, the
     /// input's end.
     var streamBadges: [String] {
@@ -32,7 +41,8 @@ extension Viewer {
             }
         }
         guard let lines = storeStatus.lines else { return badges }
-        if lines.isPartial || lines.olderRequested { badges.append(" READING OLDER LINES ") }
+        // (While only the newest lines are in, the row count says the lines are being counted.)
+        if lines.olderRequested { badges.append(" READING OLDER LINES ") }
         if lines.invalidRecords > 0 {
             badges.append(" \(lines.invalidRecords) INVALID \(lines.invalidRecords == 1 ? "LINE" : "LINES") ")
         }

@@ -104,10 +104,13 @@ extension Viewer {
         case .pause:
             if paused { resume() } else { paused = true }
         case .showJSON:
-            if paneOpen { closePane() } else { paneOpen = true }
+            if paneOpen && !paneShowsProblem { closePane() } else { (paneOpen, paneShowsProblem) = (true, false) }
         case .focusJSON:
             paneOpen = true
             paneFocused = true
+            paneShowsProblem = false
+        case .showProblem:
+            if paneOpen && paneShowsProblem { closePane() } else { (paneOpen, paneShowsProblem, paneFocused) = (true, true, false) }
         case .copyPath: copySelectedPath()
         case .copyValue: copySelectedValue()
         case .edit: startEdit()
@@ -172,6 +175,7 @@ extension Viewer {
     func closePane() {
         paneOpen = false
         paneFocused = false
+        paneShowsProblem = false
         paneTop = 0
     }
 

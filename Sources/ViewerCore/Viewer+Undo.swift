@@ -1,9 +1,18 @@
-// Read-only mode, and `u` / `U`: undoing and redoing the viewer's own writes, each as a compare-and-swap.
+// Read-only (the default, without `--edit`), and `u` / `U`: undoing and redoing the viewer's own writes, each as a compare-and-swap.
 #if canImport(Glibc)
 import Glibc
 #endif
 import StoreInterface
 import JSONTree
+
+/// Why the viewer's keys do not write.
+enum ReadOnlyReason: Equatable {
+    /// Started without `--edit`: a guest, as every viewer is by default.
+    case guest
+    /// The file's permission bits forbid writing (the file's name); the status bar says
+    /// READ-ONLY, as the user did not choose it.
+    case unwritable(String)
+}
 
 /// One write the viewer made, to undo.
 struct UndoStep {
@@ -19,12 +28,11 @@ extension Viewer {
     /// The most writes `u` can undo.
     static let undoLimit = 100
 
-    /// Why the viewer does not write, or nil when it does: `--read-only`, or a file the user
-    /// cannot write.
-    static func readOnlyReason(options: ViewerOptions) -> String? {
-        if options.readOnly { return "read-only (--read-only)" }
-        if !fileIsWritable(options.file) { return "read-only (\(baseName(options.file)) is not writable)" }
-        return nil
+    /// Why the viewer does not write, or nil when it does. A file the user cannot write is
+    /// named first: `--edit` would not help there.
+    static func readOnlyReason(options: ViewerOptions) -> ReadOnlyReason? {
+        if !fileIsWritable(options.file) { return .unwritable(baseName(options.file)) }
+        return options.edit ? nil : .guest
     }
 
     /// Says why a write key does nothing when read-only; true when it may go on.
@@ -35,9 +43,14 @@ extension Viewer {
             message = Message(text: refusal, isError: true)
             return false
         }
-        if let reason = readOnlyReason {
-            message = Message(text: "\(reason): \(what) does not write", isError: true)
+        switch readOnlyReason {
+        case .guest?:
+            message = Message(text: "read-only: \(what) does not write — start with --edit to change the file", isError: true)
             return false
+        case .unwritable(let name)?:
+            message = Message(text: "read-only (\(name) is not writable): \(what) does not write", isError: true)
+            return false
+        case nil: break
         }
         if let connection = storeStatus.connection, !connection.isOnline {
             // Refused rather than queued: a queued edit would land later on values the user no

@@ -25,8 +25,16 @@ public struct ViewerOptions {
     public var keyBindings: [KeyBinding]
     /// Columns not to show (`--columns -name`), for the starting location.
     public var hiddenColumns: [Path] = []
-    /// No key writes (`--read-only`); a file the user cannot write is read-only anyway.
-    public var readOnly = false
+    /// Keys may write to the file (`--edit`). Off by default: a viewer is a guest of the program
+    /// that owns the file, and a single key must not change it unasked. A file the user cannot
+    /// write stays read-only even with it.
+    public var edit = false
+    /// The opposite of `edit`, as programs written when writing was the default set it.
+    @available(*, deprecated, message: "a viewer is read-only unless `edit` is set: set edit = true to allow writes")
+    public var readOnly: Bool {
+        get { !edit }
+        set { edit = !newValue }
+    }
     /// Styles from the configuration, over the terminal's standard theme.
     public var styles = ThemeStyles()
     /// Trend columns (`--spark score`): each row's recent values of these paths as sparklines.
@@ -105,8 +113,12 @@ public final class Viewer: SyncedArrayBatchDelegate {
     /// `G` asked for every page to the end: the last row is selected when they arrive.
     var selectLastWhenLoaded = false
 
+    /// The log's restarts (`LinesStatus.restarts`) as of the rows last shown.
+    var shownRestarts = 0
     var mode: Mode = .table
     var paneOpen = false
+    /// The pane shows the store's or the connection's problem in full (`m`), not the JSON.
+    var paneShowsProblem = false
     /// The JSON pane has the keys (j/k/PgDn/PgUp scroll it); the table waits.
     var paneFocused = false
     /// The pane's first line shown (its scroll), for the child at `paneChild`.
@@ -119,8 +131,8 @@ public final class Viewer: SyncedArrayBatchDelegate {
     var conditionHistory: [String] = []
     /// The `=` definitions typed, oldest first, for ↑ and ↓ at its prompt.
     var computedHistory: [String] = []
-    /// Why no key writes (the status bar says READ-ONLY); nil: keys write.
-    var readOnlyReason: String?
+    /// Why no key writes; nil: keys write.
+    var readOnlyReason: ReadOnlyReason?
     /// The viewer's own writes, latest last, for `u`.
     var undoSteps: [UndoStep] = []
     /// Steps `u` undid, latest last, for `U` (a new write forgets them).
@@ -164,6 +176,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         location = options.location
         query = options.query
         storeStatus = store.status
+        shownRestarts = store.status.lines?.restarts ?? 0
         readOnlyReason = Viewer.readOnlyReason(options: options)
         rows = RowSource(unicode: environment.unicode)
         var settings = TableSettings(theme: options.styles.applied(to: environment.theme, colors: environment.colors))
@@ -314,13 +327,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         let reversed = query.displayReversed
         guard let old = rows.rows else {
             rows.setRows(newRows, reversed: reversed)
-            var columns = rows.columnSet
-            if !columns.isFixed {
-                let sparks = rows.columnSet.sparkPaths
-                columns = ColumnSet(inferredFrom: newRows)
-                columns.adoptChoices(of: rows.columnSet)
-                for path in sparks { columns.toggleSpark(path) }
-            }
+            var columns = rows.columnSet.reinferred(from: newRows)
             columns.recomputeNumeric(newRows)
             setColumns(columns, cursorOn: nil)
             table.reloadData()
@@ -352,7 +359,12 @@ public final class Viewer: SyncedArrayBatchDelegate {
         }
         for move in movedOut { batch.departures[rows.reversed ? old.count - 1 - move.index : move.index] = move.words }
         rows.setRows(newRows, reversed: reversed)
-        rows.extendColumns(at: touched)
+        if logStartedOver() {
+            // A new file: the old one's columns would stay, and its own be added after them.
+            setColumns(rows.columnSet.forNewFile(newRows), cursorOn: nil)
+        } else {
+            rows.extendColumns(at: touched)
+        }
         do {
             try table.performBatchUpdates(batch, now: environment.clock.now())
         } catch {

@@ -21,7 +21,8 @@ struct CommandLineTests {
     @Test("every error of the viewer's command line is one line, 'synctable: error: …', with status 2")
     func oneErrorFormat() throws {
         let binary = try synctableBinary()
-        for arguments in [["x.json", "--limit-to-first", "0"], ["x.json", "--columns", "a,,b"], ["x.json", "--page-size=-1"]] {
+        for arguments in [["x.json", "--limit-to-first", "0"], ["x.json", "--columns", "a,,b"], ["x.json", "--page-size=-1"],
+                          ["x.json", "--edit", "--read-only"]] {
             let result = try runProgram(binary, arguments)
             #expect(result.status == 2)
             #expect(result.errors.hasPrefix("synctable: error: ") && result.errors.filter { $0 == "\n" }.count == 1,

@@ -15,7 +15,7 @@ struct ViewerRemoteTests {
         let server = try ServedFile(file: file)
         let url = server.url("/players")
         let local = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--order-by-child", "score", "--no-animation"]))
-        let remote = try TmuxSession(viewer: try viewerCommand([url, "--order-by-child", "score", "--no-animation"]))
+        let remote = try TmuxSession(viewer: try viewerCommand([url, "--order-by-child", "score", "--no-animation", "--edit"]))
         try remote.waitFor("the rows by score") { $0.hasRows(inOrder: ["a", "b", "c"]) }
         try local.waitFor("the rows by score") { $0.hasRows(inOrder: ["a", "b", "c"]) }
         // The same table as the file's, apart from the status bar's name of the source.

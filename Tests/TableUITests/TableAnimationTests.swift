@@ -122,7 +122,8 @@ import Testing
         #expect(table.state.animations.map(\.row).sorted() == [0, 3])
     }
 
-    @Test func largeBatchAnimatesOnlyRowsNearTheScreen() throws {
+    // Issue 49 item 5: a batch of more rows than the screen holds is one redraw.
+    @Test func largeBatchIsOneRedraw() throws {
         let (rows, table, canvas) = table()
         let batch = rows.update { r in
             r.insert(contentsOf: (0..<20_000).map { (id: 10_000 + $0, cells: ["bulk\($0)", "\($0)"]) }, at: 5)
@@ -130,10 +131,36 @@ import Testing
         }
         try table.performBatchUpdates(batch, now: 0)
         table.render(into: canvas)
-        #expect(table.state.animations.count <= 3 * table.bodyHeight)
-        #expect(canvas.text(line: 6).hasPrefix(" + bulk0"))  // rows 0–4 kept their lines, the new ones open below
-        #expect(canvas.text(line: 5).hasPrefix(" * r4     40↑"))
+        #expect(table.state.animations.isEmpty && table.nextDeadline == nil)
+        #expect(canvas.text(line: 6).hasPrefix("   bulk0"))  // rows 0–4 kept their lines, the new ones below
+        #expect(canvas.text(line: 5).hasPrefix("   r4     40 "))
         #expect(canvas.violations.isEmpty)
+    }
+
+    // Issue 49 item 5: a sort's animations took about 1.5 s, and its frames mixed old and new.
+    @Test func sortOfMoreRowsThanTheScreenIsOneConsistentRedraw() throws {
+        let (rows, table, canvas) = table()
+        // A closing line is in flight when the sort comes: it goes too.
+        try table.performBatchUpdates(rows.update { $0.remove(at: 3) }, now: 0)
+        table.render(into: canvas)
+        #expect(canvas.text(line: 4).hasPrefix(" - r3 "))
+        let sort = rows.update { $0.reverse() }
+        try table.performBatchUpdates(sort, now: 0.1)
+        #expect(table.state.animations.isEmpty && table.nextDeadline == nil)
+        table.render(into: canvas)
+        // Every line shows the new order, unmarked.
+        let shown = (1..<10).map { canvas.text(line: $0) }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let names = shown.map { String($0.dropFirst(3).prefix { $0 != " " }) }
+        let order = rows.rows.map { $0.cells[0] }
+        let first = try #require(order.firstIndex(of: names[0]))
+        #expect(names.count > 1 && names == Array(order[first..<min(order.count, first + names.count)]), "\(names)")
+        #expect(shown.allSatisfy { line in !["↑", "↓", "-", "+"].contains { line.dropFirst().hasPrefix($0) } }, "\(shown)")
+        // A change of fewer rows than the screen holds still animates.
+        let line = try #require((1..<10).first { !canvas.text(line: $0).hasPrefix("▶") && canvas.text(line: $0).hasPrefix("   r") })
+        let name = String(canvas.text(line: line).dropFirst(3).prefix { $0 != " " })
+        try table.performBatchUpdates(rows.update { r in r[r.firstIndex { $0.cells[0] == name }!].cells[1] = "77" }, now: 0.2)
+        table.render(into: canvas)
+        #expect(canvas.text(line: line).hasPrefix(" * \(name)"), "\(canvas.text(line: line))")
     }
 
     @Test func animationsOff() throws {

@@ -38,11 +38,11 @@ struct ConfigTests {
     @Test("flags and colours are read; under NO_COLOR only a colour's attributes apply")
     func flagsAndColours() throws {
         let config = try Self.config(#"""
-            {"flags": {"page-size": 50, "read-only": true, "no-animation": true, "no-cache": true, "columns": "-email",
+            {"flags": {"page-size": 50, "edit": true, "no-animation": true, "no-cache": true, "columns": "-email",
                        "computed": ["ratio = .score / .level", ".name | length"]},
              "colors": {"inserted": {"fg": 231, "bg": 28, "attrs": ["bold"]}, "removed": {"bg": 88}, "moved": {"attrs": ["underline"]}}}
             """#)
-        #expect(config.pageSize == 50 && config.readOnly == true && config.noAnimation == true && config.noCache == true)
+        #expect(config.pageSize == 50 && config.edit == true && config.readOnly == nil && config.noAnimation == true && config.noCache == true)
         #expect(config.columns == "-email")
         #expect(config.computed.map(\.definition) == ["ratio = .score / .level", ".name | length"])
         let colour = config.styles.applied(to: .standard(colors: .extended), colors: .extended)

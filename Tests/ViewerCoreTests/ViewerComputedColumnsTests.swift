@@ -24,7 +24,7 @@ struct ViewerComputedColumnsTests {
 
     @Test("= adds a named column of each row's value; a row the expression fails on shows its error; s sorts by it, live")
     func addSortAndFollow() throws {
-        let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
+        let h = try ViewerHarness(Self.json, columns: 120, path: "/p") { $0.edit = true }
         h.send(.tab, .tab, .character("="))
         h.type("ratio = .score / .level")
         h.send(.enter)

@@ -53,7 +53,7 @@ struct ViewerDefectTests {
     @Test("a's template gives each column an empty value of the kind the rows hold")
     func addTemplateKinds() throws {
         let json = #"{"p": {"a": {"name": "x", "n": 1, "ok": true, "tags": ["t"], "meta": {"k": 1}}}}"#
-        let h = try ViewerHarness(memory: json, columns: 160, path: "/p")
+        let h = try ViewerHarness(memory: json, columns: 160, path: "/p") { $0.edit = true }
         h.send(.character("a"))
         let prompt = h.lines[23]
         #expect(prompt.contains(#"{"name":"","n":0,"ok":false,"tags":[],"meta":{}}"#), "\(prompt)")
@@ -121,6 +121,36 @@ struct CutTextTests {
 
 @Suite("Viewer defects: help and the JSON pane")
 struct HelpAndPaneTests {
+    // Issue 49 item 7: the help cut long descriptions (Esc, =) with "…" at 140 columns.
+    @Test("? wraps a long description at its words onto lines indented under it, never cut", arguments: [60, 100, 140])
+    func helpWrapsLongDescriptions(width: Int) throws {
+        let h = try ViewerHarness(memory: #"{"a": 1}"#, rows: 200, columns: width)
+        h.send(.character("?"))
+        let lines = h.lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }
+        // (A line cut to the width ends in "…"; I's description has one of its own, inside.)
+        #expect(!lines.contains { $0.hasSuffix("…") }, "\(lines.joined(separator: "\n"))")
+        let labelWidth = standardKeyBindings.map { $0.label.count }.max() ?? 0
+        let indent = String(repeating: " ", count: 2 + labelWidth + 3)
+        var wrapped = 0
+        for binding in standardKeyBindings {
+            let head = "  " + binding.label + String(repeating: " ", count: labelWidth - binding.label.count) + "   "
+            guard let first = lines.firstIndex(where: { $0.hasPrefix(head) }) else {
+                Issue.record("no help line for \(binding.label)")
+                continue
+            }
+            // The description: its first line, then the lines indented under it.
+            var text = String(lines[first].dropFirst(head.count))
+            var next = first + 1
+            while next < lines.count, lines[next].hasPrefix(indent), lines[next].dropFirst(indent.count).first != " " {
+                text += " " + lines[next].dropFirst(indent.count)
+                next += 1
+                wrapped += 1
+            }
+            #expect(text == binding.help, "\(binding.label) at \(width) columns")
+        }
+        #expect(wrapped > 0, "a description as long as Esc's wraps at \(width) columns")
+    }
+
     @Test("? at 60×15 scrolls to its last line, says how to close, and only q, Esc or ? close it")
     func helpScrolls() throws {
         let h = try ViewerHarness(memory: #"{"a": 1}"#, rows: 15, columns: 60)

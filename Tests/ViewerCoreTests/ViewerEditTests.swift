@@ -27,6 +27,7 @@ struct ViewerEditTests {
         let json = #"{"players": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 20}}}"#
         let h = try ViewerHarness(json, path: "/players") { options in
             options.query = ViewQuery(flags: try! Query().orderByChild(Path("score")), pageSize: 200)
+            options.edit = true
         }
         #expect(h.hasRows(inOrder: ["a", "b"]) && h.selectedKey == "a")
 
@@ -85,11 +86,28 @@ struct ViewerEditTests {
         try h.waitUntil("the new row, selected") { $0.contains("Neu") && h.selectedKey == keys[1] }
     }
 
+    // Issue 49 item 3: an array takes no push id.
+    @Test("a on an array adds at its next index, as synctable push does, and selects the new row")
+    func addToAnArray() throws {
+        let json = #"{"3166-1": [{"alpha_2": "AD", "name": "Andorra"}, {"alpha_2": "AE", "name": "United Arab Emirates"}]}"#
+        let h = try ViewerHarness(json, columns: 100, path: "/3166-1") { $0.edit = true }
+        h.send(.character("a"))
+        #expect(h.screen.contains(#"new child of /3166-1 = {"alpha_2":"","name":""}"#), "\(h.screen)")
+        h.send(.character("\u{15}"))
+        h.type(#"{"alpha_2": "AF", "name": "Afghanistan"}"#)
+        h.send(.enter)
+        try h.waitForWrites()
+        let array = try #require(try Self.root(h).child("3166-1"))
+        #expect(array.kind == .array && array.count == 3, "\(readFileText(h.file) ?? "")")
+        #expect(array.child("2")?.child("name")?.stringValue == "Afghanistan")
+        try h.waitUntil("the new row, selected") { $0.contains("added /3166-1/2") && $0.contains("Afghanistan") && h.selectedKey == "2" }
+    }
+
     // Issue 16: a write to a large file runs off the loop thread; the status bar says so until
     // it is done, and the keys keep working meanwhile.
     @Test("the status bar shows a write until it is done, and keys work meanwhile")
     func statusBarShowsAWriteInFlight() throws {
-        let h = try ViewerHarness(itemsJSON(50), path: "/items")
+        let h = try ViewerHarness(itemsJSON(50), path: "/items") { $0.edit = true }
         // Another writer holds the file's lock, so the viewer's write waits for it.
         let fd = open(h.file, O_RDONLY)
         defer { close(fd) }

@@ -1,6 +1,7 @@
 // The viewer on a growing JSON Lines file, in-process: it follows appends like `tail -f` while
 // the newest row is selected, pauses when the selection moves up, and G follows again.
 import FileStore
+import StoreInterface
 import Glibc
 import JSONTree
 import LiveQuery
@@ -58,6 +59,61 @@ struct ViewerFollowTests {
         screen = try h.waitUntil("started over") { $0.contains("STARTED OVER: the file was cut short") && $0.contains("1 row") }
         #expect(h.selectedKey == "0")
         #expect(screen.contains("new"))
+    }
+
+    // Issue 49 item 6: after STARTED OVER the old file's inferred columns stayed.
+    @Test("a log that started over gets its columns inferred afresh, keeping the ones given, hidden or moved by hand that it still has")
+    func startedOverInfersColumnsAfresh() throws {
+        let old = (0..<3).map { "{\"alpha\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\",\"omega\":\"o\($0)\"}\n" }.joined()
+        let h = try ViewerHarness(old, format: .jsonLines, rows: 12, columns: 100) { $0.query.showTail() }
+        try h.waitUntil("the rows") { _ in h.selectedKey == "2" }
+        #expect(ViewerSheetsTests.headerTitles(h) == ["key", "alpha", "beta", "gamma", "omega"])
+        // By hand: beta hidden, gamma moved left, to be first.
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "beta" { h.send(.right) }
+        h.send(.character("x"))
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "gamma" { h.send(.right) }
+        h.send(.character("H"))
+        #expect(ViewerSheetsTests.headerTitles(h) == ["key", "gamma", "alpha", "omega"])
+
+        // A new file takes its place: gamma and beta are still there, alpha and omega are not.
+        try h.save((0..<2).map { "{\"delta\":\($0),\"beta\":\"b\($0)\",\"gamma\":\"g\($0)\"}\n" }.joined())
+        try h.waitUntil("started over") { $0.contains("STARTED OVER") && $0.contains("2 rows") }
+        #expect(ViewerSheetsTests.headerTitles(h) == ["key", "gamma", "delta"], "\(h.screen)")
+
+        // Columns given by --columns: those the new file has stay, in their order; no others come.
+        let given = try ViewerHarness(old, format: .jsonLines, rows: 12, columns: 100) { options in
+            options.query.showTail()
+            options.columns = [try! Path("omega"), try! Path("gamma"), try! Path("alpha")]
+        }
+        try given.waitUntil("the rows") { _ in given.selectedKey == "2" }
+        #expect(ViewerSheetsTests.headerTitles(given) == ["key", "omega", "gamma", "alpha"])
+        try given.save("{\"delta\":0,\"gamma\":\"g0\",\"alpha\":5}\n")
+        try given.waitUntil("started over") { $0.contains("STARTED OVER") && $0.contains("1 row") }
+        #expect(ViewerSheetsTests.headerTitles(given) == ["key", "gamma", "alpha"], "\(given.screen)")
+    }
+
+    // Issue 49 item 4: "200 rows of 1000 · READING OLDER LINES" while the whole file was read.
+    @Test("while only a large log's newest lines are in and the whole file is read, the status says so and states no total")
+    func countingLinesStatesNoTotal() throws {
+        let h = try ViewerHarness(memory: itemsJSON(50), rows: 12, columns: 100, path: "/items") { options in
+            options.query = ViewQuery(flags: Query(), pageSize: 20)
+            options.query.showTail()
+        }
+        // The status bar is the line above the message line.
+        func status() -> String { h.lines[h.lines.count - 2] }
+        #expect(status().contains("20 rows of 50 ·"), "\(status())")
+        // What the file store says while the rest of the file is read after its newest lines.
+        var lines = LinesStatus()
+        lines.records = 50
+        lines.isPartial = true
+        h.store.hub.status.lines = lines
+        h.store.hub.deliverStatusIfChanged()
+        #expect(status().contains("20 rows of ≥ 50 · counting lines…") && !status().contains("OLDER"), "\(status())")
+        // The whole file is in: its total, stated.
+        lines.isPartial = false
+        h.store.hub.status.lines = lines
+        h.store.hub.deliverStatusIfChanged()
+        #expect(status().contains("20 rows of 50 ·") && !status().contains("≥") && !status().contains("counting"), "\(status())")
     }
 
     @Test("a large log opens at its newest lines and follows from there; / reads the older lines, which move nothing")
@@ -124,6 +180,7 @@ struct ViewerFollowTests {
     func writesToALogAppendOrAreRefused() throws {
         let h = try ViewerHarness("{\"n\":0}\n{\"n\":1}\n", format: .jsonLines, rows: 12, columns: 60) { options in
             options.query.showTail()
+            options.edit = true
         }
         try h.waitUntil("the tail") { _ in h.selectedKey == "1" }
         h.send(.character("a"))

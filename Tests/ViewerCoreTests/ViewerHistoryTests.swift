@@ -21,7 +21,8 @@ struct ViewerHistoryTests {
     @Test("the time machine says who wrote each revision: this viewer's edit, another writer's save", arguments: [false, true])
     func tellsWhoWroteEachRevision(inMemory: Bool) throws {
         let json = #"{"players": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 20}}}"#
-        let h = inMemory ? try ViewerHarness(memory: json, columns: 120, path: "/players") : try ViewerHarness(json, columns: 120, path: "/players")
+        let h = inMemory ? try ViewerHarness(memory: json, columns: 120, path: "/players") { $0.edit = true }
+            : try ViewerHarness(json, columns: 120, path: "/players") { $0.edit = true }
         try h.save(#"{"players": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 21}}}"#)  // rev 2: another writer
         h.send(.tab, .tab, .character("+"))                                                                   // rev 3: this viewer
         try h.waitForWrites()

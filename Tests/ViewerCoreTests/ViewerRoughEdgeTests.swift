@@ -47,7 +47,7 @@ struct ViewerRoughEdgeTests {
 
     @Test("item 7: on a log, e, d, + and u are refused when pressed, the hints show a, and a's template has no $error")
     func logRefusesChangesAtOnce() throws {
-        let h = try ViewerHarness(wideLog, format: .jsonLines, rows: 20, columns: 200)
+        let h = try ViewerHarness(wideLog, format: .jsonLines, rows: 20, columns: 200) { $0.edit = true }
         var screen = try h.waitUntil("six rows") { $0.contains("6 rows") }
         let hints = h.lines[19]
         #expect(hints.contains("a add") && !hints.contains("e edit"), "\(hints)")
@@ -72,7 +72,7 @@ struct ViewerRoughEdgeTests {
 
     @Test("item 11: U and Ctrl-R redo what u undid, step by step, only while the value is the one u put back")
     func redoIsCompareAndSwap() throws {
-        let h = try ViewerHarness(#"{"p": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 20}}}"#, path: "/p")
+        let h = try ViewerHarness(#"{"p": {"a": {"name": "Ann", "score": 10}, "b": {"name": "Bo", "score": 20}}}"#, path: "/p") { $0.edit = true }
         let score = { (key: String) in try ViewerEditTests.root(h).node(at: Path("/p/\(key)/score"))?.numberText }
         h.send(.tab, .tab, .character("+"))
         try h.waitForWrites()
@@ -151,7 +151,7 @@ struct ViewerRoughEdgeTests {
 
     @Test("item 10: the status bar drops its least important parts first and never cuts a number; words for what happened")
     func statusBarKeepsNumbersAndSaysWhatHappened() throws {
-        let h = try ViewerHarness(itemsJSON(250), rows: 15, columns: 60, path: "/items")
+        let h = try ViewerHarness(itemsJSON(250), rows: 15, columns: 60, path: "/items") { $0.edit = true }
         var status = String(try #require(try h.waitUntil("the first page") { $0.contains("rows") }.split(separator: "\n").dropLast().last))
         #expect(status.contains("200 rows of 250") && status.contains("rev 1") && !status.contains("…"), "\(status)")
         // Paused at 60 columns: both revisions stay whole (the badge shortens first).
@@ -188,7 +188,7 @@ struct ViewerRoughEdgeTests {
     @Test("item 8: an edit prompt shows a change made under it, Ctrl-R reloads, and Enter is a compare-and-swap")
     func editPromptSeesConcurrentChange() throws {
         let json = { (n: Int) in "{\"p\": {\"a\": {\"n\": \(n)}, \"b\": {\"n\": 1}}}" }
-        let h = try ViewerHarness(json(777), columns: 100, path: "/p")
+        let h = try ViewerHarness(json(777), columns: 100, path: "/p") { $0.edit = true }
         let value = { try ViewerEditTests.root(h).node(at: Path("/p/a/n"))?.numberText }
         h.send(.tab, .character("e"))
         #expect(h.lines[23].hasPrefix("/p/a/n = 777"), "\(h.screen)")
@@ -267,7 +267,7 @@ struct ViewerRoughEdgeTests {
         #expect(screen.contains("30 rows"), "\(screen)")
     }
 
-    @Test("item 6: a lost server is said in words on one line, cleared when back; an edit while offline is refused at once")
+    @Test("item 6: a lost server is said in words on one line (at 80 columns too: m shows the rest), cleared when back; an edit while offline is refused at once")
     func networkErrorsInWords() throws {
         let folder = ScratchFolder("viewer-offline")
         let file = folder.write("db.json", #"{"p": {"a": {"n": 1}, "b": {"n": 2}}}"#)
@@ -275,7 +275,9 @@ struct ViewerRoughEdgeTests {
         let store = try RemoteStore(url: try DatabaseURL(parsing: server.url("/p")), credential: nil)
         defer { store.close() }
         let canvas = MemoryCanvas(rows: 10, columns: 120)
-        let viewer = Viewer(options: ViewerOptions(file: server.url("/p"), animations: false), store: store, canvas: canvas,
+        var options = ViewerOptions(file: server.url("/p"), animations: false)
+        options.edit = true
+        let viewer = Viewer(options: options, store: store, canvas: canvas,
                             environment: ViewerEnvironment(clock: ViewerClock(now: { 1000 }, timeOfDay: { "12:00:00" })))
         defer { viewer.stop() }
         func wait(_ what: String, _ condition: ([String]) -> Bool) throws -> [String] {
@@ -293,6 +295,25 @@ struct ViewerRoughEdgeTests {
         var lines = try wait("refused") { $0[9].contains("server 127.0.0.1:\(server.port) unreachable (connection refused) — retrying in") }
         #expect(lines[9].contains(", try "), "\(lines[9])")
         #expect(!lines[9].contains("errno") && lines[8].contains("rows"), "\(lines.joined(separator: "\n"))")
+
+        // Issue 49 item 8: at 80 columns it took two or three lines. The status bar stays on line
+        // 8, so the message is one line, cut at a word; m shows all of it in a pane, m closes it.
+        canvas.resize(rows: 10, columns: 80)
+        viewer.handle(.resize)
+        lines = try wait("one line at 80 columns") { $0[8].contains("rows") && $0[9].contains("unreachable") }
+        let oneLine = String(lines[9].reversed().drop { $0 == " " }.reversed())
+        #expect(oneLine.hasPrefix("server 127.0.0.1:\(server.port) unreachable") && oneLine.hasSuffix(" … m shows all"),
+                "\(lines.joined(separator: "\n"))")
+        viewer.handle(.character("m"))
+        lines = try wait("the whole text in the pane") { lines in
+            let pane = lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(separator: " ")
+            return pane.contains("── problem (m closes)") && pane.contains("unreachable (connection refused) — retrying in")
+                && pane.contains("— showing revision 1")
+        }
+        viewer.handle(.character("m"))
+        lines = try wait("the pane closed") { !$0.joined().contains("── problem") && $0[9].contains("unreachable") }
+        canvas.resize(rows: 10, columns: 120)
+        viewer.handle(.resize)
         viewer.handle(.tab)
         viewer.handle(.character("e"))
         lines = (viewer.render(), canvas.lines).1

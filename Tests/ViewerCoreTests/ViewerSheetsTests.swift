@@ -13,6 +13,11 @@ struct ViewerSheetsTests {
         "{\"players\": {" + players.map { "\"\($0.0)\": {\"team\": \"\($0.1)\", \"score\": \($0.2)}" }.joined(separator: ", ") + "}}"
     }
 
+    /// The titles of the table's header (line 0), without sort marks.
+    static func headerTitles(_ h: ViewerHarness) -> [String] {
+        h.lines[0].split(separator: " ").map { String($0.filter { !"↑↓‹›".contains($0) }) }.filter { !$0.isEmpty }
+    }
+
     /// The frequency row of `value`: its cells, split on runs of spaces.
     static func row(_ h: ViewerHarness, _ value: String) -> [String]? {
         h.lines.first { $0.dropFirst(3).hasPrefix(value + " ") }.map { $0.dropFirst(3).split(separator: " ").map(String.init) }
@@ -46,6 +51,48 @@ struct ViewerSheetsTests {
         #expect(h.screen.contains("› team frequency · 3 rows"))
         h.send(.character("q"))
         #expect(!h.screen.contains("frequency") && h.line(ofKey: "a") != nil && h.viewer.isRunning)
+    }
+
+    /// Opens the frequency table of `team` and Enter on red's row; returns the screen of red's rows.
+    static func openRedRows(_ h: ViewerHarness, count: Int) throws -> String {
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "team" { h.send(.right) }
+        h.send(.character("F"))
+        try h.waitUntil("the frequency table") { $0.contains("team frequency") }
+        #expect(Self.row(h, "red")?[1] == String(count), "\(h.screen)")
+        h.send(.character("/"))
+        h.type("red")
+        h.send(.enter, .enter)
+        return try h.waitUntil("the rows of red") { $0.contains("team = red") }
+    }
+
+    // Issue 49 item 2: the rows opened from a sheet are the sheet's rows.
+    @Test("Enter on a frequency row opens the rows it counted: the w filter in force still applies, live")
+    func frequencyRowsKeepTheFilter() throws {
+        let players = [("a", "red", 5), ("b", "red", 15), ("c", "blue", 25), ("d", "red", 26), ("e", "red", 27), ("f", "gold", 30)]
+        let h = try ViewerHarness(memory: Self.teams(players), columns: 100, path: "/players")
+        h.send(.character("w"))
+        h.type(".score > 10")
+        h.send(.enter)
+        try h.waitUntil("the filtered rows") { _ in h.line(ofKey: "a") == nil && h.line(ofKey: "b") != nil }
+        let screen = try Self.openRedRows(h, count: 3)
+        #expect(screen.contains("team = red · 3 rows") && h.hasRows(inOrder: ["b", "d", "e"]) && h.line(ofKey: "a") == nil, "\(screen)")
+        // e's score drops below the filter: it leaves red's rows, as it leaves the count.
+        var next = players
+        next[4].2 = 8
+        try h.save(Self.teams(next))
+        try h.waitUntil("e gone") { $0.contains("team = red · 2 rows") && h.line(ofKey: "e") == nil }
+        #expect(h.hasRows(inOrder: ["b", "d"]) && h.line(ofKey: "a") == nil)
+    }
+
+    @Test("Enter on a frequency row of a limited query opens only the rows within the limit")
+    func frequencyRowsKeepTheLimit() throws {
+        let players = [("a", "red", 5), ("b", "red", 15), ("c", "blue", 25), ("d", "red", 26), ("e", "red", 27)]
+        let h = try ViewerHarness(memory: Self.teams(players), columns: 100, path: "/players") { options in
+            options.query = ViewQuery(flags: try! Query().orderByChild(Path("score")).limitToFirst(3), pageSize: 200)
+        }
+        let screen = try Self.openRedRows(h, count: 2)
+        #expect(screen.contains("team = red · 2 rows") && h.hasRows(inOrder: ["a", "b"]), "\(screen)")
+        #expect(h.line(ofKey: "d") == nil && h.line(ofKey: "e") == nil, "\(screen)")
     }
 
     @Test("on a sheet, s sorts by a column (again: the other way), / finds a row, v shows the row as JSON, b bins numbers")

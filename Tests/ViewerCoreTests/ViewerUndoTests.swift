@@ -1,4 +1,4 @@
-// Read-only mode (--read-only, or a file the user cannot write) and `u`, undo as a compare-and-swap.
+// Read-only mode (the default without --edit, or a file the user cannot write) and `u`, undo as a compare-and-swap.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,37 +17,42 @@ struct ViewerUndoTests {
         try ViewerEditTests.root(h).node(at: Path("/p/\(key)/score"))?.numberText
     }
 
-    /// Every write key, on the score cell of the first row, says why it does nothing, and the
-    /// file keeps its bytes.
-    static func expectEveryWriteKeyRefused(_ h: ViewerHarness, reason: String) throws {
+    /// Every write key, on the score cell of the first row, says on one line why it does nothing
+    /// (`refusal`, with the key in place of `KEY`), and the file keeps its bytes.
+    static func expectEveryWriteKeyRefused(_ h: ViewerHarness, badge: Bool, refusal: String) throws {
         let bytes = readFileText(h.file)
-        #expect(h.screen.contains("READ-ONLY"))
+        #expect(h.screen.contains("READ-ONLY") == badge)
         h.send(.tab, .tab)
-        for key in ["e", "+", "-", "d", "a", "u"] {
+        for key in ["e", "+", "-", "d", "a", "u", "U", "\u{12}"] {
             h.send(.character(Character(key)))
-            #expect(h.screen.contains("\(reason): \(key) does not write"), "key \(key)")
-            #expect(!h.screen.contains("(y/n)") && !h.screen.contains(" = "), "no prompt after \(key)")
+            let label = key == "\u{12}" ? "U" : key
+            let said = refusal.replacing("KEY", with: label)
+            #expect(h.lines.contains { $0.contains(said) }, "key \(label): \(h.screen)")
+            #expect(!h.screen.contains("(y/n)") && !h.screen.contains(" = "), "no prompt after \(label)")
         }
         #expect(readFileText(h.file) == bytes)
     }
 
-    @Test("--read-only: the status bar says READ-ONLY and each write key says why it does nothing")
-    func readOnlyFlag() throws {
-        let h = try ViewerHarness(Self.json, path: "/p") { $0.readOnly = true }
-        try Self.expectEveryWriteKeyRefused(h, reason: "read-only (--read-only)")
+    // Issue 49 item 1: a viewer is a guest of the program that owns the file.
+    @Test("without --edit, each write key says in one line how to allow it and changes nothing; no badge, no e in the hints")
+    func readOnlyByDefault() throws {
+        let h = try ViewerHarness(Self.json, path: "/p")
+        #expect(!h.messageArea.contains("e edit"), "\(h.messageArea)")
+        try Self.expectEveryWriteKeyRefused(h, badge: false, refusal: "read-only: KEY does not write — start with --edit to change the file")
     }
 
-    @Test("a 0444 file opens read-only (for root too, though access(2) would let root write)")
+    @Test("a 0444 file opens read-only, even with --edit (for root too, though access(2) would let root write)")
     func unwritableFile() throws {
         let h = try ViewerHarness(Self.json, path: "/p") { options in
+            options.edit = true
             _ = chmod(options.file, 0o444)
         }
-        try Self.expectEveryWriteKeyRefused(h, reason: "read-only (data.json is not writable)")
+        try Self.expectEveryWriteKeyRefused(h, badge: true, refusal: "read-only (data.json is not writable): KEY does not write")
     }
 
     @Test("u undoes the viewer's writes step by step, only while the value is still the one it wrote")
     func undoIsCompareAndSwap() throws {
-        let h = try ViewerHarness(Self.json, path: "/p")
+        let h = try ViewerHarness(Self.json, path: "/p") { $0.edit = true }
         h.send(.character("u"))
         try h.waitForWrites()
         #expect(h.screen.contains("nothing to undo"))

@@ -23,13 +23,18 @@ extension TableView {
             throw error
         }
         let mapping = BatchMapping(batch)
+        // A batch that changes more rows than the screen holds (a sort, a new page of a log) is
+        // one redraw: animating it cost a frame per row for a second and more, and showed
+        // tables half old, half new.
+        let changed = batch.deletes.count + batch.inserts.count + batch.moves.count + batch.reloads.count
+        let animate = settings.animationsEnabled && changed <= bodyHeight
         let before = anchor()
         let oldSelection = state.selection
         let selectionWasShown = oldSelection == nil || isShown(row: oldSelection!)
 
         // Earlier animations: closing lines are done; the rest follow their rows.
         var animations: [RowAnimation] = []
-        for var a in state.animations where !a.isDelete {
+        for var a in state.animations where !a.isDelete && animate {
             guard let r = mapping.newIndex(ofOld: a.row) else { continue }
             a.row = r
             animations.append(a)
@@ -56,7 +61,7 @@ extension TableView {
 
         // Closing lines for deleted rows that were on screen.
         var closingOfSelection: Int?
-        if settings.animationsEnabled {
+        if animate {
             for d in batch.deletes.sorted() {
                 guard let cells = oldCells[d] else { continue }
                 let id = newAnimationID()
@@ -94,7 +99,7 @@ extension TableView {
             if !waitsBelowItsClosingLine { scrollToSelection() }
         }
 
-        if settings.animationsEnabled { startAnimations(batch, mapping, oldCells: oldCells, now: now) }
+        if animate { startAnimations(batch, mapping, oldCells: oldCells, now: now) }
     }
 
     /// Whether row `row` is on one of the body lines (as scrolled now).

@@ -41,9 +41,11 @@ struct Demo: ParsableCommand {
         var query = ViewQuery(flags: try Query().orderByChild(Path("score")), pageSize: 200)
         query.fromEnd = true
         let columns = try ["name", "score", "level", "country", "online", "metrics/views"].map { try Path($0) }
-        let options = ViewerOptions(
+        var options = ViewerOptions(
             file: file, location: try Path("/players"), query: query, columns: columns, pageSize: 200,
             animations: !noAnimation)
+        // The file is the demo's own copy, made to be played with: the write keys work on it.
+        options.edit = true
         try launchViewer(options, signals: signals)
     }
 }

@@ -1,6 +1,7 @@
 // The query flags every command shares: a location and a Realtime Database query.
 import ArgumentParser
 import Expressions
+import Headless
 import JSONTree
 import LiveQuery
 import ViewerCore

@@ -57,8 +57,11 @@ struct View: ParsableCommand {
     var noAnimation = false
 
     @Flag(help: ArgumentHelp(
-        "No key writes to the file (the status bar says READ-ONLY). A file you cannot write "
-            + "(by its permission bits, even as root) opens read-only by itself."))
+        "Let keys write to the file (e, +, -, d, a, u, U); without it the viewer only reads. A file you cannot "
+            + "write (by its permission bits, even as root) stays read-only, and the status bar says READ-ONLY."))
+    var edit = false
+
+    @Flag(help: "No key writes (the default): overrides \"edit\": true in the configuration.")
     var readOnly = false
 
     @Flag(help: ArgumentHelp(
@@ -125,7 +128,8 @@ struct View: ParsableCommand {
             cache: noCache || config.noCache == true || file == "-" || DatabaseURL.looksLikeURL(file) ? nil : FirstPageCache.standard(),
             keyBindings: config.keyBindings(standardKeyBindings))
         options.hiddenColumns = choice?.hidden ?? []
-        options.readOnly = readOnly || config.readOnly == true
+        guard !(edit && readOnly) else { throw CommandError("--edit and --read-only: give one of them, not both") }
+        options.edit = edit || (!readOnly && config.edit == true && config.readOnly != true)
         options.styles = config.styles
         guard history >= 0 else { throw CommandError("--history must be 0 or more, not \(history)") }
         options.history.revisions = history
@@ -158,11 +162,4 @@ func loadConfig() throws(CommandError) -> ViewerConfig {
 func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, signals: SignalWatch? = nil) throws {
     let status = try runViewer(options, remote: remote, signals: signals ?? SignalWatch())
     if status != 0 { throw ExitCode(status) }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces.
-    var trimmedSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
 }

@@ -1,18 +1,17 @@
 // `--columns`, shared by the viewer and `list`: the columns to show, or the ones to hide.
-import Headless
 import JSONTree
 
 /// `--columns name,score,metrics/views` shows these, in this order; `--columns -email,-id`
 /// shows the inferred columns without these. (A member whose name starts with `-` is named
 /// as a path from the root: `/-name`.)
-struct ColumnChoice: Equatable {
+public struct ColumnChoice: Equatable, Sendable {
     /// The columns after the key, in order; nil: inferred from the children.
-    var shown: [Path]?
-    var hidden: [Path] = []
+    public var shown: [Path]?
+    public var hidden: [Path] = []
 
     /// - Throws: `CommandError` naming `--columns` for an empty name, a bad path, or names to
     ///   show mixed with names to hide.
-    init(parsing text: String) throws(CommandError) {
+    public init(parsing text: String) throws(CommandError) {
         var shown: [Path] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             var name = item.trimmedSpaces
@@ -30,3 +29,9 @@ struct ColumnChoice: Equatable {
     }
 }
 
+extension Substring {
+    /// Without leading and trailing spaces (a name in a list of flags' values).
+    public var trimmedSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}
