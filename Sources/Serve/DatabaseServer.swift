@@ -6,6 +6,7 @@ import Glibc
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import Dispatch
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -81,6 +82,20 @@ public final class DatabaseServer: Sendable {
     ///   cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         try await run(stopsOnSignals: true, onListening: onListening)
+    }
+
+    /// `run`, for a caller that is not async (a command): blocks the calling thread until the
+    /// server stops.
+    /// - Throws: what `run` throws.
+    public func runUntilStopped(onListening: @escaping @Sendable (Int) -> Void) throws {
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await run(onListening: onListening) } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// `run`, stopped gracefully by SIGINT and SIGTERM or only by cancelling its task.

@@ -61,3 +61,14 @@ public struct ServeOptions: Sendable {
         self.maxListensPerConnection = maxListensPerConnection
     }
 }
+
+extension ServeOptions {
+    /// What serving on a address other than loopback without a token exposes, in words; nil
+    /// on loopback or with `authToken`.
+    public var exposure: String? {
+        guard !isLoopback(host), authToken == nil else { return nil }
+        return "serving on \(host) without --auth-token: anyone who reaches this address "
+            + (rulesFile == nil ? "may read and write the whole file" : "is judged by the rules alone (the owner credential is refused)")
+            + "; give --auth-token to require a token"
+    }
+}

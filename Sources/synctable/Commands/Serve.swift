@@ -82,11 +82,7 @@ struct ServeFile: ParsableCommand {
         if let url = try databaseURL(file) {
             throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
-        if !isLoopback(host) && authToken == nil {
-            printError("warning: serving on \(host) without --auth-token: anyone who reaches this address "
-                + (rules == nil ? "may read and write the whole file" : "is judged by the rules alone (the owner credential is refused)")
-                + "; give --auth-token to require a token")
-        }
+        if let warning = options.exposure { printError("warning: " + warning) }
         let file = self.file
         var storeOptions = FileStore.Options(format: input.format(of: file))
         storeOptions.maxLineBytes = maxLineBytes
@@ -98,21 +94,11 @@ struct ServeFile: ParsableCommand {
         } catch {
             throw CommandError("\(error)")
         }
-        // The server is async; this command (like its siblings) is not: wait for it here.
-        let failure = Mutex<String?>(nil)
-        let done = DispatchSemaphore(value: 0)
         let host = self.host
-        Task {
-            do {
-                try await server.run { port in printOut("listening on http://\(host):\(port)") }
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-            }
-            done.signal()
-        }
-        done.wait()
-        if let message = failure.withLock({ $0 }) {
-            throw CommandError(message)
+        do {
+            try server.runUntilStopped { port in printOut("listening on http://\(host):\(port)") }
+        } catch {
+            throw CommandError("\(error)")
         }
     }
 }
