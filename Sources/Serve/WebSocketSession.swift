@@ -354,8 +354,9 @@ final class WebSocketSession {
     /// Brings every listen from the revision it last sent to `revision`.
     private func follow(_ revision: Revision) async {
         for key in listens.keys.sorted(by: { $0.order < $1.order }) {
-            guard var listen = listens[key], listen.revision.number < revision.number else { continue }
-            // The rules or the data changed: a listen the user may no longer read is revoked.
+            // The rules or the data changed (the same revision comes again when only the rules
+            // did): a listen the user may no longer read is revoked.
+            guard var listen = listens[key] else { continue }
             if let requester, !access.mayRead(requester, listen.path, query: listen.ruleQuery, in: revision.document, now: Access.now()) {
                 var revoked = JSONObject([("p", .string(listen.wirePath))])
                 if let tag = listen.tag { revoked = JSONObject([("p", .string(listen.wirePath)), ("q", listen.wireQuery), ("t", .number(JSONNumber(tag)))]) }
@@ -363,6 +364,7 @@ final class WebSocketSession {
                 listens[key] = nil
                 continue
             }
+            guard listen.revision.number < revision.number else { continue }
             if let query = listen.query {
                 // A window depends on its location alone: where that did not change, nothing is
                 // recomputed. Otherwise the window last sent is made again from its revision (a
