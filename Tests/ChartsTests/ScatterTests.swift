@@ -68,22 +68,3 @@ import TableUI
         #expect(s.grid.lines[0].isEmpty)
     }
 }
-
-struct Position: Hashable, CustomStringConvertible {
-    var line: Int
-    var column: Int
-    init(_ line: Int, _ column: Int) {
-        self.line = line
-        self.column = column
-    }
-    var description: String { "(\(line), \(column))" }
-}
-
-/// The cells where two grids of one size differ.
-func differences(_ a: CellGrid, _ b: CellGrid) -> Set<Position> {
-    var out = Set<Position>()
-    for line in 0..<a.size.rows {
-        for column in 0..<a.size.columns where a[line, column] != b[line, column] { out.insert(Position(line, column)) }
-    }
-    return out
-}
