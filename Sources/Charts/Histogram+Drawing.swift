@@ -38,7 +38,7 @@ extension Histogram {
         // largest bar does.
         let frame = PlotFrame(size: CanvasSize(rows: 3 + binLines * binCount, columns: yLabels.width + 1 + barCells),
                               yLabelWidth: yLabels.width, legend: true)
-        let xLabels = AxisLabels(low: "0", middle: axisLabel(Double(largest) / 2, width: countWidth), high: String(largest))
+        let xLabels = AxisLabels(low: "0", middle: axisLabel(Double(largest) / 2, width: countWidth + 2), high: String(largest))
         frame.drawAxes(into: &grid, x: xLabels, y: yLabels)
         for (bin, count) in counts.enumerated() where count > 0 {
             let bar = Histogram.bar(eighths: Histogram.barEighths(count: count, largest: largest, cells: barCells))

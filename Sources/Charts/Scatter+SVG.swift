@@ -4,9 +4,8 @@ extension Scatter {
     /// The scatter as an SVG document; each circle carries its row (`data-row`).
     public func svg() -> String {
         var document = SVGDocument(x: xScale, y: yScale)
-        let limit = 10
         document.drawLegend(legend, leftOut: leftOut)
-        document.drawAxes(x: AxisLabels(xScale, width: limit), y: AxisLabels(yScale, width: limit))
+        document.drawAxes(x: AxisLabels(xScale, width: 10), y: AxisLabels(yScale, width: 10))
         for (row, point) in points.sorted(by: { $0.key < $1.key }) {
             guard let (_, colour) = placement(of: point),
                   let fx = xScale.fraction(of: point.x), let fy = yScale.fraction(of: point.y) else { continue }

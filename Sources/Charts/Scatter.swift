@@ -129,7 +129,7 @@ public struct Scatter {
     /// A cell shows its dots in the colour most of its points have (the lower index on a tie).
     private mutating func redraw(_ cell: PlotCell) {
         let colour = coloursInCell[cell]?.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
-        let style = legend.isEmpty || colour == nil ? CellStyle.plain : ChartPalette.style(colour!)
+        let style = legend.isEmpty ? CellStyle.plain : colour.map(ChartPalette.style) ?? .plain
         grid[frame.plotTop + cell.row, frame.plotLeft + cell.column] = ChartCell(dots.character(at: cell), style: style)
     }
 

@@ -108,7 +108,7 @@ struct Plot: ParsableCommand {
         var points: [String: ScatterPoint] = [:]
         for (i, row) in columns.rows.enumerated() {
             guard let px = xs[i], let py = ys[i] else { continue }
-            points[row.key] = ScatterPoint(x: px, y: py, category: categories?[i] ?? (categories == nil ? nil : "none"))
+            points[row.key] = ScatterPoint(x: px, y: py, category: categories.map { $0[i] ?? "none" })
         }
         try columns.requireTwo(points.count, "\(x)' and '\(y!)", what: "rows with numbers in both")
         let s = Scatter(points: points, size: size, marker: marker)
