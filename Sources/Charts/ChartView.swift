@@ -18,18 +18,21 @@ public final class ChartView {
     }
 
     /// Shows `grid`: writes each run of consecutive changed cells of one style on a line as
-    /// one draw, then flushes. Nothing is written when nothing changed.
+    /// one draw, then flushes. Nothing is written when nothing changed. What lies past the
+    /// canvas's edges is left out (a terminal punishes a draw past its edge).
     public func draw(_ grid: CellGrid) {
         let previous = drawn?.size == grid.size ? drawn : nil
+        let rows = max(0, min(grid.size.rows, canvas.size.rows - line))
+        let columns = max(0, min(grid.size.columns, canvas.size.columns - column))
         var wrote = false
-        for y in 0..<grid.size.rows {
+        for y in 0..<rows {
             var x = 0
-            while x < grid.size.columns {
+            while x < columns {
                 guard previous.map({ $0[y, x] != grid[y, x] }) ?? true else { x += 1; continue }
                 let style = grid[y, x].style
                 var text = ""
                 let start = x
-                while x < grid.size.columns, grid[y, x].style == style, previous.map({ $0[y, x] != grid[y, x] }) ?? true {
+                while x < columns, grid[y, x].style == style, previous.map({ $0[y, x] != grid[y, x] }) ?? true {
                     text.append(grid[y, x].text)
                     x += 1
                 }

@@ -31,6 +31,14 @@ import TableUI
         #expect(canvas.operations.isEmpty)
     }
 
+    @Test func whatLiesPastTheCanvasIsLeftOut() {
+        let canvas = MemoryCanvas(rows: 6, columns: 15)
+        let view = ChartView(canvas: canvas, line: 1, column: 5)
+        view.draw(Histogram([1, 2, 3], binCount: 3).draw(size: CanvasSize(rows: 10, columns: 20)))
+        #expect(writtenCells(canvas).count == 5 * 10)
+        #expect(canvas.violations.isEmpty)
+    }
+
     @Test func forgettingRedrawsEverything() {
         let canvas = MemoryCanvas(rows: 10, columns: 20)
         let view = ChartView(canvas: canvas)
