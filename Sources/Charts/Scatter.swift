@@ -18,13 +18,13 @@ public struct ScatterPoint: Hashable, Sendable {
 /// cells it leaves and enters, and the rows under any cell can be listed. The scales stay as
 /// they were made: a point moved out of them is left out and counted, not rescaled for.
 public struct Scatter {
-    public let xScale: Scale
-    public let yScale: Scale
+    public var xScale: Scale { surface.xScale }
+    public var yScale: Scale { surface.yScale }
+    public var dots: DotGrid { surface.dots }
     public let frame: PlotFrame
     /// The most frequent categories, then "other" for the rest (empty when not coloured).
     public let legend: [LegendEntry]
     public private(set) var points: [String: ScatterPoint] = [:]
-    public private(set) var dots: DotGrid
     /// Points not drawn.
     public private(set) var leftOut = LeftOut()
     /// The chart as it should look now.
@@ -34,6 +34,7 @@ public struct Scatter {
     private let otherColour: Int
     private let xLabels: AxisLabels
     private let yLabels: AxisLabels
+    private var surface: PlotSurface
     private var pointsOnDot: [Dot: Int] = [:]
     private var rowsInCell: [PlotCell: Set<String>] = [:]
     private var coloursInCell: [PlotCell: [Int: Int]] = [:]
@@ -43,13 +44,13 @@ public struct Scatter {
     ///   - legendSize: how many categories get their own colour; the rest are "other".
     public init(points: [String: ScatterPoint], size: CanvasSize, marker: Marker = .braille,
                 xScale: Scale? = nil, yScale: Scale? = nil, legendSize: Int = 5) {
-        self.xScale = xScale ?? .fitting(points.values.map(\.x))
-        self.yScale = yScale ?? .fitting(points.values.map(\.y))
+        let xScale = xScale ?? .fitting(points.values.map(\.x))
+        let yScale = yScale ?? .fitting(points.values.map(\.y))
         let limit = PlotFrame.yLabelLimit(size)
-        yLabels = AxisLabels(self.yScale, width: limit)
-        xLabels = AxisLabels(self.xScale, width: limit)
+        yLabels = AxisLabels(yScale, width: limit)
+        xLabels = AxisLabels(xScale, width: limit)
         frame = PlotFrame(size: size, yLabelWidth: yLabels.width, legend: true)
-        dots = DotGrid(marker: marker, columns: frame.plotColumns, rows: frame.plotRows)
+        surface = PlotSurface(x: xScale, y: yScale, marker: marker, columns: frame.plotColumns, rows: frame.plotRows)
         grid = CellGrid(size: size)
 
         // The legend's categories: the most frequent first, ties by name so the colours
@@ -70,9 +71,8 @@ public struct Scatter {
 
     /// Where `point` is drawn and in which colour; nil when it is left out.
     public func placement(of point: ScatterPoint) -> (dot: Dot, colour: Int)? {
-        guard dots.columns > 0, dots.rows > 0,
-              let fx = xScale.fraction(of: point.x), let fy = yScale.fraction(of: point.y) else { return nil }
-        return (dots.dot(x: fx, y: fy), point.category.flatMap { colourOf[$0] } ?? (legend.isEmpty ? 0 : otherColour))
+        guard let dot = surface.dot(x: point.x, y: point.y) else { return nil }
+        return (dot, point.category.flatMap { colourOf[$0] } ?? (legend.isEmpty ? 0 : otherColour))
     }
 
     /// `row`'s point changed to `point` (nil: the row is gone; a new row: it appears).
@@ -102,7 +102,7 @@ public struct Scatter {
     private mutating func put(_ row: String, on dot: Dot, colour: Int) -> PlotCell {
         let cell = dots.cell(of: dot)
         pointsOnDot[dot, default: 0] += 1
-        dots.set(dot)
+        surface.dots.set(dot)
         rowsInCell[cell, default: []].insert(row)
         coloursInCell[cell, default: [:]][colour, default: 0] += 1
         return cell
@@ -113,7 +113,7 @@ public struct Scatter {
         pointsOnDot[dot]! -= 1
         if pointsOnDot[dot] == 0 {
             pointsOnDot[dot] = nil
-            dots.unset(dot)
+            surface.dots.unset(dot)
         }
         rowsInCell[cell]!.remove(row)
         if rowsInCell[cell]!.isEmpty { rowsInCell[cell] = nil }
@@ -130,7 +130,7 @@ public struct Scatter {
     private mutating func redraw(_ cell: PlotCell) {
         let colour = coloursInCell[cell]?.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
         let style = legend.isEmpty ? CellStyle.plain : colour.map(ChartPalette.style) ?? .plain
-        grid[frame.plotTop + cell.row, frame.plotLeft + cell.column] = ChartCell(dots.character(at: cell), style: style)
+        grid[frame.plotTop + cell.row, frame.plotLeft + cell.column] = ChartCell(surface.character(at: cell), style: style)
     }
 
     private mutating func redrawLegend() {

@@ -74,20 +74,19 @@ public struct TimeSeries: Hashable, Sendable {
         var dots = DotGrid(marker: marker, columns: frame.plotColumns, rows: frame.plotRows)
         // Drawn last first, so the first line's colour is the one left in a shared cell.
         for (index, line) in lines.enumerated().reversed() {
-            var own = DotGrid(marker: marker, columns: frame.plotColumns, rows: frame.plotRows)
+            var own = PlotSurface(x: timeScale, y: valueScale, marker: marker, columns: frame.plotColumns, rows: frame.plotRows)
             var previous: Dot?
             for p in line.points {
-                guard let fx = timeScale.fraction(of: p.time), let fy = valueScale.fraction(of: p.value) else { continue }
-                let dot = own.dot(x: fx, y: fy)
-                if let previous { own.line(from: previous, to: dot) } else { own.set(dot) }
+                guard let dot = own.plot(x: p.time, y: p.value) else { continue }
+                if let previous { own.dots.line(from: previous, to: dot) }
                 previous = dot
             }
-            for row in 0..<own.rows {
-                for column in 0..<own.columns where own.bits(at: PlotCell(column: column, row: row)) != 0 {
+            for row in 0..<frame.plotRows {
+                for column in 0..<frame.plotColumns where own.dots.bits(at: PlotCell(column: column, row: row)) != 0 {
                     colourOf[PlotCell(column: column, row: row)] = index
                 }
             }
-            dots.merge(own)
+            dots.merge(own.dots)
         }
         let markedColumn = position.flatMap { timeScale.fraction(of: $0) }.map { min(Int($0 * Double(frame.plotColumns)), frame.plotColumns - 1) }
         for row in 0..<frame.plotRows {
