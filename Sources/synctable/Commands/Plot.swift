@@ -24,11 +24,12 @@ struct Plot: ParsableCommand {
         case histogram, scatter, series
     }
 
-    @Argument(help: "The JSON file ('-' for standard input).")
+    @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
 
     @Option(help: "The kind of chart.")
     var kind: Kind
@@ -77,9 +78,7 @@ struct Plot: ParsableCommand {
         let path: Path
         let query: Query
         do { (path, query) = try self.query.resolved() } catch { throw CommandError("\(error)") }
-        let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
-        let document = try readDocument(file, format: reading, path: path, query: query, maxSize: maxSize, valuesAllowed: input.input != .json)
-        let columns = PlotColumns(rows: Array(Window(query: query, path: path, document: document)))
+        let columns = PlotColumns(rows: Array(try window(path: path, query: query)))
         let size = CanvasSize(rows: height, columns: width)
         let (text, picture): (CellGrid, String)
         switch kind {
@@ -92,6 +91,14 @@ struct Plot: ParsableCommand {
         } else {
             writeOut(Array((text.lines.joined(separator: "\n") + "\n").utf8))
         }
+    }
+
+    /// The children the query selects, from the file (as `list` reads it) or the database URL.
+    private func window(path: Path, query: Query) throws(CommandError) -> Window {
+        if let url = try databaseURL(file) { return try remoteWindow(url, remote.credential, path: path, query: query) }
+        let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
+        let document = try readDocument(file, format: reading, path: path, query: query, maxSize: maxSize, valuesAllowed: input.input != .json)
+        return Window(query: query, path: path, document: document)
     }
 
     private func histogram(_ columns: PlotColumns, _ size: CanvasSize) throws(CommandError) -> (CellGrid, String) {
