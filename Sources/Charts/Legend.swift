@@ -6,8 +6,10 @@ import TableUI
 public enum ChartPalette {
     public static let terminal = [4, 1, 2, 3, 5, 6]
     public static let svg = ["#1f77b4", "#d62728", "#2ca02c", "#bcbd22", "#9467bd", "#17becf"]
-    /// What "other" is drawn in: the terminal's default colour, grey in SVG.
-    public static let otherSVG = "#7f7f7f"
+    /// The index of "other" (the categories without a colour of their own): past the
+    /// palette, so drawn in the terminal's default colour, and grey in SVG.
+    public static let other = terminal.count
+    static let otherSVG = "#7f7f7f"
 
     public static func style(_ index: Int) -> CellStyle {
         index < terminal.count ? CellStyle(foreground: terminal[index]) : .plain
@@ -15,7 +17,7 @@ public enum ChartPalette {
     public static func svgColour(_ index: Int) -> String { index < svg.count ? svg[index] : otherSVG }
 }
 
-/// One legend entry: a name in a colour (its palette index; past the palette, "other").
+/// One legend entry: a name in a colour (its palette index, or `ChartPalette.other`).
 public struct LegendEntry: Hashable, Sendable {
     public var name: String
     public var colour: Int

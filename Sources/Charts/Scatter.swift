@@ -31,9 +31,6 @@ public struct Scatter {
     public private(set) var grid: CellGrid
 
     private let colourOf: [String: Int]
-    private let otherColour: Int
-    private let xLabels: AxisLabels
-    private let yLabels: AxisLabels
     private var surface: PlotSurface
     private var pointsOnDot: [Dot: Int] = [:]
     private var rowsInCell: [PlotCell: Set<String>] = [:]
@@ -47,8 +44,7 @@ public struct Scatter {
         let xScale = xScale ?? .fitting(points.values.map(\.x))
         let yScale = yScale ?? .fitting(points.values.map(\.y))
         let limit = PlotFrame.yLabelLimit(size)
-        yLabels = AxisLabels(yScale, width: limit)
-        xLabels = AxisLabels(xScale, width: limit)
+        let yLabels = AxisLabels(yScale, width: limit)
         frame = PlotFrame(size: size, yLabelWidth: yLabels.width, legend: true)
         surface = PlotSurface(x: xScale, y: yScale, marker: marker, columns: frame.plotColumns, rows: frame.plotRows)
         grid = CellGrid(size: size)
@@ -60,11 +56,10 @@ public struct Scatter {
         let ranked = frequency.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         let named = ranked.prefix(min(legendSize, ChartPalette.terminal.count))
         colourOf = Dictionary(uniqueKeysWithValues: named.enumerated().map { ($1.key, $0) })
-        otherColour = named.count
         legend = named.enumerated().map { LegendEntry(name: $1.key, colour: $0) }
-            + (ranked.count > named.count ? [LegendEntry(name: "other", colour: otherColour)] : [])
+            + (ranked.count > named.count ? [LegendEntry(name: "other", colour: ChartPalette.other)] : [])
 
-        frame.drawAxes(into: &grid, x: xLabels, y: yLabels)
+        frame.drawAxes(into: &grid, x: AxisLabels(xScale, width: limit), y: yLabels)
         for (row, point) in points { move(row, to: point) }
         redrawLegend()
     }
@@ -72,7 +67,7 @@ public struct Scatter {
     /// Where `point` is drawn and in which colour; nil when it is left out.
     public func placement(of point: ScatterPoint) -> (dot: Dot, colour: Int)? {
         guard let dot = surface.dot(x: point.x, y: point.y) else { return nil }
-        return (dot, point.category.flatMap { colourOf[$0] } ?? (legend.isEmpty ? 0 : otherColour))
+        return (dot, point.category.flatMap { colourOf[$0] } ?? (legend.isEmpty ? 0 : ChartPalette.other))
     }
 
     /// `row`'s point changed to `point` (nil: the row is gone; a new row: it appears).

@@ -54,12 +54,12 @@ import TableUI
         }
         points["lone"] = ScatterPoint(x: 9, y: 9, category: "v")
         let s = scatter(points, legendSize: 2)
-        #expect(s.legend == [LegendEntry(name: "x", colour: 0), LegendEntry(name: "y", colour: 1), LegendEntry(name: "other", colour: 2)])
+        #expect(s.legend == [LegendEntry(name: "x", colour: 0), LegendEntry(name: "y", colour: 1), LegendEntry(name: "other", colour: ChartPalette.other)])
         #expect(s.grid.lines[0].hasPrefix("■ x  ■ y  ■ other"))
         // The cell of x = y = 1 holds 5 x, 4 y and 5 others: x wins the tie on the lower index.
         let crowded = Position(9, 5)
         #expect(s.grid[crowded.line, crowded.column].style == ChartPalette.style(0))
-        #expect(s.grid[1, 21].style == ChartPalette.style(2))
+        #expect(s.grid[1, 21].style == .plain)
     }
 
     @Test func uncolouredPointsHaveNoLegend() {
