@@ -60,9 +60,12 @@ import TestSupport
     @Test func aColumnWithoutTwoNumbersSaysSoInOneLine() throws {
         let (words, _) = try plot(players, ["--path", "/players", "--kind", "histogram", "--x", "team"])
         #expect(words.status == 1)
-        #expect(words.errors == "synctable: error: column 'team' has no numbers to plot\n")
+        #expect(words.errors == "synctable: error: column 'team': no numbers to plot\n")
         let (one, _) = try plot(#"{"a": {"v": 1}, "b": {"v": "x"}}"#, ["--kind", "histogram", "--x", "v"])
         #expect(one.status == 1)
-        #expect(one.errors == "synctable: error: column 'v' has only one point; a chart needs two\n")
+        #expect(one.errors == "synctable: error: column 'v': only one point; a chart needs two\n")
+        let (apart, _) = try plot(#"{"a": {"x": 1}, "b": {"y": 2}}"#, ["--kind", "scatter", "--x", "x", "--y", "y"])
+        #expect(apart.status == 1)
+        #expect(apart.errors == "synctable: error: columns 'x' and 'y': no rows with numbers in both to plot\n")
     }
 }

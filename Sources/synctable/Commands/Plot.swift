@@ -103,7 +103,7 @@ struct Plot: ParsableCommand {
 
     private func histogram(_ columns: PlotColumns, _ size: CanvasSize) throws(CommandError) -> (CellGrid, String) {
         let values = columns.numbers(try columns.path(x, flag: "x")).compactMap { $0 }
-        try columns.requireTwo(values.count, x)
+        try columns.requireTwo(values.count, of: "column '\(x)'", what: "numbers")
         let h = Histogram(values, binCount: bins ?? min(20, size.rows - 3))
         return (h.draw(size: size), h.svg())
     }
@@ -117,7 +117,7 @@ struct Plot: ParsableCommand {
             guard let px = xs[i], let py = ys[i] else { continue }
             points[row.key] = ScatterPoint(x: px, y: py, category: categories.map { $0[i] ?? "none" })
         }
-        try columns.requireTwo(points.count, "\(x)' and '\(y!)", what: "rows with numbers in both")
+        try columns.requireTwo(points.count, of: "columns '\(x)' and '\(y!)'", what: "rows with numbers in both")
         let s = Scatter(points: points, size: size, marker: marker)
         return (s.grid, s.svg())
     }
@@ -134,7 +134,7 @@ struct Plot: ParsableCommand {
             if lines[name] == nil { order.append(name) }
             lines[name, default: []].append(TimePoint(time: time, value: value))
         }
-        try columns.requireTwo(lines.values.reduce(0) { $0 + $1.count }, y!, what: "rows with a time and a number")
+        try columns.requireTwo(lines.values.reduce(0) { $0 + $1.count }, of: "columns '\(x)' and '\(y!)'", what: "rows with a time and a number")
         let s = TimeSeries(order.map { TimeLine(name: $0, points: lines[$0]!) }, top: top)
         return (s.draw(size: size, marker: marker), s.svg())
     }

@@ -37,10 +37,12 @@ struct PlotColumns {
         }
     }
 
-    /// - Throws: `CommandError` (status 1) in one line when the column cannot make a chart:
-    ///   no numbers at all, or one.
-    func requireTwo(_ count: Int, _ name: String, what: String = "numbers") throws(CommandError) {
-        if count == 0 { throw CommandError("column '\(name)' has no \(what) to plot", exitCode: 1) }
-        if count < 2 { throw CommandError("column '\(name)' has only one point; a chart needs two", exitCode: 1) }
+    /// - Parameters:
+    ///   - subject: whose points were counted (`column 'score'`, `columns 'a' and 'b'`).
+    ///   - what: what a point is, for the message when there are none.
+    /// - Throws: `CommandError` (status 1), one line, when there are fewer than two points.
+    func requireTwo(_ count: Int, of subject: String, what: String) throws(CommandError) {
+        if count == 0 { throw CommandError("\(subject): no \(what) to plot", exitCode: 1) }
+        if count < 2 { throw CommandError("\(subject): only one point; a chart needs two", exitCode: 1) }
     }
 }
