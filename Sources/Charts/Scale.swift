@@ -20,10 +20,11 @@ public struct Scale: Hashable, Sendable {
     }
 
     /// The scale spanning `values`' finite numbers (positive ones when logarithmic).
-    /// - Parameter logarithmic: nil chooses: logarithmic when every finite value is positive and
-    ///   they span more than three orders of magnitude (on a linear axis all but the largest
-    ///   would crowd into its first bin). Not when some are zero or negative: a log axis would
-    ///   have to leave those out, and a default should not hide data.
+    /// - Parameter logarithmic: nil chooses: logarithmic when the positive values span more
+    ///   than three orders of magnitude (on a linear axis all but the largest would crowd into
+    ///   its first bin) and none is negative. Zeros (counts, views) are common beside such
+    ///   values and are left out and counted; negative values are not, as a log axis would
+    ///   drop one side of the data.
     public static func fitting(_ values: some Sequence<Double>, logarithmic: Bool? = nil) -> Scale {
         var low = Double.infinity, high = -Double.infinity
         var lowPositive = Double.infinity, highPositive = -Double.infinity
@@ -35,7 +36,7 @@ public struct Scale: Hashable, Sendable {
                 highPositive = max(highPositive, v)
             }
         }
-        let useLog = logarithmic ?? (low > 0 && high / low > 1000)
+        let useLog = logarithmic ?? (low >= 0 && highPositive / lowPositive > 1000)
         if useLog {
             guard lowPositive <= highPositive else { return Scale(lower: 1, upper: 10, logarithmic: true) }
             // One value alone: a decade around it.

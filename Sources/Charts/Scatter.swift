@@ -37,12 +37,13 @@ public struct Scatter {
     private var coloursInCell: [PlotCell: [Int: Int]] = [:]
 
     /// - Parameters:
-    ///   - xScale, yScale: fitted to the points when nil.
+    ///   - xScale, yScale: fitted to the points, linearly, when nil (a logarithmic default would
+    ///     leave out the points at zero, and a scatter is read point by point).
     ///   - legendSize: how many categories get their own colour; the rest are "other".
     public init(points: [String: ScatterPoint], size: CanvasSize, marker: Marker = .braille,
                 xScale: Scale? = nil, yScale: Scale? = nil, legendSize: Int = 5) {
-        let xScale = xScale ?? .fitting(points.values.map(\.x))
-        let yScale = yScale ?? .fitting(points.values.map(\.y))
+        let xScale = xScale ?? .fitting(points.values.map(\.x), logarithmic: false)
+        let yScale = yScale ?? .fitting(points.values.map(\.y), logarithmic: false)
         let limit = PlotFrame.yLabelLimit(size)
         let yLabels = AxisLabels(yScale, width: limit)
         frame = PlotFrame(size: size, yLabelWidth: yLabels.width, legend: true)

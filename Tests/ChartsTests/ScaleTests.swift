@@ -5,9 +5,10 @@ import Testing
     @Test func logarithmicWhenPositiveValuesSpanMoreThanThreeOrdersOfMagnitude() {
         #expect(Scale.fitting([1, 50, 1001]).isLogarithmic)
         #expect(!Scale.fitting([1, 50, 1000]).isLogarithmic)
-        // Zero or a negative value keeps it linear: a log axis would leave them out.
-        #expect(!Scale.fitting([0, 1, 1e6]).isLogarithmic)
-        #expect(Scale.fitting([0, 1, 1e6], logarithmic: true) == Scale(lower: 1, upper: 1e6, logarithmic: true))
+        // Zeros do not stop it (they are left out and counted); a negative value does.
+        #expect(Scale.fitting([0, 1, 1e6]) == Scale(lower: 1, upper: 1e6, logarithmic: true))
+        #expect(!Scale.fitting([-1, 1, 1e6]).isLogarithmic)
+        #expect(!Scale.fitting([0, 0]).isLogarithmic)
     }
 
     @Test func nonFiniteValuesNeverReachTheRange() {

@@ -12,8 +12,8 @@ struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a chart of the children a query selects.",
         discussion: """
-            histogram: the numbers of --x in bins (logarithmic when they span more than three orders \
-            of magnitude). scatter: --x against --y, coloured by --color. series: --y over the times of \
+            histogram: the numbers of --x in bins (logarithmic when the positive ones span more than \
+            three orders of magnitude and none is negative). scatter: --x against --y, coloured by --color. series: --y over the times of \
             --x (seconds since 1970, or milliseconds), one line per value of --by (the --top largest). \
             Prints the chart as text, or writes it as SVG with --svg. Exit status: 2 for a bad flag or \
             a column no child has, 1 when a column has fewer than two numbers to plot.
