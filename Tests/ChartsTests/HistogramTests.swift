@@ -21,6 +21,10 @@ import TestSupport
         #expect(h.counts == [2, 2, 2, 3])
         #expect(abs(h.edges(of: 1).lower - 10) < 1e-9)
         #expect(!Histogram([1, 5, 20, 50, 200, 500, 1000], binCount: 4).scale.isLogarithmic)
+        // Zeros beside them: still logarithmic, the zeros left out and counted.
+        let views = Histogram([0, 0, 2, 30, 400, 5000], binCount: 4)
+        #expect(views.scale.isLogarithmic && views.counts == [1, 1, 1, 1])
+        #expect(views.leftOut == LeftOut(nonFinite: 0, outside: 2))
     }
 
     @Test func barsAreProportionalInEighthsOfACell() {
