@@ -8,7 +8,7 @@ import PackageDescription
 // JSONTree → Rules → Serve;
 // CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2);
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
-// CNcursesw → TableUI; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
+// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "Serve", targets: ["Serve"]),
         .library(name: "RemoteStore", targets: ["RemoteStore"]),
         .library(name: "TableUI", targets: ["TableUI"]),
+        .library(name: "Charts", targets: ["Charts"]),
         .library(name: "ViewerCore", targets: ["ViewerCore"]),
         .library(name: "LiveViews", targets: ["LiveViews"]),
         .library(name: "Headless", targets: ["Headless"]),
@@ -99,6 +100,9 @@ let package = Package(
         // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TableUI", dependencies: ["CNcursesw"]),
+        // Histograms, scatters and time series drawn on a TableUI Canvas (braille or blocks),
+        // updated in place, and written as SVG.
+        .target(name: "Charts", dependencies: ["TableUI"]),
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
@@ -110,7 +114,7 @@ let package = Package(
             name: "synctable",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
-                "Expressions", "Headless",
+                "Expressions", "Headless", "Charts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -133,6 +137,7 @@ let package = Package(
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
+        .testTarget(name: "ChartsTests", dependencies: ["Charts", "TableUI", "TestSupport"]),
         .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(
             name: "ViewerCoreTests",

@@ -35,7 +35,7 @@ struct Demo: ParsableCommand {
             unlink(file + ".demo-tmp")
             rmdir(folder)
         }
-        try writeFile(file, PackageResources.leaderboard_json)
+        try writeWholeFile(file, PackageResources.leaderboard_json, replacing: false)
         writer.start()
 
         var query = ViewQuery(flags: try Query().orderByChild(Path("score")), pageSize: 200)
@@ -58,18 +58,4 @@ private func makeDemoFolder() throws(CommandError) -> String {
         throw CommandError("cannot make a folder in \(base): \(String(cString: strerror(errno)))")
     }
     return String(cString: made)
-}
-
-/// Writes `bytes` to a new file at `path`.
-private func writeFile(_ path: String, _ bytes: [UInt8]) throws(CommandError) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CommandError("cannot create \(path): \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var done = 0
-    while done < bytes.count {
-        let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw CommandError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        done += n
-    }
 }
