@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; the executable is argument parsing over it.
-        .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "FileStore", "RemoteStore", "TableUI"]),
+        .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "FileStore", "RemoteStore", "TableUI", "Charts"]),
         .executableTarget(
             name: "synctable",
             dependencies: [

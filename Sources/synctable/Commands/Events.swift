@@ -66,54 +66,6 @@ struct Events: ParsableCommand {
         var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
         if options.format == .jsonLines, file != "-", let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
         let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter))
-        let reference = store.reference(location).withQuery(filter)
-        let output = EventLineWriter()
-        reference.observeChanges { change in output.append(change) }
-        var lastProblem: StoreProblem?
-        var lastConnection: ConnectionStatus?
-        var revisions = 0
-        var ended = false
-        store.observeStatus { status in
-            if let problem = status.problem, problem != lastProblem {
-                output.appendError(problem)
-                // A state of the file as much as a valid one: `--exit-after-revisions` must end.
-                revisions += 1
-            }
-            lastProblem = status.problem
-            // A database's connection lost, refused or back: the stream goes on.
-            if let connection = status.connection, connection != lastConnection, let state = connection.problemName {
-                output.appendConnection(state, connection.description)
-            }
-            lastConnection = status.connection
-            for error in status.lines?.recentErrors ?? [] { output.appendError(error) }
-            ended = status.lines?.inputEnded ?? false
-        }
-        store.observeRevisions { _ in revisions += 1 }
-
-        let stop = StopSignal(output: output)
-        var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
-        fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        while true {
-            output.flush()
-            if let n = exitAfterRevisions, revisions >= n { return }
-            if ended { return }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
-                throw CommandError("poll failed: \(String(cString: strerror(errno)))", exitCode: 1)
-            }
-            if fds[0].revents != 0 { return }
-            store.processPendingChanges()
-        }
-    }
-}
-
-extension ConnectionStatus {
-    /// The state's name in an error line; nil while connecting or online.
-    fileprivate var problemName: String? {
-        switch self {
-        case .connecting, .online: nil
-        case .reconnecting: "reconnecting"
-        case .offline: "offline"
-        case .unauthorized: "unauthorized"
-        }
+        try printEvents(of: store, at: location, query: filter, exitAfterRevisions: exitAfterRevisions)
     }
 }

@@ -82,9 +82,9 @@ struct Plot: ParsableCommand {
         let size = CanvasSize(rows: height, columns: width)
         let (text, picture): (CellGrid, String)
         switch kind {
-        case .histogram: (text, picture) = try histogram(columns, size)
-        case .scatter: (text, picture) = try scatter(columns, size)
-        case .series: (text, picture) = try series(columns, size)
+        case .histogram: (text, picture) = try columns.histogram(x: x, bins: bins, size: size)
+        case .scatter: (text, picture) = try columns.scatter(x: x, y: y!, color: color, marker: marker, size: size)
+        case .series: (text, picture) = try columns.series(x: x, y: y!, by: by, top: top, marker: marker, size: size)
         }
         if let svg {
             try writeWholeFile(svg, Array(picture.utf8), replacing: true)
@@ -99,44 +99,6 @@ struct Plot: ParsableCommand {
         let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
         let document = try readDocument(file, format: reading, path: path, query: query, maxSize: maxSize, valuesAllowed: input.input != .json)
         return Window(query: query, path: path, document: document)
-    }
-
-    private func histogram(_ columns: PlotColumns, _ size: CanvasSize) throws(CommandError) -> (CellGrid, String) {
-        let values = columns.numbers(try columns.path(x, flag: "x")).compactMap { $0 }
-        try columns.requireTwo(values.count, of: "column '\(x)'", what: "numbers")
-        let h = Histogram(values, binCount: bins ?? min(20, size.rows - 3))
-        return (h.draw(size: size), h.svg())
-    }
-
-    private func scatter(_ columns: PlotColumns, _ size: CanvasSize) throws(CommandError) -> (CellGrid, String) {
-        let xs = columns.numbers(try columns.path(x, flag: "x"))
-        let ys = columns.numbers(try columns.path(y!, flag: "y"))
-        let categories = try color.map { name throws(CommandError) in columns.names(try columns.path(name, flag: "color")) }
-        var points: [String: ScatterPoint] = [:]
-        for (i, row) in columns.rows.enumerated() {
-            guard let px = xs[i], let py = ys[i] else { continue }
-            points[row.key] = ScatterPoint(x: px, y: py, category: categories.map { $0[i] ?? "none" })
-        }
-        try columns.requireTwo(points.count, of: "columns '\(x)' and '\(y!)'", what: "rows with numbers in both")
-        let s = Scatter(points: points, size: size, marker: marker)
-        return (s.grid, s.svg())
-    }
-
-    private func series(_ columns: PlotColumns, _ size: CanvasSize) throws(CommandError) -> (CellGrid, String) {
-        let times = columns.times(try columns.path(x, flag: "x"))
-        let values = columns.numbers(try columns.path(y!, flag: "y"))
-        let names = try by.map { name throws(CommandError) in columns.names(try columns.path(name, flag: "by")) }
-        var lines: [String: [TimePoint]] = [:]
-        var order: [String] = []
-        for i in columns.rows.indices {
-            guard let time = times[i], let value = values[i] else { continue }
-            let name = names.map { $0[i] ?? "none" } ?? y!
-            if lines[name] == nil { order.append(name) }
-            lines[name, default: []].append(TimePoint(time: time, value: value))
-        }
-        try columns.requireTwo(lines.values.reduce(0) { $0 + $1.count }, of: "columns '\(x)' and '\(y!)'", what: "rows with a time and a number")
-        let s = TimeSeries(order.map { TimeLine(name: $0, points: lines[$0]!) }, top: top)
-        return (s.draw(size: size, marker: marker), s.svg())
     }
 }
 

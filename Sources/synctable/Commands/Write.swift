@@ -42,7 +42,7 @@ struct SetValue: ParsableCommand {
             let target = url.location.appending(path)
             return _ = try remoteRequest(url, remote.credential) { rest in try await rest.set(target, content) }
         }
-        try performWrite(file, JSONWrite.set(path, content), input)
+        try performWrite(file, JSONWrite.set(path, content), format: input.format(of: file))
     }
 }
 
@@ -72,7 +72,7 @@ struct UpdateValues: ParsableCommand {
             let target = url.location.appending(base)
             return try remoteRequest(url, remote.credential) { rest in try await rest.update(target, object) }
         }
-        try performWrite(file, writes, input)
+        try performWrite(file, writes, format: input.format(of: file))
     }
 }
 
@@ -130,7 +130,7 @@ struct RemoveValue: ParsableCommand {
             let target = url.location.appending(path)
             return try remoteRequest(url, remote.credential) { rest in try await rest.remove(target) }
         }
-        try performWrite(file, JSONWrite.remove(path), input)
+        try performWrite(file, JSONWrite.remove(path), format: input.format(of: file))
     }
 }
 
@@ -146,61 +146,4 @@ private func validateOneValue(_ value: [String]) throws {
 
 private func parsePathArgument(_ text: String) throws -> Path {
     do { return try Path(text) } catch { throw CommandError(error.description) }
-}
-
-/// The JSON value of an argument, or of standard input for "-".
-private func parseJSONArgument(_ text: String) throws -> JSON {
-    let bytes: [UInt8]
-    if text == "-" {
-        do { bytes = try readInput("-") } catch { throw CommandError("standard input: \(error)") }
-    } else {
-        bytes = Array(text.utf8)
-    }
-    do {
-        return try JSONDocument(parsing: bytes).root.json
-    } catch {
-        var message = "the value is not valid JSON (\(error))"
-        // A bare word (Bob) is the usual mistake: JSON strings need quotes.
-        if let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a") && (first | 0x20) <= UInt8(ascii: "z") {
-            message += "; a string needs quotes: '\"\(text)\"'"
-        }
-        throw CommandError(message)
-    }
-}
-
-/// Writes, reporting failures on standard error in `validate`'s style. A JSON Lines file is
-/// only appended to (`push`): other writes are refused, and the file is untouched.
-private func performWrite(_ file: String, _ writes: [JSONWrite], _ input: InputOptions) throws {
-    try report(file) { () throws(WriteError) in
-        if input.format(of: file) == .jsonLines {
-            throw FileStore.appendOnlyError(file)
-        }
-        // The new content is not read back: no second parse of the file.
-        try FileStore.writeUnread(writes, toFile: file, options: lastWrite)
-    }
-}
-
-/// A command's write is its last act: the file it replaces is freed after it exits, so that
-/// it does not wait for the file system to free the old blocks (`freesReplacedFileAfterExit`).
-private var lastWrite: AtomicFile.Options {
-    var options = AtomicFile.Options()
-    options.freesReplacedFileAfterExit = true
-    return options
-}
-
-/// Runs a write, turning its error into a message and an exit status (1, or 2 for a file that
-/// cannot be read).
-private func report(_ file: String, _ body: () throws(WriteError) -> Void) throws {
-    do {
-        try body()
-    } catch {
-        switch error {
-        case .invalidJSON(let e):
-            throw CommandError(e.message, exitCode: 1, at: "\(file):\(e.line):\(e.column)")
-        case .missing, .unreadable, .notAFile:
-            throw CommandError(error.message, at: file)
-        default:
-            throw CommandError(error.message, exitCode: 1, at: file)
-        }
-    }
 }

@@ -1,13 +1,11 @@
 // Writing a command's output file whole: the demo's data, a chart's SVG.
-import Headless
-
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Writes `bytes` as the whole of the file at `path`: a new file, or (`replacing`) one that
 /// may exist already and is truncated first.
-func writeWholeFile(_ path: String, _ bytes: [UInt8], replacing: Bool) throws(CommandError) {
+public func writeWholeFile(_ path: String, _ bytes: [UInt8], replacing: Bool) throws(CommandError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (replacing ? O_TRUNC : O_EXCL), 0o644)
     guard fd >= 0 else { throw CommandError("cannot create \(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
