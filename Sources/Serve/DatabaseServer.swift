@@ -11,6 +11,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import FileStore
+import Rules
 import StoreInterface
 import Synchronization
 
@@ -29,17 +30,20 @@ import Synchronization
 /// try await server.run { port in print("listening on", port) }   // until SIGINT or SIGTERM
 /// ```
 public final class DatabaseServer: Sendable {
-    /// What is served, for people (a path, `-`): in messages, never to clients.
+    /// What is served, for people (a path, `-`, or the databases' names): in messages, never to
+    /// clients.
     public let name: String
     @available(*, deprecated, renamed: "name")
     public var file: String { name }
     public let options: ServeOptions
-    let feed: RevisionFeed
-    private let store: StoreThread
-    private let access: Access
-    /// Answers to reads, and streams' events, of the newest revision.
-    let reads: RevisionCache<CachedRead>
-    let events: RevisionCache<EventBytes>
+    /// The databases served, by name (`?ns=NAME`); with one, it answers whatever `ns` a request
+    /// names, as a lone emulator database does.
+    let databases: [String: ServedDatabase]
+    /// The first database's, for a server of one.
+    var feed: RevisionFeed { first.feed }
+    var reads: RevisionCache<CachedRead> { first.reads }
+    var events: RevisionCache<EventBytes> { first.events }
+    private let first: ServedDatabase
     let connections: ConnectionLimit
     /// The bytes clients may make the server hold, in all and each.
     let budget: MemoryBudget
@@ -56,24 +60,44 @@ public final class DatabaseServer: Sendable {
     }
 
     /// Serves the store `open` makes, on the store's own thread (see `init(file:options:)`).
-    public init(name: String, options: ServeOptions, store open: @escaping @Sendable () throws -> any LiveStore) throws(ServeError) {
+    public convenience init(name: String, options: ServeOptions, store open: @escaping @Sendable () throws -> any LiveStore) throws(ServeError) {
+        try self.init(databases: [(name, open)], options: options, name: name)
+    }
+
+    /// Serves several databases, each a store of its own with its own rules, chosen by a
+    /// request's `ns` (the Firebase emulator's several namespaces); a request naming none of
+    /// them is answered 404. Each starts with the rules of `options.rulesFile`; rules a client
+    /// puts in force for one database are kept in memory (the file is not shared between them).
+    /// - Throws: `ServeError` as `init(file:options:)`, and for two databases of one name.
+    public init(databases: [(name: String, open: @Sendable () throws -> any LiveStore)], options: ServeOptions, name: String? = nil) throws(ServeError) {
         if options.authToken?.isEmpty == true {
             throw ServeError("the auth token is empty: give one, or none to serve without")
         }
-        self.name = name
-        self.options = options
         if options.acceptUnverifiedTokens && !isLoopback(options.host) {
             throw ServeError("--accept-unverified-tokens lets anyone claim to be any user: it is refused on \(options.host), "
                 + "an address other than loopback (127.0.0.1, ::1, localhost)")
         }
-        access = Access(options: options, rules: try options.rulesFile.map { path throws(ServeError) in try RulesFile.read(path) })
-        feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit, unsentLimit: options.streamUnsentLimit)
-        reads = RevisionCache(byteLimit: options.cacheBytes)
-        events = RevisionCache(byteLimit: options.cacheBytes)
+        guard !databases.isEmpty else { throw ServeError("nothing to serve: give a file, a folder of them or --namespace NAME=FILE") }
+        self.name = name ?? databases.map(\.name).joined(separator: ", ")
+        self.options = options
+        let rules = try options.rulesFile.map { path throws(ServeError) in try RulesFile.read(path) }
         let cap = ConnectionLimit.maximum(descriptors: raiseDescriptorLimit())
         connections = ConnectionLimit(maximum: min(options.maxConnections ?? cap, cap))
         budget = MemoryBudget(total: options.maxMemoryBytes ?? MemoryBudget.machineDefault)
-        store = try StoreThread(open: open, feed: feed)
+        var opened = [String: ServedDatabase]()
+        var own = options
+        if databases.count > 1 { own.rulesFile = nil }
+        for (name, open) in databases {
+            guard opened[name] == nil else { throw ServeError("two databases are named \(name)") }
+            opened[name] = try ServedDatabase(name: name, options: own, rules: rules, windowBytes: budget.total / 8, open: open)
+        }
+        self.databases = opened
+        first = opened[databases[0].name]!
+    }
+
+    /// The database a request's `ns` names; nil for a name not served by a server of several.
+    func database(named ns: String?) -> ServedDatabase? {
+        databases.count == 1 ? first : ns.flatMap { databases[$0] }
     }
 
     /// Waits for the file's first revision, then serves until SIGINT or SIGTERM (or until the
@@ -100,21 +124,21 @@ public final class DatabaseServer: Sendable {
 
     /// `run`, stopped gracefully by SIGINT and SIGTERM or only by cancelling its task.
     func run(stopsOnSignals: Bool, onListening: @escaping @Sendable (Int) -> Void) async throws {
-        defer { store.stop() }
-        if case .failure(let error) = await feed.firstRevision() {
-            throw ServeError("\(name): \(error.description)")
+        let databases = self
+        defer { for database in self.databases.values { database.store.stop() } }
+        for database in self.databases.values.sorted(by: { $0.name < $1.name }) {
+            if case .failure(let error) = await database.feed.firstRevision() {
+                throw ServeError("\(self.databases.count == 1 ? name : database.name): \(error.description)")
+            }
         }
         var logger = Logger(label: "synctable.serve")
         logger.logLevel = .critical
         let listening = OnceFlag()
         let connections = self.connections
-        let responder = DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
-        // Windows kept for the WebSocket listens: an eighth of the budget.
-        let wire = WireCache(windowByteLimit: budget.total / 8)
         let idleTimeout = TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds))
-        let (feed, store, options, access, budget) = (feed, store, options, access, budget)
+        let (options, budget) = (options, budget)
         let app = Application(
-            responder: responder,
+            responder: NamespaceRouter(server: databases),
             // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
             server: HTTPServerBuilder { responder in
                 GuardedChannel(
@@ -124,12 +148,16 @@ public final class DatabaseServer: Sendable {
                             http1: .init(idleTimeout: idleTimeout),
                             ws: .init(maxFrameSize: WebSocketSession.maxFrameBytes, validateUTF8: true))
                     ) { request, channel, _ in
-                        guard request.path?.split(separator: "?").first == "/.ws" else { return .dontUpgrade }
+                        let target = request.path?.split(separator: "?", maxSplits: 1) ?? []
+                        guard target.first == "/.ws" else { return .dontUpgrade }
+                        let ns = target.count > 1 ? RequestParameters.value(of: "ns", inURLQuery: String(target[1])) : nil
+                        guard let database = databases.database(named: ns) else { return .dontUpgrade }
                         let host = request.authority ?? "\(options.host):\(options.port)"
                         return .upgrade([:]) { inbound, outbound, _ in
                             await WebSocketSession.serve(
-                                inbound: inbound, outbound: outbound, channel: channel, host: host, feed: feed, store: store,
-                                options: options, access: access, cache: wire, budget: budget)
+                                inbound: inbound, outbound: outbound, channel: channel, host: host, feed: database.feed,
+                                store: database.store, options: database.options, access: database.access, cache: database.wire,
+                                budget: budget)
                         }
                     },
                     limit: connections, headTimeout: idleTimeout)
@@ -148,7 +176,7 @@ public final class DatabaseServer: Sendable {
         // cancelled after 300 ms, so a signal ends the server within half a second.
         let stopping = OnceFlag()
         var configuration = ServiceGroupConfiguration(
-            services: [app, StreamTicker(feed: feed, store: store, milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
+            services: [app, StreamTicker(databases: Array(self.databases.values), milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
             gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         configuration.maximumGracefulShutdownDuration = .milliseconds(300)
         do {
@@ -190,8 +218,7 @@ private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 /// server shuts down (so that a graceful shutdown waits neither for streams that never end nor
 /// for a queue of writes).
 private struct StreamTicker: Service {
-    let feed: RevisionFeed
-    let store: StoreThread
+    let databases: [ServedDatabase]
     let milliseconds: Int
     fileprivate let stopping: OnceFlag
 
@@ -199,11 +226,60 @@ private struct StreamTicker: Service {
         try? await cancelWhenGracefulShutdown {
             while true {
                 try await Task.sleep(for: .milliseconds(milliseconds))
-                feed.tick()
+                for database in databases { database.feed.tick() }
             }
         }
         stopping.set()
-        feed.close()
-        store.stop()
+        for database in databases {
+            database.feed.close()
+            database.store.stop()
+        }
+    }
+}
+
+/// One database of a server: its store on a thread of its own, the revisions it publishes,
+/// the rules in force and the answers kept for its newest revisions.
+final class ServedDatabase: Sendable {
+    let name: String
+    /// The server's options, with the rules file this database writes its rules to, if any.
+    let options: ServeOptions
+    let feed: RevisionFeed
+    let store: StoreThread
+    let access: Access
+    /// Answers to reads, and streams' events, of the newest revision.
+    let reads: RevisionCache<CachedRead>
+    let events: RevisionCache<EventBytes>
+    /// Windows kept for the WebSocket listens.
+    let wire: WireCache
+
+    init(name: String, options: ServeOptions, rules: SecurityRules?, windowBytes: Int,
+         open: @escaping @Sendable () throws -> any LiveStore) throws(ServeError) {
+        self.name = name
+        self.options = options
+        access = Access(options: options, rules: rules)
+        feed = RevisionFeed(mailboxLimit: options.streamBacklogLimit, unsentLimit: options.streamUnsentLimit)
+        reads = RevisionCache(byteLimit: options.cacheBytes)
+        events = RevisionCache(byteLimit: options.cacheBytes)
+        wire = WireCache(windowByteLimit: windowBytes)
+        store = try StoreThread(open: open, feed: feed)
+    }
+
+    var responder: DatabaseResponder {
+        DatabaseResponder(feed: feed, store: store, options: options, access: access, reads: reads, events: events)
+    }
+}
+
+/// Answers each REST request with the database its `ns` names (404 for one not served).
+private struct NamespaceRouter: HTTPResponder {
+    typealias Context = ServeContext
+    let server: DatabaseServer
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let ns = RequestParameters.value(of: "ns", inURLQuery: request.uri.query ?? "")
+        guard let database = server.database(named: ns) else {
+            let served = server.databases.keys.sorted().joined(separator: ", ")
+            return DatabaseResponder.response(RequestError(.notFound, "no database named \(ns ?? "(none: give ?ns=NAME)") here; this server has \(served)"))
+        }
+        return try await database.responder.respond(to: request, context: context)
     }
 }

@@ -51,6 +51,16 @@ struct RequestParameters: Sendable {
 
     /// Parses a raw URL query (`orderBy="score"&limitToLast=5`), percent escapes decoded.
     /// - Throws: `RequestError` (400) naming the parameter and the rule it breaks.
+    /// The value of the parameter `name` in a URL's query (`ns` to choose a database); nil when
+    /// it is not there or not decodable.
+    static func value(of name: String, inURLQuery query: String) -> String? {
+        for item in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if percentDecoded(parts[0]) == name { return percentDecoded(parts.count > 1 ? parts[1] : "") }
+        }
+        return nil
+    }
+
     init(urlQuery: String?) throws(RequestError) {
         var values = [String: String]()
         for item in (urlQuery ?? "").split(separator: "&", omittingEmptySubsequences: true) {

@@ -86,6 +86,42 @@ import TestSupport
         try writer.close()
     }
 
+    /// A folder, or `--namespace NAME=FILE`s: a database each, chosen by `?ns=` (REST and
+    /// WebSocket), each with its own data and rules; `firebase.json` names the rules they start
+    /// with. A database not served is a 404 naming those that are.
+    @Test func severalNamespacesEachWithItsDataAndRules() throws {
+        let folder = ScratchFolder()
+        _ = folder.write("a.json", #"{"who": "a"}"#)
+        _ = folder.write("b.json", #"{"who": "b"}"#)
+        _ = folder.write("db.rules.json", #"{"rules": {".read": "auth != null", ".write": "auth != null"}}"#)
+        _ = folder.write("firebase.json", #"{"database": {"rules": "db.rules.json"}}"#)
+        let owner = [("Authorization", "Bearer owner")]
+        let server = try TestServer(file: folder.path, arguments: ["--config", folder.file("firebase.json")])
+        #expect(try server.request("GET", "/who.json?ns=a").status == 401, "the rules firebase.json names")
+        #expect(try server.request("GET", "/who.json?ns=a", headers: owner).json == json(#""a""#))
+        #expect(try server.request("GET", "/who.json?ns=b", headers: owner).json == json(#""b""#))
+        let missing = try server.request("GET", "/who.json?ns=c", headers: owner)
+        #expect(missing.status == 404 && missing.json?["error"] == json(#""no database named c here; this server has a, b""#))
+        // A write and new rules reach one database only.
+        #expect(try server.request("PUT", "/who.json?ns=b", headers: owner, body: #""B""#).status == 200)
+        #expect(folder.read("a.json") == #"{"who": "a"}"# && folder.read("b.json").contains("\"B\""))
+        #expect(try server.request("PUT", "/.settings/rules.json?ns=a", headers: owner, body: #"{"rules": {".read": true}}"#).status == 200)
+        #expect(try server.request("GET", "/who.json?ns=a").json == json(#""a""#))
+        #expect(try server.request("GET", "/who.json?ns=b").status == 401)
+        // The WebSocket protocol names its database in the upgrade's URL.
+        let client = try server.connect()
+        #expect(try client.upgradeToWebSocket(namespace: "b"))
+        #expect(client.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"owner"}}}"#))
+        #expect(client.sendText(#"{"t":"d","d":{"r":2,"a":"g","b":{"p":"/who"}}}"#))
+        #expect(try client.readAnswer(to: 2)?["d"] == json(#""B""#))
+        #expect(server.stop() == 0)
+
+        let named = try TestServer(file: folder.file("a.json"), arguments: ["--namespace", "second=" + folder.file("b.json")])
+        #expect(try named.request("GET", "/who.json?ns=a").json == json(#""a""#))
+        #expect(try named.request("GET", "/who.json?ns=second").json == json(#""B""#))
+        #expect(named.stop() == 0)
+    }
+
     @Test func standardInputIsServedAsItArrivesAndCannotBeWritten() throws {
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)

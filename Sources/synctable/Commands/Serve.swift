@@ -25,7 +25,12 @@ struct ServeFile: ParsableCommand {
             """
     )
 
-    @Argument(help: "The JSON or JSON Lines file to serve (-: standard input, read only).") var file: String
+    @Argument(help: "The JSON or JSON Lines file to serve (-: standard input, read only), or a folder of them (a database each, ?ns=NAME).")
+    var file: String?
+    @Option(name: .customLong("namespace"), help: ArgumentHelp("Serve FILE as the database ?ns=NAME too (repeatable).", valueName: "NAME=FILE"))
+    var namespaces: [String] = []
+    @Option(help: ArgumentHelp("Take the rules a Firebase project's firebase.json names (\"database\": {\"rules\": …}).", valueName: "firebase.json"))
+    var config: String?
     @OptionGroup var input: InputOptions
     @Option(help: "The address to bind (loopback unless you say otherwise).") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 9000
@@ -76,21 +81,21 @@ struct ServeFile: ParsableCommand {
             host: host, port: port, readOnly: readOnly, authToken: authToken, maxBodyBytes: maxBodyBytes,
             streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs, streamUnsentLimit: streamUnsentBytes,
             cacheBytes: cacheBytes, idleTimeoutMilliseconds: idleTimeoutMs, maxConnections: maxConnections)
-        options.rulesFile = rules
+        options.rulesFile = try rules ?? config.flatMap(firebaseConfigRules)
         options.acceptUnverifiedTokens = acceptUnverifiedTokens
         options.maxMemoryBytes = maxMemory
-        if let url = try databaseURL(file) {
+        if let file, let url = try databaseURL(file) {
             throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
         if let warning = options.exposure { printError("warning: " + warning) }
-        let file = self.file
-        var storeOptions = FileStore.Options(format: input.format(of: file))
-        storeOptions.maxLineBytes = maxLineBytes
         let server: DatabaseServer
         do {
-            server = try DatabaseServer(name: file, options: options) { [storeOptions] in
-                try openStore(file, credential: nil, file: storeOptions)
+            let databases = try servedSources(file, namespaces: namespaces).map { source in
+                var store = FileStore.Options(format: input.format(of: source.path))
+                store.maxLineBytes = maxLineBytes
+                return (source.name, { @Sendable [store] in try openStore(source.path, credential: nil, file: store) as any LiveStore })
             }
+            server = try DatabaseServer(databases: databases, options: options, name: file ?? databases.map(\.0).joined(separator: ", "))
         } catch {
             throw CommandError("\(error)")
         }

@@ -4,8 +4,8 @@ import JSONTree
 
 extension HTTPConnection {
     /// Upgrades the connection to the client SDKs' WebSocket protocol; false when refused.
-    func upgradeToWebSocket() throws -> Bool {
-        let upgrade = "GET /.ws?v=5&ns=test HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    func upgradeToWebSocket(namespace: String = "test") throws -> Bool {
+        let upgrade = "GET /.ws?v=5&ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         guard send(Array(upgrade.utf8)) else { return false }
         return try readHead().status == 101
