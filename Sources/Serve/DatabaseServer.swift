@@ -81,7 +81,7 @@ public final class DatabaseServer: Sendable {
         self.name = name ?? databases.map(\.name).joined(separator: ", ")
         self.options = options
         let rules = try options.rulesFile.map { path throws(ServeError) in try RulesFile.read(path) }
-        let cap = ConnectionLimit.maximum(descriptors: raiseDescriptorLimit())
+        let cap = ConnectionLimit.maximum(descriptors: descriptorLimit(raising: options.raisesDescriptorLimit))
         connections = ConnectionLimit(maximum: min(options.maxConnections ?? cap, cap))
         budget = MemoryBudget(total: options.maxMemoryBytes ?? MemoryBudget.machineDefault)
         var opened = [String: ServedDatabase]()
@@ -197,13 +197,13 @@ private final class OnceFlag: Sendable {
     func set() { value.store(true, ordering: .releasing) }
 }
 
-/// Lets the process open as many descriptors as the system allows it: each stream holds one
-/// (the usual soft limit, 1,024, would cap a server at about a thousand clients). Returns the
-/// limit in force.
-func raiseDescriptorLimit() -> Int {
+/// The process's descriptor limit; `raising` first lets the process open as many descriptors as
+/// the system allows it (each stream holds one: the usual soft limit, 1,024, would cap a server at
+/// about a thousand clients), a process-wide change made only when the program asks for it.
+func descriptorLimit(raising: Bool) -> Int {
     var limit = rlimit()
     guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1024 }
-    if limit.rlim_cur < limit.rlim_max {
+    if raising && limit.rlim_cur < limit.rlim_max {
         let raised = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
         if setrlimit(RLIMIT_NOFILE_VALUE, [raised]) == 0 { limit = raised }
     }

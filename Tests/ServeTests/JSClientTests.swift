@@ -174,7 +174,9 @@ extension JSClientTests {
         ]
         #expect(Set(steps.keys) == Set(expected), "\(steps) \(flows.standardError())")
         for (name, step) in steps { #expect(step["ok"] == true, "\(name): \(step["detail"] ?? .null)") }
-        // The rules file holds the rules as the test loaded them, comments included.
+        // clearDatabase left an empty database; the rules file holds the rules as the test
+        // loaded them, comments included.
+        #expect(folder.read("db.json") == "{}")
         #expect(folder.read("database.rules.json").contains("// Each user reads and writes their own profile"))
         #expect(server.stop() == 0)
     }

@@ -84,6 +84,7 @@ struct ServeFile: ParsableCommand {
         options.rulesFile = try rules ?? config.flatMap(firebaseConfigRules)
         options.acceptUnverifiedTokens = acceptUnverifiedTokens
         options.maxMemoryBytes = maxMemory
+        options.raisesDescriptorLimit = true
         if let file, let url = try databaseURL(file) {
             throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
