@@ -54,7 +54,9 @@ let package = Package(
         // (`.plain` unless a program opts in); used by JSONTree, LiveQuery and FileStore only.
         .target(name: "EngineMemory", dependencies: ["CEngineMemory"]),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "EngineMemory"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory"]),
+        // One longest increasing subsequence for every module that keeps rows in place.
+        .target(name: "Sequences"),
+        .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory", "Sequences"]),
         // RE2 (Debian's libre2-dev), C++ behind a small C face: a pattern from a client or a
         // prompt can make matching slow in a backtracking engine, never in RE2.
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
@@ -99,12 +101,12 @@ let package = Package(
         // No `pkgConfig:` — Debian's ncursesw.pc adds -D_XOPEN_SOURCE=600, which SwiftPM
         // rejects with a warning; the headers and library are on the default paths.
         .systemLibrary(name: "CNcursesw", providers: [.apt(["libncurses-dev"])]),
-        .target(name: "TableUI", dependencies: ["CNcursesw"]),
+        .target(name: "TableUI", dependencies: ["CNcursesw", "Sequences"]),
         // Histograms, scatters and time series drawn on a TableUI Canvas (braille or blocks),
         // updated in place, and written as SVG.
         .target(name: "Charts", dependencies: ["TableUI"]),
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
-        .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory"]),
+        .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory", "Sequences"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
@@ -131,12 +133,12 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "EngineMemoryTests", dependencies: ["EngineMemory", "TestSupport"]),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "EngineMemory", "CJSONScan", "TestSupport"]),
-        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport", "Expressions"]),
+        .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport", "Expressions", "Sequences"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "StoreInterfaceTests", dependencies: ["StoreInterface", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
-        .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport"]),
+        .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport", "Sequences"]),
         .testTarget(name: "ChartsTests", dependencies: ["Charts", "TableUI", "TestSupport"]),
         .testTarget(name: "LiveViewsTests", dependencies: ["LiveViews", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(

@@ -1,4 +1,5 @@
 // One revision's change to a window, as a list view's batch update.
+import Sequences
 
 /// The change from one window to the next as one batch of index operations, read the way a list
 /// view reads a batch update: `deletes` and move sources are indexes in the old rows, `inserts`

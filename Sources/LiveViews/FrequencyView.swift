@@ -1,4 +1,5 @@
 // The frequency table of one column, kept live: a revision costs what it changed.
+import Sequences
 import JSONTree
 import LiveQuery
 
@@ -194,7 +195,7 @@ public final class FrequencyView {
             let staticAfter = t.newRank - lowerBound(newTouched, t.newRank)
             if staticBefore == staticAfter { candidates.append(k) } else { moved.append(BatchDiff.Move(from: t.oldRank, to: t.newRank)) }
         }
-        let stays = longestIncreasing(candidates.map { kept[$0].oldRank })
+        let stays = longestIncreasingSubsequence(candidates.map { kept[$0].oldRank })
         for (c, k) in candidates.enumerated() where !stays[c] {
             moved.append(BatchDiff.Move(from: kept[k].oldRank, to: kept[k].newRank))
         }
@@ -276,28 +277,4 @@ func lowerBound(_ sorted: [Int], _ x: Int) -> Int {
         if sorted[mid] < x { lo = mid + 1 } else { hi = mid }
     }
     return lo
-}
-
-/// Marks a longest strictly increasing subsequence of `values`.
-/// - Complexity: O(n log n).
-func longestIncreasing(_ values: [Int]) -> [Bool] {
-    var tails = [Int](), tailIndex = [Int](), previous = [Int](repeating: -1, count: values.count)
-    for (i, v) in values.enumerated() {
-        let p = lowerBound(tails, v)
-        if p > 0 { previous[i] = tailIndex[p - 1] }
-        if p == tails.count {
-            tails.append(v)
-            tailIndex.append(i)
-        } else {
-            tails[p] = v
-            tailIndex[p] = i
-        }
-    }
-    var marked = [Bool](repeating: false, count: values.count)
-    var i = tailIndex.last ?? -1
-    while i >= 0 {
-        marked[i] = true
-        i = previous[i]
-    }
-    return marked
 }

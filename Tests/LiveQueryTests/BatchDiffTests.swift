@@ -1,5 +1,6 @@
 import JSONTree
 import Testing
+import Sequences
 @testable import LiveQuery
 import TestSupport
 

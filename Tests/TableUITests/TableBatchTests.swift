@@ -1,4 +1,5 @@
 import Testing
+import Sequences
 @testable import TableUI
 import TestSupport
 

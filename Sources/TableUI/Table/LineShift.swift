@@ -1,5 +1,6 @@
 // Moving lines that are already on the canvas to where the next frame wants them, with
 // as few band shifts as possible, so only lines with new content are drawn.
+import Sequences
 
 /// A band shift of canvas lines (in body-line coordinates).
 enum LineShift: Hashable {

@@ -1,4 +1,5 @@
 // Building a batch from two lists of row identities, for callers that hold whole lists.
+import Sequences
 
 extension TableBatch {
     /// The batch that turns rows `old` into rows `new`, rows identified by unique ids:
@@ -26,28 +27,4 @@ extension TableBatch {
         }
         self.init(oldCount: old.count, deletes: deletes, inserts: inserts, moves: moves, reloads: reloads)
     }
-}
-
-/// Positions (into `values`) of one longest strictly increasing subsequence.
-/// - Complexity: O(n log n).
-func longestIncreasingRun(_ values: [Int]) -> [Int] {
-    var tails: [Int] = []  // tails[k]: position of the smallest tail of a run of length k + 1
-    var previous = [Int](repeating: -1, count: values.count)
-    for (i, v) in values.enumerated() {
-        var lo = 0
-        var hi = tails.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
-        }
-        if lo > 0 { previous[i] = tails[lo - 1] }
-        if lo == tails.count { tails.append(i) } else { tails[lo] = i }
-    }
-    var run: [Int] = []
-    var k = tails.last ?? -1
-    while k >= 0 {
-        run.append(k)
-        k = previous[k]
-    }
-    return run.reversed()
 }

@@ -1,4 +1,5 @@
-// The longest increasing subsequence: which kept rows stay put and which move.
+// The longest increasing subsequence: which kept rows stay put and which move (a batch's
+// moves in LiveQuery, a table's line shifts in TableUI, a frequency table's in LiveViews).
 
 /// Marks a longest strictly increasing subsequence of the non-negative values (negative values
 /// are holes: rows that are not kept).
@@ -9,7 +10,7 @@
 /// - Returns: for each position, whether it belongs to the subsequence, and its length; nil
 ///   when every non-negative value does (they are already increasing).
 /// - Complexity: O(n log L) for a subsequence of length L; O(n) when nearly increasing.
-func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> (marks: [Bool], length: Int)? {
+package func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> (marks: [Bool], length: Int)? {
     let n = values.count
     var last: Int32 = -1
     var increasing = true
@@ -61,6 +62,17 @@ func longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>) -> (mark
 }
 
 /// Marks a longest strictly increasing subsequence of `values`.
-func longestIncreasingSubsequence(_ values: [Int32]) -> [Bool] {
+package func longestIncreasingSubsequence(_ values: [Int32]) -> [Bool] {
     values.withUnsafeBufferPointer { longestIncreasingSubsequence($0)?.marks } ?? values.map { $0 >= 0 }
+}
+
+/// Marks a longest strictly increasing subsequence of `values` (each non-negative and below 2^31).
+package func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
+    longestIncreasingSubsequence(values.map { Int32(clamping: $0) })
+}
+
+/// Positions (into `values`) of a longest strictly increasing subsequence, in order.
+package func longestIncreasingRun(_ values: [Int]) -> [Int] {
+    let marks = longestIncreasingSubsequence(values)
+    return marks.indices.filter { marks[$0] }
 }
