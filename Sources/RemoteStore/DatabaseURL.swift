@@ -173,15 +173,9 @@ public struct DatabaseURL: Sendable, Equatable {
         return Path(keys: keys)
     }
 
-    /// Why `key` cannot be a database key (the Realtime Database's rules), or nil.
+    /// Why `key` cannot be a database key (the Realtime Database's rule, JSONTree's), or nil.
     static func keyProblem(_ key: String) -> String? {
-        if key.utf8.contains(UInt8(ascii: "/")) { return "the key '\(key)' contains '/' (a key cannot, not even as %2F)" }
-        if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "a key in the path contains a control character" }
-        if let bad = key.first(where: { ".$#[]".contains($0) }) {
-            return "the key '\(key)' contains '\(bad)'; database keys cannot contain . $ # [ ]"
-        }
-        if key.utf8.count > 768 { return "a key in the path is \(key.utf8.count) bytes long; the database allows 768" }
-        return nil
+        forbiddenKeyReason(key).map { "the key '\(key)' \($0)" }
     }
 
     /// The `ns=` of a URL's query; any other parameter is refused (a token belongs in

@@ -4,11 +4,7 @@ import JSONTree
 /// The rules a key in a request path must meet: the Realtime Database's, so that a path names
 /// one location and nothing else.
 enum DatabasePath {
-    /// The characters the database forbids in keys.
-    static let forbidden: Set<Character> = [".", "$", "#", "[", "]"]
-    private static let forbiddenBytes: [UInt8] = Array(".$#[]".utf8)
-    /// The database's limits: 768 bytes a key, 32 levels.
-    static let maxKeyBytes = 768
+    /// The database's limit on a path's depth (its limit on a key's length is JSONTree's).
     static let maxDepth = 32
 
     /// The location a URL path such as `/players/alice.json` names.
@@ -40,19 +36,13 @@ enum DatabasePath {
         if key == ".." || key == "." {
             throw RequestError(.badRequest, "the path has a '\(key)' segment; paths are database paths, not file paths")
         }
-        if key.utf8.contains(UInt8(ascii: "/")) {
-            throw RequestError(.badRequest, "the key '\(key)' contains '/' (a key cannot, not even as %2F)")
-        }
-        if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw RequestError(.badRequest, "a key in the path contains a control character (NUL, newline, …)")
-        }
-        // A forbidden character holds its byte: most keys are cleared without reading characters.
-        if key.utf8.contains(where: forbiddenBytes.contains), let bad = key.first(where: { forbidden.contains($0) }) {
-            throw RequestError(.badRequest, "the key '\(key)' contains '\(bad)'; keys cannot contain . $ # [ ]")
-        }
-        if key.utf8.count > maxKeyBytes {
-            throw RequestError(.badRequest, "a key in the path is \(key.utf8.count) bytes long; the limit is \(maxKeyBytes)")
-        }
+        if let why = keyProblem(key) { throw RequestError(.badRequest, "the key '\(key)' \(why)") }
+    }
+
+    /// Why `key` cannot name a location: the database's key rule (JSONTree's, which every
+    /// writer shares), and a metadata key (`.priority`, `.value`) names none either.
+    static func keyProblem(_ key: String) -> String? {
+        forbiddenKeyReason(key) ?? (key.hasPrefix(".") ? "holds '.' (keys cannot hold . $ # [ ] /)" : nil)
     }
 
     /// A relative path of a multi-path update (`"scores/alice"`), checked key by key; its last
