@@ -648,7 +648,20 @@ private final class ClientHandOver: Sendable {
 private struct ListenKey: Hashable {
     let path: Path
     let tag: Int?
-    var order: String { "\(path.keys.joined(separator: "/"))#\(tag ?? -1)" }
+    /// The order listens are brought to a new revision in (made once: a revision sorts them all).
+    let order: String
+
+    init(path: Path, tag: Int?) {
+        self.path = path
+        self.tag = tag
+        order = "\(path.keys.joined(separator: "/"))#\(tag ?? -1)"
+    }
+
+    static func == (a: ListenKey, b: ListenKey) -> Bool { a.path == b.path && a.tag == b.tag }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(tag)
+    }
 }
 
 private struct Listen {
@@ -721,8 +734,16 @@ final class WireCache: Sendable {
         return made
     }
 
-    /// Whether the location at `path` is byte for byte the same in `new` as in `old`.
+    /// Whether the location at `path` is byte for byte the same in `new` as in `old`: so when a
+    /// location above it is (found once for all the listens below it).
     func isUnchanged(path: Path, from old: Revision, to new: Revision) -> Bool {
+        for depth in 1..<max(1, path.keys.count) where isUnchangedHere(path: Path(keys: Array(path.keys.prefix(depth))), from: old, to: new) {
+            return true
+        }
+        return isUnchangedHere(path: path, from: old, to: new)
+    }
+
+    private func isUnchangedHere(path: Path, from old: Revision, to new: Revision) -> Bool {
         let key = ChangeKey(from: old.number, path: path)
         let (kept, oldIndex, newIndex) = state.withLock { state in
             (state.revision == new.number ? state.unchanged[key] : nil, state.indexes[old.number], state.indexes[new.number])
