@@ -45,6 +45,9 @@ final class WebSocketSession {
     private let channel: any Channel
     private var frames: FrameAssembler
     private var listens: [ListenKey: Listen] = [:]
+    /// The listens in the order a revision brings them up to date; nil once one is added or
+    /// removed (made again at the next revision).
+    private var listenOrder: [ListenKey]?
     /// Writes to make when the connection ends, in the order they were asked for, each as the
     /// user who asked for it, kept as the compact text of their data (what it costs charged).
     private var onDisconnect: [(path: Path, write: DisconnectWrite, requester: Requester, bytes: Int)] = []
@@ -176,6 +179,7 @@ final class WebSocketSession {
             for (key, listen) in listens {
                 await send(["t": "d", "d": ["a": "c", "b": ["p": .string(listen.wirePath), "d": .string(why)]]])
                 listens[key] = nil
+                listenOrder = nil
             }
             return true
         case .feed(.closed), .feed(.dropped):
@@ -271,6 +275,7 @@ final class WebSocketSession {
         case "n":
             let path = try Self.path(b["p"])
             listens[ListenKey(path: path, tag: try Self.tag(b["t"]))] = nil
+            listenOrder = nil
             return Answer()
         case "g":
             let path = try Self.path(b["p"])
@@ -338,6 +343,7 @@ final class WebSocketSession {
             return Answer(status: "too_big", data: .string("a connection listens to at most \(options.maxListensPerConnection) locations at once"))
         }
         var listen = Listen(path: path, wirePath: b["p"]?.stringValue ?? "/", query: query, tag: tag, revision: revision)
+        listen.ancestors = path.ancestors
         listen.ruleQuery = ruleQuery
         listen.wireQuery = b["q"] ?? .null
         // The data goes out before the `ok` (the SDK raises its events on the data).
@@ -349,6 +355,7 @@ final class WebSocketSession {
             initial = JSONObject([("p", .string(listen.wirePath)), ("d", ServedValue.value(at: path, in: revision.document, export: true))])
         }
         listens[key] = listen
+        listenOrder = nil
         pending.append(WireMessage(Self.text(["t": "d", "d": ["a": "d", "b": .object(initial)]])))
         return Answer(data: [:])
     }
@@ -358,35 +365,41 @@ final class WebSocketSession {
 
     /// Brings every listen from the revision it last sent to `revision`.
     private func follow(_ revision: Revision) async {
-        for key in listens.keys.sorted(by: { $0.order < $1.order }) {
+        if listenOrder == nil { listenOrder = listens.keys.sorted { $0.order < $1.order } }
+        var revoked = [ListenKey]()
+        for key in listenOrder ?? [] {
+            // (Nothing else changes the listens while this runs: their indexes hold.)
+            guard let index = listens.index(forKey: key) else { continue }
+            let listen = listens.values[index]
             // The rules or the data changed (the same revision comes again when only the rules
             // did): a listen the user may no longer read is revoked.
-            guard var listen = listens[key] else { continue }
             if let requester, !access.mayRead(requester, listen.path, query: listen.ruleQuery, in: revision.document, now: Access.now()) {
-                var revoked = JSONObject([("p", .string(listen.wirePath))])
-                if let tag = listen.tag { revoked = JSONObject([("p", .string(listen.wirePath)), ("q", listen.wireQuery), ("t", .number(JSONNumber(tag)))]) }
-                await send(["t": "d", "d": ["a": "c", "b": .object(revoked)]])
-                listens[key] = nil
+                var cancel = JSONObject([("p", .string(listen.wirePath))])
+                if let tag = listen.tag { cancel = JSONObject([("p", .string(listen.wirePath)), ("q", listen.wireQuery), ("t", .number(JSONNumber(tag)))]) }
+                await send(["t": "d", "d": ["a": "c", "b": .object(cancel)]])
+                revoked.append(key)
                 continue
             }
             guard listen.revision.number < revision.number else { continue }
-            if let query = listen.query {
-                // A window depends on its location alone: where that did not change, nothing is
-                // recomputed. Otherwise the window last sent is made again from its revision (a
-                // listen holds no copy of it: identical queries share one, within the cache's bytes).
-                if !cache.isUnchanged(path: listen.path, from: listen.revision, to: revision) {
+            // Where its location did not change (most often, a location above it did not),
+            // nothing is computed for a listen.
+            if !cache.isUnchanged(path: listen.path, ancestors: listen.ancestors, from: listen.revision, to: revision) {
+                if let query = listen.query {
+                    // The window last sent is made again from its revision (a listen holds no
+                    // copy of it: identical queries share one, within the cache's bytes).
                     let sent = cache.window(path: listen.path, query: query, in: listen.revision)
                     let window = cache.window(path: listen.path, query: query, in: revision)
                     if let change = Self.merge(from: sent, to: window) {
                         await send(["t": "d", "d": ["a": "m", "b": ["p": .string(listen.wirePath), "d": change, "t": .number(JSONNumber(listen.tag ?? 0))]]])
                     }
+                } else if let push = cache.push(path: listen.path, from: listen.revision, to: revision) {
+                    await send(serialized: push)
                 }
-            } else if let push = cache.push(path: listen.path, from: listen.revision, to: revision) {
-                await send(serialized: push)
             }
-            listen.revision = revision
-            listens[key] = listen
+            listens.values[index].revision = revision
         }
+        for key in revoked { listens[key] = nil }
+        if !revoked.isEmpty { listenOrder = nil }
     }
 
     /// The children that differ between two windows: the new value of each added or changed
@@ -675,6 +688,9 @@ private struct Listen {
     var ruleQuery: JSON = .null
     /// The query as the client sent it (`q`), to name the listen when it is revoked.
     var wireQuery: JSON = .null
+    /// The locations above it (not the root), shortest first: where one did not change, the
+    /// listen's did not either.
+    var ancestors: [Path] = []
 }
 
 /// What the connections of one server share for a revision: a query's window and a location's
@@ -736,10 +752,8 @@ final class WireCache: Sendable {
 
     /// Whether the location at `path` is byte for byte the same in `new` as in `old`: so when a
     /// location above it is (found once for all the listens below it).
-    func isUnchanged(path: Path, from old: Revision, to new: Revision) -> Bool {
-        for depth in 1..<max(1, path.keys.count) where isUnchangedHere(path: Path(keys: Array(path.keys.prefix(depth))), from: old, to: new) {
-            return true
-        }
+    func isUnchanged(path: Path, ancestors: [Path], from old: Revision, to new: Revision) -> Bool {
+        for ancestor in ancestors where isUnchangedHere(path: ancestor, from: old, to: new) { return true }
         return isUnchangedHere(path: path, from: old, to: new)
     }
 
@@ -823,4 +837,9 @@ final class WireCache: Sendable {
             body(&state)
         }
     }
+}
+
+extension Path {
+    /// The locations above this one (not the root), shortest first.
+    var ancestors: [Path] { (1..<max(1, keys.count)).map { Path(keys: Array(keys.prefix($0))) } }
 }

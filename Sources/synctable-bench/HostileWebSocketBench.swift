@@ -75,7 +75,7 @@ func runHostileWebSocketBenchmarks(_ report: Report, _ options: BenchOptions, bi
         }
         let pid = server.process.processIdentifier
         let before = processCPUSeconds(pid)
-        for n in 0..<puts { _ = putOnce(port: server.port, "/x.json", body: String(n)) }
+        for n in 0..<puts { _ = requestOnce(port: server.port, "PUT", "/x.json", body: Array(String(n).utf8)) }
         usleep(200_000)
         let spent = processCPUSeconds(pid) - before
         withExtendedLifetime(client) {}
@@ -98,23 +98,6 @@ private func processCPUSeconds(_ pid: Int32) -> Double {
     // After the name: state is field 3; utime and stime are fields 14 and 15.
     guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-}
-
-/// A PUT whose answer is read whole; whether it succeeded.
-private func putOnce(port: Int, _ target: String, body: String) -> Bool {
-    guard let fd = connectLoopback(port) else { return false }
-    defer { close(fd) }
-    let request = "PUT \(target)?print=silent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-    _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-    var answer = [UInt8](repeating: 0, count: 4096)
-    var got = [UInt8]()
-    while true {
-        let n = recv(fd, &answer, answer.count, 0)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        got += answer[0..<n]
-    }
-    return got.starts(with: Array("HTTP/1.1 20".utf8))
 }
 
 /// The WebSocket protocol by hand: frames masked with a zero key; what the server sends is read

@@ -222,7 +222,7 @@ private final class PatchTime: @unchecked Sendable {
 }
 
 /// Sends a request (answer silent) and reads its whole answer; whether it was a success.
-private func requestOnce(port: Int, _ method: String, _ target: String, body: [UInt8]) -> Bool {
+func requestOnce(port: Int, _ method: String, _ target: String, body: [UInt8]) -> Bool {
     guard let fd = connectLoopback(port) else { return false }
     defer { close(fd) }
     let head = Array("\(method) \(target)?print=silent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
