@@ -1,4 +1,4 @@
-// Every action has a key, and the help screen, the README's key table and the man page list them all.
+// Every action has a key, and the help screen, the manual's key table (docs/viewer.md) and the man page list them all.
 import Testing
 import TestSupport
 import ViewerCore
@@ -15,13 +15,13 @@ struct KeyDocsTests {
         }
     }
 
-    @Test("the README's key table names every key of every binding")
+    @Test("the manual's key table names every key of every binding")
     func readmeListsEveryKey() throws {
-        let readme = try #require(readFileText(Self.root + "/README.md"))
+        let readme = try #require(readFileText(Self.root + "/docs/viewer.md"))
         let table = readme.split(separator: "\n").filter { $0.hasPrefix("| `") }.joined(separator: "\n")
         for binding in standardKeyBindings {
             for token in binding.label.split(separator: " ") {
-                #expect(table.contains("`\(token)`"), "README's key table lacks `\(token)` (\(binding.action))")
+                #expect(table.contains("`\(token)`"), "docs/viewer.md's key table lacks `\(token)` (\(binding.action))")
             }
         }
     }

@@ -1,5 +1,5 @@
-// The README's library example, compiled and run as written. The text between the README
-// markers below is the README's Swift block, line for line (the test checks it).
+// The library's example (docs/library.md), compiled and run as written. The text between the
+// README example markers below is that page's Swift block, line for line (the test checks it).
 import Testing
 import TestSupport
 
@@ -52,7 +52,7 @@ func viewerScreen(file: String) throws -> [String] {
 }
 // README example: end
 
-@Suite("The README's library example")
+@Suite("The library's example in docs/library.md")
 struct ReadmeExampleTests {
     static func players() -> String {
         var text = #"{"players":{"#
@@ -73,9 +73,9 @@ struct ReadmeExampleTests {
         #expect(screen.contains { $0.contains("by key") })
     }
 
-    @Test("is the README's Swift block, line for line")
+    @Test("is docs/library.md's Swift block, line for line")
     func matchesTheReadme() throws {
-        let readme = try #require(readFileText(packageRoot + "/README.md"))
+        let readme = try #require(readFileText(packageRoot + "/docs/library.md"))
         let source = try #require(readFileText(#filePath))
         func between(_ text: String, _ begin: String, _ end: String) -> [Substring]? {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -84,7 +84,7 @@ struct ReadmeExampleTests {
             return Array(lines[(a + 1)..<b])
         }
         let example = try #require(between(source, "// README example: begin", "// README example: end"))
-        let block = try #require(between(readme, "```swift", "```"), "no Swift block in the README")
-        #expect(block == example, "the README's Swift block differs from Tests/ViewerCoreTests/ReadmeExampleTests.swift")
+        let block = try #require(between(readme, "```swift", "```"), "no Swift block in docs/library.md")
+        #expect(block == example, "docs/library.md's Swift block differs from Tests/ViewerCoreTests/ReadmeExampleTests.swift")
     }
 }
