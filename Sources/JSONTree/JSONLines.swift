@@ -365,6 +365,15 @@ public struct JSONLinesBuilder: ~Copyable {
             isFull = true
             return
         }
+        if range.count > maxRecordBytes {
+            // A long record that arrived whole: the same error row as one cut off while arriving.
+            let line = mode == .lines && mark.index == 0 ? mark.line + linesSinceMark : position(ofRecordAt: range.lowerBound)
+            addErrorRow(line: line, column: 1, message: "the record is longer than \(maxRecordBytes) bytes; it was skipped", counted: false)
+            if mode == .lines { linesSinceMark += 1 }
+            valueRecords += 1
+            count += 1
+            return
+        }
         var from = range.lowerBound
         while from < range.upperBound && isSpace(pending[from]) { from += 1 }
         if from == range.upperBound {
@@ -406,6 +415,12 @@ public struct JSONLinesBuilder: ~Copyable {
             valueRecords += 1
             count += 1
         }
+    }
+
+    /// The input's line of the record starting at `pending[start]`.
+    private mutating func position(ofRecordAt start: Int) -> Int {
+        advanceMark(to: start)
+        return mark.line
     }
 
     /// The input's line and column of an error found in the record starting at `pending[start]`.

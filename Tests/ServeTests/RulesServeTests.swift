@@ -40,7 +40,9 @@ import TestSupport
         let start = ContinuousClock.now
         #expect(server.stop(signal: signal, within: 5) == 0)
         let stopped = ContinuousClock.now - start
-        #expect(stopped < .milliseconds(500), "the server took \(stopped) to stop")
+        // About 0.1-0.2 s on a quiet machine (it was over 25 s); the bound leaves room for a
+        // machine busy with the rest of the suite.
+        #expect(stopped < .milliseconds(1000), "the server took \(stopped) to stop")
         #expect(json(folder.read("db.json")) == json(#"{"s": "aaaa"}"#))
     }
 
