@@ -11,10 +11,12 @@ public func databaseURL(_ source: String) throws(CommandError) -> DatabaseURL? {
     do { return try DatabaseURL(parsing: source) } catch { throw CommandError(error.description) }
 }
 
-/// A store following `source`: a database URL's location, or the file (`-`: standard input).
+/// A store following `source`: a database URL's location, or the file (`-`: standard input); or
+/// a command's output, run every interval, when `command` is given.
 /// - Parameter firstWindow: for a URL, the query the first screen shows (see `RemoteStore.Options`).
 public func openStore(_ source: String, credential: Credential?, file options: FileStore.Options,
-               firstWindow: (path: Path, query: Query)? = nil) throws(CommandError) -> any LiveStore {
+               firstWindow: (path: Path, query: Query)? = nil, command: CommandSource? = nil) throws(CommandError) -> any LiveStore {
+    if let command { return try openCommandStore(command) }
     do {
         if let url = try databaseURL(source) {
             return try RemoteStore(url: url, credential: credential,

@@ -42,6 +42,7 @@ struct Events: ParsableCommand {
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
@@ -65,7 +66,8 @@ struct Events: ParsableCommand {
         }
         var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
         if options.format == .jsonLines, file != "-", let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
-        let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter))
+        let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter),
+                                  command: try watch.source(file))
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }

@@ -35,6 +35,7 @@ struct List: ParsableCommand {
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -57,6 +58,9 @@ struct List: ParsableCommand {
         let query: Query
         do { (path, query) = try self.query.resolved() } catch { throw CommandError("\(error)") }
         let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
+        if let source = try watch.source(file) {
+            return print(Window(query: query, path: path, document: try documentOfOneRun(source)), choice: choice)
+        }
         if let url = try databaseURL(file) {
             return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice)
         }
