@@ -43,6 +43,7 @@ struct Events: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var watch: WatchOption
+    @OptionGroup var keyed: KeyOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
@@ -65,9 +66,10 @@ struct Events: ParsableCommand {
             throw CommandError("\(error)")
         }
         var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
-        if options.format == .jsonLines, file != "-", let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
+        let fold = try keyed.fold()
+        if options.format == .jsonLines, file != "-", fold == nil, let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
         let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter),
-                                  command: try watch.source(file))
+                                  command: try watch.source(file), keyedBy: fold)
         let reference = store.reference(location).withQuery(filter)
         let output = EventLineWriter()
         reference.observeChanges { change in output.append(change) }

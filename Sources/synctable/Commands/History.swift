@@ -36,6 +36,7 @@ struct History: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var watch: WatchOption
+    @OptionGroup var keyed: KeyOptions
 
     @Flag(help: "Keep printing each revision's changes as they come.")
     var follow = false
@@ -58,7 +59,8 @@ struct History: ParsableCommand {
             throw CommandError("\(error)")
         }
         let store = try openStore(file, credential: remote.credential, file: FileStore.Options(format: input.format(of: file)),
-                                  firstWindow: (location, filter), command: try watch.source(file))
+                                  firstWindow: (location, filter), command: try watch.source(file),
+                                  keyedBy: try keyed.fold())
         let array = SyncedArray(store.reference(location).withQuery(filter))
         let history = RevisionHistory()
         let writer: RevisionWriter = store.isRemote ? .network : .otherProcess

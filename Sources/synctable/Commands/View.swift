@@ -6,6 +6,7 @@ import ArgumentParser
 import FileStore
 import Headless
 import JSONTree
+import KeyedStore
 import LiveQuery
 import RemoteStore
 import SyncedArray
@@ -45,7 +46,8 @@ struct View: ParsableCommand {
         let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
         // Only a file's first page is kept: a database's may hold what a token was needed for.
         let cacheable = file != "-" && !DatabaseURL.looksLikeURL(file)
-        try launchViewer(try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote)
+        try launchViewer(try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote,
+                         keyedBy: try flags.keyed.fold())
     }
 }
 
@@ -53,6 +55,7 @@ struct View: ParsableCommand {
 struct ViewerFlags: ParsableArguments {
     /// `--path` (the location whose children are the rows) and the query flags.
     @OptionGroup var query: QueryOptions
+    @OptionGroup var keyed: KeyOptions
 
     // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -128,7 +131,7 @@ struct ViewerFlags: ParsableArguments {
             throw CommandError("\(error)")
         }
         // A log's records are shown as `tail -f` shows them: the newest at the bottom, followed.
-        if format == .jsonLines && location.isRoot { viewQuery.showTail() }
+        if format == .jsonLines && location.isRoot && keyed.key == nil { viewQuery.showTail() }
         var options = ViewerOptions(
             file: file, format: format, location: location, query: viewQuery, columns: choice?.shown,
             pageSize: pageSize, animations: !(noAnimation || config.noAnimation == true),
@@ -166,7 +169,8 @@ func loadConfig() throws(CommandError) -> ViewerConfig {
 }
 
 /// Runs the viewer with `options`; a status other than 0 (a signal) ends the program with it.
-func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, signals: SignalWatch? = nil) throws {
-    let status = try runViewer(options, remote: remote, command: command, signals: signals ?? SignalWatch())
+func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, keyedBy fold: KeyedFold? = nil,
+                  signals: SignalWatch? = nil) throws {
+    let status = try runViewer(options, remote: remote, command: command, keyedBy: fold, signals: signals ?? SignalWatch())
     if status != 0 { throw ExitCode(status) }
 }

@@ -3,6 +3,7 @@
 import ArgumentParser
 import FileStore
 import Headless
+import KeyedStore
 
 /// `synctable watch [--every 2s] [query and view flags] -- COMMAND [ARGS…]`.
 struct Watch: ParsableCommand {
@@ -32,7 +33,7 @@ struct Watch: ParsableCommand {
         let source = try bounds.source(command, every: every, flag: "--every")
         guard !flags.edit else { throw CommandError("--edit: a command's output cannot be edited") }
         let options = try flags.viewerOptions(file: source.command.joined(separator: " "), format: .json, cacheable: false, config: try loadConfig())
-        try launchViewer(options, command: source)
+        try launchViewer(options, command: source, keyedBy: try flags.keyed.fold())
     }
 }
 

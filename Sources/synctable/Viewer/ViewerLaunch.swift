@@ -6,6 +6,7 @@ import Glibc
 import CommandStore
 import FileStore
 import Headless
+import KeyedStore
 import RemoteStore
 import TableUI
 import ViewerCore
@@ -16,7 +17,8 @@ import ViewerCore
 ///   - signals: made by the caller before any thread started (see `SignalWatch`).
 /// - Returns: the viewer's exit status.
 /// - Throws: `CommandError` when the file cannot be read or the terminal cannot be used.
-func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, signals: SignalWatch) throws(CommandError) -> Int32 {
+func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, keyedBy fold: KeyedFold?,
+               signals: SignalWatch) throws(CommandError) -> Int32 {
     let isStream = options.file == "-" && command == nil
     // Keys come from the terminal itself when standard input is the data.
     let keyboard = isStream ? try terminalForKeys() : 0
@@ -25,7 +27,7 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: Comman
     if !isStream && !isURL && command == nil { try checkReadable(options.file) }
     let firstWindow = (try? options.query.makeQuery()).map { (path: options.location, query: $0) }
     let store = try openStore(options.file, credential: remote?.credential ?? Credential.resolve(option: nil), file: storeOptions(options), firstWindow: firstWindow,
-                              command: command)
+                              command: command, keyedBy: fold)
     let terminal: Terminal
     do {
         terminal = try Terminal(Terminal.Options(inputFD: keyboard))
@@ -40,7 +42,7 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: Comman
     }
     let viewer = Viewer(options: options, store: store, canvas: terminal.canvas, environment: environment)
     let status = runLoop(viewer, store: store, terminal: terminal, signals: signals)
-    (store as? CommandStore)?.stop()
+    ((store as? KeyedStore)?.log as? CommandStore ?? store as? CommandStore)?.stop()
     terminal.restore()
     return status
 }
