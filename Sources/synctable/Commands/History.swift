@@ -74,6 +74,8 @@ struct History: ParsableCommand {
         var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
         fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         signal(SIGPIPE, SIG_IGN)
+        // Nothing may come for a long while: say so, rather than look stuck.
+        printError("synctable history: waiting for \(store.name) to change: changes are printed from now on (its past was not recorded)")
         while true {
             while printed < history.lastSequence {
                 printed += 1
