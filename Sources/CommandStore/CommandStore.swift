@@ -14,7 +14,7 @@ import StoreInterface
 ///
 /// Like every store it belongs to one loop thread, which polls `pollDescriptors` and calls
 /// `processPendingChanges()`; observers are called there. A command's output is read-only.
-public final class CommandStore: LiveStore {
+public final class CommandStore: ReadOnlyStore {
     /// How often and within which bounds the command runs.
     public struct Options: Sendable {
         /// The rest between the end of a run and the start of the next.
@@ -42,8 +42,6 @@ public final class CommandStore: LiveStore {
     public let name: String
     public var loadingMessage: String { "running \(name)…" }
     public var pollDescriptors: [Int32] { [wake.fd] }
-    public var isAppendOnly: Bool { false }
-    public var hasWritesInProgress: Bool { false }
 
     private let wake: WakeSignal
     private let runner: CommandRunner
@@ -95,15 +93,6 @@ public final class CommandStore: LiveStore {
         }
         hub.deliverEvaluatedWindows()
         hub.deliverStatusIfChanged()
-    }
-
-    public func startWrite(_ writes: [JSONWrite], watching path: Path, ifStill expected: JSON??,
-                           done: @escaping (Result<WatchedWrite, WriteError>) -> Void) {
-        done(.failure(.readOnly(path: name)))
-    }
-
-    public func append(_ value: JSON, under path: Path) throws(WriteError) -> String {
-        throw .readOnly(path: name)
     }
 }
 

@@ -10,15 +10,13 @@ import StoreInterface
 ///
 /// It runs on the log's loop thread: its `pollDescriptors` include the log's, and
 /// `processPendingChanges()` lets the log process first. It is read-only.
-public final class KeyedStore: LiveStore {
+public final class KeyedStore: ReadOnlyStore {
     public let hub: RevisionHub
     public let log: any LiveStore
     public var name: String { log.name }
     public var loadingMessage: String { log.loadingMessage }
     public var pollDescriptors: [Int32] { log.pollDescriptors + [wake.fd] }
-    public var isAppendOnly: Bool { false }
     public var isRemote: Bool { log.isRemote }
-    public var hasWritesInProgress: Bool { false }
 
     private let wake: WakeSignal
     private var fold: KeyedFold
@@ -64,15 +62,6 @@ public final class KeyedStore: LiveStore {
     /// Whether `root` holds at least the records already folded (a log only grows).
     private func isExtension(_ root: JSONNode) -> Bool {
         root.isContainer && root.count >= fold.folded
-    }
-
-    public func startWrite(_ writes: [JSONWrite], watching path: Path, ifStill expected: JSON??,
-                           done: @escaping (Result<WatchedWrite, WriteError>) -> Void) {
-        done(.failure(.readOnly(path: name)))
-    }
-
-    public func append(_ value: JSON, under path: Path) throws(WriteError) -> String {
-        throw .readOnly(path: name)
     }
 
     public func readEveryRecord() { log.readEveryRecord() }

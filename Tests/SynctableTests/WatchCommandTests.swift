@@ -78,6 +78,28 @@ struct WatchCommandTests {
         #expect(eventually { processGroupIsGone(group) }, "process group \(group) outlived synctable events")
     }
 
+    @Test("history --watch prints what a run changed, with the values before and after")
+    func historyFollowsTheCommand() throws {
+        let folder = ScratchFolder("watch-history")
+        _ = folder.write("data.json", #"{"a": {"n": 1}}"#)
+        let history = try ChildProcess([try synctableBinary(), "history", "--follow", "--watch", "100ms", "--", catScript(folder)])
+        var line: String?
+        // Rewrites until the command, once it has run, reports one (its first run may come after the first rewrite).
+        for n in 2..<60 where line == nil {
+            writeFileByRename(folder.file("data.json"), Array(#"{"a": {"n": \#(n)}}"#.utf8))
+            line = history.readLine(seconds: 0.5)
+        }
+        let changed = try JSONDocument(parsing: try #require(line, "\(history.standardError())")).root
+        #expect(changed[key: "event"]?.stringValue == "changed" && changed[key: "key"]?.stringValue == "a")
+        let field = try #require(changed[key: "fields"]?[index: 0])
+        #expect(field[key: "path"]?.stringValue == "n")
+        // A run may come after more than one rewrite: the value went up, to one the test wrote.
+        let (old, new) = (try #require(field[key: "old"]?.doubleValue), try #require(field[key: "new"]?.doubleValue))
+        #expect(old < new && new < 60)
+        history.signal(SIGTERM)
+        #expect(history.wait(seconds: 30) == 0)
+    }
+
     @Test("watch shows the command's output live, its last run, a failed run in words over the last good table; q ends the command")
     func watchInATerminal() throws {
         let folder = ScratchFolder("watch-view", underTmp: true)

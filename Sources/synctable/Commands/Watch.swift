@@ -32,7 +32,8 @@ struct Watch: ParsableCommand {
     func run() throws {
         let source = try bounds.source(command, every: every, flag: "--every")
         guard !flags.edit else { throw CommandError("--edit: a command's output cannot be edited") }
-        let options = try flags.viewerOptions(file: source.command.joined(separator: " "), format: .json, cacheable: false, config: try loadConfig())
+        var options = try flags.viewerOptions(file: source.command.joined(separator: " "), format: .json, cacheable: false, config: try loadConfig())
+        options.edit = false  // also when the configuration says "edit": true
         try launchViewer(options, command: source, keyedBy: try flags.keyed.fold())
     }
 }
