@@ -7,6 +7,8 @@ import PackageDescription
 // CJSONScan, EngineMemory → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
 // JSONTree → Rules → Serve;
 // CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2);
+// StoreInterface → CommandStore (a command run every interval) → Headless;
+// StoreInterface, Expressions → KeyedStore (a log folded by a key) → Headless;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
 // CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
 //
@@ -19,6 +21,8 @@ let package = Package(
         .library(name: "Expressions", targets: ["Expressions"]),
         .library(name: "StoreInterface", targets: ["StoreInterface"]),
         .library(name: "FileStore", targets: ["FileStore"]),
+        .library(name: "CommandStore", targets: ["CommandStore"]),
+        .library(name: "KeyedStore", targets: ["KeyedStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "Serve", targets: ["Serve"]),
@@ -65,6 +69,12 @@ let package = Package(
         .target(name: "Expressions", dependencies: ["JSONTree", "LinearRegex"]),
         .target(name: "StoreInterface", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "FileStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "EngineMemory"]),
+        // A command run every interval as a store: beside FileStore on StoreInterface, not inside it, since
+        // it spawns and ends processes, which no file store does, and needs none of FileStore's reading.
+        .target(name: "CommandStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery"]),
+        // A log folded by a key (`--key`): a store over any other store's log, so every log (a file,
+        // a pipe, a command's stream) is folded the same way; the key is a jq expression.
+        .target(name: "KeyedStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "Expressions"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "StoreInterface", "JSONTree"]),
         // The Security Rules language: a rules file parsed, and evaluated per request.
         .target(name: "Rules", dependencies: ["JSONTree", "LinearRegex"]),
@@ -111,12 +121,13 @@ let package = Package(
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; the executable is argument parsing over it.
-        .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "FileStore", "RemoteStore", "TableUI", "Charts"]),
+        .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "RemoteStore", "TableUI", "Charts",
+                                                "CommandStore", "KeyedStore", "Expressions"]),
         .executableTarget(
             name: "synctable",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
-                "Expressions", "Headless", "Charts",
+                "Expressions", "Headless", "Charts", "CommandStore", "KeyedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -137,6 +148,8 @@ let package = Package(
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "StoreInterfaceTests", dependencies: ["StoreInterface", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
+        .testTarget(name: "CommandStoreTests", dependencies: ["CommandStore", "FileStore", "StoreInterface", "LiveQuery", "JSONTree", "TestSupport"]),
+        .testTarget(name: "KeyedStoreTests", dependencies: ["KeyedStore", "FileStore", "StoreInterface", "Expressions", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport", "Sequences"]),
         .testTarget(name: "ChartsTests", dependencies: ["Charts", "TableUI", "TestSupport"]),

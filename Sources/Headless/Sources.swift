@@ -1,5 +1,6 @@
 // Opening what a command names: a file, standard input, or a database URL's location.
 import FileStore
+import KeyedStore
 import JSONTree
 import LiveQuery
 import RemoteStore
@@ -11,10 +12,16 @@ public func databaseURL(_ source: String) throws(CommandError) -> DatabaseURL? {
     do { return try DatabaseURL(parsing: source) } catch { throw CommandError(error.description) }
 }
 
-/// A store following `source`: a database URL's location, or the file (`-`: standard input).
-/// - Parameter firstWindow: for a URL, the query the first screen shows (see `RemoteStore.Options`).
+/// A store following `source`: a database URL's location, or the file (`-`: standard input); or
+/// a command's output, run every interval, when `command` is given.
+/// - Parameters:
+///   - firstWindow: for a URL, the query the first screen shows (see `RemoteStore.Options`).
+///   - fold: a log's records folded by a key (`--key`) instead of a child each.
 public func openStore(_ source: String, credential: Credential?, file options: FileStore.Options,
-               firstWindow: (path: Path, query: Query)? = nil) throws(CommandError) -> any LiveStore {
+               firstWindow: (path: Path, query: Query)? = nil, command: CommandSource? = nil,
+               keyedBy fold: KeyedFold? = nil) throws(CommandError) -> any LiveStore {
+    if let command { return try keyed(try openCommandStore(command), by: fold) }
+    if fold != nil { return try keyed(try openStore(source, credential: credential, file: options), by: fold) }
     do {
         if let url = try databaseURL(source) {
             return try RemoteStore(url: url, credential: credential,

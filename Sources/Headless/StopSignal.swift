@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandStore
 import Dispatch
 
 /// Becomes readable on SIGINT or SIGTERM, so the loop can end cleanly (exit 0).
@@ -30,6 +31,8 @@ public final class StopSignal {
                 _ = write(writeEnd, &byte, 1)
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.25) {
                     output?.stopWriting(waitingUpTo: 0.25)
+                    // _exit skips atexit: a watched command's group is ended here.
+                    endRunningCommands()
                     _exit(0)
                 }
             }

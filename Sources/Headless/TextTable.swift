@@ -64,13 +64,16 @@ public func writeTable(_ table: RowTable, to out: inout [UInt8]) {
 }
 
 /// Writes all of `bytes` to standard output.
-public func writeOut(_ bytes: [UInt8]) {
+/// - Parameter exitWhenReaderGone: a reader that went away (`| head`) ends the process quietly
+///   (status 0), for a command that would otherwise print on for no one.
+public func writeOut(_ bytes: [UInt8], exitWhenReaderGone: Bool = false) {
     bytes.withUnsafeBytes { p in
         var offset = 0
         while offset < p.count {
             let n = write(1, p.baseAddress! + offset, p.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
+                if exitWhenReaderGone { exit(0) }
                 return
             }
             offset += n

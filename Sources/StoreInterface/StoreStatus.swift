@@ -9,6 +9,9 @@ public enum StoreProblem: Sendable, Equatable, CustomStringConvertible {
     case missing
     /// The file exists but cannot be read (permissions, a directory, an I/O error).
     case unreadable(String)
+    /// A command source's last run failed (its exit status, invalid output, a timeout), in
+    /// words: `run 14 at 10:02:03: exit 1: error: …`; the last good revision stays current.
+    case runFailed(String)
 
     /// One line for a person.
     public var description: String {
@@ -16,6 +19,7 @@ public enum StoreProblem: Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON(let e): "invalid JSON at line \(e.line), column \(e.column): \(e.message)"
         case .missing: "file not found"
         case .unreadable(let why): "cannot read file: \(why)"
+        case .runFailed(let what): what
         }
     }
 
@@ -47,14 +51,17 @@ public struct StoreStatus: Sendable, Equatable {
     public var lines: LinesStatus?
     /// For a database over the network: the connection; nil for a file or a pipe.
     public var connection: ConnectionStatus?
+    /// For a command source: its last finished run; nil for other stores, and before the first run ends.
+    public var lastRun: CommandRun?
 
     public init(revision: Int, problem: StoreProblem?, watchMode: WatchMode, lines: LinesStatus? = nil,
-                connection: ConnectionStatus? = nil) {
+                connection: ConnectionStatus? = nil, lastRun: CommandRun? = nil) {
         self.revision = revision
         self.problem = problem
         self.watchMode = watchMode
         self.lines = lines
         self.connection = connection
+        self.lastRun = lastRun
     }
 }
 
@@ -117,7 +124,7 @@ public struct LinesStatus: Sendable, Equatable {
 }
 
 /// A delay for people: `0.8 s`, `2 s`, `12 s` (tenths below ten seconds).
-func secondsText(_ milliseconds: Int) -> String {
+package func secondsText(_ milliseconds: Int) -> String {
     guard milliseconds < 9950 else { return "\((milliseconds + 500) / 1000) s" }
     let tenths = (max(0, milliseconds) + 50) / 100
     return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"

@@ -70,6 +70,7 @@ extension Viewer {
             case .missing?: return "\(options.file) does not exist yet: waiting for it"
             case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
             case .unreadable?: return "\(options.file) cannot be read: waiting"
+            case .runFailed(let what)?: return sanitize(what) + ": running it again"
             case nil: return storeStatus.connection.flatMap(\.problemText) ?? store.loadingMessage
             }
         }
@@ -109,6 +110,11 @@ extension Viewer {
         if paused, let shown = shownRevision, let latest = lastRevision, shown != latest.number {
             revision = ("rev \(shown) shown, rev \(latest.number) waiting", "rev \(shown) shown of \(latest.number)")
         }
+        if let run = storeStatus.lastRun {
+            // A command source: when its last run was and how long it took, after the revision.
+            let long = revision.map { $0.long + " · " } ?? ""
+            revision = (long + run.description, revision?.short ?? "run \(run.number)")
+        }
         var badges: [(long: String, short: String)] = []
         if array?.isShowingCache == true { badges.append((" CACHED: reading the file… ", " CACHED ")) }
         if array?.isAwaitingRows == true { badges.append((" UPDATING: the new query's rows follow… ", " UPDATING ")) }
@@ -123,6 +129,7 @@ extension Viewer {
         case .invalidJSON?: badges.append((" INVALID JSON ", " INVALID JSON "))
         case .missing?: badges.append((" FILE MISSING ", " FILE MISSING "))
         case .unreadable?: badges.append((" UNREADABLE ", " UNREADABLE "))
+        case .runFailed?: badges.append((" RUN FAILED ", " RUN FAILED "))
         case nil: break
         }
         if let badge = storeStatus.connection?.badge { badges.append((badge, badge)) }

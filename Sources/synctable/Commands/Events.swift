@@ -42,6 +42,8 @@ struct Events: ParsableCommand {
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
+    @OptionGroup var keyed: KeyOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
@@ -64,8 +66,10 @@ struct Events: ParsableCommand {
             throw CommandError("\(error)")
         }
         var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
-        if options.format == .jsonLines, file != "-", let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
-        let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter))
+        let fold = try keyed.fold()
+        if options.format == .jsonLines, file != "-", fold == nil, let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
+        let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter),
+                                  command: try watch.source(file), keyedBy: fold)
         try printEvents(of: store, at: location, query: filter, exitAfterRevisions: exitAfterRevisions)
     }
 }

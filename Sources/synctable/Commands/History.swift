@@ -35,6 +35,8 @@ struct History: ParsableCommand {
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
+    @OptionGroup var keyed: KeyOptions
 
     @Flag(help: "Keep printing each revision's changes as they come.")
     var follow = false
@@ -57,10 +59,11 @@ struct History: ParsableCommand {
             throw CommandError("\(error)")
         }
         let store = try openStore(file, credential: remote.credential, file: FileStore.Options(format: input.format(of: file)),
-                                  firstWindow: (location, filter))
+                                  firstWindow: (location, filter), command: try watch.source(file),
+                                  keyedBy: try keyed.fold())
         let array = SyncedArray(store.reference(location).withQuery(filter))
         let history = RevisionHistory()
-        let writer: RevisionWriter = store is FileStore ? .otherProcess : .network
+        let writer: RevisionWriter = store.isRemote ? .network : .otherProcess
         history.attribute = { _ in writer }
         array.history = history
         array.startSync()
@@ -71,11 +74,13 @@ struct History: ParsableCommand {
         var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
         fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         signal(SIGPIPE, SIG_IGN)
+        // Nothing may come for a long while: say so, rather than look stuck.
+        printError("synctable history: waiting for \(store.name) to change: changes are printed from now on (its past was not recorded)")
         while true {
             while printed < history.lastSequence {
                 printed += 1
                 guard let record = history.record(printed) else { continue }
-                writeAll(record.jsonLines())
+                writeOut(record.jsonLines(), exitWhenReaderGone: true)
                 count += 1
                 if let limit, count >= limit { return }
             }
@@ -87,18 +92,5 @@ struct History: ParsableCommand {
             // Records dropped before they were printed (the oldest go first): go on from the oldest kept.
             printed = max(printed, history.firstSequence - 1)
         }
-    }
-}
-
-/// Writes `bytes` to standard output; exits quietly when the reader is gone.
-private func writeAll(_ bytes: [UInt8]) {
-    var done = 0
-    while done < bytes.count {
-        let n = bytes.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            exit(0)
-        }
-        done += n
     }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import FileStore
 import Headless
 import JSONTree
+import KeyedStore
 import LiveQuery
 import SyncedArray
 import TableUI
@@ -35,6 +36,8 @@ struct List: ParsableCommand {
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
+    @OptionGroup var keyed: KeyOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -57,12 +60,19 @@ struct List: ParsableCommand {
         let query: Query
         do { (path, query) = try self.query.resolved() } catch { throw CommandError("\(error)") }
         let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
+        let fold = try keyed.fold()
+        if let source = try watch.source(file) {
+            let document = try documentOfOneRun(source)
+            return print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice)
+        }
         if let url = try databaseURL(file) {
             return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice)
         }
         let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
-        let document = try readDocument(file, format: reading, path: path, query: query, maxSize: maxSize, valuesAllowed: input.input != .json)
-        print(Window(query: query, path: path, document: document), choice: choice)
+        // A fold reads every record, not only those the query's window needs.
+        let document = try readDocument(file, format: reading, path: path, query: fold == nil ? query : Query(), maxSize: maxSize,
+                                        valuesAllowed: input.input != .json)
+        print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice)
     }
 
     private func print(_ window: Window, choice: ColumnChoice?) {

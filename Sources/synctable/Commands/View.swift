@@ -6,6 +6,7 @@ import ArgumentParser
 import FileStore
 import Headless
 import JSONTree
+import KeyedStore
 import LiveQuery
 import RemoteStore
 import SyncedArray
@@ -36,10 +37,25 @@ struct View: ParsableCommand {
     @Argument(help: "The JSON file to show (it need not exist yet); '-' reads standard input; or a database URL (http(s)://…/location).")
     var file: String
 
-    /// `--path` (the location whose children are the rows) and the query flags.
-    @OptionGroup var query: QueryOptions
+    /// `--path`, the query flags, columns and the viewer's own flags (shared with `watch`).
+    @OptionGroup var flags: ViewerFlags
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
+
+    func run() throws {
+        let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
+        // Only a file's first page is kept: a database's may hold what a token was needed for.
+        let cacheable = file != "-" && !DatabaseURL.looksLikeURL(file)
+        try launchViewer(try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote,
+                         keyedBy: try flags.keyed.fold())
+    }
+}
+
+/// The viewer's flags after its source: the query, the columns, paging, editing, history.
+struct ViewerFlags: ParsableArguments {
+    /// `--path` (the location whose children are the rows) and the query flags.
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var keyed: KeyOptions
 
     // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -85,13 +101,9 @@ struct View: ParsableCommand {
         valueName: "name = expr"))
     var computed: [String] = []
 
-    func run() throws {
-        try launchViewer(try viewerOptions(config: try loadConfig()), remote: remote)
-    }
-
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
-    private func viewerOptions(config: ViewerConfig) throws(CommandError) -> ViewerOptions {
+    func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig) throws(CommandError) -> ViewerOptions {
         var computedColumns = config.computed
         for text in computed {
             do { computedColumns.append(try ComputedColumn(definition: text)) } catch {
@@ -112,7 +124,6 @@ struct View: ParsableCommand {
         let pageSize = self.pageSize ?? config.pageSize ?? 200
         guard pageSize >= 0 else { throw CommandError("--page-size must be 0 or more, not \(pageSize)") }
         let choice = try (columns ?? config.columns).map { text throws(CommandError) in try ColumnChoice(parsing: text) }
-        let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
         var viewQuery = ViewQuery(flags: flags, pageSize: pageSize)
         do {
             viewQuery.conditions = try query.condition().map { [$0] } ?? []
@@ -120,12 +131,11 @@ struct View: ParsableCommand {
             throw CommandError("\(error)")
         }
         // A log's records are shown as `tail -f` shows them: the newest at the bottom, followed.
-        if format == .jsonLines && location.isRoot { viewQuery.showTail() }
+        if format == .jsonLines && location.isRoot && keyed.key == nil { viewQuery.showTail() }
         var options = ViewerOptions(
             file: file, format: format, location: location, query: viewQuery, columns: choice?.shown,
             pageSize: pageSize, animations: !(noAnimation || config.noAnimation == true),
-            // Only a file's first page is kept: a database's may hold what a token was needed for.
-            cache: noCache || config.noCache == true || file == "-" || DatabaseURL.looksLikeURL(file) ? nil : FirstPageCache.standard(),
+            cache: noCache || config.noCache == true || !cacheable ? nil : FirstPageCache.standard(),
             keyBindings: config.keyBindings(standardKeyBindings))
         options.hiddenColumns = choice?.hidden ?? []
         guard !(edit && readOnly) else { throw CommandError("--edit and --read-only: give one of them, not both") }
@@ -159,7 +169,8 @@ func loadConfig() throws(CommandError) -> ViewerConfig {
 }
 
 /// Runs the viewer with `options`; a status other than 0 (a signal) ends the program with it.
-func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, signals: SignalWatch? = nil) throws {
-    let status = try runViewer(options, remote: remote, signals: signals ?? SignalWatch())
+func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, keyedBy fold: KeyedFold? = nil,
+                  signals: SignalWatch? = nil) throws {
+    let status = try runViewer(options, remote: remote, command: command, keyedBy: fold, signals: signals ?? SignalWatch())
     if status != 0 { throw ExitCode(status) }
 }

@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import FileStore
+import Headless
 import TableUI
 import ViewerCore
 

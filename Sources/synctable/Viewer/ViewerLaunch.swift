@@ -3,25 +3,31 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandStore
 import FileStore
 import Headless
+import KeyedStore
 import RemoteStore
 import TableUI
 import ViewerCore
 
 /// Opens the store and the terminal, runs the viewer, and restores the terminal.
-/// - Parameter signals: made by the caller before any thread started (see `SignalWatch`).
+/// - Parameters:
+///   - command: the command whose output is shown (`watch`), instead of `options.file`.
+///   - signals: made by the caller before any thread started (see `SignalWatch`).
 /// - Returns: the viewer's exit status.
 /// - Throws: `CommandError` when the file cannot be read or the terminal cannot be used.
-func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, signals: SignalWatch) throws(CommandError) -> Int32 {
-    let isStream = options.file == "-"
+func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, keyedBy fold: KeyedFold?,
+               signals: SignalWatch) throws(CommandError) -> Int32 {
+    let isStream = options.file == "-" && command == nil
     // Keys come from the terminal itself when standard input is the data.
     let keyboard = isStream ? try terminalForKeys() : 0
     defer { if keyboard != 0 { close(keyboard) } }
-    let isURL = try databaseURL(options.file) != nil
-    if !isStream && !isURL { try checkReadable(options.file) }
+    let isURL = command == nil ? try databaseURL(options.file) != nil : false
+    if !isStream && !isURL && command == nil { try checkReadable(options.file) }
     let firstWindow = (try? options.query.makeQuery()).map { (path: options.location, query: $0) }
-    let store = try openStore(options.file, credential: remote?.credential ?? Credential.resolve(option: nil), file: storeOptions(options), firstWindow: firstWindow)
+    let store = try openStore(options.file, credential: remote?.credential ?? Credential.resolve(option: nil), file: storeOptions(options), firstWindow: firstWindow,
+                              command: command, keyedBy: fold)
     let terminal: Terminal
     do {
         terminal = try Terminal(Terminal.Options(inputFD: keyboard))
@@ -36,6 +42,7 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, signals: Signal
     }
     let viewer = Viewer(options: options, store: store, canvas: terminal.canvas, environment: environment)
     let status = runLoop(viewer, store: store, terminal: terminal, signals: signals)
+    ((store as? KeyedStore)?.log as? CommandStore ?? store as? CommandStore)?.stop()
     terminal.restore()
     return status
 }
@@ -50,32 +57,4 @@ private func storeOptions(_ options: ViewerOptions) -> FileStore.Options {
                                                   byPriority: options.query.ordering != .key)
     }
     return store
-}
-
-/// The controlling terminal, opened for keys while standard input is a pipe.
-/// - Throws: `CommandError` when standard input is itself the terminal (nothing is piped), or
-///   there is no terminal to read keys from.
-private func terminalForKeys() throws(CommandError) -> Int32 {
-    if isatty(0) == 1 {
-        throw CommandError("'-' reads JSON from standard input, which is the terminal: pipe the data in (some-program | synctable view -)")
-    }
-    let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else {
-        throw CommandError("standard input is the data, and there is no terminal (/dev/tty) to read keys from: \(String(cString: strerror(errno)))")
-    }
-    return fd
-}
-
-/// A file that exists must be a readable regular file (or a link to one); a missing file is
-/// fine — the viewer waits for it.
-func checkReadable(_ file: String) throws(CommandError) {
-    var st = stat()
-    guard stat(file, &st) == 0 else {
-        if errno == ENOENT { return }
-        throw CommandError("\(file): \(String(cString: strerror(errno)))")
-    }
-    if (st.st_mode & S_IFMT) == S_IFDIR { throw CommandError("\(file): is a directory, not a JSON file") }
-    let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { throw CommandError("\(file): cannot read: \(String(cString: strerror(errno)))") }
-    close(fd)
 }

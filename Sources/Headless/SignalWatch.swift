@@ -3,7 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Headless
+import CommandStore
 import Synchronization
 import TableUI
 
@@ -23,13 +23,13 @@ private let signalsTaken = Atomic<Int>(0)
 /// ncurses learns of a resize from its SIGWINCH handler, and the signal must interrupt the
 /// loop's poll(2), not land on another thread. Crash signals are left to `Terminal`, which
 /// restores the terminal and lets them take their default action.
-final class SignalWatch {
+public final class SignalWatch {
     /// Readable when a quitting signal arrived.
-    let fd: Int32
+    public let fd: Int32
 
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    init() throws(CommandError) {
+    public init() throws(CommandError) {
         var blocked = sigset_t()
         sigemptyset(&blocked)
         for s in SignalWatch.signals + [SIGWINCH] { sigaddset(&blocked, s) }
@@ -57,6 +57,8 @@ final class SignalWatch {
                 for _ in 0..<100 where signalsTaken.load(ordering: .relaxed) < sent { usleep(10_000) }
                 if signalsTaken.load(ordering: .relaxed) < sent {
                     Terminal.restoreFromAnyThread()
+                    // _exit skips atexit: a watched command's group is ended here.
+                    endRunningCommands()
                     _exit(128 + signal)
                 }
             }
@@ -68,7 +70,7 @@ final class SignalWatch {
     /// Call on the loop's thread once the terminal is open: lets SIGWINCH reach this thread,
     /// and blocks the quitting signals again (`Terminal` unblocks them for its own emergency
     /// restore, which would end the process without the viewer's clean-up).
-    func takeOverFromTerminal() {
+    public func takeOverFromTerminal() {
         var resize = sigset_t()
         sigemptyset(&resize)
         sigaddset(&resize, SIGWINCH)
@@ -80,7 +82,7 @@ final class SignalWatch {
     }
 
     /// The signal that arrived, if any (non-blocking).
-    func take() -> Int32? {
+    public func take() -> Int32? {
         var byte: UInt8 = 0
         guard read(fd, &byte, 1) == 1 else { return nil }
         signalsTaken.add(1, ordering: .relaxed)

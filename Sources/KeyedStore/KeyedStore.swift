@@ -1,0 +1,68 @@
+// A log (a JSON Lines file, a pipe, a command's stream) seen through a key: one child per key.
+import Expressions
+import JSONTree
+import LiveQuery
+import StoreInterface
+
+/// A `LiveStore` showing another store's log folded by a key (`KeyedFold`): each record is the
+/// new value of the child with its key, instead of a new child per record. The status (a
+/// problem, the log's counts, a command's last run) is the log's.
+///
+/// It runs on the log's loop thread: its `pollDescriptors` include the log's, and
+/// `processPendingChanges()` lets the log process first. It is read-only.
+public final class KeyedStore: ReadOnlyStore {
+    public let hub: RevisionHub
+    public let log: any LiveStore
+    public var name: String { log.name }
+    public var loadingMessage: String { log.loadingMessage }
+    public var pollDescriptors: [Int32] { log.pollDescriptors + [wake.fd] }
+    public var isRemote: Bool { log.isRemote }
+
+    private let wake: WakeSignal
+    private var fold: KeyedFold
+    private let emptyFold: KeyedFold
+    /// The log's revision folded last, and how often it had started over then.
+    private var foldedRevision = 0
+    private var foldedRestarts = 0
+
+    /// - Parameter fold: the key and the deletion rule, with nothing folded yet.
+    public init(log: any LiveStore, fold: KeyedFold) throws(FileStoreError) {
+        self.log = log
+        self.fold = fold
+        emptyFold = fold
+        wake = try WakeSignal()
+        hub = RevisionHub(status: log.status, wake: wake)
+        hub.status.revision = 0
+        processPendingChanges()
+    }
+
+    public func processPendingChanges() {
+        log.processPendingChanges()
+        wake.drain()
+        if let revision = log.currentRevision, revision.number != foldedRevision {
+            foldedRevision = revision.number
+            // A log that started over (truncated, replaced), or a revision that is not an append
+            // (each run of a command is a whole new output), is folded again from its first record.
+            let restarts = log.status.lines?.restarts ?? 0
+            if log.status.lines == nil || restarts != foldedRestarts || !isExtension(revision.document.root) {
+                foldedRestarts = restarts
+                fold = emptyFold
+            }
+            if fold.fold(revision.document.root) || hub.currentRevision == nil {
+                hub.publish(document: JSONDocument(fold.value), identity: revision.identity)
+            }
+        }
+        var status = log.status
+        status.revision = hub.status.revision
+        hub.status = status
+        hub.deliverEvaluatedWindows()
+        hub.deliverStatusIfChanged()
+    }
+
+    /// Whether `root` holds at least the records already folded (a log only grows).
+    private func isExtension(_ root: JSONNode) -> Bool {
+        root.isContainer && root.count >= fold.folded
+    }
+
+    public func readEveryRecord() { log.readEveryRecord() }
+}
