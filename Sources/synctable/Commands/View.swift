@@ -79,11 +79,7 @@ struct View: ParsableCommand {
         valueName: "path"))
     var spark: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "A column computed from each row by a jq expression, after the others: 'ratio = .score / .level' "
-            + "or the expression alone (repeat for more; = adds one in the viewer).",
-        valueName: "name = expr"))
-    var computed: [String] = []
+    @OptionGroup var computed: ComputedOptions
 
     func run() throws {
         try launchViewer(try viewerOptions(config: try loadConfig()), remote: remote)
@@ -92,12 +88,7 @@ struct View: ParsableCommand {
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
     private func viewerOptions(config: ViewerConfig) throws(CommandError) -> ViewerOptions {
-        var computedColumns = config.computed
-        for text in computed {
-            do { computedColumns.append(try ComputedColumn(definition: text)) } catch {
-                throw CommandError("--computed \(JSON.string(text).serializedString()): \(error)")
-            }
-        }
+        var computedColumns = try computed.columns(after: config.computed)
         let location: Path
         let flags: Query
         do {
