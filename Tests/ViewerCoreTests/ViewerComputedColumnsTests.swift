@@ -29,6 +29,7 @@ struct ViewerComputedColumnsTests {
         h.type("ratio = .score / .level")
         h.send(.enter)
         #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level", "ratio"])
+        #expect(h.screen.contains("added ratio = .score / .level, run native"))
         #expect(try Self.lastCell(h, "a") == "2" && Self.lastCell(h, "b") == "3" && Self.lastCell(h, "d") == "1")
         #expect(h.lines[try #require(h.line(ofKey: "c"))].contains("⚠ string (\"x\") and number (1) cannot be divided"))
         // The cursor is on the new column: s orders by it (the error is null, first).
