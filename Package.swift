@@ -6,7 +6,7 @@ import PackageDescription
 // CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, one way into the kernel);
 // CJSONScan, EngineMemory → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
 // JSONTree → Rules → Serve;
-// CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2);
+// CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2); CJQ → Expressions (libjq);
 // StoreInterface → CommandStore (a command run every interval) → Headless;
 // StoreInterface, Expressions → KeyedStore (a log folded by a key) → Headless;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
@@ -65,8 +65,11 @@ let package = Package(
         // prompt can make matching slow in a backtracking engine, never in RE2.
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
         .target(name: "LinearRegex", dependencies: ["CRE2"]),
-        // jq's syntax for filters, evaluated on the tree (`--where`).
-        .target(name: "Expressions", dependencies: ["JSONTree", "LinearRegex"]),
+        // libjq (Debian's libjq-dev, jq 1.6; no pkg-config file there): the whole jq language for
+        // the expressions outside the native subset.
+        .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
+        // jq's syntax for filters, evaluated on the tree (`--where`): a native subset, libjq for the rest.
+        .target(name: "Expressions", dependencies: ["JSONTree", "LinearRegex", "CJQ"]),
         .target(name: "StoreInterface", dependencies: ["JSONTree", "LiveQuery"]),
         .target(name: "FileStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "EngineMemory"]),
         // A command run every interval as a store: beside FileStore on StoreInterface, not inside it, since
@@ -121,8 +124,11 @@ let package = Package(
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; the executable is argument parsing over it.
-        .target(name: "Headless", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "RemoteStore", "TableUI", "Charts",
-                                                "CommandStore", "KeyedStore", "Expressions"]),
+        .target(
+            name: "Headless",
+            dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "RemoteStore", "TableUI", "Charts", "SyncedArray",
+                           "ViewerCore", "CommandStore", "KeyedStore", "Expressions"]
+        ),
         .executableTarget(
             name: "synctable",
             dependencies: [
@@ -157,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "ViewerCoreTests",
             dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
-                           "RemoteStore"]
+                           "RemoteStore", "Expressions"]
         ),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),

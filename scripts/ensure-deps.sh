@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs the system packages SyncTable needs, or says exactly what to run.
-#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw and RE2 headers; tmux for the terminal tests)
+#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw, RE2 and libjq headers; tmux for the terminal tests)
 #   scripts/ensure-deps.sh bench    also the benchmark peers (jq; wrk for the server; simdjson when Debian has it)
 set -u
 required=()
 [ -e /usr/include/ncursesw/curses.h ] || required+=(libncurses-dev)
 # RE2, the linear-time engine of rules' and filters' regular expressions.
 [ -e /usr/include/re2/re2.h ] || required+=(libre2-dev)
+# libjq (jq 1.6): the jq language beyond the native subset of expressions.
+[ -e /usr/include/jq.h ] || required+=(libjq-dev)
 command -v tmux >/dev/null 2>&1 || required+=(tmux)
 optional=()
 if [ "${1:-}" = test ]; then
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || required+=(python3 python3-venv)
+  # The expression tests check their answers against Debian's jq (1.6, the libjq linked).
+  command -v jq >/dev/null 2>&1 || required+=(jq)
   # The Firebase JS SDK's suites and our app scenarios run on Debian's node and mocha, when the
   # SDK bundle is beside the clone (../shared/firebase-js-sdk).
   if [ -d "$(dirname "$0")/../../shared/firebase-js-sdk" ]; then

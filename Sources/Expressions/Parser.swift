@@ -32,6 +32,30 @@ struct Parser {
         self.context = context
     }
 
+    /// Refuses text whose brackets nest deeper than `maximumDepth` (outside strings), before
+    /// libjq, whose compiler recurses over them, is given text the native parser stopped early in.
+    static func checkBracketDepth(_ text: String) throws(ExpressionError) {
+        let scalars = Array(text.unicodeScalars)
+        var depth = 0, inString = false, escaped = false
+        for (offset, c) in scalars.enumerated() {
+            if inString {
+                // `\(…)` nests too, but its parentheses are counted as the string's text is.
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            switch c {
+            case "\"": inString = true
+            case "(", "[", "{":
+                depth += 1
+                if depth > maximumDepth {
+                    throw ExpressionError(scalars, at: offset, "the expression nests deeper than \(maximumDepth) levels", tooDeep: true)
+                }
+            case ")", "]", "}": depth -= 1
+            default: break
+            }
+        }
+    }
+
     mutating func parse() throws(ExpressionError) -> Syntax {
         let e = try pipe()
         guard case .end = current.kind else {
@@ -62,7 +86,7 @@ struct Parser {
     }
 
     private func tooDeep(at token: Token) -> ExpressionError {
-        error("the expression nests deeper than \(Self.maximumDepth) levels", at: token)
+        ExpressionError(scalars, at: token.offset, "the expression nests deeper than \(Self.maximumDepth) levels", tooDeep: true)
     }
 
     /// Parses a form nested in the current one, or fails past `maximumDepth` before the

@@ -166,6 +166,8 @@ struct Reader {
     func json(_ v: Value) -> JSON {
         switch v {
         case .node(let i) where rank(v) == .number:
+            // Past a double's range (`1e400`) jq gives the largest double, as for one it computes.
+            if tape.number(i).isInfinite { return json(.number(tape.number(i))) }
             let text = String(decoding: UnsafeBufferPointer(rebasing: tape.bytes[tape.start(i)..<tape.end(i)]), as: UTF8.self)
             return JSONNumber(text: text).map(JSON.number) ?? .number(JSONNumber(tape.number(i)))
         case .node:

@@ -264,6 +264,19 @@ struct ColumnSet {
         return kept
     }
 
+    /// Adds computed columns after the others, except that one whose name `--columns` gives
+    /// (`--computed 'nd = .depends | length' --columns package,nd`) takes that column's place:
+    /// the user defined it, so the name is that column, not a member no child has.
+    mutating func addComputed(_ columns: [ComputedColumn]) {
+        for column in columns {
+            if isFixed, let name = column.name, let i = specs.firstIndex(of: .member(Path(keys: [name]))) {
+                specs[i] = .computed(column)
+            } else {
+                addComputed(column, at: specs.count)
+            }
+        }
+    }
+
     /// Adds a computed column at `index` (clamped); `recomputeNumeric` then decides its alignment.
     /// - Returns: whether it was added (not when a column has the same definition).
     @discardableResult

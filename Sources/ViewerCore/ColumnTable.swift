@@ -16,8 +16,11 @@ public struct ColumnTable {
     /// - Parameters:
     ///   - shown: exactly these members (`--columns a,b`), or nil to infer them.
     ///   - hidden: members not to show (`--columns -a`).
-    public init(_ children: [SyncedRow], shown: [Path]?, hidden: [Path] = []) {
+    ///   - computed: columns computed from each child (`--computed`), after the others unless
+    ///     `shown` names one.
+    public init(_ children: [SyncedRow], shown: [Path]?, hidden: [Path] = [], computed: [ComputedColumn] = []) {
         var columns = shown.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: children)
+        columns.addComputed(computed)
         columns.hide(hidden.map { $0.isRoot ? .value : .member($0) })
         columns.recomputeNumeric(children)
         // A line that is not a record shows its error after its key, as the viewer's row does

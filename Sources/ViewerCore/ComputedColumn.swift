@@ -51,7 +51,7 @@ public struct ComputedColumn: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(definition) }
 
     /// The column's value for a child: a value, none, or jq's error.
-    func result(for child: JSONNode) -> ExpressionResult { expression.value(of: child) }
+    public func result(for child: JSONNode) -> ExpressionResult { expression.value(of: child) }
 
     /// The column as a query's order: the definition names it, so that a sort can name its column.
     public var childValue: ChildValue {

@@ -38,6 +38,18 @@ public struct ExportColumn {
         self.cell = cell
     }
 
+    /// A computed column's value for each row; an error for the row is `⚠ ` and jq's message,
+    /// as the table shows it.
+    public static func computed(_ column: ComputedColumn) -> ExportColumn {
+        ExportColumn(title: column.title) { child in
+            switch column.result(for: child) {
+            case .value(let json): json
+            case .empty: nil
+            case .error(let message): .string("⚠ " + message)
+            }
+        }
+    }
+
     /// The value at `path` in each row (the value itself for the root path).
     public static func member(_ path: Path) -> ExportColumn {
         ExportColumn(title: path.keys.joined(separator: "/")) { value in
@@ -63,6 +75,10 @@ public struct RowExport {
     public let hidden: [Path]
     /// How JSON strings are escaped: `.invisibles` for output a terminal may show.
     public var escaping: JSONEscaping = .required
+    /// Columns after the others when `columns` is nil (`list --computed` without `--columns`):
+    /// CSV and TSV add them after the inferred ones; JSON writes them in a `computed` object
+    /// beside `key` and `value`, since a value need not be an object.
+    public var computed: [ExportColumn] = []
 
     public init(format: ExportFormat, columns: [ExportColumn]? = nil, hidden: [Path] = []) {
         self.format = format
@@ -77,7 +93,7 @@ public struct RowExport {
         switch format {
         case .json, .jsonl: writeJSON(rows, to: &out, lines: format == .jsonl, drain: drain)
         case .csv, .tsv:
-            let columns = self.columns ?? inferredColumns(rows)
+            let columns = self.columns ?? (inferredColumns(rows) + computed)
             line(["key"] + columns.map(\.title), to: &out)
             for row in rows {
                 line([row.key] + columns.map { cellText($0.cell(row.value)) }, to: &out)
@@ -112,6 +128,11 @@ public struct RowExport {
                 row.value.writeCompact(to: &out, escaping: escaping, drainingAt: 1 << 20, drain: drain)
             } else {
                 projected(row.value).write(to: &out, style: .compact, depth: 0, escaping: escaping)
+            }
+            if columns == nil && !computed.isEmpty {
+                out.append(contentsOf: #","computed":"#.utf8)
+                JSON.object(JSONObject(computed.compactMap { c in c.cell(row.value).map { (c.title, $0) } }))
+                    .write(to: &out, style: .compact, depth: 0, escaping: escaping)
             }
             out.append(UInt8(ascii: "}"))
             if !lines && remaining > 0 { out.append(UInt8(ascii: ",")) }

@@ -310,7 +310,8 @@ public struct ViewQuery: Equatable {
                 }
             }
         }
-        for condition in conditions { parts.append("where \(condition.words)") }
+        // Which evaluator runs each: libjq costs more per row than the native subset.
+        for condition in conditions { parts.append("where \(condition.wordsAndEvaluator)") }
         // Pages are how many rows were loaded, which the row count says: only a flag's limit is a word.
         if case .fixed(let n) = limit { parts.append("\(fromEnd ? "last" : "first") \(n)") }
         return parts

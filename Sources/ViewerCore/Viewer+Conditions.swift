@@ -32,7 +32,7 @@ extension Viewer {
             var next = query
             next.conditions.append(condition)
             replaceQuery(next)
-            message = Message(text: "where \(condition.words)", isError: false)
+            message = Message(text: "where \(condition.wordsAndEvaluator)", isError: false)
         } catch {
             message = Message(text: "not a filter: \(error)", isError: true)
         }

@@ -43,9 +43,7 @@ extension Viewer {
             case .key: nil
             case .value: ExportColumn(title: "value") { $0.isNull ? nil : $0.json }
             case .member(let path): .member(path)
-            case .computed(let column): ExportColumn(title: column.title) { child in
-                if case .value(let json) = column.result(for: child) { json } else { nil }
-            }
+            case .computed(let column): .computed(column)
             // A trend is the viewer's picture of the history, not the child's data.
             case .spark: nil
             }

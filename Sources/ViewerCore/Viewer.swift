@@ -184,7 +184,7 @@ public final class Viewer: SyncedArrayBatchDelegate {
         table = TableView(dataSource: rows, settings: settings)
         table.selectColumn(0)
         var columns = options.columns.map { ColumnSet(fixed: $0) } ?? ColumnSet(inferredFrom: [])
-        for column in options.computedColumns { columns.addComputed(column, at: columns.specs.count) }
+        columns.addComputed(options.computedColumns)
         columns.hide(options.hiddenColumns.map { $0.isRoot ? .value : .member($0) })
         for path in options.sparkColumns { columns.toggleSpark(path) }
         rows.setColumns(columns)

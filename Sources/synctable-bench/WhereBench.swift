@@ -2,10 +2,13 @@
 
 /// The issue's filter (its file's teams are letters; this file's teams are colours, so it keeps
 /// none and times the filter alone), and the same shape keeping about a twelfth of the children,
-/// which times the output too.
+/// which times the output too; then issue 52's, outside the native subset, which libjq runs on
+/// every child (its `.tags` are this file's `[.team, .name]`: it keeps the teal sixth).
 private let whereFilters = [
-    (synctable: #".score > 500000 and .team == "c""#, jq: #".players[] | select(.score > 500000 and .team == "c")"#),
-    (synctable: #".score > 500000 and .team == "teal""#, jq: #".players[] | select(.score > 500000 and .team == "teal")"#),
+    (synctable: #".score > 500000 and .team == "c""#, jq: #".players[] | select(.score > 500000 and .team == "c")"#, libjq: false),
+    (synctable: #".score > 500000 and .team == "teal""#, jq: #".players[] | select(.score > 500000 and .team == "teal")"#, libjq: false),
+    (synctable: #"[.team, .name] | map(select(startswith("t"))) | length > 0"#,
+     jq: #".players[] | select([.team, .name] | map(select(startswith("t"))) | length > 0)"#, libjq: true),
 ]
 
 func runLargeWhereBenchmarks(_ report: Report, _ options: BenchOptions) {
@@ -35,9 +38,12 @@ func runLargeWhereBenchmarks(_ report: Report, _ options: BenchOptions) {
             printError("large file: synctable list --where failed")
             return
         }
-        report.add(Figure(name: "large: list --where '\(filter.synctable)'", unit: "s", synctable: ours,
+        // libjq converts every child to jq's values and runs jq's interpreter on it: jq's own
+        // time is its bound, not the native filter's second.
+        let (target, met) = filter.libjq ? ("≤ jq's time", jq.map { ours.median <= $0.median } ?? true) : ("≤ 1 s", ours.median <= 1)
+        report.add(Figure(name: "large: list --where '\(filter.synctable)'" + (filter.libjq ? " (libjq)" : ""), unit: "s", synctable: ours,
                           peers: [(name: "jq -c '\(filter.jq)'", stats: jq, note: jq == nil ? "jq not installed" : nil)],
-                          target: "≤ 1 s", met: ours.median <= 1, ratio: jq.map { $0.median / ours.median },
+                          target: target, met: met, ratio: jq.map { $0.median / ours.median },
                           note: "\(file.children) children, \(selected) selected, JSON Lines to /dev/null; whole command (read, parse, filter, write)"))
     }
 }

@@ -6,58 +6,85 @@ import Testing
 @testable import Expressions
 
 @Suite struct ExpressionParsingTests {
-    /// A bad expression names the line and column of the problem (from 1, in Unicode scalars).
+    /// An expression jq does not accept is an error in jq's own words, with the place jq gives
+    /// (its line, and the program's line on one line with it).
     @Test(arguments: [
-        (".score >", "1:9: expected a value after '>'"),
-        (".score > 1 and", "1:15: expected a value after 'and'"),
-        (".a >\n  ", "2:3: expected a value after '>'"),
-        ("", "1:1: expected a value"),
-        ("(.a", "1:4: expected ')' to close the '(' at 1:1"),
-        (".a == 1 == 2", "1:9: comparisons do not chain: join them with 'and'"),
-        ("\"abc", "1:1: unterminated string"),
-        (".a ! 1", "1:4: unexpected character '!'"),
-        ("é == .b )", "1:1: unexpected character 'é'"),
-        (".é > 1", "1:2: unexpected character 'é'"),
-        (". 1", "1:3: unexpected '1'"),
-        (".a + * 2", "1:6: expected a value after '+'"),
-        ("startswith(\"a\", \"b\")", "1:15: arguments are separated by ';' in jq, not ','"),
-        ("length(1)", "1:1: 'length' takes no arguments, not 1"),
-        ("not .a", "1:1: 'not' is a filter: write '… | not' or '(…) | not'"),
-        (".a | test(\"(\")", "1:6: test: invalid regular expression"),
-        (".a | test(\"a\"; \"q\")", "1:6: test: flag 'q' is not supported (use g, i, l, n, p, s, x)"),
-        (".a | test(.b)", "1:6: test's pattern must be a string literal"),
+        (".score >", "jq: error: syntax error, unexpected $end (Unix shell quoting issues?) at <top-level>, line 1: .score >"),
+        (".score > 1 and", "jq: error: syntax error, unexpected $end (Unix shell quoting issues?) at <top-level>, line 1: .score > 1 and"),
+        (".a >\n  ", "jq: error: syntax error, unexpected $end (Unix shell quoting issues?) at <top-level>, line 1: .a >"),
+        ("(.a", "jq: error: syntax error, unexpected $end (Unix shell quoting issues?) at <top-level>, line 1: (.a"),
+        (".a == 1 == 2", "jq: error: syntax error, unexpected == (Unix shell quoting issues?) at <top-level>, line 1: .a == 1 == 2"),
+        ("\"abc", "jq: error: syntax error, unexpected $end, expecting QQSTRING_TEXT or QQSTRING_INTERP_START or QQSTRING_END"),
+        (".a ! 1", "jq: error: syntax error, unexpected INVALID_CHARACTER, expecting $end (Unix shell quoting issues?) at <top-level>, line 1: .a ! 1"),
+        (".é > 1", "jq: error: syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?) at <top-level>, line 1: .é > 1; "
+            + "jq: error: try .[\"field\"] instead of .field for unusually named fields at <top-level>, line 1: .é > 1"),
+        (".a + * 2", "jq: error: syntax error, unexpected '*' (Unix shell quoting issues?) at <top-level>, line 1: .a + * 2"),
+        ("length(1)", "jq: error: length/1 is not defined at <top-level>, line 1: length(1)"),
+        ("map(.a", "jq: error: syntax error, unexpected $end, expecting ';' or ')' (Unix shell quoting issues?) at <top-level>, line 1: map(.a"),
+        ("$x", "jq: error: $x is not defined at <top-level>, line 1: $x"),
     ])
-    func parseErrorsNameThePlace(text: String, message: String) {
-        #expect(throws: ExpressionError.self) { try Expression(text) }
-        do {
-            _ = try Expression(text)
-        } catch {
-            #expect(error.description.hasPrefix(message), "\(String(reflecting: text)): \(error)")
-        }
-    }
-
-    /// Forms of jq outside the subset are named as such, with where the expression came from.
-    @Test(arguments: [
-        ("reduce .[] as $x (0; . + $x)", "1:1: 'reduce' is not supported in --where"),
-        (".a | map(.b)", "1:6: 'map' is not supported in --where"),
-        (".a[]", "1:3: iteration '[]' (more than one value) is not supported in --where"),
-        (".a, .b", "1:3: ',' (more than one value) is not supported in --where"),
-        ("{a: 1}", "1:1: object construction '{…}' is not supported in --where"),
-        ("$x", "1:1: a variable '$…' is not supported in --where"),
-        ("..", "1:1: recursive descent '..' is not supported in --where"),
-        (".a = 1", "1:4: assignment '=' is not supported in --where"),
-        ("\"a\\(.b)\"", "1:3: string interpolation '\\(…)' is not supported in --where"),
-        ("if .a then 1 else 2 end", "1:1: 'if' is not supported in --where"),
-        (".a[1:2]", "1:3: a slice '[a:b]' is not supported in --where"),
-        ("@csv", "1:1: a format '@…' is not supported in --where"),
-    ])
-    func unsupportedFormsAreNamed(text: String, message: String) {
+    func errorsAreJQs(text: String, message: String) {
         do {
             _ = try Expression(text, context: "--where")
             Issue.record("\(text) parsed")
         } catch {
-            #expect(error.description == message)
+            #expect(error.isJQs && error.description.hasPrefix(message), "\(String(reflecting: text)): \(error)")
         }
+    }
+
+    /// Nothing but spaces is no expression (jq's command line reads an empty program as `.`).
+    @Test func anEmptyExpressionIsAnError() {
+        #expect(throws: ExpressionError(Array("".unicodeScalars), at: 0, "expected a value")) { try Expression("") }
+        #expect(throws: ExpressionError.self) { try Expression("  ") }
+    }
+
+    /// The native subset runs natively; every other form jq accepts runs on libjq, with jq's
+    /// meaning (its runtime errors too).
+    @Test(arguments: [
+        (".score > 1 and .team == \"a\"", Evaluator.native, #"{"score": 2, "team": "a"}"#, "true"),
+        (".name | test(\"^a\"; \"i\")", .native, #"{"name": "Ada"}"#, "true"),
+        ("reduce .[] as $x (0; . + $x)", .jq, "[1, 2, 3]", "6"),
+        (".tags | map(select(startswith(\"a\"))) | length", .jq, #"{"tags": ["ab", "b", "ac"]}"#, "2"),
+        (".a[]", .jq, #"{"a": [3, 4]}"#, "3"),
+        (".a, .b", .jq, #"{"a": 1, "b": 2}"#, "1"),
+        ("{a: .b}", .jq, #"{"b": 5}"#, #"{"a": 5}"#),
+        ("..", .jq, "[1]", "[1]"),
+        (".a = 1", .jq, "{}", #"{"a": 1}"#),
+        ("\"a\\(.b)\"", .jq, #"{"b": 2}"#, #""a2""#),
+        ("if .a then 1 else 2 end", .jq, #"{"a": false}"#, "2"),
+        (".a[1:2]", .jq, #"{"a": [1, 2, 3]}"#, "[2]"),
+        ("@csv", .jq, #"[1, "a"]"#, #""1,\"a\"""#),
+        (".a | test(ascii_upcase; \"i\")", .jq, #"{"a": "xyz"}"#, "true"),
+        ("startswith(\"a\", \"b\")", .jq, #""bc""#, "false"),
+    ])
+    func everyFormJQAcceptsRuns(text: String, evaluator: Evaluator, input: String, first: String) throws {
+        let e = try Expression(text, context: "--where")
+        #expect(e.evaluator == evaluator)
+        let document = try JSONDocument(parsing: input)
+        #expect(e.value(of: document.root) == .value(try JSONDocument(parsing: first).root.json), "\(text)")
+    }
+
+    /// libjq's runtime errors are jq's messages, and no value is `.empty`; a filter keeps a child
+    /// when any of the values is true, and an error before one drops it.
+    @Test func libjqResultsAndTruthiness() throws {
+        let document = try JSONDocument(parsing: #"{"a": [false, null, 3], "b": [null, false], "c": "x"}"#)
+        func result(_ text: String) throws -> ExpressionResult { try Expression(text).value(of: document.root) }
+        func keeps(_ text: String) throws -> Bool {
+            let e = try Expression(text)
+            return document.withTapeReader { e.keeps(0, in: $0) }
+        }
+        #expect(try result(".c[]") == .error("Cannot iterate over string (\"x\")"))
+        #expect(try result("error(\"custom\")") == .error("custom"))
+        #expect(try result("error({a: 1})") == .error(#"(not a string): {"a":1}"#))
+        #expect(try result("empty") == .empty)
+        #expect(try result(".a[]") == .value(false))
+        #expect(try keeps(".a[]"))
+        #expect(try !keeps(".b[]"))
+        #expect(try !keeps("empty"))
+        #expect(try !keeps(".c[]"))
+        #expect(try keeps("(.a[] | select(. == 3)), error(\"after\")"))
+        #expect(try !keeps("error(\"before\"), true"))
+        #expect(try !keeps("halt_error"))
     }
 
     /// Precedence as jq's: `|` < `//` < `or` < `and` < comparisons < `+ -` < `* / %`.

@@ -60,7 +60,7 @@ struct ConfigTests {
         ("{\"keys\": {\"quit\": \"F13x\"}}", 1, 19, "quit: not a key"),
         ("[]", 1, 1, "the configuration: expected an object"),
         ("{\"themes\": {}}", 1, 12, "unknown section \"themes\""),
-        ("{\"flags\": {\"computed\": [\".score /\"]}}", 1, 25, "computed: 1:9: expected a value after '/'"),
+        ("{\"flags\": {\"computed\": [\".score /\"]}}", 1, 25, "computed: jq: error: syntax error, unexpected $end (Unix shell quoting issues?) at <top-level>, line 1: .score /"),
         ("{\"flags\": {\"computed\": 5}}", 1, 24, "computed: a string such as"),
     ])
     func badConfig(text: String, line: Int, column: Int, message: String) {

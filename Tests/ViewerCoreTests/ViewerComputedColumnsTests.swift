@@ -29,6 +29,7 @@ struct ViewerComputedColumnsTests {
         h.type("ratio = .score / .level")
         h.send(.enter)
         #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level", "ratio"])
+        #expect(h.screen.contains("added ratio = .score / .level, run native"))
         #expect(try Self.lastCell(h, "a") == "2" && Self.lastCell(h, "b") == "3" && Self.lastCell(h, "d") == "1")
         #expect(h.lines[try #require(h.line(ofKey: "c"))].contains("⚠ string (\"x\") and number (1) cannot be divided"))
         // The cursor is on the new column: s orders by it (the error is null, first).
@@ -98,13 +99,32 @@ struct ViewerComputedColumnsTests {
         try h.waitUntil("the new sum") { _ in cells().count > 11 && cells()[11] == "24" }
     }
 
-    @Test("a bad expression is named at its place in the definition, and the columns stay")
+    @Test("--columns may name a computed column: it takes that place, and no child is said to lack it")
+    func columnsNameAComputedColumn() throws {
+        let json = #"{"p": {"a": {"package": "x", "depends": ["q", "r"]}, "b": {"package": "y", "depends": []}, "c": {"package": "z", "depends": true}}}"#
+        let h = try ViewerHarness(json, columns: 120, path: "/p") {
+            $0.columns = [try! Path("package"), try! Path("nd"), try! Path("depends")]
+            $0.computedColumns = [try! ComputedColumn(definition: "nd = .depends | length"),
+                                  try! ComputedColumn(definition: "firsts = [.depends[]] | first")]
+        }
+        #expect(ViewerColumnsTests.titles(h) == ["key", "package", "nd", "depends", "firsts"])
+        let a = h.lines[try #require(h.line(ofKey: "a"))], b = h.lines[try #require(h.line(ofKey: "b"))]
+        #expect(a.contains("x") && a.contains(" 2 ") && a.contains("q"), "\(a)")
+        #expect(b.contains("y") && b.contains(" 0 "), "\(b)")
+        // A row the expression fails on shows the evaluator's error: native, and libjq's.
+        let c = h.lines[try #require(h.line(ofKey: "c"))]
+        #expect(c.contains("⚠ boolean (true) has no length") && c.contains("⚠ Cannot iterate over boolean"), "\(c)")
+        #expect(!h.screen.contains("no child here has"))
+    }
+
+    @Test("a bad expression is named in jq's words, and the columns stay")
     func badExpression() throws {
         let h = try ViewerHarness(Self.json, columns: 120, path: "/p")
         h.send(.character("="))
         h.type("ratio = .score /")
         h.send(.enter)
-        #expect(h.screen.contains("not a computed column: 1:17: expected a value after '/'"))
+        // jq's message (its place, `line 1: .score /`, follows where the line may wrap).
+        #expect(h.screen.contains("not a computed column: jq: error: syntax error, unexpected $end"))
         #expect(ViewerColumnsTests.titles(h) == ["key", "score", "level"])
         // ↑ recalls it, to be mended.
         h.send(.character("="), .up)

@@ -5,8 +5,6 @@ import Headless
 import JSONTree
 import KeyedStore
 import LiveQuery
-import SyncedArray
-import TableUI
 import ViewerCore
 
 #if canImport(Glibc)
@@ -26,9 +24,7 @@ struct List: ParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json, jsonl, csv, tsv, table
-    }
+    typealias Format = ListOutput.Format
 
     @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
@@ -42,7 +38,7 @@ struct List: ParsableCommand {
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
 
-    @Option(help: "json: one array of {\"key\", \"value\"}; jsonl: one such object a line; csv (RFC 4180), tsv, table: a column per child field. Default: table on a terminal, else json.")
+    @Option(help: "json: one array of {\"key\", \"value\"} (and \"computed\": {name: value} with --computed); jsonl: one such object a line; csv (RFC 4180), tsv, table: a column per child field, then the computed ones. Default: table on a terminal, else json.")
     var format: Format?
 
     @Flag(help: "Print only how many children the query (and --where) selects, at most its limit.")
@@ -55,57 +51,48 @@ struct List: ParsableCommand {
         valueName: "a,b,c/d"))
     var columns: String?
 
+    @OptionGroup var computed: ComputedOptions
+
+    @Flag(help: "Print which evaluator runs each expression (native, or jq through libjq) instead of the children.")
+    var explain = false
+
     func run() throws {
         let path: Path
         let query: Query
-        do { (path, query) = try self.query.resolved() } catch { throw CommandError("\(error)") }
-        let choice = try columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
+        let columns = try computed.columns()
+        do { (path, query) = try self.query.resolved(computed: columns) } catch { throw CommandError("\(error)") }
+        if explain {
+            let order = try? self.query.computedOrder(among: columns)
+            return writeOut(Array(explanation(filter: try? self.query.condition(), order: order, computed: columns).utf8))
+        }
+        let choice = try self.columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         let fold = try keyed.fold()
         if let source = try watch.source(file) {
             let document = try documentOfOneRun(source)
-            return print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice)
+            return print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice, computed: columns)
         }
         if let url = try databaseURL(file) {
-            return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice)
+            return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice, computed: columns)
         }
         let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
         // A fold reads every record, not only those the query's window needs.
         let document = try readDocument(file, format: reading, path: path, query: fold == nil ? query : Query(), maxSize: maxSize,
                                         valuesAllowed: input.input != .json)
-        print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice)
+        print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice, computed: columns)
     }
 
-    private func print(_ window: Window, choice: ColumnChoice?) {
+    private func print(_ window: Window, choice: ColumnChoice?, computed: [ComputedColumn]) {
         warnOfUnknownOrder(window)
         var out = [UInt8]()
-        if count {
-            out.append(contentsOf: "\(window.count)\n".utf8)
-            return writeOut(out)
-        }
+        if count { return writeOut(Array("\(window.count)\n".utf8)) }
         let terminal = isatty(1) != 0
-        let exportFormat: ExportFormat
-        switch format ?? (terminal ? .table : .json) {
-        case .json: exportFormat = .json
-        case .jsonl: exportFormat = .jsonl
-        case .csv: exportFormat = .csv
-        case .tsv: exportFormat = .tsv
-        case .table:
-            // The viewer's columns and cells, so the printed table is the one the viewer shows.
-            let table = ColumnTable(window.map { SyncedRow(key: $0.key, value: $0.value) },
-                                    shown: choice?.shown, hidden: choice?.hidden ?? [])
-            let cells = table.rows.map { row in row.enumerated().map { Cell(text: $0.element, isNumber: table.numeric[$0.offset]) } }
-            writeTable(RowTable(header: table.header, rows: cells), to: &out)
-            return writeOut(out)
-        }
-        var export = RowExport(format: exportFormat, columns: choice?.shown?.map(ExportColumn.member), hidden: choice?.hidden ?? [])
-        // JSON read by a terminal or a line-based tool: invisible characters as escapes; CSV on a
-        // terminal too (in a file, CSV keeps the text exactly).
-        export.escaping = exportFormat == .csv && !terminal ? .required : .invisibles
-        // Made row by row as read, never all at once.
-        export.write(window.lazy.map { (key: $0.key, value: $0.value) }, to: &out) { out in
-            writeOut(out)
-            out.removeAll(keepingCapacity: true)
-        }
+        ListOutput(format: format ?? (terminal ? .table : .json), choice: choice, computed: computed, terminal: terminal)
+            .write(window, to: &out) { out in
+                writeOut(out)
+                out.removeAll(keepingCapacity: true)
+            }
         writeOut(out)
     }
 }
+
+extension ListOutput.Format: ExpressibleByArgument {}

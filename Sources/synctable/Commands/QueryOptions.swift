@@ -78,10 +78,10 @@ struct QueryOptions: ParsableArguments {
     var limitToLast: String?
 
     @Option(name: .customLong("where"), help: ArgumentHelp(
-        "Only children for which this jq expression is true, e.g. '.score > 100 and .team == \"a\"'. "
-            + "jq's syntax for paths (.a.b, .[\"k\"], .[0], ?), comparisons, and/or/not, + - * / %, //, length, "
-            + "has, test, startswith, endswith, contains, ascii_downcase, ascii_upcase, type. The query orders "
-            + "and ranges the children, the expression keeps some of them, a limit counts those kept.",
+        "Only children for which this jq expression is true, e.g. '.score > 100 and .team == \"a\"': any of jq 1.6's "
+            + "language (paths, comparisons, and/or/not, arithmetic, //, length, has, test … run natively; the rest by "
+            + "libjq, on each child; list --explain says which). A child is kept when any value is true. The query "
+            + "orders and ranges the children, the expression keeps some of them, a limit counts those kept.",
         valueName: "expr"))
     var whereText: String?
 
@@ -121,7 +121,7 @@ struct QueryOptions: ParsableArguments {
             guard isName else { throw QueryOptionError("--order-by-computed", "\(error)") }
             if computed == nil { return try? ComputedColumn(definition: ".") }
             throw QueryOptionError("--order-by-computed", "no computed column is named \(name): give the expression itself "
-                + "(or, in the viewer, define it with --computed '\(name) = expression')")
+                + "(or define it with --computed '\(name) = expression')")
         }
     }
 

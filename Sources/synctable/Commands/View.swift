@@ -95,21 +95,12 @@ struct ViewerFlags: ParsableArguments {
         valueName: "path"))
     var spark: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "A column computed from each row by a jq expression, after the others: 'ratio = .score / .level' "
-            + "or the expression alone (repeat for more; = adds one in the viewer).",
-        valueName: "name = expr"))
-    var computed: [String] = []
+    @OptionGroup var computed: ComputedOptions
 
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
     func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig) throws(CommandError) -> ViewerOptions {
-        var computedColumns = config.computed
-        for text in computed {
-            do { computedColumns.append(try ComputedColumn(definition: text)) } catch {
-                throw CommandError("--computed \(JSON.string(text).serializedString()): \(error)")
-            }
-        }
+        var computedColumns = try computed.columns(after: config.computed)
         let location: Path
         let flags: Query
         do {
