@@ -48,8 +48,9 @@ public struct Expression: Sendable, Equatable, CustomStringConvertible {
             var parser = try Parser(text, context: context)
             engine = .native(try parser.parse())
         } catch {
-            // jq reads an empty program as `.`, a quirk of its command line, not a filter typed.
-            if error.isTooDeep || text.allSatisfy(\.isWhitespace) { throw error }
+            // jq reads an empty program as `.`, a quirk of its command line, not a filter typed;
+            // a refusal that is final (too deep, a regex outside linear time) stays the answer.
+            if error.isFinal || text.allSatisfy(\.isWhitespace) { throw error }
             try Parser.checkBracketDepth(text)
             do { engine = .jq(try JQProgram(text)) } catch { throw ExpressionError(jq: error.message) }
         }

@@ -8,10 +8,12 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
     public let message: String
     /// The message is jq's (libjq rejected the expression).
     public let isJQs: Bool
-    /// The native parser refused nesting past its depth limit, which libjq is not given.
-    let isTooDeep: Bool
+    /// The native parser refused nesting past its depth limit, or a regular expression that
+    /// would not run in linear time: neither is handed to libjq (whose compiler recurses over the
+    /// nesting, and whose regular expressions backtrack).
+    let isFinal: Bool
 
-    init(_ scalars: [Unicode.Scalar], at offset: Int, _ message: String, tooDeep: Bool = false) {
+    init(_ scalars: [Unicode.Scalar], at offset: Int, _ message: String, final: Bool = false) {
         var line = 1, column = 1
         for s in scalars.prefix(offset) {
             if s == "\n" {
@@ -25,7 +27,7 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
         self.column = column
         self.message = message
         isJQs = false
-        isTooDeep = tooDeep
+        isFinal = final
     }
 
     /// jq's message; its line is the one it names (`at <top-level>, line 2:`), its column 1.
@@ -36,7 +38,7 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
         self.line = at.flatMap { Int(String(decoding: bytes[($0 + marker.count)...].prefix { (48...57).contains($0) }, as: UTF8.self)) } ?? 1
         column = 1
         isJQs = true
-        isTooDeep = false
+        isFinal = false
     }
 
     public var description: String { isJQs ? message : "\(line):\(column): \(message)" }

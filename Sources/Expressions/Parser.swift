@@ -48,7 +48,7 @@ struct Parser {
             case "(", "[", "{":
                 depth += 1
                 if depth > maximumDepth {
-                    throw ExpressionError(scalars, at: offset, "the expression nests deeper than \(maximumDepth) levels", tooDeep: true)
+                    throw ExpressionError(scalars, at: offset, "the expression nests deeper than \(maximumDepth) levels", final: true)
                 }
             case ")", "]", "}": depth -= 1
             default: break
@@ -77,8 +77,8 @@ struct Parser {
         return true
     }
 
-    private func error(_ message: String, at token: Token? = nil) -> ExpressionError {
-        ExpressionError(scalars, at: (token ?? current).offset, message)
+    private func error(_ message: String, at token: Token? = nil, final: Bool = false) -> ExpressionError {
+        ExpressionError(scalars, at: (token ?? current).offset, message, final: final)
     }
 
     private func unsupported(_ what: String, at token: Token? = nil) -> ExpressionError {
@@ -86,7 +86,7 @@ struct Parser {
     }
 
     private func tooDeep(at token: Token) -> ExpressionError {
-        ExpressionError(scalars, at: token.offset, "the expression nests deeper than \(Self.maximumDepth) levels", tooDeep: true)
+        ExpressionError(scalars, at: token.offset, "the expression nests deeper than \(Self.maximumDepth) levels", final: true)
     }
 
     /// Parses a form nested in the current one, or fails past `maximumDepth` before the
@@ -388,9 +388,9 @@ struct Parser {
         let source = String(decoding: pattern, as: UTF8.self)
         do { return .test(try Pattern(source, flags: flags)) } catch {
             switch error {
-            case .flag(let f): throw self.error("test: flag '\(f)' is not supported (use \(Pattern.flagLetters))", at: token)
+            case .flag(let f): throw self.error("test: flag '\(f)' is not supported (use \(Pattern.flagLetters))", at: token, final: true)
             case .invalid(let problem):
-                throw self.error("test: invalid regular expression \(String(reflecting: source)): \(problem)", at: token)
+                throw self.error("test: invalid regular expression \(String(reflecting: source)): \(problem)", at: token, final: true)
             }
         }
     }
