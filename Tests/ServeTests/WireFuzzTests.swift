@@ -3,7 +3,7 @@
 // frames and requests the SDKs send. A frame or request that crashes the server crashes this
 // test; after each batch the server must still answer.
 //
-// `make test` runs a few hundred inputs of each; `make fuzz` runs them for FUZZ_SECONDS
+// `make test` runs 500 inputs of each; `make fuzz` runs them for FUZZ_SECONDS
 // (WIRE_FUZZ_SECONDS in the environment). Not coverage-guided (libFuzzer cannot link the
 // server's packages): mutations aimed at what broke before — numbers out of every range,
 // wrong types, truncation, deep nesting, odd keys and paths.
@@ -20,7 +20,7 @@ import TestSupport
 @Suite(.serialized) struct WireFuzzTests {
     /// How long to run each target: WIRE_FUZZ_SECONDS (`make fuzz`), else a fixed count.
     static let seconds = ProcessInfo.processInfo.environment["WIRE_FUZZ_SECONDS"].flatMap(Double.init)
-    static let rounds = 1_000
+    static let rounds = 500
 
     static let frames = [
         #"{"t":"d","d":{"r":1,"a":"s","b":{"c":{"sdk.js.12-18-0":1}}}}"#,
