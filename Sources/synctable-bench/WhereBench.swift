@@ -38,9 +38,9 @@ func runLargeWhereBenchmarks(_ report: Report, _ options: BenchOptions) {
             printError("large file: synctable list --where failed")
             return
         }
-        // libjq converts every child to jq's values and runs jq's interpreter on it: jq's own
-        // time is its bound, not the native filter's second.
-        let (target, met) = filter.libjq ? ("≤ jq's time", jq.map { ours.median <= $0.median } ?? true) : ("≤ 1 s", ours.median <= 1)
+        // Issue 52's figure: an expression libjq runs, over 1,000,000 children, within 2 s (the
+        // native subset's rows keep their 1 s).
+        let (target, met) = filter.libjq ? ("≤ 2 s", ours.median <= 2) : ("≤ 1 s", ours.median <= 1)
         report.add(Figure(name: "large: list --where '\(filter.synctable)'" + (filter.libjq ? " (libjq)" : ""), unit: "s", synctable: ours,
                           peers: [(name: "jq -c '\(filter.jq)'", stats: jq, note: jq == nil ? "jq not installed" : nil)],
                           target: target, met: met, ratio: jq.map { $0.median / ours.median },
