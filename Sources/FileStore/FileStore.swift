@@ -68,8 +68,10 @@ public final class FileStore: DocumentStore {
         /// whole file is the first revision.
         public var newestFirst: NewestFirst?
         /// In JSON Lines (a file or a stream), a record longer than this is an error row naming
-        /// its line, and reading goes on after it: a runaway line is never held whole.
-        public var maxLineBytes = JSONLinesBuilder.defaultMaxRecordBytes
+        /// its line, and reading goes on after it: a runaway line is never held whole. Unbounded
+        /// by default (a document piped to the viewer may be large); `serve` sets its
+        /// `--max-line-bytes` (256 MB by default).
+        public var maxLineBytes = Int.max
         /// A first read of a file at least this large parses its mapping while the bytes are
         /// copied (`SnapshotReader.parseMapped`); tests lower it.
         var mappedFirstReadSize = splitReadSize

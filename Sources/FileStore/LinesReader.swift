@@ -65,7 +65,7 @@ final class LinesReader: @unchecked Sendable {
 
     deinit { readBuffer.deallocate() }
 
-    init(source: Source, newestFirst: FileStore.NewestFirst? = nil, maxLineBytes: Int = JSONLinesBuilder.defaultMaxRecordBytes) {
+    init(source: Source, newestFirst: FileStore.NewestFirst? = nil, maxLineBytes: Int = .max) {
         self.source = source
         self.newestFirst = newestFirst
         builder = JSONLinesBuilder(mode: { if case .stream = source { .values } else { .lines } }(), maxRecordBytes: maxLineBytes)

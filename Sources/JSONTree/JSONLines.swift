@@ -106,7 +106,8 @@ public struct JSONLinesBuilder: ~Copyable {
     private let byteLimit: Int
     private let entryLimit: Int
 
-    /// The longest record read by default: 256 MiB.
+    /// The longest record a server reads by default (`serve --max-line-bytes`): 256 MiB. A
+    /// builder holds records of any length unless given a bound.
     public static let defaultMaxRecordBytes = 256 << 20
     /// A record longer than this is not held: it becomes an error row naming its line, and
     /// reading goes on after its end (so a runaway line costs at most this much memory).
@@ -114,13 +115,13 @@ public struct JSONLinesBuilder: ~Copyable {
     /// Whether the input is being skipped up to the end of a record that was too long.
     private var skippingLongRecord = false
 
-    public init(mode: Mode, maxRecordBytes: Int = JSONLinesBuilder.defaultMaxRecordBytes) {
+    public init(mode: Mode, maxRecordBytes: Int = .max) {
         self.init(mode: mode, byteLimit: Int(UInt32.max), maxRecordBytes: maxRecordBytes)
     }
 
     /// A builder whose records stop at `byteLimit` bytes and `entryLimit` tape entries (tests:
     /// the limits without gigabytes of input).
-    init(mode: Mode, byteLimit: Int, entryLimit: Int = Tape.entryLimit, maxRecordBytes: Int = JSONLinesBuilder.defaultMaxRecordBytes) {
+    init(mode: Mode, byteLimit: Int, entryLimit: Int = Tape.entryLimit, maxRecordBytes: Int = .max) {
         self.byteLimit = byteLimit
         self.entryLimit = entryLimit
         self.maxRecordBytes = max(1, maxRecordBytes)

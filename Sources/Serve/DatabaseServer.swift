@@ -87,9 +87,16 @@ public final class DatabaseServer: Sendable {
         var opened = [String: ServedDatabase]()
         var own = options
         if databases.count > 1 { own.rulesFile = nil }
+        // The windows kept for WebSocket listens: an eighth of the budget, shared by the databases.
+        let windowBytes = budget.total / 8 / databases.count
         for (name, open) in databases {
-            guard opened[name] == nil else { throw ServeError("two databases are named \(name)") }
-            opened[name] = try ServedDatabase(name: name, options: own, rules: rules, windowBytes: budget.total / 8, open: open)
+            do throws(ServeError) {
+                guard opened[name] == nil else { throw ServeError("two databases are named \(name)") }
+                opened[name] = try ServedDatabase(name: name, options: own, rules: rules, windowBytes: windowBytes, open: open)
+            } catch {
+                for database in opened.values { database.store.stop() }
+                throw error
+            }
         }
         self.databases = opened
         first = opened[databases[0].name]!
@@ -230,10 +237,9 @@ private struct StreamTicker: Service {
             }
         }
         stopping.set()
-        for database in databases {
-            database.feed.close()
-            database.store.stop()
-        }
+        // The stores stop once the server has (`run`'s end): a session ending now still makes
+        // its onDisconnect writes, and writes still queued after that are refused.
+        for database in databases { database.feed.close() }
     }
 }
 

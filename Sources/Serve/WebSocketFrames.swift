@@ -81,7 +81,8 @@ struct FrameAssembler {
             }
             return frame.utf8.count > limit ? .tooLarge : .message(frame)
         }
-        bytes += frame.utf8.count
+        // A piece costs its bytes and its place in the list (empty pieces are not free).
+        bytes += frame.utf8.count + MemoryLayout<String>.stride
         guard bytes <= limit else {
             reset()
             return .tooLarge
