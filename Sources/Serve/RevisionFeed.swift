@@ -15,6 +15,9 @@ final class RevisionFeed: Sendable {
         var closed = false
         /// Tasks waiting for the first revision or a problem.
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Tasks waiting for a revision newer than the one they saw (nil: none came in time).
+        var newer: [Int: CheckedContinuation<Revision?, Never>] = [:]
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())
@@ -42,13 +45,43 @@ final class RevisionFeed: Sendable {
 
     /// From the store thread: a new revision for the readers and every stream.
     func publish(_ revision: Revision) {
-        let (boxes, waiters) = state.withLock { state in
+        let (boxes, waiters, newer) = state.withLock { state in
             state.latest = revision
-            defer { state.waiters.removeAll() }
-            return (Array(state.mailboxes.values), state.waiters)
+            defer {
+                state.waiters.removeAll()
+                state.newer.removeAll()
+            }
+            return (Array(state.mailboxes.values), state.waiters, Array(state.newer.values))
         }
         for box in boxes { box.post(.revision(revision)) }
         for waiter in waiters { waiter.resume() }
+        for waiter in newer { waiter.resume(returning: revision) }
+    }
+
+    /// Waits for a revision newer than revision `number`, until `deadline`: nil if none came
+    /// by then, or the feed closed.
+    func revision(after number: Int, until deadline: ContinuousClock.Instant) async -> Revision? {
+        await withCheckedContinuation { continuation in
+            let waiter = state.withLock { state -> Int? in
+                if let latest = state.latest, latest.number > number {
+                    continuation.resume(returning: latest)
+                    return nil
+                }
+                if state.closed {
+                    continuation.resume(returning: nil)
+                    return nil
+                }
+                state.nextWaiter += 1
+                state.newer[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let waiter else { return }
+            // Whichever comes first resumes the waiter, under the lock: a revision, or this.
+            Task {
+                try? await Task.sleep(until: deadline)
+                state.withLock { $0.newer.removeValue(forKey: waiter) }?.resume(returning: nil)
+            }
+        }
     }
 
     /// From the store thread: the store's status changed.
@@ -118,13 +151,17 @@ final class RevisionFeed: Sendable {
     /// The server is stopping: every stream ends (one stuck in a write to a client that does
     /// not read is interrupted).
     func close() {
-        let (boxes, waiters) = state.withLock { state in
+        let (boxes, waiters, newer) = state.withLock { state in
             state.closed = true
-            defer { state.waiters.removeAll() }
-            return (Array(state.mailboxes.values), state.waiters)
+            defer {
+                state.waiters.removeAll()
+                state.newer.removeAll()
+            }
+            return (Array(state.mailboxes.values), state.waiters, Array(state.newer.values))
         }
         for box in boxes { box.post(.closed) }
         for waiter in waiters { waiter.resume() }
+        for waiter in newer { waiter.resume(returning: nil) }
     }
 }
 

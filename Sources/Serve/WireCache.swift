@@ -115,7 +115,8 @@ final class WireCache: Sendable {
         if let kept = state.withLock({ $0.revision == new.number ? $0.pushes[key] : nil }) { return kept }
         let made = change(path: path, from: old, to: new).map { change in
             let at = WebSocketSession.wirePath(path.appending(change.path))
-            return WireMessage(WebSocketSession.text(["t": "d", "d": ["a": change.name == "put" ? "d" : "m", "b": ["p": .string(at), "d": change.data]]]))
+            return change.name == "put" ? ServerMessage.data(path: at, data: change.data, tag: nil).wire
+                : ServerMessage.merge(path: at, data: change.data, tag: nil).wire
         }
         keep(new.number) { if $0.revision == new.number { $0.pushes[key] = .some(made) } }
         return made
