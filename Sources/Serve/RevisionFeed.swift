@@ -60,8 +60,10 @@ final class RevisionFeed: Sendable {
 
     /// Waits for a revision newer than revision `number`, until `deadline`: nil if none came
     /// by then, or the feed closed.
-    func revision(after number: Int, until deadline: ContinuousClock.Instant) async -> Revision? {
-        await withCheckedContinuation { continuation in
+    func revision(
+        after number: Int, until deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation
+    ) async -> Revision? {
+        await withCheckedContinuation(isolation: isolation) { continuation in
             let waiter = state.withLock { state -> Int? in
                 if let latest = state.latest, latest.number > number {
                     continuation.resume(returning: latest)
@@ -286,8 +288,9 @@ final class Mailbox: Sendable {
     }
 
     /// The next message: a pending revision first, then the end of the stream, then a tick.
-    func next() async -> Message {
-        await withCheckedContinuation { continuation in
+    /// (Run on the caller's executor: a WebSocket session is woken on its event loop directly.)
+    func next(isolation: isolated (any Actor)? = #isolation) async -> Message {
+        await withCheckedContinuation(isolation: isolation) { continuation in
             let ready: Message? = state.withLock { state in
                 if let final = state.final { return final }
                 if !state.pending.isEmpty {

@@ -13,7 +13,7 @@ extension WebSocketSession {
         await flush()
     }
 
-    /// Writes the pending messages' frames to the connection in one hop to its event loop.
+    /// Writes the pending messages' frames to the connection.
     ///
     /// While the connection takes them, nothing is awaited. Once its buffer is past its
     /// high-water mark (the client is not reading), the loop waits until these frames are
@@ -25,10 +25,13 @@ extension WebSocketSession {
         guard let last = frames.last else { return }
         let channel = self.channel
         let written = channel.isWritable ? nil : channel.eventLoop.makePromise(of: Void.self)
-        channel.eventLoop.execute {
+        // On the connection's event loop (the session's executor), written at once; were it
+        // not, in one hop.
+        let write = {
             for frame in frames.dropLast() { channel.write(frame, promise: nil) }
             channel.writeAndFlush(last, promise: written)
         }
+        if channel.eventLoop.inEventLoop { write() } else { channel.eventLoop.execute(write) }
         guard let written else { return }
         // A future's wait does not end when the task is cancelled: closing the channel fails
         // the write, which does.

@@ -16,7 +16,7 @@ import Synchronization
 /// a revision wakes it directly, and the client's frames are handed over through it one at a
 /// time and waited for, so a client that floods is read no faster than it is answered, and a
 /// client that does not read holds at most a few pending revisions.
-final class WebSocketSession {
+actor WebSocketSession {
     /// What the loop handles next.
     enum Input: Sendable {
         case text(String)
@@ -118,27 +118,7 @@ final class WebSocketSession {
                     return
                 }
             }
-            await session.start(host: host)
-            loop: while true {
-                // The mailbox's message first (revisions are never held back by the client's
-                // frames), then the client's frame that came meanwhile, if any.
-                let message = await mailbox.next()
-                guard await session.handle(.feed(message)) else { break }
-                if case .cancel = message {
-                    // The location is gone and the mailbox ended: the client's frames alone.
-                    while true {
-                        let (input, handled) = await client.next()
-                        let goOn = await session.handle(input)
-                        handled.resume()
-                        if !goOn { break loop }
-                    }
-                }
-                if let (input, handled) = client.take() {
-                    let goOn = await session.handle(input)
-                    handled.resume()
-                    if !goOn { break loop }
-                }
-            }
+            await session.run(host: host, mailbox: mailbox, client: client)
             client.close()
             // From now on, dropping the mailbox (or the server stopping) must not cancel this task.
             mailbox.detach()
@@ -147,6 +127,35 @@ final class WebSocketSession {
         }
         await session.disconnected()
         account.close()
+    }
+
+    /// The session runs on its connection's event loop: a revision wakes it there directly, and
+    /// its frames are written without another hop.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { channel.eventLoop.executor.asUnownedSerialExecutor() }
+
+    /// The connection's loop: one input at a time, until the client leaves or the server stops.
+    private func run(host: String, mailbox: Mailbox, client: ClientHandOver) async {
+        await start(host: host)
+        loop: while true {
+            // The mailbox's message first (revisions are never held back by the client's
+            // frames), then the client's frame that came meanwhile, if any.
+            let message = await mailbox.next()
+            guard await handle(.feed(message)) else { break }
+            if case .cancel = message {
+                // The location is gone and the mailbox ended: the client's frames alone.
+                while true {
+                    let (input, handled) = await client.next()
+                    let goOn = await handle(input)
+                    handled.resume()
+                    if !goOn { break loop }
+                }
+            }
+            if let (input, handled) = client.take() {
+                let goOn = await handle(input)
+                handled.resume()
+                if !goOn { break loop }
+            }
+        }
     }
 
     // MARK: - The loop's steps
@@ -356,8 +365,8 @@ private final class ClientHandOver: Sendable {
 
     /// From the loop once its mailbox has ended: the client's next frame (the reader always
     /// hands one more, `clientClosed`, when its connection or task ends).
-    func next() async -> Handed {
-        await withCheckedContinuation { loop in
+    func next(isolation: isolated (any Actor)? = #isolation) async -> Handed {
+        await withCheckedContinuation(isolation: isolation) { loop in
             let ready = state.withLock { state -> Handed? in
                 if let input = state.input {
                     state.input = nil

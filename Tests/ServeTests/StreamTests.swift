@@ -104,7 +104,10 @@ import TestSupport
         #expect(served.server.events.computations == 2, "one put of the file for six streams, one of /n")
 
         _ = try served.request("PUT", "/n.json", body: "1")
-        #expect(try reader.readEvent()?.json == json(#"{"path":"/","data":1}"#))
+        // (On a loaded machine the streams may have been idle long enough for a keep-alive.)
+        var event = try reader.readEvent()
+        while event?.name == "keep-alive" { event = try reader.readEvent() }
+        #expect(event?.json == json(#"{"path":"/","data":1}"#))
         eventually("the slow streams dropped") { served.server.feed.streamCount == 1 }
         #expect(await closedByServer(slow, seconds: 10) == Array(repeating: true, count: slow.count))
         await served.stop()
