@@ -85,9 +85,14 @@ extension FileStore {
     /// How long an append waits for another program's unfinished last line to end.
     public static let unfinishedLineWait = 500
 
+    /// How long an unfinished last line must have stood unchanged (the file not modified) to be
+    /// taken as abandoned (its writer killed mid-line): an append then ends it with a newline, so
+    /// it stays as it is, a line of its own (an error row), and the log takes records again.
+    public static let abandonedLineSeconds = 10
+
     /// Whether the file is empty or ends with a newline; false when its last line is a whole
-    /// record without one. Waits up to `unfinishedLineWait` ms for a last line that is not
-    /// valid JSON (another writer's record, half written) to end.
+    /// record without one, or an abandoned one. Waits up to `unfinishedLineWait` ms for a last
+    /// line that is not valid JSON (another writer's record, half written) to end.
     /// - Throws: `WriteError.unfinishedLine` when it does not end in time.
     private static func lastLineHasEnded(_ fd: Int32, path: String) throws(WriteError) -> Bool {
         let deadline = monotonicNanoseconds() + UInt64(unfinishedLineWait) * 1_000_000
@@ -99,9 +104,18 @@ extension FileStore {
             // A scalar cut short could still parse (`12` of `123`); a record of a log is an object or
             // an array in practice, which parses only once it is whole.
             if last.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) || (try? JSONDocument(parsing: last)) != nil { return false }
+            if isAbandoned(st) { return false }
             guard monotonicNanoseconds() < deadline else { throw .unfinishedLine(path: path, milliseconds: unfinishedLineWait) }
             usleep(5_000)
         }
+    }
+
+    /// Whether the file has not been modified for `abandonedLineSeconds` (by the wall clock,
+    /// which is what the file's time is kept in).
+    private static func isAbandoned(_ st: stat) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now.tv_sec - st.st_mtim.tv_sec >= abandonedLineSeconds
     }
 
     /// The file's last line (from after the newline before it; with its own newline, if it has

@@ -59,7 +59,7 @@ public enum WriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .appendOnly(_, let what): what
         case .remote(_, let reason): reason
         case .unfinishedLine(_, let ms):
-            "another program's last line has not ended after \(ms) ms; appending now would split its record, so nothing was written"
+            "another program's last line has not ended after \(ms) ms; appending now would split its record, so nothing was written (a line left unfinished for 10 s is taken as abandoned, and ended)"
         }
     }
 

@@ -37,6 +37,21 @@ import TestSupport
         #expect(folder.read("ended.jsonl") == "{\"n\":1}\n" + line)
     }
 
+    /// A line left unfinished longer than `abandonedLineSeconds` (its writer killed mid-line) is
+    /// ended with a newline and kept as it is; the record goes after it, and the log takes
+    /// records again.
+    @Test func anAbandonedLineIsEndedAndKept() throws {
+        let folder = ScratchFolder()
+        let log = folder.write("log.jsonl", "{\"n\":1}\n{\"killed\":\"mid")
+        var then = timespec()
+        clock_gettime(CLOCK_REALTIME, &then)
+        then.tv_sec -= FileStore.abandonedLineSeconds + 1
+        #expect(utimensat(AT_FDCWD, log, [then, then], 0) == 0)
+        let record = JSON.object(JSONObject([("n", .number(JSONNumber(2)))]))
+        #expect(try FileStore.appendLine(record, toFile: log) == 2)
+        #expect(folder.read("log.jsonl") == "{\"n\":1}\n{\"killed\":\"mid\n{\"n\":2}\n")
+    }
+
     /// A 64 KiB tmpfs, full but for a few pages: a 20 KB record is written in part, then the
     /// disk refuses the rest. The file is cut back to its old bytes, and the error says why and
     /// where. Mounting needs root (and the right to mount here); without it the test says so.
