@@ -3,14 +3,18 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, one way into the kernel);
-// CJSONScan, EngineMemory → JSONTree → LiveQuery → FileStore → SyncedArray; FileStore → Serve (on Hummingbird);
-// JSONTree → Rules → Serve;
+// CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, and the write
+// path's file calls: one way into the kernel);
+// CJSONScan, EngineMemory → JSONTree → LiveQuery → StoreInterface → FileStore, RemoteStore (a
+// database URL as a live store: REST and its event stream, on AsyncHTTPClient), SyncedArray;
+// Sequences (one longest increasing subsequence) → LiveQuery, TableUI, LiveViews;
+// FileStore, Rules → Serve (on Hummingbird); JSONTree → Rules;
 // CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2); CJQ → Expressions (libjq);
 // StoreInterface → CommandStore (a command run every interval) → Headless;
 // StoreInterface, Expressions → KeyedStore (a log folded by a key) → Headless;
-// FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
-// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
+// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI);
+// Headless (the stores and outputs of the commands) → Commands (argument parsing; every command
+// runnable in-process) → synctable (the program's edge: its process-wide settings and signals).
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
@@ -55,7 +59,8 @@ let package = Package(
         // handler, mremap (variadic), names the Glibc module leaves out.
         .target(name: "CEngineMemory"),
         // The engine's blocks of memory, mappings, threads and signals, behind `EngineTuning`
-        // (`.plain` unless a program opts in); used by JSONTree, LiveQuery and FileStore only.
+        // (`.plain` unless a program opts in); used by JSONTree, LiveQuery, FileStore and
+        // LiveViews (its statistics' second thread) only.
         .target(name: "EngineMemory", dependencies: ["CEngineMemory"]),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "EngineMemory"], linkerSettings: [.linkedLibrary("m")]),
         // One longest increasing subsequence for every module that keeps rows in place.
@@ -123,14 +128,16 @@ let package = Package(
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
         .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
-        // tables and event lines, write the demo; the executable is argument parsing over it.
+        // tables and event lines, write the demo; `Commands` is argument parsing over it.
         .target(
             name: "Headless",
             dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "RemoteStore", "TableUI", "Charts", "SyncedArray",
                            "ViewerCore", "CommandStore", "KeyedStore", "Expressions"]
         ),
-        .executableTarget(
-            name: "synctable",
+        // The commands: argument parsing over Headless and the viewer, each runnable in-process
+        // (`SyncTable.run(arguments, io:)`: its output captured, its exit status returned).
+        .target(
+            name: "Commands",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
                 "Expressions", "Headless", "Charts", "CommandStore", "KeyedStore",
@@ -138,6 +145,11 @@ let package = Package(
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
             resources: [.embedInCode("Demo/leaderboard.json")]
+        ),
+        // The program's edge: the process-wide settings and the quitting signals, then a command.
+        .executableTarget(
+            name: "synctable",
+            dependencies: ["Commands", "Headless", "JSONTree", "CommandStore"]
         ),
         // A small program showing the table widget alone; the widget's terminal test drives it.
         .executableTarget(name: "tabledemo", dependencies: ["TableUI"]),
@@ -168,6 +180,8 @@ let package = Package(
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
+        // The commands run in-process: what needs no process of its own (signals, terminals).
+        .testTarget(name: "CommandsTests", dependencies: ["Commands", "Headless", "JSONTree", "LiveQuery", "TestSupport"]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
             name: "ServeTests",

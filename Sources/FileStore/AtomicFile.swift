@@ -366,102 +366,149 @@ struct WriteSession {
         Glibc.close(folderFD)
     }
 
+    /// What one attempt of `run` came to.
+    enum Step<Content: FileContent> {
+        /// The file changed under the attempt (or a writer was busy with it): try again.
+        case again
+        case done(AtomicFile.ContentOutcome<Content>)
+    }
+
+    /// What an attempt read: the file's content, and its mapping when mapped rather than read.
+    struct Read {
+        let base: FileSnapshot
+        let mapping: FileMapping?
+        /// Set by whichever thread makes the slow half of the check (`hasBytes`).
+        let checking = OnceFlag()
+    }
+
+    /// The tuned writer (`AtomicFile.modifyPlainly` is its plain twin, which must leave the
+    /// same bytes): attempts until one is done, or `maxAttempts` found the file changing.
     func run<Content: FileContent>(
         _ transform: (FileSnapshot, EarlyWrite) throws(WriteError) -> Content?
     ) throws(WriteError) -> AtomicFile.ContentOutcome<Content> {
-        var attempt = 0
         // Whether a helper holds the file for after this process's exit (`guardUntilExit`).
         var guarded = false
-        while true {
-            attempt += 1
-            guard attempt <= options.maxAttempts else { throw .conflict(path: path, attempts: options.maxAttempts) }
+        for attempt in 1...options.maxAttempts {
             guard let (base, mapping) = try readTarget(attempt) else { continue }
             if !guarded && options.freesReplacedFileAfterExit && options.tuning.replacedFileHelper { guarded = guardUntilExit() }
             options.afterRead?(attempt)
-            // Bytes mapped rather than read were one state only if the file is intact after
-            // their last use; an error or a "nothing to change" made from them may come from
-            // another process's write and is checked too.
-            let changedMeanwhile = { mapping.map { !reader.isIntact($0, at: folder + "/" + name) } ?? false }
-            // The slow half of the check (below) is made by whichever thread is free first (sets
-            // `checking`): the writer of an early write when it is done before the parse, else
-            // this one. A mapped file's check is quick, and made once the writer is done.
-            let checking = OnceFlag()
-            if mapping != nil { checking.set() }
-            let early = EarlyWrite { content, stop in
-                ThreadWork(onThread: self.options.tuning.secondThread) {
-                    let temporary = Result { () throws(WriteError) in
-                        try self.writeTemporary(content, like: base, mapped: mapping != nil, stop: stop)
-                    }
-                    let checks = (try? temporary.get()) != nil && !stop.isSet && checking.set()
-                    return WrittenTemporary(temporary: temporary, holds: checks ? self.hasBytes(base) : nil)
-                }
-            }
-            let transformed: Content?
-            do { transformed = try transform(base, early) } catch {
-                early.cancel()
-                if changedMeanwhile() { pause(attempt); continue }
-                throw error
-            }
-            guard let content = transformed else {
-                early.cancel()
-                if changedMeanwhile() { pause(attempt); continue }
-                return AtomicFile.ContentOutcome(base: base, written: nil, identity: base.identity, attempts: attempt)
-            }
-            if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES {
-                early.cancel()
-                throw .readOnly(path: path)
-            }
-            // The temporary file is written and synced on a thread of its own (started early
-            // by the transform, or now) while this one makes the slow half of the check: the
-            // file still holds the bytes we read.
-            let wroteEarly = early.isStarted
-            let writing = wroteEarly ? early.work! : ThreadWork(onThread: options.tuning.secondThread) {
-                WrittenTemporary(
-                    temporary: Result { () throws(WriteError) in try self.writeTemporary(content, like: base, mapped: mapping != nil) },
-                    holds: nil)
-            }
-            let checkedHere = checking.set() ? hasBytes(base) : nil
-            let done = writing.join()
-            let created: Temporary
-            do { created = try done.temporary.get() } catch {
-                if changedMeanwhile() { pause(attempt); continue }
-                throw error
-            }
-            let holds = mapping != nil ? !changedMeanwhile() : done.holds ?? checkedHere ?? hasBytes(base)
-            defer { Glibc.close(created.fd) }
-            let written = created.identity
-            // The fast half, last: the file still is the same file (the window for another
-            // writer's rename before our swap is a few microseconds). An unnamed temporary
-            // file gets its name in between.
-            guard holds else {
-                if let name = created.name { discard(name) }
-                pause(attempt)
-                continue
-            }
-            let temporary: String
-            if let named = created.name { temporary = named } else { temporary = try name(created.fd) }
-            guard isFile(name, base.identity) else {
-                discard(temporary)
-                pause(attempt)
-                continue
-            }
-            options.beforeSwap?()
-            if try swap(temporary) == .exchanged {
-                // The temporary name now holds the file we replaced. Was it the one we checked?
-                guard isFile(temporary, base.identity) else {
-                    // Another writer renamed its file in just then. Put it back at once, so our
-                    // content (without its edit) is visible only for microseconds, and apply
-                    // ours again to its content.
-                    try restore(temporary, ours: written)
-                    continue
-                }
-                discard(temporary)
-            }
-            // The swap is done; a folder that cannot be synced (some file systems) changes
-            // nothing about it.
-            _ = fsync(folderFD)
-            return AtomicFile.ContentOutcome(base: base, written: content, identity: written, attempts: attempt, wroteEarly: wroteEarly)
+            let read = Read(base: base, mapping: mapping)
+            // A mapped file's check is quick, and made once the writer is done.
+            if mapping != nil { read.checking.set() }
+            if case .done(let outcome) = try attemptWrite(read, attempt, transform) { return outcome }
         }
+        throw .conflict(path: path, attempts: options.maxAttempts)
+    }
+
+    /// One attempt: the transform on what was read, the temporary file written while the file
+    /// is checked, then the swap.
+    func attemptWrite<Content: FileContent>(
+        _ read: Read, _ attempt: Int, _ transform: (FileSnapshot, EarlyWrite) throws(WriteError) -> Content?
+    ) throws(WriteError) -> Step<Content> {
+        let early = earlyWrite(read)
+        let transformed: Content?
+        do { transformed = try transform(read.base, early) } catch {
+            early.cancel()
+            if changedMeanwhile(read) { pause(attempt); return .again }
+            throw error
+        }
+        guard let content = transformed else {
+            early.cancel()
+            if changedMeanwhile(read) { pause(attempt); return .again }
+            return .done(AtomicFile.ContentOutcome(base: read.base, written: nil, identity: read.base.identity, attempts: attempt))
+        }
+        if faccessat(folderFD, name, W_OK, AT_EACCESS) != 0 && errno == EACCES {
+            early.cancel()
+            throw .readOnly(path: path)
+        }
+        let wroteEarly = early.isStarted
+        let created: Temporary, holds: Bool
+        do { (created, holds) = try writeWhileChecking(content, read, early: wroteEarly ? early.work : nil) } catch {
+            if changedMeanwhile(read) { pause(attempt); return .again }
+            throw error
+        }
+        defer { Glibc.close(created.fd) }
+        guard holds else {
+            if let name = created.name { discard(name) }
+            pause(attempt)
+            return .again
+        }
+        guard try swapIn(created, replacing: read.base, attempt) else { return .again }
+        return .done(AtomicFile.ContentOutcome(base: read.base, written: content, identity: created.identity, attempts: attempt,
+                                               wroteEarly: wroteEarly))
+    }
+
+    /// Bytes mapped rather than read were one state only if the file is intact after their
+    /// last use; an error or a "nothing to change" made from them may come from another
+    /// process's write and is checked too.
+    func changedMeanwhile(_ read: Read) -> Bool {
+        read.mapping.map { !reader.isIntact($0, at: folder + "/" + name) } ?? false
+    }
+
+    /// The head start a transform may take (`EarlyWrite`): the temporary file written on a
+    /// thread of its own, which then makes the slow half of the check too when it is done
+    /// before the transform (it sets `checking` first).
+    func earlyWrite(_ read: Read) -> EarlyWrite {
+        EarlyWrite { content, stop in
+            ThreadWork(onThread: self.options.tuning.secondThread) {
+                let temporary = Result { () throws(WriteError) in
+                    try self.writeTemporary(content, like: read.base, mapped: read.mapping != nil, stop: stop)
+                }
+                let checks = (try? temporary.get()) != nil && !stop.isSet && read.checking.set()
+                return WrittenTemporary(temporary: temporary, holds: checks ? self.hasBytes(read.base) : nil)
+            }
+        }
+    }
+
+    /// The temporary file written and synced on a thread of its own (started early by the
+    /// transform, or now) while this one makes the slow half of the check: whether the file
+    /// still holds the bytes read.
+    func writeWhileChecking(_ content: some FileContent, _ read: Read, early: ThreadWork<WrittenTemporary>?)
+        throws(WriteError) -> (Temporary, holds: Bool)
+    {
+        let writing = early ?? ThreadWork(onThread: options.tuning.secondThread) {
+            WrittenTemporary(
+                temporary: Result { () throws(WriteError) in
+                    try self.writeTemporary(content, like: read.base, mapped: read.mapping != nil)
+                },
+                holds: nil)
+        }
+        let checkedHere = read.checking.set() ? hasBytes(read.base) : nil
+        let done = writing.join()
+        let created = try done.temporary.get()
+        let holds = read.mapping != nil ? !changedMeanwhile(read) : done.holds ?? checkedHere ?? hasBytes(read.base)
+        return (created, holds)
+    }
+
+    /// The fast half of the check, last — the file still is the same file (the window for
+    /// another writer's rename before our swap is a few microseconds) — then the swap. An
+    /// unnamed temporary file gets its name in between.
+    /// - Returns: false when the file changed, or another writer's rename landed in the window
+    ///   (its file is put back): the attempt is to be made again.
+    func swapIn(_ created: Temporary, replacing base: FileSnapshot, _ attempt: Int) throws(WriteError) -> Bool {
+        let temporary: String
+        if let named = created.name { temporary = named } else { temporary = try name(created.fd) }
+        guard isFile(name, base.identity) else {
+            discard(temporary)
+            pause(attempt)
+            return false
+        }
+        options.beforeSwap?()
+        if try swap(temporary) == .exchanged {
+            // The temporary name now holds the file we replaced. Was it the one we checked?
+            guard isFile(temporary, base.identity) else {
+                // Another writer renamed its file in just then. Put it back at once, so our
+                // content (without its edit) is visible only for microseconds, and apply
+                // ours again to its content.
+                try restore(temporary, ours: created.identity)
+                return false
+            }
+            discard(temporary)
+        }
+        // The swap is done; a folder that cannot be synced (some file systems) changes
+        // nothing about it.
+        _ = fsync(folderFD)
+        return true
     }
 
     /// After an exchange displaced another writer's file to `temporary`: swaps it back.
@@ -571,69 +618,19 @@ struct WriteSession {
                 throw .system("set the mode of a temporary file in \(folder)", path: path, errno: errno)
             }
         }
-        var failure: Int32 = 0
-        // The disk starts writing each 8 MiB as soon as it is in the file, so that the sync
-        // at the end waits for the last piece only.
-        var written = 0, handedToDisk = 0, durable = 0, copiedByKernel = 0
-        /// Writes `piece` at the end of the file; false (and `failure` set) when that fails.
-        func put(_ piece: UnsafeRawBufferPointer) -> Bool {
-            var offset = 0
-            while offset < piece.count {
-                let step = min(piece.count - offset, AtomicFile.writebackStep)
-                var n = source?.copy(piece.baseAddress! + offset, count: step, to: fd, at: written) ?? -1
-                if n > 0 { copiedByKernel += n } else { n = Glibc.write(fd, piece.baseAddress! + offset, step) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return false
-                }
-                offset += n
-                written += n
-                if written - handedToDisk >= AtomicFile.writebackStep {
-                    startWriteback(fd, from: handedToDisk, count: written - handedToDisk)
-                    handedToDisk = written
-                }
-            }
-            return true
-        }
-        // Small pieces (an edit of 100k values gives 200k of them) are gathered and written
-        // together: one system call each would cost more than the edit.
-        var gathered = [UInt8]()
-        gathered.reserveCapacity(AtomicFile.gatheredPieces)
-        func flush() -> Bool {
-            defer { gathered.removeAll(keepingCapacity: true) }
-            return gathered.isEmpty || gathered.withUnsafeBytes { put($0) }
-        }
+        let writer = PieceWriter(fd: fd, source: source)
         let complete = content.forEachPiece { piece in
             // Checked for every piece, empty ones too: a content that waits offers those.
             if stop?.isSet == true {
-                failure = ECANCELED
+                writer.failure = ECANCELED
                 return false
             }
-            let copied = source?.copies(piece, at: written + gathered.count) ?? false
-            if !piece.isEmpty && piece.count < AtomicFile.gatheredPieces / 16 && !copied {
-                if gathered.count + piece.count > AtomicFile.gatheredPieces && !flush() { return false }
-                gathered.append(contentsOf: piece)
-                return true
-            }
-            guard flush() else { return false }
-            // An empty piece: the content waits (for a parse). The time goes to making what is
-            // written durable, so that the sync at the end has little left. (An error here is
-            // the write's: a later fsync would not report it again.)
-            if piece.isEmpty && written - durable >= AtomicFile.writebackStep {
-                guard fdatasync(fd) == 0 else {
-                    failure = errno
-                    return false
-                }
-                durable = written
-                handedToDisk = written
-            }
-            return put(piece)
-        } && flush()
-        if failure != 0 { throw .system("write or sync a temporary file in \(folder)", path: path, errno: failure) }
+            return writer.take(piece)
+        } && writer.flush()
+        if writer.failure != 0 { throw .system("write or sync a temporary file in \(folder)", path: path, errno: writer.failure) }
         // A content that stopped by itself (an early write abandoned) is not a file to keep.
         if !complete || stop?.isSet == true { throw .system("write a temporary file in \(folder)", path: path, errno: ECANCELED) }
-        options.copiedByKernel?(copiedByKernel)
+        options.copiedByKernel?(writer.copiedByKernel)
         guard fsync(fd) == 0 else { throw .system("sync a temporary file in \(folder)", path: path, errno: errno) }
         var synced = stat()
         guard fstat(fd, &synced) == 0 else { throw .system("stat a temporary file in \(folder)", path: path, errno: errno) }
@@ -752,6 +749,77 @@ extension AtomicFile {
 /// makes the file durable and reports any error; nothing where the call is missing.
 private func startWriteback(_ fd: Int32, from offset: Int, count: Int) {
     _ = syncFileRange?(fd, Int64(offset), Int64(count), 2)  // SYNC_FILE_RANGE_WRITE
+}
+
+/// Writes a content's pieces at the end of a temporary file: small ones gathered, those that lie
+/// in the old file's mapping copied by the kernel, and each 8 MiB handed to the disk as soon as
+/// it is in the file, so that the sync at the end waits for the last piece only.
+private final class PieceWriter {
+    let fd: Int32
+    let source: MappedSource?
+    /// The `errno` of the call that failed; 0 while none has.
+    var failure: Int32 = 0
+    var written = 0, handedToDisk = 0, durable = 0, copiedByKernel = 0
+    /// Small pieces (an edit of 100k values gives 200k of them) are gathered and written
+    /// together: one system call each would cost more than the edit.
+    var gathered = [UInt8]()
+
+    init(fd: Int32, source: MappedSource?) {
+        self.fd = fd
+        self.source = source
+        gathered.reserveCapacity(AtomicFile.gatheredPieces)
+    }
+
+    /// Takes the content's next piece; false (and `failure` set) when a write failed.
+    func take(_ piece: UnsafeRawBufferPointer) -> Bool {
+        let copied = source?.copies(piece, at: written + gathered.count) ?? false
+        if !piece.isEmpty && piece.count < AtomicFile.gatheredPieces / 16 && !copied {
+            if gathered.count + piece.count > AtomicFile.gatheredPieces && !flush() { return false }
+            gathered.append(contentsOf: piece)
+            return true
+        }
+        guard flush() else { return false }
+        // An empty piece: the content waits (for a parse). The time goes to making what is
+        // written durable, so that the sync at the end has little left. (An error here is
+        // the write's: a later fsync would not report it again.)
+        if piece.isEmpty && written - durable >= AtomicFile.writebackStep {
+            guard fdatasync(fd) == 0 else {
+                failure = errno
+                return false
+            }
+            durable = written
+            handedToDisk = written
+        }
+        return put(piece)
+    }
+
+    /// Writes the gathered pieces.
+    func flush() -> Bool {
+        defer { gathered.removeAll(keepingCapacity: true) }
+        return gathered.isEmpty || gathered.withUnsafeBytes { put($0) }
+    }
+
+    /// Writes `piece` at the end of the file; false (and `failure` set) when that fails.
+    private func put(_ piece: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < piece.count {
+            let step = min(piece.count - offset, AtomicFile.writebackStep)
+            var n = source?.copy(piece.baseAddress! + offset, count: step, to: fd, at: written) ?? -1
+            if n > 0 { copiedByKernel += n } else { n = Glibc.write(fd, piece.baseAddress! + offset, step) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                return false
+            }
+            offset += n
+            written += n
+            if written - handedToDisk >= AtomicFile.writebackStep {
+                startWriteback(fd, from: handedToDisk, count: written - handedToDisk)
+                handedToDisk = written
+            }
+        }
+        return true
+    }
 }
 
 /// The file a snapshot's bytes are the mapping of, open for `copy_file_range`.

@@ -103,26 +103,15 @@ public final class DemoWriter: Sendable {
         case .inPlace:
             let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard fd >= 0 else { return }
-            writeAll(fd, bytes)
+            _ = writeAll(bytes, to: fd)
             close(fd)
         case .rename:
             let temp = path + ".demo-tmp"
             let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { return }
-            writeAll(fd, bytes)
+            _ = writeAll(bytes, to: fd)
             close(fd)
             rename(temp, path)
-        }
-    }
-}
-
-private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-    bytes.withUnsafeBytes { p in
-        var done = 0
-        while done < p.count {
-            let n = write(fd, p.baseAddress! + done, p.count - done)
-            if n <= 0 { if errno == EINTR { continue } else { return } }
-            done += n
         }
     }
 }

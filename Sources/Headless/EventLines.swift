@@ -9,6 +9,9 @@ import LiveQuery
 
 /// Formats events as JSON lines and writes them to standard output, one revision at a time.
 public final class EventLineWriter: @unchecked Sendable {
+    /// Standard output when the writer was made (a signal's stuck action reads none of it).
+    private let fd = CommandIO.current.output
+
     public init() {}
 
     private var buffer = [UInt8]()
@@ -80,20 +83,14 @@ public final class EventLineWriter: @unchecked Sendable {
         raw("}\n")
     }
 
-    /// Writes what was appended, in one `write` where possible; exits quietly when the reader is gone.
-    public func flush() {
+    /// Writes what was appended, in one `write` where possible.
+    /// - Returns: false when the reader is gone (EPIPE): nobody is reading any more.
+    public func flush() -> Bool {
         writing.wait()
         defer { writing.signal() }
-        var done = 0
-        while done < buffer.count {
-            let n = buffer.withUnsafeBytes { write(1, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                exit(0)  // EPIPE: nobody is reading any more
-            }
-            done += n
-        }
+        guard writeAll(buffer, to: fd) else { return false }
         buffer.removeAll(keepingCapacity: true)
+        return true
     }
 
     /// Stops output for good (any thread): waits for a write in progress, up to `seconds`.
@@ -150,10 +147,12 @@ public func printEvents(of store: any LiveStore, at location: Path, query filter
     store.observeRevisions { _ in revisions += 1 }
 
     let stop = StopSignal(output: output)
+    defer { stop.end() }
     var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
     fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
     while true {
-        output.flush()
+        // A reader that has gone away (`| head`) ends the stream quietly, like a signal.
+        guard output.flush() else { return }
         if let n = exitAfterRevisions, revisions >= n { return }
         if ended { return }
         if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {

@@ -20,9 +20,9 @@ public let defaultMaxInputBytes = 2 << 30
 /// - Throws: `InputError` for a missing or unreadable file, a directory, a device or other
 ///   file that is neither regular nor a pipe, and input longer than `maxBytes`.
 public func readInput(_ path: String, maxBytes: Int = defaultMaxInputBytes) throws -> [UInt8] {
-    let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+    let fd: Int32 = path == "-" ? CommandIO.current.input : open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw InputError(description: "cannot open: \(errnoText())") }
-    defer { if fd != 0 { close(fd) } }
+    defer { if path != "-" { close(fd) } }
     var st = stat()
     guard fstat(fd, &st) == 0 else { throw InputError(description: "cannot read: \(errnoText())") }
     let type = st.st_mode & S_IFMT
@@ -50,10 +50,9 @@ public func readInput(_ path: String, maxBytes: Int = defaultMaxInputBytes) thro
 
 public func errnoText() -> String { String(cString: strerror(errno)) }
 
-/// Writes a line to standard error, made safe for the terminal (`terminalSafe`).
+/// Writes a line to standard error (`CommandIO.current`), made safe for the terminal (`terminalSafe`).
 public func printError(_ line: String) {
-    var text = terminalSafe(line) + "\n"
-    text.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+    _ = writeAll(Array((terminalSafe(line) + "\n").utf8), to: CommandIO.current.errors)
 }
 
 /// Text for the terminal outside the viewer (messages naming files, keys, values from the

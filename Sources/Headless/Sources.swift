@@ -27,7 +27,7 @@ public func openStore(_ source: String, credential: Credential?, file options: F
             return try RemoteStore(url: url, credential: credential,
                                    options: RemoteStore.Options(firstWindow: firstWindow))
         }
-        return source == "-" ? try FileStore(stream: 0, options: options) : try FileStore(path: source, options: options)
+        return source == "-" ? try FileStore(stream: CommandIO.current.input, options: options) : try FileStore(path: source, options: options)
     } catch let error as CommandError {
         throw error
     } catch {

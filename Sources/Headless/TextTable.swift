@@ -63,20 +63,33 @@ public func writeTable(_ table: RowTable, to out: inout [UInt8]) {
     for row in rows { line(row.map(\.text)) }
 }
 
-/// Writes all of `bytes` to standard output.
-/// - Parameter exitWhenReaderGone: a reader that went away (`| head`) ends the process quietly
-///   (status 0), for a command that would otherwise print on for no one.
-public func writeOut(_ bytes: [UInt8], exitWhenReaderGone: Bool = false) {
+/// Writes all of `bytes` to standard output (`CommandIO.current`).
+/// - Returns: false when the reader went away (`| head`): a command that would otherwise print
+///   on for no one ends quietly (status 0). Needs SIGPIPE ignored, which the program's edge does
+///   for such commands.
+@discardableResult
+public func writeOut(_ bytes: [UInt8]) -> Bool {
+    writeAll(bytes, to: CommandIO.current.output)
+}
+
+/// Writes a line to standard output (`CommandIO.current`), made safe for the terminal
+/// (`terminalSafe`): a key a server chose, say.
+public func printLine(_ line: String) {
+    writeOut(Array((terminalSafe(line) + "\n").utf8))
+}
+
+/// Writes all of `bytes` to `fd`, again after an interruption; false when the write fails.
+public func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
     bytes.withUnsafeBytes { p in
         var offset = 0
         while offset < p.count {
-            let n = write(1, p.baseAddress! + offset, p.count - offset)
+            let n = write(fd, p.baseAddress! + offset, p.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                if exitWhenReaderGone { exit(0) }
-                return
+                return false
             }
             offset += n
         }
+        return true
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// - Throws: `CommandError` when standard input is itself the terminal (nothing is piped), or
 ///   there is no terminal to read keys from.
 public func terminalForKeys() throws(CommandError) -> Int32 {
-    if isatty(0) == 1 {
+    if isatty(CommandIO.current.input) == 1 {
         throw CommandError("'-' reads JSON from standard input, which is the terminal: pipe the data in (some-program | synctable view -)")
     }
     let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)

@@ -27,7 +27,7 @@ import Synchronization
 ///
 /// ```swift
 /// let server = try DatabaseServer(file: "demo.json", options: ServeOptions(port: 0))
-/// try await server.run { port in print("listening on", port) }   // until SIGINT or SIGTERM
+/// try await server.run { port in print("listening on", port) }   // until server.stopGracefully()
 /// ```
 public final class DatabaseServer: Sendable {
     /// What is served, for people (a path, `-`, or the databases' names): in messages, never to
@@ -47,6 +47,8 @@ public final class DatabaseServer: Sendable {
     let connections: ConnectionLimit
     /// The bytes clients may make the server hold, in all and each.
     let budget: MemoryBudget
+    /// The running server's services, and whether a graceful stop was asked for before they ran.
+    private let lifecycle = Mutex<(group: ServiceGroup?, stopRequested: Bool)>((nil, false))
 
     /// Opens the file's store (on its own thread), and reads the rules file if one is given.
     /// - Throws: `ServeError` when the store cannot be opened, the rules file has an error
@@ -81,7 +83,7 @@ public final class DatabaseServer: Sendable {
         self.name = name ?? databases.map(\.name).joined(separator: ", ")
         self.options = options
         let rules = try options.rulesFile.map { path throws(ServeError) in try RulesFile.read(path) }
-        let cap = ConnectionLimit.maximum(descriptors: descriptorLimit(raising: options.raisesDescriptorLimit))
+        let cap = ConnectionLimit.maximum(descriptors: descriptorLimit())
         connections = ConnectionLimit(maximum: min(options.maxConnections ?? cap, cap))
         budget = MemoryBudget(total: options.maxMemoryBytes ?? MemoryBudget.machineDefault)
         var opened = [String: ServedDatabase]()
@@ -107,16 +109,8 @@ public final class DatabaseServer: Sendable {
         databases.count == 1 ? first : ns.flatMap { databases[$0] }
     }
 
-    /// Waits for the file's first revision, then serves until SIGINT or SIGTERM (or until the
-    /// task is cancelled); `onListening` gets the bound port.
-    /// - Throws: `ServeError` when the file cannot be read as JSON at the start, or the address
-    ///   cannot be bound.
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        try await run(stopsOnSignals: true, onListening: onListening)
-    }
-
     /// `run`, for a caller that is not async (a command): blocks the calling thread until the
-    /// server stops.
+    /// server stops (`stopGracefully()`).
     /// - Throws: what `run` throws.
     public func runUntilStopped(onListening: @escaping @Sendable (Int) -> Void) throws {
         let failure = Mutex<(any Error)?>(nil)
@@ -129,8 +123,22 @@ public final class DatabaseServer: Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// `run`, stopped gracefully by SIGINT and SIGTERM or only by cancelling its task.
-    func run(stopsOnSignals: Bool, onListening: @escaping @Sendable (Int) -> Void) async throws {
+    /// Stops the server gracefully, as a program does on SIGTERM: the streams ended, the writes
+    /// queued refused, what a client still holds open cancelled after 300 ms. Any thread.
+    public func stopGracefully() {
+        guard let group = lifecycle.withLock({ state -> ServiceGroup? in
+            state.stopRequested = true
+            return state.group
+        }) else { return }
+        Task { await group.triggerGracefulShutdown() }
+    }
+
+    /// Waits for the file's first revision, then serves until `stopGracefully()` or until the
+    /// task is cancelled; `onListening` gets the bound port. Signals are the program's: a
+    /// program stops the server on SIGTERM by calling `stopGracefully()` (`synctable serve` does).
+    /// - Throws: `ServeError` when the file cannot be read as JSON at the start, or the address
+    ///   cannot be bound.
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let databases = self
         defer { for database in self.databases.values { database.store.stop() } }
         for database in self.databases.values.sorted(by: { $0.name < $1.name }) {
@@ -184,10 +192,15 @@ public final class DatabaseServer: Sendable {
         let stopping = OnceFlag()
         var configuration = ServiceGroupConfiguration(
             services: [app, StreamTicker(databases: Array(self.databases.values), milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
-            gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+            gracefulShutdownSignals: [], logger: logger)
         configuration.maximumGracefulShutdownDuration = .milliseconds(300)
+        let group = ServiceGroup(configuration: configuration)
+        guard !lifecycle.withLock({ state -> Bool in
+            state.group = group
+            return state.stopRequested
+        }) else { return }
         do {
-            try await ServiceGroup(configuration: configuration).run()
+            try await group.run()
         } catch where !listening.isSet {
             throw ServeError("cannot listen on \(options.host):\(options.port): \(error)")
         } catch where stopping.isSet {
@@ -204,16 +217,12 @@ private final class OnceFlag: Sendable {
     func set() { value.store(true, ordering: .releasing) }
 }
 
-/// The process's descriptor limit; `raising` first lets the process open as many descriptors as
-/// the system allows it (each stream holds one: the usual soft limit, 1,024, would cap a server at
-/// about a thousand clients), a process-wide change made only when the program asks for it.
-func descriptorLimit(raising: Bool) -> Int {
+/// The process's descriptor limit (a program that is a server raises it first, at its edge:
+/// each stream holds a descriptor, and the usual soft limit, 1,024, would cap a server at
+/// about a thousand clients).
+func descriptorLimit() -> Int {
     var limit = rlimit()
     guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1024 }
-    if raising && limit.rlim_cur < limit.rlim_max {
-        let raised = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
-        if setrlimit(RLIMIT_NOFILE_VALUE, [raised]) == 0 { limit = raised }
-    }
     return Int(clamping: limit.rlim_cur)
 }
 

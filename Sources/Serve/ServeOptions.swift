@@ -40,9 +40,6 @@ public struct ServeOptions: Sendable {
     /// parsed, onDisconnect writes); a connection may hold a sixteenth of it. nil: a quarter of
     /// the machine's memory.
     public var maxMemoryBytes: Int?
-    /// Raise the process's descriptor limit to the most the system allows (a process-wide
-    /// change, for a program that is a server: `synctable serve` asks for it).
-    public var raisesDescriptorLimit = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,

@@ -1,4 +1,5 @@
-// `synctable events`: the event stream of a real process watching a real file.
+// `synctable events`: the event stream of a real process watching a real file, as it arrives,
+// and ended by a signal (the rest: Tests/CommandsTests).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,20 +74,6 @@ import TestSupport
         #expect(events.wait() == 0)
     }
 
-    // Issue 13 item 8: an invalid file never ended `--exit-after-revisions 1`.
-    @Test func anErrorStateCountsAsARevisionForExitAfterRevisions() throws {
-        let folder = ScratchFolder()
-        let path = folder.file("data.json")
-        writeInPlace(path, "{\n\"a\":1,\n}")
-        let events = try ChildProcess([try synctableBinary(), "events", path, "--exit-after-revisions", "1"])
-        let line = try #require(events.readLine())
-        #expect(line.hasPrefix(#"{"event":"error","#) && line.contains(#""line":3"#), "\(line)")
-        #expect(events.wait() == 0)
-        let missing = try ChildProcess([try synctableBinary(), "events", folder.file("none.json"), "--exit-after-revisions", "1"])
-        #expect(missing.readLine() == #"{"event":"error","message":"file not found","line":null,"column":null}"#)
-        #expect(missing.wait() == 0)
-    }
-
     @Test func errorsAreReportedAndTheStreamGoesOn() throws {
         let folder = ScratchFolder()
         let path = folder.file("data.json")
@@ -142,43 +129,6 @@ import TestSupport
         if status == nil { kill(events.pid, SIGKILL) }
     }
 
-    /// Keys and strings from the file cannot break the one-event-per-line format or smuggle
-    /// terminal controls: DEL, C1 controls, U+2028/U+2029 are escaped; each line is valid JSON.
-    @Test func untrustedTextIsEscaped() throws {
-        let folder = ScratchFolder()
-        let path = folder.file("data.json")
-        let nasty = "{\"k\\u001b[31m\\u007f\u{202E}\":\"\\u009b2J\u{7F}\u{85}\u{2028}\u{2029}\u{2066}\u{200F}\",\"q\\\"\\\\\":[\n1,\n2]}"
-        writeInPlace(path, nasty)
-        let events = try ChildProcess([try synctableBinary(), "events", path, "--exit-after-revisions", "1"])
-        let lines = events.readLines(until: isValueLine)
-        #expect(events.wait() == 0)
-        #expect(lines.count == 3)
-        for line in lines {
-            #expect(!line.unicodeScalars.contains { isInvisibleControl($0.value) }, "\(line)")
-            let doc = try JSONDocument(parsing: line)
-            #expect(doc.root.kind == .object)
-        }
-        // The escaped line means the same as the file: same key, same value.
-        let first = try JSONDocument(parsing: lines[0])
-        let file = try JSONDocument(parsing: nasty)
-        let member = try #require(file.root.members.first { _ in true })
-        #expect(first.root.child("key")?.stringValue == member.key.stringValue)
-        #expect(first.root.child("value")?.valueEquals(member.value) == true)
-        #expect(lines[1] == #"{"event":"child_added","key":"q\"\\","prevKey":"k\u001b[31m\u007f\u202e","index":1,"value":[1,2]}"#)
-    }
-
-    @Test func badFlagsAreNamed() throws {
-        let binary = try synctableBinary()
-        let zero = try ChildProcess([binary, "events", "x.json", "--exit-after-revisions", "0"])
-        #expect(zero.wait() == 2)
-        #expect(zero.standardError().contains("--exit-after-revisions"))
-        let path = try ChildProcess([binary, "events", "x.json", "--path", "/a~2"])
-        #expect(path.wait() == 2)
-        #expect(path.standardError().contains("--path"))
-        let query = try ChildProcess([binary, "events", "x.json", "--limit-to-first", "2", "--limit-to-last", "3"])
-        #expect(query.wait() == 2)
-        #expect(query.standardError().contains("--limit-to-last"))
-    }
 }
 
 /// The line that ends a revision's events.

@@ -138,15 +138,10 @@ private func inode(_ path: String) -> ino_t {
         let span = Int((monotonicNanoseconds() - start) / 1_000)
         var rng = SplitMix64(seed: 14)
         for run in 1...20 {
-            var pid = pid_t()
-            let words: [String] = [binary, "set", file, "/items/k1", "\(run)"]
-            let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            try #require(posix_spawn(&pid, binary, nil, nil, argv, environ) == 0)
+            let pid = try spawnProgram([binary, "set", file, "/items/k1", "\(run)"]).pid
             usleep(UInt32(rng.int(0...span)))
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            waitForExit(pid)
         }
         var entries = Disk.entries(folder.path)
         for _ in 0..<500 where entries != ["data.json"] {
@@ -164,12 +159,8 @@ private func inode(_ path: String) -> ino_t {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         writeInPlace(file, #"{"a": 1}"#)
-        var ended = pid_t()
-        let argv = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        try #require(posix_spawn(&ended, "/bin/true", nil, nil, argv, environ) == 0)
-        var status: Int32 = 0
-        while waitpid(ended, &status, 0) < 0 && errno == EINTR {}
+        let ended = try spawnProgram(["/bin/true"]).pid
+        waitForExit(ended)
         let old = ".data.json.synctable-\(ended)-1f.tmp", new = ".data.json.synctable-\(ended)-2f.tmp"
         let live = ".data.json.synctable-\(getpid())-3f.tmp", other = ".other.json.synctable-\(ended)-4f.tmp"
         for name in [old, new, live, other] { writeInPlace(folder.file(name), #"{"a": 0}"#) }

@@ -14,16 +14,12 @@ func shell(_ command: String, _ arguments: String...) -> Int32 {
     spawnAndWait(["/bin/sh", "-c", command, "sh"] + arguments)
 }
 
-/// Runs a program (argv[0] is a path) and waits for it; returns its exit status.
+/// Runs a program (argv[0] is a path) and waits for it; returns its exit status (-1 when it
+/// cannot start).
 @discardableResult
 func spawnAndWait(_ argv: [String]) -> Int32 {
-    var pid = pid_t()
-    let cArgs = argv.map { strdup($0) } + [nil]
-    defer { cArgs.forEach { free($0) } }
-    guard posix_spawn(&pid, argv[0], nil, nil, cArgs, environ) == 0 else { return -1 }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    guard let child = try? spawnProgram(argv) else { return -1 }
+    return waitForExit(child.pid)
 }
 
 /// Writes `text` to `path` from this process, in place (truncate, write, close).

@@ -1,5 +1,6 @@
-// `synctable set | update | push | remove` as a user runs them: exit status, messages, and
-// a file left untouched on any error.
+// `synctable set | push` as a process runs them: a file of megabytes (mapped as the program's
+// tuning maps it) through its link, a read-only file as another user, a push the store sees,
+// and a nesting a crash would end the process over (the rest: Tests/CommandsTests).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,17 +40,6 @@ private func fingerprint(_ path: String) -> String {
 
     init() { writeInPlace(folder.file("data.json"), "{\n  \"a\": 1,\n  \"list\": {}\n}\n") }
 
-    @Test func setUpdateAndRemove() throws {
-        var run = try synctable("set", file, "/b", #"{"c": [true]}"#)
-        #expect(run.status == 0 && run.stdout.isEmpty && run.stderr.isEmpty)
-        run = try synctable("update", file, "/", #"{"a": null, "b/c/1": -2.5, "d": "x"}"#)
-        #expect(run.status == 0)
-        #expect(Disk.text(file) == "{\n  \"list\": {},\n  \"b\": {\n    \"c\": [\n      true,\n      -2.5\n    ]\n  },\n  \"d\": \"x\"\n}\n")
-        run = try synctable("remove", file, "/b/c")
-        #expect(run.status == 0)
-        #expect(Disk.text(file) == "{\n  \"list\": {},\n  \"d\": \"x\"\n}\n")
-    }
-
     /// A file of megabytes (mapped, not read: `MappedWriteTests`) written through a symlink:
     /// each write leaves the file's other bytes as they were, its mode, and the link.
     @Test func aLargeFileIsWrittenThroughItsLinkKeepingItsMode() throws {
@@ -74,14 +64,6 @@ private func fingerprint(_ path: String) -> String {
         #expect(Disk.entries(folder.path) == ["big.json", "data.json", "link.json"])
     }
 
-    @Test func pushPrintsTheNewKey() throws {
-        let run = try synctable("push", file, "/list", #"{"n": 1}"#)
-        #expect(run.status == 0 && run.stderr.isEmpty)
-        let key = run.stdout.trimmingNewline
-        #expect(key.utf8.count == 20 && PushIDGenerator.timestamp(of: key) != nil)
-        #expect(Disk.text(file) == "{\n  \"a\": 1,\n  \"list\": {\n    \"\(key)\": {\n      \"n\": 1\n    }\n  }\n}\n")
-    }
-
     @Test func pushOntoAnArrayAppendsAtTheNextIndex() throws {
         writeInPlace(file, #"{"log": ["a", "b"]}"#)
         let run = try synctable("push", file, "/log", #""c""#)
@@ -93,35 +75,6 @@ private func fingerprint(_ path: String) -> String {
         _ = try store.waitForRevision(1, timeoutMilliseconds: 10_000)
         #expect(try store.push(try Path("/log"), "d") == "3")
         #expect(Disk.text(file) == #"{"log": ["a", "b", "c", "d"]}"#)
-    }
-
-    @Test func serverValuesFromTheCommandLine() throws {
-        for _ in 0..<3 { #expect(try synctable("set", file, "/a", #"{".sv": {"increment": 2}}"#).status == 0) }
-        #expect(try synctable("set", file, "/t", #"{".sv": "timestamp"}"#).status == 0)
-        let doc = try JSONDocument(parsing: try #require(readAll(file)))
-        #expect(doc.root.node(at: try Path("/a"))?.doubleValue == 7)
-        let t = try #require(doc.root.node(at: try Path("/t"))?.doubleValue)
-        #expect(abs(t - Double(PushIDGenerator.systemMilliseconds())) < 60_000)
-    }
-
-    @Test func anInvalidJSONArgumentIsAnArgumentError() throws {
-        let before = fingerprint(file)
-        let run = try synctable("set", file, "/a", "Bob")
-        #expect(run.status == 2)
-        #expect(run.stderr == "synctable: error: the value is not valid JSON (line 1, column 1: expected a value, found 'B'); a string needs quotes: '\"Bob\"'\n")
-        #expect(fingerprint(file) == before)
-        #expect(try synctable("update", file, "/", "[1]").status == 2)
-        #expect(try synctable("set", file, "/a~2", "1").status == 2)
-        #expect(try synctable("set", file, "/a", "1", "2").status == 2)
-        #expect(fingerprint(file) == before)
-    }
-
-    @Test func aPathThroughANumberReplacesItWithAnObject() throws {
-        let run = try synctable("set", file, "/a/b", "true")
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(readFileText(file) == "{\n  \"a\": {\n    \"b\": true\n  },\n  \"list\": {}\n}\n")
-        #expect(try synctable("update", file, "/a/b", #"{"c": 1}"#).status == 0)
-        #expect(readFileText(file) == "{\n  \"a\": {\n    \"b\": {\n      \"c\": 1\n    }\n  },\n  \"list\": {}\n}\n")
     }
 
     @Test(.enabled(if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0, "needs root to run as another user"))
@@ -141,37 +94,6 @@ private func fingerprint(_ path: String) -> String {
         #expect(run.stderr == "\(file): error: the file is read-only\n")
         #expect(fingerprint(file) == before)
         #expect(Disk.entries(open.path) == ["data.json", "synctable"])
-    }
-
-    @Test func anInvalidFileIsReportedLikeValidate() throws {
-        writeInPlace(file, "{\n  \"a\": 1,\n}\n")
-        let before = fingerprint(file)
-        let run = try synctable("set", file, "/b", "1")
-        #expect(run.status == 1)
-        #expect(run.stderr == "\(file):3:1: error: expected a string key, found '}'\n")
-        #expect(fingerprint(file) == before)
-        let missing = try synctable("remove", folder.file("none.json"), "/a")
-        #expect(missing.status == 2 && missing.stderr == "\(folder.file("none.json")): error: no such file\n")
-    }
-}
-
-extension String {
-    fileprivate var trimmingNewline: String { hasSuffix("\n") ? String(dropLast()) : self }
-
-    // Issue 13 item 4: the increment exited 0 and left the file unchanged.
-    @Test func largeIntegersAreIncrementedOrTheWriteFails() throws {
-        let folder = ScratchFolder()
-        let counter = folder.file("i.json")
-        writeInPlace(counter, #"{"c":123456789012345678901234567890,"d":9007199254740993,"e":1e300}"#)
-        var run = try synctable("set", counter, "/c", #"{".sv":{"increment":1}}"#)
-        #expect(run.status == 0)
-        run = try synctable("set", counter, "/d", #"{".sv":{"increment":1}}"#)
-        #expect(run.status == 0)
-        #expect(Disk.text(counter) == #"{"c":123456789012345678901234567891,"d":9007199254740994,"e":1e300}"#)
-        let before = fingerprint(counter)
-        run = try synctable("set", counter, "/e", #"{".sv":{"increment":1}}"#)
-        #expect(run.status == 1 && run.stderr.contains("cannot be computed exactly"), "\(run)")
-        #expect(fingerprint(counter) == before)
     }
 
     // Issue 13 items 5 and 9: forbidden keys were written; the nesting limit was an "internal error".

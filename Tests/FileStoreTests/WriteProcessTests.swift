@@ -12,20 +12,7 @@ import TestSupport
 func builtSynctable() throws -> String { try builtProduct("synctable") }
 
 /// Starts `argv` (argv[0] a path) without waiting.
-func startProcess(_ argv: [String]) throws -> pid_t {
-    var pid = pid_t()
-    let cArgs = argv.map { strdup($0) } + [nil]
-    defer { cArgs.forEach { free($0) } }
-    try #require(posix_spawn(&pid, argv[0], nil, nil, cArgs, environ) == 0, "cannot start \(argv[0])")
-    return pid
-}
-
-/// Waits for `pid`; its exit status, or 128 + the signal that ended it.
-func waitForProcess(_ pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-}
+func startProcess(_ argv: [String]) throws -> pid_t { try spawnProgram(argv).pid }
 
 /// The file parsed, or nil when it is not valid JSON.
 private func parsed(_ path: String) -> JSON? {
@@ -47,7 +34,7 @@ private let increment: JSON = [".sv": ["increment": 1]]
             let values: JSON = ["n": increment, .init(stringLiteral: side): increment]
             return try startProcess(["/bin/sh", "-c", loop, "sh", binary, String(perProcess), file, values.serializedString()])
         }
-        for pid in writers { #expect(waitForProcess(pid) == 0) }
+        for pid in writers { #expect(waitForExit(pid) == 0) }
         #expect(parsed(file) == ["n": .number(JSONNumber(2 * perProcess)), "a": .number(JSONNumber(perProcess)), "b": .number(JSONNumber(perProcess))])
         #expect(Disk.entries(folder.path) == ["counter.json"])
     }
@@ -79,9 +66,9 @@ private let increment: JSON = [".sv": ["increment": 1]]
         let ours = 40
         let loop = #"for i in $(seq 1 "$2"); do "$1" set "$3" /n "$4" || exit 1; done"#
         let writer = try startProcess(["/bin/sh", "-c", loop, "sh", binary, String(ours), file, increment.serializedString()])
-        #expect(waitForProcess(writer) == 0)
+        #expect(waitForExit(writer) == 0)
         writeInPlace(stop, "")
-        #expect(waitForProcess(python) == 0, "the foreign writer failed (is python3 installed?)")
+        #expect(waitForExit(python) == 0, "the foreign writer failed (is python3 installed?)")
         let saves = try #require(Int(Disk.text(count)))
         let final = try #require(parsed(file))
         // Every edit of the foreign writer is in the file: none was lost to our writes.
@@ -122,7 +109,7 @@ private let increment: JSON = [".sv": ["increment": 1]]
                 usleep(UInt32.random(in: 0...2_000, using: &rng))
             }
             kill(pid, SIGKILL)
-            if waitForProcess(pid) == 128 + SIGKILL {
+            if waitForExit(pid) == 128 + SIGKILL {
                 killed += 1
                 if writing { duringWrite += 1 }
             } else {

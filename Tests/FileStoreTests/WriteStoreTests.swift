@@ -160,7 +160,7 @@ final class EventLog { var lines: [String] = [] }
         // Another process holds the file's lock (and its folder's, which older writers took)
         // until told to stop.
         let holder = try startProcess(["/usr/bin/flock", folder.path, "/usr/bin/flock", file, "/bin/sh", "-c", #"touch "$1.held"; while [ ! -e "$1.go" ]; do sleep 0.01; done"#, "sh", file])
-        defer { _ = waitForProcess(holder) }
+        defer { _ = waitForExit(holder) }
         recording.run { access(file + ".held", F_OK) == 0 }
 
         var results: [Result<WriteResult, WriteError>] = []

@@ -42,7 +42,7 @@ import TestSupport
 
     @Test func theReadmeExampleWorks() throws {
         let folder = ScratchFolder()
-        let demo = folder.write("demo.json", try String(contentsOfFile: packageRoot + "/Sources/synctable/Demo/leaderboard.json", encoding: .utf8))
+        let demo = folder.write("demo.json", try String(contentsOfFile: packageRoot + "/Sources/Commands/Demo/leaderboard.json", encoding: .utf8))
         let server = try TestServer(file: demo)
         let listed = try synctable(["list", demo, "--path", "/players", "--order-by-child", "score", "--limit-to-last", "5", "--format", "json"])
         let sdk = try adminSDK("readme.py", port: server.port)

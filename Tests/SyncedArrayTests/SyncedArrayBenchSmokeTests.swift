@@ -19,16 +19,9 @@ import TestSupport
         let bench = Self.productsDirectory + "/synctable-bench"
         try #require(FileManager.default.isExecutableFile(atPath: bench), "build the benchmark runner first (swift build --build-tests)")
         let scratch = ScratchFolder()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: bench)
-        p.arguments = ["--root", scratch.path, "--quick", "--only", "syncedarray"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        let result = try runProgram(bench, ["--root", scratch.path, "--quick", "--only", "syncedarray"])
+        let text = result.output + result.errors
+        #expect(result.status == 0, "\(text)")
         let report = try JSONDocument(parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/.build/bench/report.json"))))
         let rows = Array(report.root.elements)
         let names = rows.compactMap { $0[key: "figure"]?.stringValue }

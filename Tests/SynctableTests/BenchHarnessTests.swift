@@ -45,15 +45,9 @@ func runQuickBench(groups: [String]) throws -> (URL, JSONDocument) {
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(
         atPath: scratch.appendingPathComponent("Fixtures").path, withDestinationPath: BenchHarnessTests.repositoryRoot + "/Fixtures")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: BenchHarnessTests.productsDirectory + "/synctable-bench")
-    p.arguments = ["--root", scratch.path, "--quick"] + groups.flatMap { ["--only", $0] }
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    #expect(p.terminationStatus == 0, "\(text)")
+    let result = try runProgram(BenchHarnessTests.productsDirectory + "/synctable-bench",
+                                ["--root", scratch.path, "--quick"] + groups.flatMap { ["--only", $0] })
+    #expect(result.status == 0, "\(result.output)\(result.errors)")
     let report = try JSONDocument(parsing: [UInt8](try Data(contentsOf: scratch.appendingPathComponent(".build/bench/report.json"))))
     return (scratch, report)
 }

@@ -1,5 +1,5 @@
-// `list`, `events` and the write commands on a database URL (`synctable serve` in another
-// process), compared with the same commands on the served file.
+// `events` on a database URL (`synctable serve` in another process), compared with `events` on
+// the served file, and a refused token (the token from the environment a process is given).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,15 +15,6 @@ private func synctable(_ arguments: [String], environment: [String: String] = [:
     env["FIREBASE_DATABASE_EMULATOR_HOST"] = nil
     for (k, v) in environment { env[k] = v }
     return try runProgram(try synctableBinary(), arguments, environment: env)
-}
-
-/// A random leaderboard: players with a score, a name and sometimes a team.
-private func randomBoard(_ random: inout SplitMix64) -> String {
-    let players = (0..<random.int(5...40)).map { i -> String in
-        let team = random.chance(0.5) ? #","team":"\#(random.pick(["red", "blue"]))""# : ""
-        return #""p\#(i)":{"name":"n\#(random.int(0..<9))","score":\#(random.int(0..<30))\#(team)}"#
-    }
-    return #"{"players":{\#(players.joined(separator: ","))},"other":1}"#
 }
 
 /// One replayed `events` output: its rows, applied by index as the events' help says.
@@ -47,40 +38,18 @@ private func replayEvents(_ lines: [String]) -> [String] {
 
 @Suite("Commands on a database URL", .serialized)
 struct RemoteCommandTests {
-    @Test("list URL prints what list FILE prints, for random queries on random leaderboards (the query sent to the server)")
-    func listMatchesTheFile() throws {
-        let queries: [[String]] = [
-            [], ["--order-by-child", "score"], ["--order-by-child", "score", "--limit-to-last", "5"],
-            ["--order-by-child", "score", "--start-at", "10", "--end-at", "20"], ["--order-by-key", "--limit-to-first", "3"],
-            ["--order-by-child", "team", "--equal-to", "\"red\""], ["--order-by-child", "name", "--start-after", "\"n3\""],
-        ]
-        try forEachSeed(4) { seed, random in
-            let folder = ScratchFolder()
-            let file = folder.write("board.json", randomBoard(&random))
-            let server = try ServedFile(file: file)
-            for query in queries {
-                let local = try synctable(["list", file, "--path", "/players", "--format", "jsonl"] + query)
-                let remote = try synctable(["list", server.url("/players"), "--format", "jsonl"] + query)
-                let rooted = try synctable(["list", server.url("/"), "--path", "/players", "--format", "jsonl"] + query)
-                #expect(local.status == 0 && remote.status == 0, "seed \(seed) \(query): \(remote.errors)")
-                #expect(remote.output == local.output, "seed \(seed) \(query)")
-                #expect(rooted.output == local.output, "seed \(seed) \(query) with --path")
-            }
-        }
-    }
-
     @Test("events URL replays to the same rows as events FILE while another process edits the file")
     func eventsMatchTheFile() throws {
         var random = SplitMix64(seed: 11)
         let folder = ScratchFolder()
-        let file = folder.write("board.json", randomBoard(&random))
+        let file = folder.write("board.json", randomLeaderboard(&random))
         let server = try ServedFile(file: file)
         let query = ["--order-by-child", "score", "--limit-to-last", "8"]
         let local = try ChildProcess([try synctableBinary(), "events", file, "--path", "/players"] + query)
         let remote = try ChildProcess([try synctableBinary(), "events", server.url("/players")] + query)
         var localLines: [String] = [], remoteLines: [String] = []
         for step in 0..<10 {
-            let text = randomBoard(&random)
+            let text = randomLeaderboard(&random)
             if step % 2 == 0 { writeFileInPlace(file, Array(text.utf8)) } else { writeFileByRename(file, Array(text.utf8)) }
             let expected = try synctable(["list", file, "--path", "/players", "--format", "jsonl"] + query).output
                 .split(separator: "\n").compactMap { try? JSONDocument(parsing: String($0)).root.json["key"]?.stringValue }
@@ -117,23 +86,6 @@ struct RemoteCommandTests {
         #expect(after.contains { $0.contains(#""event":"child_added""#) && $0.contains(#""key":"b""#) })
         events.signal(SIGTERM)
         #expect(events.wait() == 0)
-    }
-
-    @Test("set, update, push and remove on a URL change the served file")
-    func writesThroughTheURL() throws {
-        let folder = ScratchFolder()
-        let file = folder.write("data.json", #"{"players":{"a":{"score":1},"b":{"score":2}}}"#)
-        let server = try ServedFile(file: file)
-        let url = server.url("/players")
-        #expect(try synctable(["set", url, "/a/score", "10"]).status == 0)
-        #expect(try synctable(["update", url, "/b", #"{"score":20,"team":"red"}"#]).status == 0)
-        let pushed = try synctable(["push", url, "/", #"{"score":3}"#])
-        #expect(pushed.status == 0)
-        let key = pushed.output.split(separator: "\n").first.map(String.init) ?? ""
-        #expect(key.count == 20, "a push id, not \(key)")
-        #expect(try synctable(["remove", url, "/a"]).status == 0)
-        let saved = try JSONDocument(parsing: readFileText(file) ?? "").root.json
-        #expect(saved == ["players": ["b": ["score": 20, "team": "red"], JSON.string(key).stringValue!: ["score": 3]]])
     }
 
     @Test("a refused token: status 1, a message that names the refusal and not the token; the right one from the environment works")

@@ -18,11 +18,9 @@ struct ViewerEditTests {
         try session.waitFor("the rows") { $0.hasRows(inOrder: ["a"]) && $0.selectedKey == "a" }
         // Another process holds the file's lock (and its folder's, which older writers took)
         // until `go` exists.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [folder.path, "/usr/bin/flock", file, "/bin/sh", "-c", #"touch "$1.held"; while [ ! -e "$1.go" ]; do sleep 0.01; done"#, "sh", file]
-        try holder.run()
-        defer { holder.waitUntilExit() }
+        let holder = try spawnProgram(["/usr/bin/flock", folder.path, "/usr/bin/flock", file, "/bin/sh", "-c",
+                                       #"touch "$1.held"; while [ ! -e "$1.go" ]; do sleep 0.01; done"#, "sh", file])
+        defer { waitForExit(holder.pid) }
         let deadline = Date().addingTimeInterval(30)
         while !FileManager.default.fileExists(atPath: file + ".held") && Date() < deadline { usleep(10_000) }
 

@@ -22,49 +22,13 @@ public final class ChildProcess {
     public init(_ argv: [String], environment: [String: String] = [:], directory: String? = nil) throws {
         // In another folder through the shell: `cd` there, then `exec` the program itself.
         let argv = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0] + argv } ?? argv
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid = pid_t()
-        var pipes = [[Int32]](repeating: [-1, -1], count: 3)
-        // Tests run in parallel: a pipe end leaking into another test's child would keep this
-        // child's input or output from ending. So the pipes are made close-on-exec (dup2 onto
-        // 0, 1, 2 clears that in the child), and made and spawned under runProgram's lock.
-        let rc = spawnLock.withLock { _ -> Int32 in
-            for i in 0..<3 {
-                guard pipe(&pipes[i]) == 0 else {
-                    pipes[..<i].forEach { $0.forEach { close($0) } }
-                    return EMFILE
-                }
-                for fd in pipes[i] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            }
-            posix_spawn_file_actions_adddup2(&actions, pipes[0][0], 0)
-            posix_spawn_file_actions_adddup2(&actions, pipes[1][1], 1)
-            posix_spawn_file_actions_adddup2(&actions, pipes[2][1], 2)
-            return posix_spawn(&pid, argv[0], &actions, nil, cArgs, envp)
-        }
-        guard pipes[2][1] >= 0 else { throw ChildProcessError(description: "cannot make pipes for \(argv[0])") }
-        close(pipes[0][0])
-        close(pipes[1][1])
-        close(pipes[2][1])
-        guard rc == 0 else {
-            close(pipes[0][1])
-            close(pipes[1][0])
-            close(pipes[2][0])
-            throw ChildProcessError(description: "cannot start \(argv[0]): errno \(rc)")
-        }
-        self.pid = pid
-        input = pipes[0][1]
-        output = pipes[1][0]
-        errorOutput = pipes[2][0]
+        let child = try spawnProgram(argv, pipes: [0, 1, 2], environment: env)
+        pid = child.pid
+        input = child.pipes[0]!
+        output = child.pipes[1]!
+        errorOutput = child.pipes[2]!
         // Standard error is read on demand (what was written so far), never waited for.
         _ = fcntl(errorOutput, F_SETFL, O_NONBLOCK)
     }
@@ -146,27 +110,15 @@ public final class ChildProcess {
     @discardableResult
     public func wait() -> Int32 {
         if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        exitStatus = code
-        return code
+        exitStatus = waitForExit(pid)
+        return exitStatus!
     }
 
     /// Waits up to `seconds` for the child to end: its exit status, or nil while it still runs.
     public func wait(seconds: Double) -> Int32? {
         if let exitStatus { return exitStatus }
-        let deadline = Self.now() + UInt64(seconds * 1e9)
-        var status: Int32 = 0
-        while Self.now() < deadline {
-            let ended = waitpid(pid, &status, WNOHANG)
-            if ended == pid {
-                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                return exitStatus
-            }
-            usleep(10_000)
-        }
-        return nil
+        exitStatus = waitForExit(pid, seconds: seconds)
+        return exitStatus
     }
 
     private static func now() -> UInt64 {

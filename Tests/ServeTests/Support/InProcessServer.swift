@@ -35,7 +35,7 @@ final class InProcessServer {
         // No signals: a signal to the test process is not this server's.
         task = Task(executorPreference: executor) {
             defer { continuation.finish() }
-            try await server.run(stopsOnSignals: false) { continuation.yield($0) }
+            try await server.run { continuation.yield($0) }
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw HTTPTestError(description: "the server did not start") }

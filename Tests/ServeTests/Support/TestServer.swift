@@ -20,24 +20,11 @@ final class TestServer {
     /// - Parameter standardInput: the descriptor the server reads as `-` (the test's own by default).
     init(file: String, arguments: [String] = [], standardInput: Int32? = nil) throws {
         let binary = try builtProduct("synctable")
-        var out: [Int32] = [-1, -1]
-        try #require(pipe(&out) == 0)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        if let standardInput { posix_spawn_file_actions_adddup2(&actions, standardInput, 0) }
-        posix_spawn_file_actions_addclose(&actions, out[0])
-        let argv = [binary, "serve", file, "--port", "0"] + arguments
-        var pid = pid_t()
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        let rc = posix_spawn(&pid, binary, &actions, nil, cArgs, environ)
-        close(out[1])
-        try #require(rc == 0, "cannot start \(binary)")
-        self.pid = pid
+        let child = try spawnProgram([binary, "serve", file, "--port", "0"] + arguments, pipes: [1],
+                                     descriptors: standardInput.map { [0: $0] } ?? [:])
+        self.pid = child.pid
+        output = child.pipes[1]!
         self.file = file
-        output = out[0]
         // "listening on http://127.0.0.1:PORT"
         var line = [UInt8]()
         var byte: UInt8 = 0
@@ -52,8 +39,7 @@ final class TestServer {
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            waitForExit(pid)
             close(output)
             throw HTTPTestError(description: "the server did not start: '\(text)'")
         }
@@ -63,8 +49,7 @@ final class TestServer {
     deinit {
         if exitStatus == nil {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            waitForExit(pid)
         }
         close(output)
     }
@@ -79,17 +64,8 @@ final class TestServer {
     /// Sends `signal`; the exit status if the server ended within `seconds` (else it is killed).
     func stop(signal: Int32, within seconds: Double) -> Int32? {
         kill(pid, signal)
-        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
-        var status: Int32 = 0
-        while monotonicNanoseconds() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                exitStatus = code
-                return code
-            }
-            usleep(5000)
-        }
-        return nil
+        exitStatus = waitForExit(pid, seconds: seconds)
+        return exitStatus
     }
 
     /// Stops the server with SIGTERM; its exit status.
@@ -97,11 +73,8 @@ final class TestServer {
     func stop() -> Int32 {
         if let exitStatus { return exitStatus }
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        exitStatus = code
-        return code
+        exitStatus = waitForExit(pid)
+        return exitStatus!
     }
 }
 

@@ -160,8 +160,7 @@ func loadConfig() throws(CommandError) -> ViewerConfig {
 }
 
 /// Runs the viewer with `options`; a status other than 0 (a signal) ends the program with it.
-func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, keyedBy fold: KeyedFold? = nil,
-                  signals: SignalWatch? = nil) throws {
-    let status = try runViewer(options, remote: remote, command: command, keyedBy: fold, signals: signals ?? SignalWatch())
+func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, keyedBy fold: KeyedFold? = nil) throws {
+    let status = try runViewer(options, remote: remote, command: command, keyedBy: fold)
     if status != 0 { throw ExitCode(status) }
 }

@@ -1,15 +1,15 @@
-// `synctable plot`, run as a process: each kind as text and as SVG, and the columns it refuses.
+// `synctable plot`, run in-process: each kind as text and as SVG, and the columns it refuses.
 import Testing
 import TestSupport
 
 @Suite struct PlotCommandTests {
     /// Runs `synctable plot FILE arguments` on a file holding `json`; `svg` is the SVG file's path in the folder.
-    private func plot(_ json: String, _ arguments: [String]) throws -> (result: ProgramResult, svg: String) {
+    private func plot(_ json: String, _ arguments: [String]) throws -> (result: CommandResult, svg: String) {
         let folder = ScratchFolder("plot")
         let file = folder.write("data.json", json)
         let svg = folder.file("chart.svg")
         let arguments = arguments.map { $0 == "SVG" ? svg : $0 }
-        let result = try runProgram(try synctableBinary(), ["plot", file] + arguments)
+        let result = try synctable(["plot", file] + arguments)
         return (result, withExtendedLifetime(folder) { folder.read("chart.svg") })
     }
 

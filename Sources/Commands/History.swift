@@ -71,16 +71,17 @@ struct History: ParsableCommand {
         var printed = history.lastSequence
         var count = 0
         let stop = StopSignal()
+        defer { stop.end() }
         var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
         fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        signal(SIGPIPE, SIG_IGN)
         // Nothing may come for a long while: say so, rather than look stuck.
         printError("synctable history: waiting for \(store.name) to change: changes are printed from now on (its past was not recorded)")
         while true {
             while printed < history.lastSequence {
                 printed += 1
                 guard let record = history.record(printed) else { continue }
-                writeOut(record.jsonLines(), exitWhenReaderGone: true)
+                // A reader that has gone away (`| head`) ends the stream quietly.
+                guard writeOut(record.jsonLines()) else { return }
                 count += 1
                 if let limit, count >= limit { return }
             }

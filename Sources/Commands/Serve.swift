@@ -84,7 +84,6 @@ struct ServeFile: ParsableCommand {
         options.rulesFile = try rules ?? config.flatMap(firebaseConfigRules)
         options.acceptUnverifiedTokens = acceptUnverifiedTokens
         options.maxMemoryBytes = maxMemory
-        options.raisesDescriptorLimit = true
         if let file, let url = try databaseURL(file) {
             throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
@@ -100,17 +99,30 @@ struct ServeFile: ParsableCommand {
         } catch {
             throw CommandError("\(error)")
         }
-        let host = self.host
+        let host = self.host, output = CommandIO.current.output
+        let stop = CommandIO.current.stop.map { stopGracefully(server, on: $0) }
+        defer { stop?.stopListening() }
         do {
-            try server.runUntilStopped { port in printOut("listening on http://\(host):\(port)") }
+            // At once, in one write: a script waits for the line.
+            try server.runUntilStopped { port in
+                _ = writeAll(Array("listening on http://\(host):\(port)\n".utf8), to: output)
+            }
         } catch {
             throw CommandError("\(error)")
         }
     }
 }
 
-/// Writes a line to standard output at once (a script waits for it).
-private func printOut(_ line: String) {
-    var text = line + "\n"
-    text.withUTF8 { p in _ = write(1, p.baseAddress, p.count) }
+/// Stops `server` gracefully on SIGINT or SIGTERM (as the program's edge delivers them), from a
+/// thread that waits for them; a server that has not started stopping within a second of
+/// one ends the process.
+private func stopGracefully(_ server: DatabaseServer, on requests: StopRequests) -> StopRequests {
+    requests.listen(for: [SIGINT, SIGTERM], grace: 1) { signal in _exit(128 + signal) }
+    DispatchQueue.global().async {
+        var fds = [pollfd(fd: requests.fd, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 1, -1) < 0 && errno == EINTR {}
+        guard requests.take() != nil else { return }
+        server.stopGracefully()
+    }
+    return requests
 }

@@ -63,7 +63,8 @@ struct List: ParsableCommand {
         do { (path, query) = try self.query.resolved(computed: columns) } catch { throw CommandError("\(error)") }
         if explain {
             let order = try? self.query.computedOrder(among: columns)
-            return writeOut(Array(explanation(filter: try? self.query.condition(), order: order, computed: columns).utf8))
+            writeOut(Array(explanation(filter: try? self.query.condition(), order: order, computed: columns).utf8))
+            return
         }
         let choice = try self.columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         let fold = try keyed.fold()
@@ -84,8 +85,11 @@ struct List: ParsableCommand {
     private func print(_ window: Window, choice: ColumnChoice?, computed: [ComputedColumn]) {
         warnOfUnknownOrder(window)
         var out = [UInt8]()
-        if count { return writeOut(Array("\(window.count)\n".utf8)) }
-        let terminal = isatty(1) != 0
+        if count {
+            writeOut(Array("\(window.count)\n".utf8))
+            return
+        }
+        let terminal = CommandIO.current.outputIsTerminal
         ListOutput(format: format ?? (terminal ? .table : .json), choice: choice, computed: computed, terminal: terminal)
             .write(window, to: &out) { out in
                 writeOut(out)

@@ -1,5 +1,5 @@
 // `list --computed` in every format, `--columns` naming a computed column, `list --explain`,
-// and filters and orders libjq runs — run as the binary.
+// and filters and orders libjq runs — run in-process.
 import JSONTree
 import Testing
 import TestSupport
@@ -13,10 +13,10 @@ import TestSupport
         }}
         """#
 
-    func run(_ arguments: [String]) throws -> ProgramResult {
+    func run(_ arguments: [String]) throws -> CommandResult {
         let folder = ScratchFolder("list-computed")
         let file = folder.write("packages.json", Self.packages)
-        return try runProgram(try synctableBinary(), ["list", file, "--path", "/packages"] + arguments)
+        return try synctable(["list", file, "--path", "/packages"] + arguments)
     }
 
     @Test("--computed is a column in every format; a row it fails on shows ⚠ and the message")
