@@ -22,13 +22,15 @@ struct Selection {
 
 /// A column's frequency table (Shift-F): value, count, percentage, bar; Enter opens the rows
 /// counted under the value, `b` counts numbers in ranges.
-final class FrequencySheet: Sheet {
+final class FrequencySheet: FeedSheet {
     let selection: Selection
     let spec: ColumnSpec
     let view: FrequencyView
     var onBatch: ((BatchDiff) -> Void)?
-    private var handle: ObserverHandle?
-    private var reference: StoreReference?
+    private(set) lazy var feed = SheetFeed.changes(of: { [selection] in selection.reference }) { [weak self] change in
+        guard let self else { return }
+        onBatch?(view.apply(change))
+    }
 
     init(selection: Selection, spec: ColumnSpec) {
         self.selection = selection
@@ -64,20 +66,6 @@ final class FrequencySheet: Sheet {
 
     func key(ofRow i: Int) -> String { view[i].value.identity }
 
-    func start() {
-        let reference = selection.reference
-        self.reference = reference
-        handle = reference.observeChanges { [weak self] change in
-            guard let self else { return }
-            let batch = view.apply(change)
-            onBatch?(batch)
-        }
-    }
-
-    func stop() {
-        if let handle, let reference { reference.removeObserver(handle) }
-        handle = nil
-    }
 
     func open(row i: Int) -> SheetOpening {
         let value = view[i].value
@@ -95,13 +83,15 @@ final class FrequencySheet: Sheet {
 }
 
 /// The statistics of the table's columns (Shift-I), one row per column.
-final class StatisticsSheet: Sheet {
+final class StatisticsSheet: FeedSheet {
     let selection: Selection
     let specs: [ColumnSpec]
     let view: StatisticsView
     var onBatch: ((BatchDiff) -> Void)?
-    private var handle: ObserverHandle?
-    private var reference: StoreReference?
+    private(set) lazy var feed = SheetFeed.changes(of: { [selection] in selection.reference }) { [weak self] change in
+        guard let self else { return }
+        onBatch?(view.apply(change))
+    }
 
     init(selection: Selection, specs: [ColumnSpec]) {
         self.selection = selection
@@ -147,20 +137,6 @@ final class StatisticsSheet: Sheet {
 
     func key(ofRow i: Int) -> String { specs[i].title }
 
-    func start() {
-        let reference = selection.reference
-        self.reference = reference
-        handle = reference.observeChanges { [weak self] change in
-            guard let self else { return }
-            let batch = view.apply(change)
-            onBatch?(batch)
-        }
-    }
-
-    func stop() {
-        if let handle, let reference { reference.removeObserver(handle) }
-        handle = nil
-    }
 }
 
 /// The rows of a frequency row (Enter on it): the children the frequency table counted under
@@ -226,6 +202,61 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 
     func open(row i: Int) -> SheetOpening {
         .message("\(selection.location.child(matchingKeys[i])): v shows its value, Backspace goes back")
+    }
+}
+
+extension ViewerAction {
+    public static let frequency = Self("frequency"), toggleBinning = Self("toggleBinning"), statistics = Self("statistics")
+}
+
+extension FrequencySheet: SheetOpener {
+    static let opening = ViewerAction.frequency
+    static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
+        (.redo, KeyBinding("F", [.character("F")], .frequency,
+                           "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)")),
+        (.frequency, KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again")),
+    ]
+
+    /// Shift-F: the frequency table of the column under the cursor.
+    static func open(from children: ChildrenSheet) -> StackOpening {
+        let spec = children.cursorSpec
+        guard spec != .key else { return .message("every key is distinct: F counts the values of another column") }
+        guard let selection = children.currentSelection else { return .said }
+        return .table(FrequencySheet(selection: selection, spec: spec))
+    }
+
+    static func hint(onTable action: ViewerAction) -> String? {
+        action == .toggleBinning ? "b counts numbers in ranges on a frequency sheet (F opens one)" : nil
+    }
+}
+
+extension StatisticsSheet: SheetOpener {
+    static let opening = ViewerAction.statistics
+    static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
+        (.frequency, KeyBinding("I", [.character("I")], .statistics,
+                                "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet")),
+    ]
+
+    /// Shift-I: the statistics of the table's visible columns.
+    static func open(from children: ChildrenSheet) -> StackOpening {
+        let specs = children.rows.columnSet.specs.filter { $0 != .key }
+        guard !specs.isEmpty else { return .message("no columns besides the key yet") }
+        guard let selection = children.currentSelection else { return .said }
+        return .table(StatisticsSheet(selection: selection, specs: specs))
+    }
+}
+
+extension ChildrenSheet {
+    /// The children the derived sheets count: the table's query over its whole range (the
+    /// pages not loaded too; a limit given by the user still applies).
+    var currentSelection: Selection? {
+        do {
+            return Selection(store: store, location: location, query: try query.makeQuery(), columns: rows.columnSet,
+                             unicode: environment.unicode)
+        } catch {
+            message = Message(text: "bad query: \(error)", isError: true)
+            return nil
+        }
     }
 }
 

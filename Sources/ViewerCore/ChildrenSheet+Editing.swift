@@ -4,7 +4,7 @@ import StoreInterface
 import JSONTree
 import LiveQuery
 
-extension Viewer {
+extension ChildrenSheet {
     /// The path of the selected cell's value, or nil (with a message) when it cannot be written.
     private func selectedCellPath() -> (path: Path, node: JSONNode?)? {
         guard let (key, child) = selectedChild else {
