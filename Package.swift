@@ -10,7 +10,7 @@ import PackageDescription
 // StoreInterface → CommandStore (a command run every interval) → Headless;
 // StoreInterface, Expressions → KeyedStore (a log folded by a key) → Headless;
 // FileStore → RemoteStore (a database URL as a live store: REST and its event stream, on AsyncHTTPClient);
-// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI); synctable uses all.
+// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI + Charts); synctable uses all.
 //
 // Linux only: the store watches files with inotify and the code uses Glibc.
 let package = Package(
@@ -121,7 +121,7 @@ let package = Package(
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory", "Sequences"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "Charts", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; the executable is argument parsing over it.
         .target(
@@ -144,7 +144,7 @@ let package = Package(
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
-            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
+            dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

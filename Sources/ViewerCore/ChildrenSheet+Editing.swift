@@ -129,6 +129,8 @@ extension ChildrenSheet {
             acceptComputedColumn(prompt.text, after: after)
         case .export:
             acceptExport(prompt.text)
+        case .answer(let take):
+            take(prompt.text)
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path, let basis):

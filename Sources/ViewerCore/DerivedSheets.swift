@@ -6,6 +6,7 @@ import LiveQuery
 import LiveViews
 import SyncedArray
 import TableUI
+import Charts
 
 /// What a derived sheet reads: the store, the location, and the query whose range selects the
 /// children counted (the table's query without its page limit).
@@ -148,8 +149,7 @@ final class StatisticsSheet: FeedSheet {
 /// are applied before its limit, so with a limit the query would reach past the rows counted.
 final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
     let selection: Selection
-    let spec: ColumnSpec
-    let value: ColumnValue
+    let title: String
     /// Whether a child holds the value, read as the frequency table counts it.
     private let holds: (JSONNode) -> Bool
     private let array: SyncedArray
@@ -158,17 +158,21 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
     private var matchingKeys: [String] = []
     var onBatch: ((BatchDiff) -> Void)?
 
-    init(selection: Selection, spec: ColumnSpec, value: ColumnValue, holds: @escaping (JSONNode) -> Bool) {
+    convenience init(selection: Selection, spec: ColumnSpec, value: ColumnValue, holds: @escaping (JSONNode) -> Bool) {
+        self.init(selection: selection, title: "\(spec.title) = \(value)", holds: holds)
+    }
+
+    /// The rows `holds` is true for, titled `title` (a scatter's cell: `2 under the cursor of …`).
+    init(selection: Selection, title: String, holds: @escaping (JSONNode) -> Bool) {
         self.selection = selection
-        self.spec = spec
-        self.value = value
+        self.title = title
         self.holds = holds
         array = SyncedArray(selection.reference)
     }
-
-    var title: String { "\(spec.title) = \(value)" }
     var columns: [TableColumn] {
-        selection.columns.specs.map { TableColumn($0.title, numeric: false, minWidth: $0 == .key ? 3 : 1, maxWidth: $0 == .key ? 24 : 40) }
+        zip(selection.columns.specs, selection.columns.numeric).map { spec, numeric in
+            TableColumn(spec.title, numeric: numeric, minWidth: spec == .key ? 3 : 1, maxWidth: spec == .key ? 24 : 40)
+        }
     }
     var rowCount: Int { matching.count }
     var isLoading: Bool { array.window == nil }
@@ -214,7 +218,8 @@ extension FrequencySheet: SheetOpener {
     static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
         (.redo, KeyBinding("F", [.character("F")], .frequency,
                            "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)")),
-        (.frequency, KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again")),
+        (.frequency, KeyBinding("b", [.character("b")], .toggleBinning,
+                                "on a frequency sheet: count numbers in ranges, or each on its own again (on a histogram: logarithmic or linear bins; on a time series: the top rows)")),
     ]
 
     /// Shift-F: the frequency table of the column under the cursor.
@@ -282,10 +287,14 @@ func percentText(_ count: Int, of total: Int) -> String {
     return "\(tenths / 10).\(tenths % 10)%"
 }
 
-/// A bar of `width` cells, full in proportion to `count` of `maximum` (`▇▇▇▇▁▁`).
+/// A bar whose length is in proportion to `count`, `maximum` filling `width` cells (in eighths of
+/// a cell, or whole `#` cells in ASCII): no filler after it, and a count that rounds to nothing
+/// (a 0.0% row) draws nothing rather than a block as large as a 0.2% row's.
 func bar(_ count: Int, of maximum: Int, width: Int, unicode: Bool) -> String {
-    let full = maximum > 0 ? max(count > 0 ? 1 : 0, Int((Double(count) * Double(width) / Double(maximum)).rounded())) : 0
-    return String(repeating: unicode ? "▇" : "#", count: full) + String(repeating: unicode ? "▁" : ".", count: width - full)
+    guard maximum > 0, count > 0 else { return "" }
+    let steps = unicode ? 8 : 1
+    let length = Int((Double(count) * Double(width * steps) / Double(maximum)).rounded())
+    return unicode ? Histogram.bar(eighths: length) : String(repeating: "#", count: length)
 }
 
 /// A number for a statistics cell: integers whole, others to six significant digits.

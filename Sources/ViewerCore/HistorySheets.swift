@@ -94,17 +94,27 @@ final class TimelineSheet: FeedSheet {
         self.go = go
     }
 
+    /// The most values a title's sparkline shows (the newest): the title stays whole however
+    /// many revisions the row has.
+    static let trendLength = 12
+
     var title: String {
         let trends = specs.compactMap { spec -> String? in
             let values = entries.reversed().map { $0.value.flatMap { value in node(spec, value)?.doubleValue } }
-            guard values.contains(where: { $0 != nil }) else { return nil }
-            return "\(spec.title) \(sparkline(values))"
+            // A column that never changed has no trend to show.
+            let numbers = values.compactMap { $0 }
+            guard let first = numbers.first, numbers.contains(where: { $0 != first }) || values.contains(where: { $0 == nil })
+            else { return nil }
+            return "\(spec.title) \(sparkline(Array(values.suffix(Self.trendLength))))"
         }
         return "timeline of \(key)" + (trends.isEmpty ? "" : " · " + trends.joined(separator: " · "))
     }
 
     var columns: [TableColumn] {
-        [TableColumn("time"), TableColumn("rev", numeric: true), TableColumn("event")] + specs.map { TableColumn($0.title) }
+        [TableColumn("time"), TableColumn("rev", numeric: true), TableColumn("event")] + specs.map { spec in
+            let values = entries.compactMap { $0.value.flatMap { node(spec, $0) } }.filter { $0 != .null }
+            return TableColumn(spec.title, numeric: !values.isEmpty && values.allSatisfy { if case .number = $0 { true } else { false } })
+        }
     }
     var rowCount: Int { entries.count }
 

@@ -103,5 +103,8 @@ var registeredSheets: [any SheetOpener.Type] {
         StatisticsSheet.self,
         ChangeLogSheet.self,
         TimelineSheet.self,
+        HistogramSheet.self,
+        ScatterSheet.self,
+        SeriesSheet.self,
     ]
 }

@@ -21,7 +21,7 @@ extension Viewer {
             case .cancelled: mode = .table
             case .accepted:
                 mode = .table
-                top.accept(prompt)
+                if case .answer(let take) = prompt.purpose { take(prompt.text) } else { top.accept(prompt) }
             }
             return
         case .confirm(let question):

@@ -213,11 +213,6 @@ public final class Viewer {
     /// The sheets above the location's table, bottom first (the status bar's trail).
     public var sheetTitles: [String] { sheets.dropFirst().map(\.title) }
 
-    /// The selected row of the sheet shown, as the JSON pane and copying read it.
-    var selectedChild: (key: String, value: JSONNode)? {
-        top.selectedRow.map { ($0.key, $0.value) }
-    }
-
     /// Forgets what the screen shows, so the next render draws every line (after a resize, the
     /// help screen, a sheet opening or closing): the one place the caches are cleared.
     func redrawAll() {
