@@ -55,7 +55,8 @@ final class SeriesSheet: ChartSheet, SheetOpener {
     /// The line of one row: its value after each kept revision that changed it (and now).
     private func line(_ key: String, present: JSONNode?) -> TimeLine {
         var points = history.timeline(ofKey: key, value: present).compactMap { entry -> TimePoint? in
-            guard let value = entry.value.flatMap({ spec.node(in: JSONDocument($0).root)?.doubleValue }) else { return nil }
+            // Read from the value itself (a document built for each would cost its bytes).
+            guard let path = spec.path, let value = entry.value?[path: path]?.doubleValue else { return nil }
             return TimePoint(time: entry.record.time, value: value)
         }
         if points.isEmpty, let now = present.flatMap({ spec.node(in: $0)?.doubleValue }), let last = history.records.last {
