@@ -129,8 +129,8 @@ func runChartBenchmarks(_ report: Report, _ options: BenchOptions) {
                       note: "pwrite of one score to the frame drawn, p50 over \(chartEdits.count) edits; the store's own revision included"))
     report.add(Figure(name: "scatter: bytes drawn for one moved point", unit: "bytes", synctable: cells,
                       peers: [("a full redraw of the chart", Stats([Double(full)]), nil)],
-                      target: "≤ 200 bytes", met: cells.median <= 200,
-                      note: "memory canvas: the text drawn in the chart's lines, plus 8 bytes a draw for the cursor move"))
+                      target: "≤ 200 bytes", met: cells.median > 0 && cells.median <= 200,
+                      note: "memory canvas: the text drawn in the chart's lines, plus 8 bytes a draw for the cursor move (0: the plot did not change within 2 s)"))
     charted.viewer.stop()
     runSeriesBenchmark(report, options)
 }
