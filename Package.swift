@@ -12,7 +12,7 @@ import PackageDescription
 // CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2); CJQ → Expressions (libjq);
 // StoreInterface → CommandStore (a command run every interval) → Headless;
 // StoreInterface, Expressions → KeyedStore (a log folded by a key) → Headless;
-// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI);
+// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI + Charts);
 // Headless (the stores and outputs of the commands) → Commands (argument parsing; every command
 // runnable in-process) → synctable (the program's edge: its process-wide settings and signals).
 //
@@ -126,7 +126,7 @@ let package = Package(
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory", "Sequences"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "LiveViews", "Expressions"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "Charts", "LiveViews", "Expressions"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; `Commands` is argument parsing over it.
         .target(
@@ -156,7 +156,7 @@ let package = Package(
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
-            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
+            dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -19,8 +19,9 @@ public final class ChartView {
 
     /// Shows `grid`: writes each run of consecutive changed cells of one style on a line as
     /// one draw, then flushes. Nothing is written when nothing changed. What lies past the
-    /// canvas's edges is left out (a terminal punishes a draw past its edge).
-    public func draw(_ grid: CellGrid) {
+    /// canvas's edges is left out (a terminal punishes a draw past its edge). `flush` false
+    /// leaves the flush to the caller (a viewer drawing the rest of its screen in the same write).
+    public func draw(_ grid: CellGrid, flush: Bool = true) {
         let previous = drawn?.size == grid.size ? drawn : nil
         let rows = max(0, min(grid.size.rows, canvas.size.rows - line))
         let columns = max(0, min(grid.size.columns, canvas.size.columns - column))
@@ -41,7 +42,7 @@ public final class ChartView {
             }
         }
         drawn = grid
-        if wrote { canvas.flush() }
+        if wrote && flush { canvas.flush() }
     }
 
     /// Forgets what was drawn, so the next `draw` writes every cell (after the canvas was

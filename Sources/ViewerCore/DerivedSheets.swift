@@ -6,6 +6,7 @@ import LiveQuery
 import LiveViews
 import SyncedArray
 import TableUI
+import Charts
 
 /// What a derived sheet reads: the store, the location, and the query whose range selects the
 /// children counted (the table's query without its page limit).
@@ -22,13 +23,15 @@ struct Selection {
 
 /// A column's frequency table (Shift-F): value, count, percentage, bar; Enter opens the rows
 /// counted under the value, `b` counts numbers in ranges.
-final class FrequencySheet: Sheet {
+final class FrequencySheet: FeedSheet {
     let selection: Selection
     let spec: ColumnSpec
     let view: FrequencyView
     var onBatch: ((BatchDiff) -> Void)?
-    private var handle: ObserverHandle?
-    private var reference: StoreReference?
+    private(set) lazy var feed = SheetFeed.changes(of: { [selection] in selection.reference }) { [weak self] change in
+        guard let self else { return }
+        onBatch?(view.apply(change))
+    }
 
     init(selection: Selection, spec: ColumnSpec) {
         self.selection = selection
@@ -64,20 +67,6 @@ final class FrequencySheet: Sheet {
 
     func key(ofRow i: Int) -> String { view[i].value.identity }
 
-    func start() {
-        let reference = selection.reference
-        self.reference = reference
-        handle = reference.observeChanges { [weak self] change in
-            guard let self else { return }
-            let batch = view.apply(change)
-            onBatch?(batch)
-        }
-    }
-
-    func stop() {
-        if let handle, let reference { reference.removeObserver(handle) }
-        handle = nil
-    }
 
     func open(row i: Int) -> SheetOpening {
         let value = view[i].value
@@ -95,13 +84,15 @@ final class FrequencySheet: Sheet {
 }
 
 /// The statistics of the table's columns (Shift-I), one row per column.
-final class StatisticsSheet: Sheet {
+final class StatisticsSheet: FeedSheet {
     let selection: Selection
     let specs: [ColumnSpec]
     let view: StatisticsView
     var onBatch: ((BatchDiff) -> Void)?
-    private var handle: ObserverHandle?
-    private var reference: StoreReference?
+    private(set) lazy var feed = SheetFeed.changes(of: { [selection] in selection.reference }) { [weak self] change in
+        guard let self else { return }
+        onBatch?(view.apply(change))
+    }
 
     init(selection: Selection, specs: [ColumnSpec]) {
         self.selection = selection
@@ -147,20 +138,6 @@ final class StatisticsSheet: Sheet {
 
     func key(ofRow i: Int) -> String { specs[i].title }
 
-    func start() {
-        let reference = selection.reference
-        self.reference = reference
-        handle = reference.observeChanges { [weak self] change in
-            guard let self else { return }
-            let batch = view.apply(change)
-            onBatch?(batch)
-        }
-    }
-
-    func stop() {
-        if let handle, let reference { reference.removeObserver(handle) }
-        handle = nil
-    }
 }
 
 /// The rows of a frequency row (Enter on it): the children the frequency table counted under
@@ -172,8 +149,7 @@ final class StatisticsSheet: Sheet {
 /// are applied before its limit, so with a limit the query would reach past the rows counted.
 final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
     let selection: Selection
-    let spec: ColumnSpec
-    let value: ColumnValue
+    let title: String
     /// Whether a child holds the value, read as the frequency table counts it.
     private let holds: (JSONNode) -> Bool
     private let array: SyncedArray
@@ -182,17 +158,21 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
     private var matchingKeys: [String] = []
     var onBatch: ((BatchDiff) -> Void)?
 
-    init(selection: Selection, spec: ColumnSpec, value: ColumnValue, holds: @escaping (JSONNode) -> Bool) {
+    convenience init(selection: Selection, spec: ColumnSpec, value: ColumnValue, holds: @escaping (JSONNode) -> Bool) {
+        self.init(selection: selection, title: "\(spec.title) = \(value)", holds: holds)
+    }
+
+    /// The rows `holds` is true for, titled `title` (a scatter's cell: `2 under the cursor of …`).
+    init(selection: Selection, title: String, holds: @escaping (JSONNode) -> Bool) {
         self.selection = selection
-        self.spec = spec
-        self.value = value
+        self.title = title
         self.holds = holds
         array = SyncedArray(selection.reference)
     }
-
-    var title: String { "\(spec.title) = \(value)" }
     var columns: [TableColumn] {
-        selection.columns.specs.map { TableColumn($0.title, numeric: false, minWidth: $0 == .key ? 3 : 1, maxWidth: $0 == .key ? 24 : 40) }
+        zip(selection.columns.specs, selection.columns.numeric).map { spec, numeric in
+            TableColumn(spec.title, numeric: numeric, minWidth: spec == .key ? 3 : 1, maxWidth: spec == .key ? 24 : 40)
+        }
     }
     var rowCount: Int { matching.count }
     var isLoading: Bool { array.window == nil }
@@ -229,6 +209,62 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
     }
 }
 
+extension ViewerAction {
+    public static let frequency = Self("frequency"), toggleBinning = Self("toggleBinning"), statistics = Self("statistics")
+}
+
+extension FrequencySheet: SheetOpener {
+    static let opening = ViewerAction.frequency
+    static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
+        (.redo, KeyBinding("F", [.character("F")], .frequency,
+                           "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)")),
+        (.frequency, KeyBinding("b", [.character("b")], .toggleBinning,
+                                "on a frequency sheet: count numbers in ranges, or each on its own again (on a histogram: logarithmic or linear bins; on a time series: the top rows)")),
+    ]
+
+    /// Shift-F: the frequency table of the column under the cursor.
+    static func open(from children: ChildrenSheet) -> StackOpening {
+        let spec = children.cursorSpec
+        guard spec != .key else { return .message("every key is distinct: F counts the values of another column") }
+        guard let selection = children.currentSelection else { return .said }
+        return .table(FrequencySheet(selection: selection, spec: spec))
+    }
+
+    static func hint(onTable action: ViewerAction) -> String? {
+        action == .toggleBinning ? "b counts numbers in ranges on a frequency sheet (F opens one)" : nil
+    }
+}
+
+extension StatisticsSheet: SheetOpener {
+    static let opening = ViewerAction.statistics
+    static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
+        (.frequency, KeyBinding("I", [.character("I")], .statistics,
+                                "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet")),
+    ]
+
+    /// Shift-I: the statistics of the table's visible columns.
+    static func open(from children: ChildrenSheet) -> StackOpening {
+        let specs = children.rows.columnSet.specs.filter { $0 != .key }
+        guard !specs.isEmpty else { return .message("no columns besides the key yet") }
+        guard let selection = children.currentSelection else { return .said }
+        return .table(StatisticsSheet(selection: selection, specs: specs))
+    }
+}
+
+extension ChildrenSheet {
+    /// The children the derived sheets count: the table's query over its whole range (the
+    /// pages not loaded too; a limit given by the user still applies).
+    var currentSelection: Selection? {
+        do {
+            return Selection(store: store, location: location, query: try query.makeQuery(), columns: rows.columnSet,
+                             unicode: environment.unicode)
+        } catch {
+            message = Message(text: "bad query: \(error)", isError: true)
+            return nil
+        }
+    }
+}
+
 extension ColumnSpec {
     /// The path below a child this column reads (nil for the key and a computed column).
     var path: Path? {
@@ -251,10 +287,14 @@ func percentText(_ count: Int, of total: Int) -> String {
     return "\(tenths / 10).\(tenths % 10)%"
 }
 
-/// A bar of `width` cells, full in proportion to `count` of `maximum` (`▇▇▇▇▁▁`).
+/// A bar whose length is in proportion to `count`, `maximum` filling `width` cells (in eighths of
+/// a cell, or whole `#` cells in ASCII): no filler after it, and a count that rounds to nothing
+/// (a 0.0% row) draws nothing rather than a block as large as a 0.2% row's.
 func bar(_ count: Int, of maximum: Int, width: Int, unicode: Bool) -> String {
-    let full = maximum > 0 ? max(count > 0 ? 1 : 0, Int((Double(count) * Double(width) / Double(maximum)).rounded())) : 0
-    return String(repeating: unicode ? "▇" : "#", count: full) + String(repeating: unicode ? "▁" : ".", count: width - full)
+    guard maximum > 0, count > 0 else { return "" }
+    let steps = unicode ? 8 : 1
+    let length = Int((Double(count) * Double(width * steps) / Double(maximum)).rounded())
+    return unicode ? Histogram.bar(eighths: length) : String(repeating: "#", count: length)
 }
 
 /// A number for a statistics cell: integers whole, others to six significant digits.

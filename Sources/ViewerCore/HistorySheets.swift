@@ -8,13 +8,13 @@ import TableUI
 /// time, revision, event, key, and the changed fields with old → new values. Live: each new
 /// revision's changes arrive at the top as one batch. Enter goes to that revision with that
 /// row selected.
-final class ChangeLogSheet: Sheet {
+final class ChangeLogSheet: FeedSheet {
     let history: RevisionHistory
     /// Enter: the viewer shows revision `sequence` with `key` selected (or says why it cannot).
     private let go: (_ sequence: Int, _ key: String) -> String?
     private var entries: [(sequence: Int, change: Int)] = []
-    private var token: Int?
     var onBatch: ((BatchDiff) -> Void)?
+    private(set) lazy var feed = SheetFeed.revisions(of: history) { [unowned self] in refresh() }
 
     init(history: RevisionHistory, go: @escaping (_ sequence: Int, _ key: String) -> String?) {
         self.history = history
@@ -28,15 +28,9 @@ final class ChangeLogSheet: Sheet {
     }
     var rowCount: Int { entries.count }
 
-    func start() {
+    func willStart() {
         entries = currentEntries()
-        token = history.addObserver { [unowned self] in refresh() }
         onBatch?(BatchDiff(oldCount: 0, newCount: entries.count, deletes: [], inserts: Array(entries.indices), moves: [], reloads: []))
-    }
-
-    func stop() {
-        if let token { history.removeObserver(token) }
-        token = nil
     }
 
     private func currentEntries() -> [(sequence: Int, change: Int)] {
@@ -81,13 +75,13 @@ final class ChangeLogSheet: Sheet {
 
 /// One child's history: each kept revision that changed it, newest first, with the values it
 /// had after; the title shows each numeric column's values over time as a sparkline.
-final class TimelineSheet: Sheet {
+final class TimelineSheet: FeedSheet {
     let history: RevisionHistory
     let key: String
     private let specs: [ColumnSpec]
     private let present: () -> JSONNode?
     private var entries: [(sequence: Int, record: RevisionRecord, change: ChildChange, value: JSON?)] = []
-    private var token: Int?
+    private(set) lazy var feed = SheetFeed.revisions(of: history) { [unowned self] in refresh() }
     private let go: (_ sequence: Int, _ key: String) -> String?
     var onBatch: ((BatchDiff) -> Void)?
 
@@ -100,29 +94,33 @@ final class TimelineSheet: Sheet {
         self.go = go
     }
 
+    /// The most values a title's sparkline shows (the newest): the title stays whole however
+    /// many revisions the row has.
+    static let trendLength = 12
+
     var title: String {
         let trends = specs.compactMap { spec -> String? in
             let values = entries.reversed().map { $0.value.flatMap { value in node(spec, value)?.doubleValue } }
-            guard values.contains(where: { $0 != nil }) else { return nil }
-            return "\(spec.title) \(sparkline(values))"
+            // A column that never changed has no trend to show.
+            let numbers = values.compactMap { $0 }
+            guard let first = numbers.first, numbers.contains(where: { $0 != first }) || values.contains(where: { $0 == nil })
+            else { return nil }
+            return "\(spec.title) \(sparkline(Array(values.suffix(Self.trendLength))))"
         }
         return "timeline of \(key)" + (trends.isEmpty ? "" : " · " + trends.joined(separator: " · "))
     }
 
     var columns: [TableColumn] {
-        [TableColumn("time"), TableColumn("rev", numeric: true), TableColumn("event")] + specs.map { TableColumn($0.title) }
+        [TableColumn("time"), TableColumn("rev", numeric: true), TableColumn("event")] + specs.map { spec in
+            let values = entries.compactMap { $0.value.flatMap { node(spec, $0) } }.filter { $0 != .null }
+            return TableColumn(spec.title, numeric: !values.isEmpty && values.allSatisfy { if case .number = $0 { true } else { false } })
+        }
     }
     var rowCount: Int { entries.count }
 
-    func start() {
+    func willStart() {
         entries = history.timeline(ofKey: key, value: present()).reversed()
-        token = history.addObserver { [unowned self] in refresh() }
         onBatch?(BatchDiff(oldCount: 0, newCount: entries.count, deletes: [], inserts: Array(entries.indices), moves: [], reloads: []))
-    }
-
-    func stop() {
-        if let token { history.removeObserver(token) }
-        token = nil
     }
 
     private func refresh() {
@@ -152,6 +150,45 @@ final class TimelineSheet: Sheet {
     func open(row i: Int) -> SheetOpening {
         let refusal = go(entries[i].sequence, key)
         return .message(refusal ?? "rev \(entries[i].record.revision): \(key)")
+    }
+}
+
+extension ViewerAction {
+    public static let changeLog = Self("changeLog"), timeline = Self("timeline")
+}
+
+extension ChangeLogSheet: SheetOpener {
+    static let opening = ViewerAction.changeLog
+    static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
+        (.rowChangeNext, KeyBinding("C", [.character("C")], .changeLog,
+                                    "history: the change log, newest first (Enter: that revision, that row selected)")),
+    ]
+
+    /// `C`: the change log as a sheet.
+    static func open(from children: ChildrenSheet) -> StackOpening {
+        guard let history = children.array?.history else { return .said }
+        return .table(ChangeLogSheet(history: history) { [unowned children] sequence, key in
+            children.goToRevision(sequence, selecting: key)
+        })
+    }
+}
+
+extension TimelineSheet: SheetOpener {
+    static let opening = ViewerAction.timeline
+    static let bindings: [(after: ViewerAction, binding: KeyBinding)] = [
+        (.changeLog, KeyBinding("T", [.character("T")], .timeline,
+                                "history: the selected row's timeline, each revision that changed it (numbers as sparklines)")),
+    ]
+
+    /// `T`: the selected row's timeline as a sheet.
+    static func open(from children: ChildrenSheet) -> StackOpening {
+        guard let history = children.array?.history, let (key, _) = children.selectedChild else { return .said }
+        let present: () -> JSONNode? = { [unowned children] in
+            children.array.flatMap { a in a.index(ofKey: key).map { a[$0].value } }
+        }
+        return .table(TimelineSheet(history: history, key: key, specs: children.rows.columnSet.specs, present: present) {
+            [unowned children] sequence, key in children.goToRevision(sequence, selecting: key)
+        })
     }
 }
 

@@ -2,25 +2,40 @@
 // screen (and the README) lists it.
 import TableUI
 
-/// What a key asks the viewer to do.
-public enum ViewerAction: Hashable, Sendable, CaseIterable {
-    case down, up, pageDown, pageUp, first, last
-    case columnLeft, columnRight
-    case hideColumn, showColumns, widenColumn, narrowColumn, moveColumnLeft, moveColumnRight
-    case open, back
-    case sortByColumn, sortByKey, reverse, filter, clearFilter
-    case whereFilter, export, expandColumn, collapseColumn, computedColumn
-    case search, searchNext, searchPrevious
-    case pause, showJSON, focusJSON, showProblem, copyPath, copyValue
-    case edit, increment, decrement, delete, add, undo, redo
-    case frequency, statistics, toggleBinning
-    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn, changeLog, timeline
-    case help, repaint, quit
-}
-
-extension ViewerAction {
+/// What a key asks the viewer to do: a name a configuration file's `keys` uses (`searchNext`).
+///
+/// A struct rather than an enum, so that a sheet's file declares its own action beside the
+/// sheet (see `SheetOpener`); `switch` matches the constants as it would cases.
+public struct ViewerAction: Hashable, Sendable, CustomStringConvertible {
     /// The action's name in a configuration file's `keys` (`searchNext`).
-    public var name: String { String(describing: self) }
+    public let name: String
+    public init(_ name: String) { self.name = name }
+    public var description: String { name }
+
+    public static let down = Self("down"), up = Self("up"), pageDown = Self("pageDown"), pageUp = Self("pageUp")
+    public static let first = Self("first"), last = Self("last"), columnLeft = Self("columnLeft"), columnRight = Self("columnRight")
+    public static let hideColumn = Self("hideColumn"), showColumns = Self("showColumns"), widenColumn = Self("widenColumn")
+    public static let narrowColumn = Self("narrowColumn"), moveColumnLeft = Self("moveColumnLeft"), moveColumnRight = Self("moveColumnRight")
+    public static let open = Self("open"), back = Self("back")
+    public static let sortByColumn = Self("sortByColumn"), sortByKey = Self("sortByKey"), reverse = Self("reverse")
+    public static let filter = Self("filter"), clearFilter = Self("clearFilter"), whereFilter = Self("whereFilter")
+    public static let export = Self("export"), expandColumn = Self("expandColumn"), collapseColumn = Self("collapseColumn")
+    public static let computedColumn = Self("computedColumn")
+    public static let search = Self("search"), searchNext = Self("searchNext"), searchPrevious = Self("searchPrevious")
+    public static let pause = Self("pause"), showJSON = Self("showJSON"), focusJSON = Self("focusJSON"), showProblem = Self("showProblem")
+    public static let copyPath = Self("copyPath"), copyValue = Self("copyValue")
+    public static let edit = Self("edit"), increment = Self("increment"), decrement = Self("decrement"), delete = Self("delete")
+    public static let add = Self("add"), undo = Self("undo"), redo = Self("redo")
+    public static let historyBack = Self("historyBack"), historyForward = Self("historyForward"), historyPresent = Self("historyPresent")
+    public static let rowChangePrevious = Self("rowChangePrevious"), rowChangeNext = Self("rowChangeNext")
+    public static let sparkColumn = Self("sparkColumn")
+    public static let help = Self("help"), repaint = Self("repaint"), quit = Self("quit")
+
+    /// Every action with a standard key (the registered sheets' too), in the help screen's order.
+    public static var allCases: [ViewerAction] {
+        var seen = Set<ViewerAction>()
+        return standardKeyBindings.map(\.action).filter { seen.insert($0).inserted }
+    }
 }
 
 /// One line of the help screen: the keys, what they do, and the action they trigger.
@@ -40,8 +55,21 @@ public struct KeyBinding: Sendable {
 }
 
 /// The viewer's standard keys, in the order the help screen shows them (`ViewerOptions.keyBindings`
-/// takes another table).
-public let standardKeyBindings: [KeyBinding] = [
+/// takes another table): the keys every table has, with each registered sheet's keys placed
+/// after the key it names (`SheetOpener.bindings`).
+public let standardKeyBindings: [KeyBinding] = {
+    var bindings = baseKeyBindings
+    for opener in registeredSheets {
+        for (anchor, binding) in opener.bindings {
+            let at = bindings.lastIndex { $0.action == anchor }.map { $0 + 1 } ?? bindings.count
+            bindings.insert(binding, at: at)
+        }
+    }
+    return bindings
+}()
+
+/// The keys that are not a sheet's own.
+private let baseKeyBindings: [KeyBinding] = [
     KeyBinding("j ↓", [.character("j"), .down], .down, "next row"),
     KeyBinding("k ↑", [.character("k"), .up], .up, "previous row"),
     KeyBinding("PgDn Space", [.pageDown, .character(" ")], .pageDown, "next screenful"),
@@ -84,16 +112,11 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("a", [.character("a")], .add, "with --edit: add a child (an array's next index, else a push id)"),
     KeyBinding("u", [.character("u")], .undo, "with --edit: undo this viewer's last write, if the value is still the one it wrote (several steps)"),
     KeyBinding("U Ctrl-R", [.character("U"), .character("\u{12}")], .redo, "with --edit: redo what u undid, if the value is still the one u put back"),
-    KeyBinding("F", [.character("F")], .frequency, "frequency table of the column under the cursor, as a sheet on top (live; Enter opens a value's rows)"),
-    KeyBinding("I", [.character("I")], .statistics, "statistics of every column (kinds, missing, distinct, min, max, mean, median, …), as a sheet"),
-    KeyBinding("b", [.character("b")], .toggleBinning, "on a frequency sheet: count numbers in ranges, or each on its own again"),
     KeyBinding("[", [.character("[")], .historyBack, "history: the table one revision back, its changes marked (writes off in the past)"),
     KeyBinding("]", [.character("]")], .historyForward, "history: one revision forward (past the newest: the present)"),
     KeyBinding("P", [.character("P")], .historyPresent, "history: back to the present (Esc too)"),
     KeyBinding("{", [.character("{")], .rowChangePrevious, "history: the previous revision that changed the selected row"),
     KeyBinding("}", [.character("}")], .rowChangeNext, "history: the next revision that changed the selected row"),
-    KeyBinding("C", [.character("C")], .changeLog, "history: the change log, newest first (Enter: that revision, that row selected)"),
-    KeyBinding("T", [.character("T")], .timeline, "history: the selected row's timeline, each revision that changed it (numbers as sparklines)"),
     KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),

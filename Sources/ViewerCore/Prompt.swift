@@ -22,6 +22,8 @@ enum PromptPurpose {
     case export
     /// `=`: a computed column's definition, to add after column `after`.
     case computedColumn(after: Int)
+    /// A question a sheet asked (`.`: which column to chart against): the answer goes to `take`.
+    case answer((String) -> Void)
 }
 
 /// A line being typed: the text, edited at its end.

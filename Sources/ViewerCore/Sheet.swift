@@ -12,19 +12,21 @@ import TableUI
 /// (the viewer's own order over the sheet's rows), the JSON pane, copying, `q`/Backspace back —
 /// and asks the sheet only for what differs: Enter (`open(row:)`) and its own keys (`perform`).
 ///
-/// To add a sheet, conform a class and push it (`viewer.push(sheet)`):
+/// To add a sheet, conform a class and push it (`viewer.push(sheet)`); for one a key of the
+/// location's table opens, conform it to `SheetOpener` too and add it to `registeredSheets`
+/// (the sheet's file declares its `ViewerAction` and key). A sheet that follows one source
+/// conforms to `FeedSheet`, whose `start`/`stop` are its `SheetFeed`'s:
 ///
 /// ```swift
-/// final class ChangeLogSheet: Sheet {
+/// final class ChangeLogSheet: FeedSheet {
 ///     var title: String { "change log" }
 ///     var columns: [TableColumn] { [TableColumn("rev", numeric: true), TableColumn("key"), TableColumn("change")] }
 ///     var onBatch: ((BatchDiff) -> Void)?
+///     lazy var feed = SheetFeed.revisions(of: history) { [unowned self] in entries = …; onBatch?(batch) }
 ///     var rowCount: Int { entries.count }
 ///     func cells(ofRow i: Int) -> [String] { … }
 ///     func value(ofRow i: Int) -> JSON { … }         // the JSON pane, Y, export
 ///     func key(ofRow i: Int) -> String { … }         // unique per row, stable across batches
-///     func start() { … observe the store; on each change: entries = …; onBatch?(batch) }
-///     func stop() { … }
 /// }
 /// ```
 ///

@@ -25,11 +25,11 @@ extension Viewer {
 
     /// Draws what changed and flushes.
     public func render() {
-        notePromptChanges()
+        children.notePromptChanges()
         let size = canvas.size
         guard let layout = layout(size) else {
             // Too small for the bars: the table alone (it says when it is too small).
-            activeTable.render(into: canvas)
+            top.render(into: canvas, lines: 0..<size.rows)
             canvas.flush()
             return
         }
@@ -43,9 +43,7 @@ extension Viewer {
             canvas.flush()
             return
         }
-        let empty = emptyText
-        if activeTable.settings.emptyText != empty { activeTable.settings.emptyText = empty }
-        activeTable.render(into: canvas, lines: layout.table)
+        top.render(into: canvas, lines: layout.table)
         if !layout.pane.isEmpty { drawPane(layout.pane) }
         screen.draw(statusSegments(width: size.columns), line: layout.status, fill: statusStyle, on: canvas)
         let message = messageLines(width: size.columns)
@@ -62,23 +60,6 @@ extension Viewer {
     private var labelStyle: CellStyle { CellStyle(.bold) }
     private var noteStyle: CellStyle { CellStyle(.dim) }
 
-    /// What the table says when it has no rows.
-    private var emptyText: String {
-        if let sheet = sheets.last?.sheet { return sheet.isLoading ? "counting…" : "no rows" }
-        if store.currentRevision == nil {
-            switch storeStatus.problem {
-            case .missing?: return "\(options.file) does not exist yet: waiting for it"
-            case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
-            case .unreadable?: return "\(options.file) cannot be read: waiting"
-            case .runFailed(let what)?: return sanitize(what) + ": running it again"
-            case nil: return storeStatus.connection.flatMap(\.problemText) ?? store.loadingMessage
-            }
-        }
-        if rows.rows == nil { return "reading…" }
-        if query.filter != nil { return "no children match the filter (Esc clears it)" }
-        return "no children at \(location)"
-    }
-
     // MARK: The status bar
 
     /// ` FILE /path · by score descending, last 20 · 20 rows of 45 · rev 12 at 21:03:04 `, with
@@ -87,27 +68,9 @@ extension Viewer {
     /// then left out), the revision's time, the file, the query's words, the badges'
     /// explanations, the location — and a number is never cut: the row count goes last.
     private func statusSegments(width: Int) -> [Segment] {
-        let shown = rows.numberOfRows
-        let noun = shown == 1 ? "row" : "rows"
-        var count = "\(shown) \(noun)"
-        // The revision holds only a large log's newest lines while the whole file is read:
-        // its counts are floors, said as such, never as the total.
-        let partial = storeStatus.lines?.isPartial == true
-        let floor = partial ? "≥ " : ""
-        if let lines = storeStatus.lines, lines.olderUnread {
-            // Only the newest lines were read: how many lines there are, not how many children.
-            count += " of \(lines.records) lines"
-        } else if let matched = selectedChildCount {
-            // A filter or bounds: how many children they select, then how many there are.
-            let total = currentChildCount.map { $0 != matched || partial ? " of \(floor)\($0)" : "" } ?? ""
-            count = matched != shown || partial ? "\(shown) of \(floor)\(matched) matching \(noun)\(total)"
-                : "\(shown) matching \(noun)\(total)"
-        } else if query.limitCount != nil || partial, let total = currentChildCount, total != shown || partial {
-            count += " of \(floor)\(total)"
-        }
-        if partial { count += " · counting lines…" }
+        let sheetStatus = top.status
         var revision = lastRevision.map { (long: "rev \($0.number) at \($0.time)", short: "rev \($0.number)") }
-        if paused, let shown = shownRevision, let latest = lastRevision, shown != latest.number {
+        if children.paused, let shown = children.shownRevision, let latest = lastRevision, shown != latest.number {
             revision = ("rev \(shown) shown, rev \(latest.number) waiting", "rev \(shown) shown of \(latest.number)")
         }
         if let run = storeStatus.lastRun {
@@ -116,15 +79,15 @@ extension Viewer {
             revision = (long + run.description, revision?.short ?? "run \(run.number)")
         }
         var badges: [(long: String, short: String)] = []
-        if array?.isShowingCache == true { badges.append((" CACHED: reading the file… ", " CACHED ")) }
-        if array?.isAwaitingRows == true { badges.append((" UPDATING: the new query's rows follow… ", " UPDATING ")) }
+        if children.array?.isShowingCache == true { badges.append((" CACHED: reading the file… ", " CACHED ")) }
+        if children.array?.isAwaitingRows == true { badges.append((" UPDATING: the new query's rows follow… ", " UPDATING ")) }
         if store.hasWritesInProgress { badges.append((" WRITING… ", " WRITING… ")) }
         // Read-only by default goes unmarked (the key hint leaves out e); a file that cannot be
         // written is marked, as the user did not choose it.
         if case .unwritable? = readOnlyReason { badges.append((" READ-ONLY ", " READ-ONLY ")) }
-        if let history = historyBadge { badges.append((history, history)) }
-        if paused { badges.append((" PAUSED: \(waiting) waiting (p resumes) ", " PAUSED ")) }
-        badges += streamBadges.map { (long: $0, short: $0) }
+        if let history = children.historyBadge { badges.append((history, history)) }
+        if children.paused { badges.append((" PAUSED: \(children.waiting) waiting (p resumes) ", " PAUSED ")) }
+        badges += children.streamBadges.map { (long: $0, short: $0) }
         switch storeStatus.problem {
         case .invalidJSON?: badges.append((" INVALID JSON ", " INVALID JSON "))
         case .missing?: badges.append((" FILE MISSING ", " FILE MISSING "))
@@ -134,22 +97,15 @@ extension Viewer {
         }
         if let badge = storeStatus.connection?.badge { badges.append((badge, badge)) }
 
-        var place = location.description
+        // On a derived sheet: where it comes from (`players › score frequency`).
+        let place = sheets.map(\.title).joined(separator: " › ")
         let file = options.file
         let name = baseName(options.file)
-        var words = query.words, shortWords = query.shortWords
-        if let frame = sheets.last {
-            // On a derived sheet: where it comes from (`players › score frequency`), and its rows.
-            let n = frame.rows.numberOfRows
-            place = ([location.description] + sheetTitles).joined(separator: " › ")
-            count = "\(n) \(n == 1 ? "row" : "rows")"
-            words = ""
-            shortWords = ""
-        }
+        let (count, words, shortWords) = (sheetStatus.count, sheetStatus.words, sheetStatus.shortWords)
         // Each a little shorter than the one before; the first that fits is shown.
         let long = revision.map { [$0.long] } ?? [], short = revision.map { [$0.short] } ?? []
         // How far back the history reaches shortens, then goes, before the revision's time.
-        let reach = sheets.isEmpty ? historyReach : nil
+        let reach = sheetStatus.reach
         let reachLong = reach.map { [$0.long] } ?? [], reachShort = reach.map { [$0.short] } ?? []
         let lefts: [[String]] = [
             [file + " " + place, words, count] + long + reachLong, [name + " " + place, words, count] + long + reachLong,
@@ -203,7 +159,7 @@ extension Viewer {
             break
         }
         if let message { return wrapped(message.text, message.isError ? errorStyle : labelStyle) }
-        if let frame = sheets.last { return [[Segment(sheetKeyHint(frame.sheet), noteStyle)]] }
+        if let hint = top.keyHint { return [[Segment(keyHint(hint), noteStyle)]] }
         if let text = fullProblemText {
             // A state, not an answer to a key: one line, the rest in the pane (`m`).
             let more = keyLabel(of: .showProblem).map { " … \($0) shows all" } ?? " …"
@@ -221,6 +177,11 @@ extension Viewer {
             return problem.description + shown
         }
         return storeStatus.connection?.problemText.map { $0 + shown }
+    }
+
+    /// The message line's reminder of a sheet's keys, as bound: `q back  Enter open  s sort  …`.
+    private func keyHint(_ shown: [(ViewerAction, String)]) -> String {
+        shown.compactMap { action, word in keyLabel(of: action).map { "\($0) \(word)" } }.joined(separator: "  ")
     }
 
     /// The message line's reminder of the main keys, as bound (a configuration may move them):
@@ -248,13 +209,13 @@ extension Viewer {
     private func drawPane(_ lines: Range<Int>) {
         let width = canvas.size.columns
         if paneShowsProblem { return drawProblemPane(lines) }
-        guard let (key, value) = selectedChild else {
+        guard let row = top.selectedRow else {
             screen.draw([Segment("── no row selected ", noteStyle)], line: lines.lowerBound, on: canvas)
             for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
             return
         }
         // A sheet's row is named by its sheet and key; a child by its path.
-        let path = sheets.isEmpty ? location.child(key) : selectedSheetRow?.path ?? Path(keys: [sheetTitles.last ?? "", key])
+        let path = row.path ?? Path(keys: [top.title, row.key])
         if paneChild != path {
             paneChild = path
             paneTop = 0
@@ -263,7 +224,7 @@ extension Viewer {
         // Enough pretty lines for the scroll and the screen, and one more to know there is more.
         paneTop = min(paneTop, 100_000)
         let wanted = paneTop + body.count + 1
-        let (pretty, truncated) = prettyLines(value, limit: wanted)
+        let (pretty, truncated) = prettyLines(row.value, limit: wanted)
         var wrapped: [String] = []
         for line in pretty where wrapped.count < wanted { wrapped += wrap(sanitize(line), width: max(1, width - 1)) }
         let more = truncated || wrapped.count > paneTop + body.count

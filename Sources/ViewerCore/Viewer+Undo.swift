@@ -39,7 +39,7 @@ extension Viewer {
     /// - Parameter changes: the key changes what is there (e, d, +, -, u), which a JSON Lines
     ///   file, only ever appended to, refuses at once (before a prompt or a question).
     func mayWrite(_ what: String, changes: Bool = true) -> Bool {
-        if let refusal = historyRefusal("writing (\(what))") {
+        if let refusal = children.historyRefusal("writing (\(what))") {
             message = Message(text: refusal, isError: true)
             return false
         }

@@ -67,6 +67,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
     BenchmarkGroup(name: "history across a sort", run: runHistoryAcrossSortBenchmark),
+    BenchmarkGroup(name: "charts", run: runChartBenchmarks),
     BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),
 ]
 

@@ -35,4 +35,35 @@ struct ViewerSheetsTerminalTests {
         try session.send("q")
         try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
     }
+
+    @Test("a histogram's bars change in place as `synctable set` edits the file; q goes back to the table")
+    func histogramFollowsAnotherWriter() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("scores.json")
+        // Two clusters between fixed ends: 4 scores near 10, 2 near 90.
+        let scores = ["p0": 0, "p1": 10, "p2": 11, "p3": 12, "p4": 13, "p5": 90, "p6": 91, "p7": 100]
+        let members = scores.sorted { $0.key < $1.key }.map { #""\#($0.key)": {"score": \#($0.value)}"# }
+        try save("{\"players\": {\n  " + members.joined(separator: ",\n  ") + "\n}}\n", to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players"]))
+        try session.waitFor("the table") { $0.hasRows(inOrder: ["p0", "p7"]) }
+        try session.send("Right", "#")
+        /// The counts at the bars' ends, top to bottom.
+        func counts(_ screen: Screen) -> [String] {
+            screen.lines.compactMap { line -> String? in
+                guard line.contains("│"), let bar = line.lastIndex(where: { "█▉▊▋▌▍▎▏".contains($0) }) else { return nil }
+                return line[line.index(after: bar)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        try session.waitFor("4 near 10, 2 near 90") { screen in
+            screen.contains("/players › score histogram") && counts(screen).contains("4") && counts(screen).contains("2")
+        }
+        // Another process moves p1 from 10 to 92: one count moves from one bar to the other.
+        let set = try runProgram(try synctableBinary(), ["set", file, "/players/p1/score", "92"])
+        #expect(set.status == 0, "\(set.errors)")
+        try session.waitFor("3 and 3") { screen in counts(screen).filter { $0 == "3" }.count == 2 && !counts(screen).contains("4") }
+        try session.send("q")
+        try session.waitFor("the table again") { $0.hasRows(inOrder: ["p0", "p7"]) && !$0.contains("histogram") }
+        try session.send("q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+    }
 }

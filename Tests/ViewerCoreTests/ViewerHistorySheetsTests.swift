@@ -52,4 +52,15 @@ struct ViewerHistorySheetsTests {
         let scores = h.lines.filter { $0.contains(" changed ") }.compactMap { $0.split(separator: " ").last.map(String.init) }
         #expect(scores == ["8", "2", "3"], "\(screen)")
     }
+
+    @Test("a timeline of 150 revisions keeps its title and its sparklines; a column that never changed has none")
+    func longTimelineKeepsItsTitle() throws {
+        let h = try ViewerHarness(memory: #"{"players": {"a": {"score": 0, "level": 7}}}"#, columns: 120, path: "/players")
+        for i in 1...150 {
+            try h.save(#"{"players": {"a": {"score": \#(i % 9), "level": 7, "tick": \#(i)}}}"#)
+        }
+        h.send(.character("T"))
+        let status = try h.waitUntil("the timeline") { $0.contains("timeline of a") }.split(separator: "\n").first { $0.contains("timeline of a") } ?? ""
+        #expect(status.contains("score ") && status.contains("tick ") && !status.contains("level "), "\(status)")
+    }
 }

@@ -130,4 +130,18 @@ struct ViewerSheetsTests {
         try h.waitUntil("the new max") { _ in Self.row(h, "score")?[10] == "9" }
         #expect(Self.row(h, "score")?[11] == "12")
     }
+
+    @Test("a frequency bar's length is in proportion to its count: no filler, and a count that rounds to nothing draws nothing")
+    func frequencyBarsAreProportional() throws {
+        let players = (0..<1000).map { ("p\($0)", $0 == 0 ? "rare" : $0 < 400 ? "half" : "most", $0) }
+        let h = try ViewerHarness(memory: Self.teams(players), columns: 100, path: "/players")
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "team" { h.send(.right) }
+        h.send(.character("F"))
+        try h.waitUntil("the frequency table") { $0.contains("team frequency") }
+        let bar = { (value: String) in h.lines.first { $0.dropFirst(3).hasPrefix(value + " ") }.map { line in line.filter { "█▉▊▋▌▍▎▏".contains($0) } } }
+        // 600 fill the 20 cells; 399 of 600 take 13.3 cells (13 full, then two eighths); 1 of 600 rounds to nothing.
+        #expect(bar("most") == String(repeating: "█", count: 20))
+        #expect(bar("half") == String(repeating: "█", count: 13) + "▎")
+        #expect(bar("rare") == "" && !h.screen.contains("▁"), "\(h.screen)")
+    }
 }

@@ -9,7 +9,7 @@ import LiveQuery
 import SyncedArray
 import TableUI
 
-extension Viewer {
+extension ChildrenSheet {
     /// Whether the table shows a past revision (writes and query changes are off).
     var inHistory: Bool { travel != nil }
 
@@ -59,27 +59,10 @@ extension Viewer {
         if cursor.sequence != target { message = Message(text: notShownUnderThisQuery(cursor), isError: false) }
     }
 
-    /// `C`: the change log as a sheet.
-    func openChangeLog() {
-        guard let history = array?.history else { return }
-        push(ChangeLogSheet(history: history) { [unowned self] sequence, key in goToRevision(sequence, selecting: key) })
-    }
-
-    /// `T`: the selected row's timeline as a sheet.
-    func openTimeline() {
-        guard let history = array?.history, let (key, _) = selectedChild else { return }
-        let present: () -> JSONNode? = { [unowned self] in
-            array.flatMap { a in a.index(ofKey: key).map { a[$0].value } }
-        }
-        push(TimelineSheet(history: history, key: key, specs: rows.columnSet.specs, present: present) { [unowned self] sequence, key in
-            goToRevision(sequence, selecting: key)
-        })
-    }
-
     /// Enter on a change: the sheets close, and the table shows revision `sequence` with `key`
     /// selected; returns why not, when it was kept under a query this one cannot show.
     func goToRevision(_ sequence: Int, selecting key: String) -> String? {
-        while !sheets.isEmpty { popSheet() }
+        viewer?.popToChildren()
         guard let array, let history = array.history else { return nil }
         var cursor = travel ?? HistoryCursor(history: history, present: Array(array.rows))
         guard cursor.isValid else {
@@ -136,7 +119,7 @@ extension Viewer {
             table.reloadData()
             if let key, let row = rows.tableRow(ofKey: key) { table.select(row: row) }
             // The rows before, laid out (not flushed): a removed row's line is then marked where it was.
-            if !batch.deletes.isEmpty, let lines = layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
+            if !batch.deletes.isEmpty, let lines = viewer?.layout(canvas.size)?.table { table.render(into: canvas, lines: lines) }
             rows.setRows(cursor.rows, reversed: reversed)
             rows.notes = changedCellNotes(record, before: before, after: cursor.rows)
             rows.extendColumns(at: batch.inserts + batch.reloads.map(\.to))

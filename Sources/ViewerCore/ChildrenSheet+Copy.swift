@@ -2,7 +2,7 @@
 import JSONTree
 import TableUI
 
-extension Viewer {
+extension ChildrenSheet {
     /// Terminals cap what OSC 52 carries (xterm and tmux near 100 kB of base64); more is refused.
     static let copyLimit = 74_000
 

@@ -3,7 +3,7 @@
 import JSONTree
 import TableUI
 
-extension Viewer {
+extension ChildrenSheet {
     /// How many cells `>` and `<` add or take.
     static let widthStep = 4
 

@@ -1,7 +1,7 @@
 // `=`: columns computed from each row by a jq expression, shown, sorted and filtered like the others.
 import JSONTree
 
-extension Viewer {
+extension ChildrenSheet {
     /// `=`: a prompt for a computed column's definition (`ratio = .score / .level`, or an
     /// expression); ↑ and ↓ recall earlier ones.
     func startComputedColumn() {

@@ -4,7 +4,7 @@ import StoreInterface
 import JSONTree
 import LiveQuery
 
-extension Viewer {
+extension ChildrenSheet {
     /// The path of the selected cell's value, or nil (with a message) when it cannot be written.
     private func selectedCellPath() -> (path: Path, node: JSONNode?)? {
         guard let (key, child) = selectedChild else {
@@ -129,6 +129,8 @@ extension Viewer {
             acceptComputedColumn(prompt.text, after: after)
         case .export:
             acceptExport(prompt.text)
+        case .answer(let take):
+            take(prompt.text)
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path, let basis):

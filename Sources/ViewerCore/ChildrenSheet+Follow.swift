@@ -3,7 +3,7 @@
 import StoreInterface
 import TableUI
 
-extension Viewer {
+extension ChildrenSheet {
     /// Whether new rows move the selection to the newest: the table shows a tail and the
     /// newest row (the last) is selected, or nothing is yet. Moving away pauses following;
     /// `G`/`End` (the last row) resumes it. No state of its own: it is where the selection is.

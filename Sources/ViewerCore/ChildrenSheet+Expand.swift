@@ -1,7 +1,7 @@
 // `(` and `)`: an object column expanded into a column per member, and back.
 import JSONTree
 
-extension Viewer {
+extension ChildrenSheet {
     /// `(`: the object column under the cursor becomes a column per member of the objects it
     /// holds in the rows loaded (`metrics/views`, `metrics/likes`), in order of first appearance.
     func expandColumn() {

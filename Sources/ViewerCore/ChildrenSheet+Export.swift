@@ -5,7 +5,7 @@ import Glibc
 import JSONTree
 import LiveQuery
 
-extension Viewer {
+extension ChildrenSheet {
     /// `E`: a prompt for the file to write.
     func startExport() {
         mode = .prompt(Prompt(purpose: .export, label: "write the table to (.json, .jsonl, .csv, .tsv): ", text: ""))

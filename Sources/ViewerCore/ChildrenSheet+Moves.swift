@@ -15,7 +15,7 @@ struct MovedOut {
     let words: String
 }
 
-extension Viewer {
+extension ChildrenSheet {
     /// The most rows that left in one update whose new place is looked up (each costs a pass
     /// over the children); a bulk change past this is not itemised.
     static let movedOutLookups = 3

@@ -2,7 +2,7 @@
 import Expressions
 import JSONTree
 
-extension Viewer {
+extension ChildrenSheet {
     /// At most this many expressions are remembered for ↑ and ↓.
     static let conditionHistoryLimit = 100
 

@@ -52,7 +52,7 @@ final class SearchJob: @unchecked Sendable {
     }
 }
 
-extension Viewer {
+extension ChildrenSheet {
     /// Over more children than this, a search runs on another thread (as a large first window does).
     static let inlineSearchLimit = 50_000
 
@@ -150,7 +150,7 @@ extension Viewer {
 
     /// Esc or Ctrl-C: stops a search that is running. Returns whether there was one.
     @discardableResult
-    public func interrupt() -> Bool {
+    func interrupt() -> Bool {
         guard let job = search.job else { return false }
         job.control.cancel()
         search.job = nil
