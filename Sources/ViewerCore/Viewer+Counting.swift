@@ -15,6 +15,22 @@ extension Viewer {
         return n
     }
 
+    /// With rows without a value for the sort column shown after the others (`s`), how many
+    /// there are among the selected children; nil otherwise. Counted once per revision and query.
+    var valuelessChildCount: Int? {
+        guard query.valuesFirst, let window = array?.window, let revision = store.currentRevision,
+              window.document === revision.document
+        else { return nil }
+        switch window.query.ordering {
+        case .child, .value, .computed: break
+        case .key, .priority: return nil
+        }
+        if let c = valuelessCount, c.revision == revision.number, c.query == window.query { return c.count }
+        let n = window.valuelessCount()
+        valuelessCount = (revision.number, window.query, n)
+        return n
+    }
+
     /// `G`: the last row the query selects, loading every page up to it (the last row shown
     /// when the rows are not paged, or a log's newest line).
     func selectLastChild() {

@@ -138,6 +138,12 @@ extension Viewer {
         let file = options.file
         let name = baseName(options.file)
         var words = query.words, shortWords = query.shortWords
+        if let n = valuelessChildCount, n > 0 {
+            // Rows without a value are after the others (`s`): how many, so none is thought lost.
+            let without = "\(n) without a value last"
+            words += ", " + without
+            shortWords += ", " + without
+        }
         if let frame = sheets.last {
             // On a derived sheet: where it comes from (`players › score frequency`), and its rows.
             let n = frame.rows.numberOfRows
