@@ -192,14 +192,17 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 
     var title: String { "\(spec.title) = \(value)" }
     var columns: [TableColumn] {
-        selection.columns.specs.map { TableColumn($0.title, numeric: false, minWidth: $0 == .key ? 3 : 1, maxWidth: $0 == .key ? 24 : 40) }
+        // Numbers right-aligned, as in the table the rows come from.
+        zip(selection.columns.specs, selection.columns.numeric).map { spec, numeric in
+            TableColumn(spec.title, numeric: numeric, minWidth: spec == .key ? 3 : 1, maxWidth: spec == .key ? 24 : 40)
+        }
     }
     var rowCount: Int { matching.count }
     var isLoading: Bool { array.window == nil }
 
     func cells(ofRow i: Int) -> [String] {
         let row = array[matching[i]]
-        return selection.columns.specs.map { $0.cell(key: row.key, child: row.value) }
+        return selection.columns.specs.map { $0.cell(key: row.key, child: row.value, format: selection.columns.formats[$0]) }
     }
 
     func value(ofRow i: Int) -> JSON { array[matching[i]].value.json }

@@ -22,6 +22,8 @@ enum PromptPurpose {
     case export
     /// `=`: a computed column's definition, to add after column `after`.
     case computedColumn(after: Int)
+    /// `%`: how column `spec` shows its numbers.
+    case numberFormat(spec: ColumnSpec)
 }
 
 /// A line being typed: the text, edited at its end.

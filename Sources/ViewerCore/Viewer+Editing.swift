@@ -129,6 +129,8 @@ extension Viewer {
             acceptComputedColumn(prompt.text, after: after)
         case .export:
             acceptExport(prompt.text)
+        case .numberFormat(let spec):
+            acceptNumberFormat(prompt.text, for: spec)
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path, let basis):

@@ -85,6 +85,7 @@ extension Viewer {
         case .whereFilter: startCondition()
         case .export: startExport()
         case .computedColumn: startComputedColumn()
+        case .numberFormat: startNumberFormat()
         case .expandColumn: expandColumn()
         case .collapseColumn: collapseColumn()
         case .clearFilter:
