@@ -1,4 +1,5 @@
 // A filter in jq's syntax, parsed once and evaluated on the children of a parsed document.
+import CJQ
 import JSONTree
 
 /// An expression in jq's language: what filters and computes values from a child.
@@ -15,8 +16,8 @@ import JSONTree
 /// `type`, `select(f)`. Every form yields at most one value. It reads the child where it lies in
 /// the document (its tape): a child the filter rejects is never turned into a `JSON` value.
 ///
-/// libjq runs the rest on each child the query reaches, parsed from that child's JSON text into
-/// jq's values once per evaluation. A filter keeps a child when any of the values the expression
+/// libjq runs the rest on each child the query reaches, built from the tape into jq's values
+/// once per evaluation, each run bounded (`JQWatchdog`). A filter keeps a child when any of the values the expression
 /// gives for it is neither `false` nor `null` (as `.[] | select(f)` prints it); a computed column
 /// takes the first value.
 ///
@@ -93,8 +94,9 @@ public struct Expression: Sendable, Equatable, CustomStringConvertible {
             return reader.isTruthy(v)
         case .jq(let program):
             var kept = false
-            try? program.run(Self.text(of: node, in: tape)) { v in
-                kept = v != .null && v != .bool(false)
+            try? program.run(tape.jqValue(node)) { v in
+                let kind = jv_get_kind(v)
+                kept = kind != JV_KIND_NULL && kind != JV_KIND_FALSE
                 return !kept
             }
             return kept
@@ -115,8 +117,8 @@ public struct Expression: Sendable, Equatable, CustomStringConvertible {
         case .jq(let program):
             var first: JSON?
             do {
-                try program.run(Self.text(of: node, in: tape)) { v in
-                    first = v
+                try program.run(tape.jqValue(node)) { v in
+                    first = JQState.json(jv_copy(v))
                     return false
                 }
             } catch {
@@ -143,11 +145,6 @@ public struct Expression: Sendable, Equatable, CustomStringConvertible {
     /// The words and the evaluator that runs the expression, for the cost to be visible:
     /// `score > 100 (native)`, `.tags | map(.a) (jq)`.
     public var wordsAndEvaluator: String { "\(words) (\(evaluator.rawValue))" }
-
-    /// The JSON text of node `node`, which libjq parses.
-    private static func text(of node: Int, in tape: TapeReader) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: tape.bytes[tape.start(node)..<tape.end(node)])
-    }
 }
 
 /// Which of the two evaluators runs an expression.

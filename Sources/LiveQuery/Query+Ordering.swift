@@ -12,10 +12,17 @@ struct QueryPlan {
     let end: SortKey?
     let endInclusive: Bool
     let filters: [ChildFilter]
+    /// `Query.valuesFirst()`: null ranks after objects (not for key or priority order).
+    let nullRank: UInt8
 
     init(_ query: Query, arena: ByteArena) {
         ordering = query.ordering
         filters = query.filters
+        switch query.ordering {
+        case .child, .value, .computed: nullRank = query.hasValuesFirst ? ValueRank.afterValues : ValueRank.null
+        case .key, .priority: nullRank = ValueRank.null
+        }
+        let nullRank = nullRank
         if case .child(let path) = query.ordering {
             childPath = path.keys.map { (arena.copy($0), arrayIndex($0)) }
         } else {
@@ -32,7 +39,7 @@ struct QueryPlan {
             case .bool(let v): return SortKey(rank: v ? ValueRank.true : ValueRank.false, key: key)
             case .number(let n): return SortKey(rank: ValueRank.number, number: n.double, key: key)
             case .string(let s): return SortKey(rank: ValueRank.string, string: arena.copy(s), key: key)
-            case .null, .array, .object: return SortKey(rank: ValueRank.null, key: key)
+            case .null, .array, .object: return SortKey(rank: nullRank, key: key)
             }
         }
         switch query.start {
@@ -64,6 +71,12 @@ struct QueryPlan {
     /// - Complexity: O(1) for key, value and priority order (priority: O(members) of the child);
     ///   O(members along the path) for child order; one evaluation for a computed order.
     func sortKey(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
+        var k = valueSortKey(ordinal, children, tape, arena)
+        if k.rank == ValueRank.null { k.rank = nullRank }
+        return k
+    }
+
+    private func valueSortKey(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
         let key = children.keyRef(ordinal, tape, arena)
         let value = children.valueIndex(ordinal)
         switch ordering {

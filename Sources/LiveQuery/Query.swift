@@ -89,6 +89,9 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
     /// Conditions every child in the window meets besides the range (all of them: a second
     /// narrows the first); a limit counts the children they keep.
     public private(set) var filters: [ChildFilter] = []
+    /// Children without a value for the order (missing, null; for a computed order, no value or
+    /// an error) come after every value instead of before (`valuesFirst()`).
+    public private(set) var hasValuesFirst = false
 
     /// All children, in the default (priority) order.
     public init() {}
@@ -175,6 +178,16 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
         return q
     }
 
+    /// The same query with the children that have no value for its order (missing, null, or a
+    /// computed order's error) after every value instead of before, as a viewer sorting by a
+    /// column shows them; a null bound is read the same way. Key and priority order are
+    /// unchanged (every child has a key; a priority's absence is Firebase's to place).
+    public func valuesFirst() -> Query {
+        var q = self
+        q.hasValuesFirst = true
+        return q
+    }
+
     /// The same query without its filters.
     public var withoutFilters: Query {
         var q = self
@@ -185,7 +198,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
     /// Equal orderings, ranges and limits, and filters with the same texts.
     public static func == (a: Query, b: Query) -> Bool {
         a.explicitOrdering == b.explicitOrdering && a.start == b.start && a.end == b.end && a.limit == b.limit
-            && a.isEqualTo == b.isEqualTo
+            && a.isEqualTo == b.isEqualTo && a.hasValuesFirst == b.hasValuesFirst
             && a.filters.map(\.text).elementsEqual(b.filters.map(\.text)) { $0.utf8.elementsEqual($1.utf8) }
     }
 
@@ -271,6 +284,7 @@ public struct Query: Sendable, Equatable, CustomStringConvertible {
         }
         if let limit { parts.append(describe(limit)) }
         for f in filters { parts.append("filter(\(JSON.string(f.text).serializedString()))") }
+        if hasValuesFirst { parts.append("valuesFirst()") }
         return parts.isEmpty ? "all children" : parts.joined(separator: ".")
     }
 

@@ -9,6 +9,8 @@ enum ValueRank {
     static let number: UInt8 = 3
     static let string: UInt8 = 4
     static let object: UInt8 = 5
+    /// Null and missing with `Query.valuesFirst()`.
+    static let afterValues: UInt8 = 6
 }
 
 /// A sort value and a key, pointing at bytes that outlive it (a document inside

@@ -23,6 +23,23 @@ extension Window {
         return n
     }
 
+    /// Of the children the query selects (its limit aside), those with no value for its order:
+    /// missing, null, or for a computed order no value or an error. With `Query.valuesFirst()`
+    /// they are the ones after every value, which a viewer counts in its status bar.
+    /// - Complexity: O(n) in the children of the location (one sort key each).
+    public func valuelessCount() -> Int {
+        var n = 0
+        children.document.withTapeReader { tape in
+            let arena = ByteArena()
+            let plan = QueryPlan(query, arena: arena)
+            for o in 0..<children.count {
+                let k = plan.sortKey(o, children, tape, arena)
+                if k.rank == plan.nullRank, plan.inRange(k), plan.keeps(o, children, tape) { n += 1 }
+            }
+        }
+        return n
+    }
+
     /// The place of the child `key` among every child the query selects, its limit aside (0 is
     /// the first in the query's order); nil when that child does not exist or is out of range.
     /// It finds where a row went when it moved past the rows loaded.

@@ -9,7 +9,9 @@ public struct ColumnStatistics: Sendable, Equatable {
     /// Children with nothing at the column's path.
     public var missing = 0
     public var nulls = 0, bools = 0, numbers = 0, strings = 0, objects = 0, arrays = 0
-    /// Distinct values, the missing one included (numbers by value, strings by code units).
+    /// Distinct values of the column's kind: the kind most of its values have, missing and null
+    /// aside (ties: booleans, numbers, strings, objects, arrays in that order). Numbers by value,
+    /// strings by code units; a column of 10,345 distinct numbers and a null has 10,345.
     public var distinct = 0
     /// Of the numbers; nil without numbers (standard deviation: the sample's, nil below two).
     public var min: Double?, max: Double?, sum: Double?, mean: Double?, median: Double?, standardDeviation: Double?
@@ -160,6 +162,8 @@ struct ColumnAccumulator {
     private var lengths = SortedChunks<Int>()
     /// Missing, null, booleans and containers, by value.
     private var others: [ColumnValue: Int] = [:]
+    /// Of `others`, the distinct values of each kind (indexed as `kinds`).
+    private var distinctOthers = [Int](repeating: 0, count: 7)
     /// Numbers are summed less `shift` (the first number seen), so that the variance of large
     /// numbers close together keeps its digits.
     private var shift: Double?
@@ -190,6 +194,7 @@ struct ColumnAccumulator {
                 }
             }
         }
+        for value in others.keys { distinctOthers[Self.kindIndex(value)] += 1 }
         numbers.sort()
         distinctNumbers = numbers.indices.reduce(0) { $0 + ($1 == 0 || numbers[$1] != numbers[$1 - 1] ? 1 : 0) }
         self.numbers = SortedChunks(sorted: numbers)
@@ -239,8 +244,22 @@ struct ColumnAccumulator {
             let length = s.string.unicodeScalars.count
             if sign > 0 { lengths.insert(length) } else { lengths.remove(length) }
         default:
-            let n = (others[value] ?? 0) + sign
+            let held = others[value] ?? 0
+            let n = held + sign
             others[value] = n > 0 ? n : nil
+            if held == 0 && n > 0 { distinctOthers[Self.kindIndex(value)] += 1 }
+            if held > 0 && n <= 0 { distinctOthers[Self.kindIndex(value)] -= 1 }
+        }
+    }
+
+    /// The distinct values of the column's kind (see `ColumnStatistics.distinct`).
+    private var distinctOfKind: Int {
+        // `max(by:)` keeps the first of equals: ties go to the kind listed first.
+        guard let kind = (2...6).max(by: { kinds[$0] < kinds[$1] }), kinds[kind] > 0 else { return 0 }
+        switch kind {
+        case 3: return distinctNumbers
+        case 4: return strings.count
+        default: return distinctOthers[kind]
         }
     }
 
@@ -253,7 +272,7 @@ struct ColumnAccumulator {
         s.strings = kinds[4]
         s.objects = kinds[5]
         s.arrays = kinds[6]
-        s.distinct = distinctNumbers + strings.count + others.count
+        s.distinct = distinctOfKind
         let n = numbers.count
         if n > 0, let shift {
             s.min = numbers.first

@@ -15,6 +15,22 @@ extension ChildrenSheet {
         return n
     }
 
+    /// With rows without a value for the sort column shown after the others (`s`), how many
+    /// there are among the selected children; nil otherwise. Counted once per revision and query.
+    var valuelessChildCount: Int? {
+        guard query.valuesFirst, let window = array?.window, let revision = store.currentRevision,
+              window.document === revision.document
+        else { return nil }
+        switch window.query.ordering {
+        case .child, .value, .computed: break
+        case .key, .priority: return nil
+        }
+        if let c = valuelessCount, c.revision == revision.number, c.query == window.query { return c.count }
+        let n = window.valuelessCount()
+        valuelessCount = (revision.number, window.query, n)
+        return n
+    }
+
     /// `G`: the last row the query selects, loading every page up to it (the last row shown
     /// when the rows are not paged, or a log's newest line).
     func selectLastChild() {
@@ -51,6 +67,13 @@ extension ChildrenSheet {
             count += " of \(floor)\(total)"
         }
         if partial { count += " · counting lines…" }
-        return SheetStatus(count: count, words: query.words, shortWords: query.shortWords, reach: historyReach)
+        var words = query.words, shortWords = query.shortWords
+        if let n = valuelessChildCount, n > 0 {
+            // Rows without a value are after the others (`s`): how many, so none is thought lost.
+            let without = "\(n) without a value last"
+            words += ", " + without
+            shortWords += ", " + without
+        }
+        return SheetStatus(count: count, words: words, shortWords: shortWords, reach: historyReach)
     }
 }

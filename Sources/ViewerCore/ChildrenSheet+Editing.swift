@@ -131,6 +131,8 @@ extension ChildrenSheet {
             acceptExport(prompt.text)
         case .answer(let take):
             take(prompt.text)
+        case .numberFormat(let spec):
+            acceptNumberFormat(prompt.text, for: spec)
         case .showColumn(let hidden):
             acceptShowColumn(prompt.text, hidden: hidden)
         case .edit(let path, let basis):

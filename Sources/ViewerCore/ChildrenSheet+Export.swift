@@ -8,7 +8,7 @@ import LiveQuery
 extension ChildrenSheet {
     /// `E`: a prompt for the file to write.
     func startExport() {
-        mode = .prompt(Prompt(purpose: .export, label: "write the table to (.json, .jsonl, .csv, .tsv): ", text: ""))
+        mode = .prompt(Prompt(purpose: .export, label: "write the table to (.records.json as shown; .json, .jsonl key and value; .csv, .tsv): ", text: ""))
     }
 
     /// Writes to the file named, asking first when it exists.
@@ -19,7 +19,7 @@ extension ChildrenSheet {
             return
         }
         guard let format = ExportFormat(fileName: file) else {
-            message = Message(text: "\(file): the name must end in .json, .jsonl, .csv or .tsv", isError: true)
+            message = Message(text: "\(file): the name must end in .records.json, .json, .jsonl, .csv or .tsv", isError: true)
             return
         }
         if access(file, F_OK) == 0 {

@@ -55,6 +55,7 @@ extension ChildrenSheet {
         case .whereFilter: startCondition()
         case .export: startExport()
         case .computedColumn: startComputedColumn()
+        case .numberFormat: startNumberFormat()
         case .expandColumn: expandColumn()
         case .collapseColumn: collapseColumn()
         case .sparkColumn: toggleSparkColumn()

@@ -49,6 +49,8 @@ final class ChildrenSheet: StackSheet, SyncedArrayBatchDelegate {
     var childCount: (revision: Int, path: Path, count: Int)?
     /// The children the query's range selects, per revision and query (`selectedChildCount`).
     var selectedCount: (revision: Int, query: Query, count: Int)?
+    /// The selected children without a value for the sort column (`valuelessChildCount`).
+    var valuelessCount: (revision: Int, query: Query, count: Int)?
     /// `G` asked for every page to the end: the last row is selected when they arrive.
     var selectLastWhenLoaded = false
     /// The log's restarts (`LinesStatus.restarts`) as of the rows last shown.

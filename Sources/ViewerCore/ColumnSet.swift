@@ -3,6 +3,7 @@
 import JSONTree
 import LiveQuery
 import SyncedArray
+import TableUI
 
 /// What one column shows for a child.
 enum ColumnSpec: Hashable {
@@ -39,17 +40,22 @@ enum ColumnSpec: Hashable {
         }
     }
 
-    /// The column's cell for a row: an expression's error for the row is shown as `⚠ ` and jq's message.
-    func cell(key: String, child: JSONNode) -> String {
+    /// The column's cell for a row: an expression's error for the row is shown as `⚠ ` and jq's
+    /// message; a number in `format` when one is given (else as written).
+    func cell(key: String, child: JSONNode, format: NumberFormat? = nil) -> String {
         switch self {
         case .key: return key
         case .computed(let column):
             switch column.result(for: child) {
+            case .value(.number(let n)): return format?.text(for: n.text) ?? n.text
             case .value(let json): return cellText(JSONDocument(json).root)
             case .empty: return ""
             case .error(let message): return "⚠ " + message
             }
-        default: return cellText(node(in: child))
+        default:
+            let node = node(in: child)
+            if let format, let node, node.kind == .number, let spelled = node.numberText { return format.text(for: spelled) ?? spelled }
+            return cellText(node)
         }
     }
 }
@@ -74,6 +80,8 @@ struct ColumnSet {
     private var hiddenPlaces: [ColumnSpec: Int] = [:]
     /// Widths the user set (`>` `<`), in cells.
     private(set) var widths: [ColumnSpec: Int] = [:]
+    /// How columns show their numbers (`%`); a column without one shows them as written.
+    private(set) var formats: [ColumnSpec: NumberFormat] = [:]
     /// Columns the user placed by hand (moved, shown again): columns inferred afresh keep them
     /// where they were.
     private var placedByHand: Set<ColumnSpec> = []
@@ -226,6 +234,7 @@ struct ColumnSet {
         var fresh = ColumnSet(inferredFrom: rows)
         fresh.hide(hidden)
         fresh.widths = widths
+        fresh.formats = formats
         for (index, spec) in specs.enumerated() {
             switch spec {
             case .computed(let column): fresh.addComputed(column, at: fresh.specs.count)
@@ -312,6 +321,11 @@ struct ColumnSet {
 
     mutating func setWidth(_ width: Int, of spec: ColumnSpec) {
         widths[spec] = width
+    }
+
+    /// Shows `spec`'s numbers in `format` (nil: as written).
+    mutating func setFormat(_ format: NumberFormat?, of spec: ColumnSpec) {
+        formats[spec] = format
     }
 
     /// Decides which columns are numeric from `rows`.

@@ -170,6 +170,7 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
         array = SyncedArray(selection.reference)
     }
     var columns: [TableColumn] {
+        // Numbers right-aligned, as in the table the rows come from.
         zip(selection.columns.specs, selection.columns.numeric).map { spec, numeric in
             TableColumn(spec.title, numeric: numeric, minWidth: spec == .key ? 3 : 1, maxWidth: spec == .key ? 24 : 40)
         }
@@ -179,7 +180,7 @@ final class MatchingRowsSheet: Sheet, SyncedArrayBatchDelegate {
 
     func cells(ofRow i: Int) -> [String] {
         let row = array[matching[i]]
-        return selection.columns.specs.map { $0.cell(key: row.key, child: row.value) }
+        return selection.columns.specs.map { $0.cell(key: row.key, child: row.value, format: selection.columns.formats[$0]) }
     }
 
     func value(ofRow i: Int) -> JSON { array[matching[i]].value.json }

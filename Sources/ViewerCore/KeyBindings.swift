@@ -20,7 +20,7 @@ public struct ViewerAction: Hashable, Sendable, CustomStringConvertible {
     public static let sortByColumn = Self("sortByColumn"), sortByKey = Self("sortByKey"), reverse = Self("reverse")
     public static let filter = Self("filter"), clearFilter = Self("clearFilter"), whereFilter = Self("whereFilter")
     public static let export = Self("export"), expandColumn = Self("expandColumn"), collapseColumn = Self("collapseColumn")
-    public static let computedColumn = Self("computedColumn")
+    public static let computedColumn = Self("computedColumn"), numberFormat = Self("numberFormat")
     public static let search = Self("search"), searchNext = Self("searchNext"), searchPrevious = Self("searchPrevious")
     public static let pause = Self("pause"), showJSON = Self("showJSON"), focusJSON = Self("focusJSON"), showProblem = Self("showProblem")
     public static let copyPath = Self("copyPath"), copyValue = Self("copyValue")
@@ -86,7 +86,7 @@ private let baseKeyBindings: [KeyBinding] = [
     KeyBinding("L", [.character("L")], .moveColumnRight, "move the column under the cursor right"),
     KeyBinding("Enter", [.enter], .open, "open the selected child: its children become the table"),
     KeyBinding("Backspace h", [.backspace, .character("h")], .back, "back up to the parent location (on a sheet: close it)"),
-    KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild)"),
+    KeyBinding("s", [.character("s")], .sortByColumn, "sort by the column under the cursor (orderByChild); rows without a value (missing, null, an error) last, counted in the status bar"),
     KeyBinding("S", [.character("S")], .sortByKey, "sort by key"),
     KeyBinding("r", [.character("r")], .reverse, "reverse: limit-to-first ↔ limit-to-last (shown last first)"),
     KeyBinding("/", [.character("/")], .search, "find a text in any key or cell of every child (\\v: a regex; lower case ignores case)"),
@@ -95,9 +95,10 @@ private let baseKeyBindings: [KeyBinding] = [
     KeyBinding("f", [.character("f")], .filter, "filter the column under the cursor (sorting by it): 42, text*, >= 10, < 5, 10..20"),
     KeyBinding("w", [.character("w")], .whereFilter, "keep the rows a jq expression is true for (.score > 100 and .team == \"a\"); a second narrows the first; ↑ ↓ recall"),
     KeyBinding("Esc", [.escape], .clearFilter, "clear the last w filter, then the f filter (else the search's highlights, else close the JSON pane; a running search: stop it)"),
-    KeyBinding("E", [.character("E")], .export, "write the table (rows in order, the columns shown) to a file: .json, .jsonl, .csv or .tsv"),
+    KeyBinding("E", [.character("E")], .export, "write the table (rows in order, the columns shown) to a file: .records.json (rows as shown), .json, .jsonl (key and value), .csv or .tsv"),
     KeyBinding("(", [.character("(")], .expandColumn, "expand the object column under the cursor into a column per member (metrics/views)"),
     KeyBinding(")", [.character(")")], .collapseColumn, "collapse the member columns of the one under the cursor back into their object column"),
+    KeyBinding("%", [.character("%")], .numberFormat, "how the column under the cursor shows numbers: digits after the point (2), thousands (,), bytes as KiB/MiB (b), a time from epoch seconds (s) or milliseconds (ms); empty: as written"),
     KeyBinding("=", [.character("=")], .computedColumn, "add a column computed by a jq expression (ratio = .score / .level), after the one under the cursor; s sorts by it, f filters it"),
     KeyBinding("p", [.character("p")], .pause, "pause live updates; again to apply what waited as one batch"),
     KeyBinding("v", [.character("v")], .showJSON, "show the selected child as JSON in a pane below (long lines wrap)"),

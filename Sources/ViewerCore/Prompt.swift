@@ -24,6 +24,8 @@ enum PromptPurpose {
     case computedColumn(after: Int)
     /// A question a sheet asked (`.`: which column to chart against): the answer goes to `take`.
     case answer((String) -> Void)
+    /// `%`: how column `spec` shows its numbers.
+    case numberFormat(spec: ColumnSpec)
 }
 
 /// A line being typed: the text, edited at its end.

@@ -6,6 +6,9 @@ import TableUI
 public enum ExportFormat: String, CaseIterable, Sendable {
     /// `[{"key": K, "value": V}, …]`, a row a line.
     case json
+    /// The rows as shown: `[{"key": K, "score": 9, "team": "red"}, …]`, one flat object per row
+    /// with every column (null where a row has no value), as CSV writes them (`.records.json`).
+    case records
     /// `{"key": K, "value": V}`, one a line.
     case jsonl
     /// RFC 4180: a header line, then a line per row, fields with `,`, `"`, CR or LF quoted.
@@ -13,12 +16,12 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// A header line, then a line per row; `\`, tab, newline and other controls as escapes.
     case tsv
 
-    /// The format a file's name asks for by its extension (`.json`, `.jsonl` or `.ndjson`, `.csv`,
-    /// `.tsv`, any case); nil for another.
+    /// The format a file's name asks for by its extension (`.records.json`, `.json`, `.jsonl` or
+    /// `.ndjson`, `.csv`, `.tsv`, any case); nil for another.
     public init?(fileName: String) {
         guard let dot = fileName.lastIndex(of: ".") else { return nil }
         switch fileName[fileName.index(after: dot)...].lowercased() {
-        case "json": self = .json
+        case "json": self = fileName.lowercased().hasSuffix(".records.json") ? .records : .json
         case "jsonl", "ndjson": self = .jsonl
         case "csv": self = .csv
         case "tsv": self = .tsv
@@ -92,6 +95,7 @@ public struct RowExport {
     where Rows.Element == (key: String, value: JSONNode) {
         switch format {
         case .json, .jsonl: writeJSON(rows, to: &out, lines: format == .jsonl, drain: drain)
+        case .records: writeRecords(rows, to: &out, drain: drain)
         case .csv, .tsv:
             let columns = self.columns ?? (inferredColumns(rows) + computed)
             line(["key"] + columns.map(\.title), to: &out)
@@ -140,6 +144,29 @@ public struct RowExport {
             if out.count >= 1 << 20 { drain(&out) }
         }
         if !lines && !rows.isEmpty { out.append(contentsOf: "]\n".utf8) }
+    }
+
+    /// One flat object per row: `key`, then each column's value (null for none), as the columns
+    /// of CSV are.
+    private func writeRecords<Rows: Collection>(_ rows: Rows, to out: inout [UInt8], drain: (inout [UInt8]) -> Void)
+    where Rows.Element == (key: String, value: JSONNode) {
+        let columns = self.columns ?? (inferredColumns(rows) + computed)
+        out.append(contentsOf: rows.isEmpty ? "[]\n".utf8 : "[\n".utf8)
+        var remaining = rows.count
+        for row in rows {
+            remaining -= 1
+            out.append(contentsOf: #"  {"key":"#.utf8)
+            writeJSONString(row.key, to: &out, escaping: escaping)
+            for column in columns {
+                out.append(UInt8(ascii: ","))
+                writeJSONString(column.title, to: &out, escaping: escaping)
+                out.append(UInt8(ascii: ":"))
+                (column.cell(row.value) ?? .null).write(to: &out, style: .compact, depth: 0, escaping: escaping)
+            }
+            out.append(contentsOf: remaining > 0 ? "},\n".utf8 : "}\n".utf8)
+            if out.count >= 1 << 20 { drain(&out) }
+        }
+        if !rows.isEmpty { out.append(contentsOf: "]\n".utf8) }
     }
 
     // MARK: CSV and TSV

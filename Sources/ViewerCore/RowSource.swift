@@ -66,7 +66,7 @@ final class RowSource: TableDataSource {
         let notes = self.notes.isEmpty ? nil : self.notes[shown.jsonKey]
         return columnSet.specs.map { spec in
             if case .spark(let path) = spec { return trend?(shown.key, shown.value, path) ?? "" }
-            let text = spec.cell(key: shown.key, child: shown.value)
+            let text = spec.cell(key: shown.key, child: shown.value, format: columnSet.formats[spec])
             guard let old = notes?[spec] else { return text }
             return old + (unicode ? " → " : " -> ") + text
         }

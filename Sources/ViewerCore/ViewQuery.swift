@@ -96,6 +96,9 @@ public struct ViewQuery: Equatable {
     /// With `fromEnd`: shown in ascending order instead, the end of the order at the bottom,
     /// as `tail -f` shows a log (JSON Lines; see `Viewer+Follow`). Pages grow upwards.
     public var tail = false
+    /// Sorted by a column with `s`: the rows without a value for it (missing, null, an
+    /// expression's error) after the others, whichever way the order is shown.
+    public var valuesFirst = false
     public var limit: Limit
     /// Expression filters (`--where`, or typed at the `w` prompt), each narrowing the ones before;
     /// kept when the order changes.
@@ -158,6 +161,7 @@ public struct ViewQuery: Equatable {
     /// back to the first page.
     mutating func sort(by ordering: Query.Ordering) {
         self.ordering = ordering
+        valuesFirst = true
         dropRange()
         firstPage()
     }
@@ -265,6 +269,9 @@ public struct ViewQuery: Equatable {
             }
         }
         if case .fixed(let n) = limit { q = fromEnd ? try q.limitToLast(n) : try q.limitToFirst(n) }
+        // From the end, the order's start is shown last: the database's order (null first) puts
+        // the rows without a value there already.
+        if valuesFirst && !fromEnd { q = q.valuesFirst() }
         for condition in conditions { q = q.filtered(by: condition.childFilter) }
         return q
     }

@@ -29,3 +29,34 @@ import Testing
         #expect(try Expression(".a\n| map(.b)").words == ".a | map(.b)")
     }
 }
+
+@Suite struct JQValueTests {
+    /// libjq reads a child built from the tape, not parsed again: it must be the value jq's own
+    /// parser makes (a repeated key keeps its first place and its last value; escapes decoded;
+    /// numbers as doubles).
+    @Test func aChildFromTheTapeIsTheValueJqParses() throws {
+        let document = try JSONDocument(parsing: #"{"b": 1, "a": "\u00e9\n\"", "b": [true, null, 1e400, -0.5, ""], "c": {}}"#)
+        let e = try Expression("[keys_unsorted, .b, (.a | length), .c]")
+        #expect(e.evaluator == .jq)
+        #expect(e.value(of: document.root) == .value(try JSONDocument(parsing: #"[["b", "a", "c"], [true, null, 1.7976931348623157e+308, -0.5, ""], 3, {}]"#).root.json))
+    }
+}
+
+@Suite struct JQWatchdogTests {
+    /// A run that goes on too long on a row is halted with a message saying so, and the program
+    /// answers the next row; after `haltsAllowed` halts it refuses at once (each halt held its
+    /// caller for the whole limit).
+    @Test func aRunThatGoesOnTooLongIsHalted() throws {
+        let e = try Expression("if .slow then last(range(1e15)) else .n end")
+        let slow = try JSONDocument(parsing: #"{"slow": true}"#).root, fast = try JSONDocument(parsing: #"{"n": 7}"#).root
+        let halted = ExpressionResult.error(JQState.haltedMessage)
+        #expect(e.value(of: slow) == halted)
+        #expect(e.value(of: fast) == .value(7))
+        #expect(e.value(of: slow) == halted)
+        guard case .error(let refusal) = e.value(of: fast) else {
+            Issue.record("a program halted \(JQProgram.haltsAllowed) times still runs")
+            return
+        }
+        #expect(refusal == "jq stopped this expression after it ran over 0.5 s on 2 rows")
+    }
+}

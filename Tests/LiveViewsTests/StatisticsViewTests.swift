@@ -55,6 +55,19 @@ import TestSupport
         }
     }
 
+    /// Issue 52: a column of distinct numbers and a null says as many distinct values as numbers;
+    /// the null is counted under nulls. A column mostly of strings counts its strings.
+    @Test func distinctCountsValuesOfTheColumnsKind() throws {
+        let children: [(key: String, value: JSON)] = [
+            ("a", ["v": 1, "t": "x"]), ("b", ["v": 2, "t": "x"]), ("c", ["v": .null, "t": 3]), ("d", ["v": 2, "t": "y"]), ("e", ["v": 3.5]),
+        ]
+        let window = Window(query: Query(), path: players, document: try document(children))
+        let view = StatisticsView(columns: [Path(keys: ["v"]), Path(keys: ["t"])])
+        view.apply(WindowChange.initial(window))
+        #expect(view[0].distinct == 3 && view[0].nulls == 1)
+        #expect(view[1].distinct == 2 && view[1].missing == 1 && view[1].numbers == 1)
+    }
+
     @Test func aColumnOfNumbersAndStrings() throws {
         let children: [(key: String, value: JSON)] = [
             ("a", ["v": 4]), ("b", ["v": 1]), ("c", ["v": "hello"]), ("d", ["v": 7]), ("e", ["w": 1]), ("f", ["v": "hé"]), ("g", ["v": 4]),
@@ -63,7 +76,8 @@ import TestSupport
         let view = StatisticsView(columns: [Path(keys: ["v"])])
         view.apply(WindowChange.initial(window))
         let s = view[0]
-        #expect(s.numbers == 4 && s.strings == 2 && s.missing == 1 && s.distinct == 6)
+        // Distinct values of the column's kind: numbers (4, 1, 7), not the strings or the missing one.
+        #expect(s.numbers == 4 && s.strings == 2 && s.missing == 1 && s.distinct == 3)
         #expect(s.min == 1 && s.max == 7 && s.sum == 16 && s.mean == 4 && s.median == 4)
         #expect(abs(s.standardDeviation! - 6.0.squareRoot()) < 1e-12)  // sample: 18 / 3
         #expect(s.shortest == 2 && s.longest == 5)

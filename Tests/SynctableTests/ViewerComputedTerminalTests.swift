@@ -47,6 +47,30 @@ struct ViewerComputedTerminalTests {
         try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
     }
 
+    /// Issue 52: an expression outside the native subset (`map`) runs on libjq; `s` shows the
+    /// rows with a value in order, and the one it fails on after them, counted.
+    @Test("= adds a column computed with map (libjq), and s sorts by it, the row without a value last")
+    func libjqColumnSorts() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("tags.json")
+        try save(#"{"p": {"a": {"tags": ["ab", "ac", "b"]}, "b": {"tags": ["a1"]}, "c": {"n": 1}, "d": {"tags": ["ax", "ay", "az"]}}}"#,
+                 to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/p", "--no-animation"]))
+        try session.waitFor("key order") { $0.hasRows(inOrder: ["a", "b", "c", "d"]) }
+        try session.send("=")
+        try session.waitFor("the prompt") { $0.contains("computed column") }
+        try session.type(#"na = .tags | map(select(startswith("a"))) | length"#)
+        try session.send("Enter")
+        try session.waitFor("the column, run by jq") { $0.line(0).contains("na") && $0.contains("run jq") }
+        try session.send("s")
+        try session.waitFor("rows by na, c last") { screen in
+            screen.hasRows(inOrder: ["b", "a", "d", "c"]) && screen.contains("by na, 1 without a value last")
+                && screen.line(ofKey: "c").map { screen.lines[$0].contains("⚠ Cannot iterate over null") } == true
+        }
+        try session.send("q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+    }
+
     @Test("a computed column from the configuration file, ordered by --order-by-computed NAME from the start")
     func configuredColumnOrderedFromTheCommandLine() throws {
         let folder = ScratchFolder()

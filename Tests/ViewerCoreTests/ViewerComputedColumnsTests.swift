@@ -32,13 +32,17 @@ struct ViewerComputedColumnsTests {
         #expect(h.screen.contains("added ratio = .score / .level, run native"))
         #expect(try Self.lastCell(h, "a") == "2" && Self.lastCell(h, "b") == "3" && Self.lastCell(h, "d") == "1")
         #expect(h.lines[try #require(h.line(ofKey: "c"))].contains("⚠ string (\"x\") and number (1) cannot be divided"))
-        // The cursor is on the new column: s orders by it (the error is null, first).
+        // The cursor is on the new column: s orders by it, the values first and the row without
+        // one (its error) after them, counted in the status bar (issue 52).
         h.send(.character("s"))
-        #expect(h.hasRows(inOrder: ["c", "d", "a", "b"]))
-        #expect(h.screen.contains("by ratio"))
+        #expect(h.hasRows(inOrder: ["d", "a", "b", "c"]))
+        #expect(h.screen.contains("by ratio, 1 without a value last"))
         // Another writer changes d: its ratio is now the highest, and the row moves.
         try h.save(Self.json.replacing(#""score": 4, "level": 4"#, with: #""score": 40, "level": 4"#))
-        try h.waitUntil("d moves last") { _ in h.hasRows(inOrder: ["c", "a", "b", "d"]) }
+        try h.waitUntil("d moves after b") { _ in h.hasRows(inOrder: ["a", "b", "d", "c"]) }
+        // Shown descending, the row without a value stays last.
+        h.send(.character("r"))
+        try h.waitUntil("descending") { _ in h.hasRows(inOrder: ["d", "b", "a", "c"]) }
         #expect(try Self.lastCell(h, "d") == "10")
         // A cell of a computed column is not a value to edit.
         h.send(.character("e"))

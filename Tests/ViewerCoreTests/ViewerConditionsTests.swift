@@ -113,7 +113,7 @@ struct ViewerConditionsTests {
         h.send(.character("E"))
         h.type(h.folder.file("out.txt"))
         h.send(.enter)
-        #expect(h.screen.contains("the name must end in .json, .jsonl, .csv or .tsv"))
+        #expect(h.screen.contains("the name must end in .records.json, .json, .jsonl, .csv or .tsv"))
     }
 
     @Test("( expands an object column into a column per member, ) collapses them back")

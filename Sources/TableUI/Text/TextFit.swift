@@ -47,19 +47,54 @@ public func fit(_ text: String, width: Int, alignRight: Bool = false, ellipsis: 
 
 /// A number made exactly `width` cells wide, right-aligned, and never cut to a prefix of its
 /// digits (`13727016…` would read as another number): when its spelling is too wide it is
-/// shown in scientific notation with as many digits as fit (`1.3727e12`), and when even that
-/// does not fit, as the ellipsis alone. Text that is not a number is fitted as `fit` does.
+/// rounded to the digits that fit (`0.19743416929728977` in 8 cells: `0.197434`), or shown in
+/// scientific notation (`1.3727e12`) when that keeps more of its digits, and when neither fits,
+/// as the ellipsis alone. Text that is not a number is fitted as `fit` does.
 /// - Complexity: O(width).
 public func fitNumber(_ text: String, width: Int, ellipsis: Character = "…") -> String {
     guard width > 0 else { return "" }
     guard displayWidth(text) > width, let value = Double(text), value.isFinite else {
         return fit(text, width: width, alignRight: true, ellipsis: ellipsis)
     }
+    var science: String?
     for digits in stride(from: min(width, 15), through: 0, by: -1) {
         let short = scientific(value, fractionDigits: digits)
-        if short.utf8.count <= width { return String(repeating: " ", count: width - short.utf8.count) + short }
+        if short.utf8.count <= width {
+            science = short
+            break
+        }
     }
-    return String(repeating: " ", count: width - 1) + String(ellipsis)
+    let rounded = roundedToFit(value, width: width)
+    let best = [rounded, science].compactMap { $0 }.max { significantDigits($0) < significantDigits($1) }
+    guard let best else { return String(repeating: " ", count: width - 1) + String(ellipsis) }
+    return String(repeating: " ", count: width - best.utf8.count) + best
+}
+
+/// `value` without an exponent, rounded to as many digits after the point as fit in `width`
+/// (trailing zeros dropped); nil when its integer part alone is too wide, or nothing of it is
+/// left but zero.
+private func roundedToFit(_ value: Double, width: Int) -> String? {
+    guard let whole = fixed(value, fractionDigits: 0), whole.utf8.count <= width else { return nil }
+    var text = whole
+    for digits in stride(from: min(width - whole.utf8.count - 1, 17), through: 1, by: -1) {
+        if let t = fixed(value, fractionDigits: digits), t.utf8.count <= width {
+            text = t
+            break
+        }
+    }
+    if text.contains(".") {
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+    }
+    return significantDigits(text) == 0 && value != 0 ? nil : text
+}
+
+/// The digits of a number's text that carry its value: from the first non-zero digit to the
+/// exponent, if any.
+private func significantDigits(_ text: String) -> Int {
+    let mantissa = text.prefix { $0 != "e" }
+    let digits = mantissa.filter(\.isNumber)
+    return digits.drop { $0 == "0" }.count
 }
 
 /// `value` as `d.ddde±x` with `fractionDigits` digits after the point (trailing zeros dropped).

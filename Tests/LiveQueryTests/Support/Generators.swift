@@ -149,6 +149,8 @@ func randomQuery(_ rng: inout SplitMix64) -> Query {
             case 1: q = try q.limitToLast(rng.int(1..<6))
             default: break
             }
+            // A viewer's `s`: children without a value after the others.
+            if rng.chance(0.25) { q = q.valuesFirst() }
             return q
         } catch {
             continue

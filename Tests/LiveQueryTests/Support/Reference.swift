@@ -55,9 +55,10 @@ func refNameCompare(_ a: String, _ b: String) -> Int {
     }
 }
 
-func refRank(_ v: JSON?) -> Int {
+/// With `valuesFirst` (`Query.valuesFirst()`), missing and null rank after every value.
+func refRank(_ v: JSON?, valuesFirst: Bool = false) -> Int {
     switch v {
-    case nil, .null?: 0
+    case nil, .null?: valuesFirst ? 6 : 0
     case .bool(false)?: 1
     case .bool(true)?: 2
     case .number?: 3
@@ -66,8 +67,8 @@ func refRank(_ v: JSON?) -> Int {
     }
 }
 
-func refValueCompare(_ a: JSON?, _ b: JSON?) -> Int {
-    let ra = refRank(a), rb = refRank(b)
+func refValueCompare(_ a: JSON?, _ b: JSON?, valuesFirst: Bool = false) -> Int {
+    let ra = refRank(a, valuesFirst: valuesFirst), rb = refRank(b, valuesFirst: valuesFirst)
     if ra != rb { return ra < rb ? -1 : 1 }
     switch (a, b) {
     case let (.number(x)?, .number(y)?): return x.double < y.double ? -1 : (x.double > y.double ? 1 : 0)
@@ -103,31 +104,37 @@ func refKeyCompare(_ a: String, _ b: RefKeyBound) -> Int {
 }
 
 /// Compares a child to a bound (value, key-or-sentinel).
-func refCompareToBound(_ c: RefChild, _ ordering: Query.Ordering, _ value: JSON, _ key: RefKeyBound) -> Int {
+func refCompareToBound(_ c: RefChild, _ ordering: Query.Ordering, _ value: JSON, _ key: RefKeyBound, valuesFirst: Bool = false) -> Int {
     if ordering == .key { return refNameCompare(c.key, value.stringValue!) }
-    let v = refValueCompare(refSortValue(c, ordering), value)
+    let v = refValueCompare(refSortValue(c, ordering), value, valuesFirst: valuesFirst)
     return v != 0 ? v : refKeyCompare(c.key, key)
 }
 
 /// The window by the book: every child, filtered by the bounds one by one, sorted, limited.
 func refWindow(_ query: Query, _ root: JSON, _ path: Path) -> [RefChild] {
     let o = query.ordering
+    // Null last only where a child's value orders it.
+    let vf: Bool
+    switch o {
+    case .child, .value, .computed: vf = query.hasValuesFirst
+    case .key, .priority: vf = false
+    }
     var children = refChildren(root, path).filter { c in
         switch query.start {
-        case .at(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .lowest) < 0 { return false }
-        case .after(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .highest) <= 0 { return false }
+        case .at(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .lowest, valuesFirst: vf) < 0 { return false }
+        case .after(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .highest, valuesFirst: vf) <= 0 { return false }
         case nil: break
         }
         switch query.end {
-        case .at(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .highest) > 0 { return false }
-        case .before(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .lowest) >= 0 { return false }
+        case .at(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .highest, valuesFirst: vf) > 0 { return false }
+        case .before(let b)?: if refCompareToBound(c, o, b.value, b.key.map { .key($0) } ?? .lowest, valuesFirst: vf) >= 0 { return false }
         case nil: break
         }
         return true
     }
     // Each child's sort value read once (a computed one evaluates an expression).
     let ordered = children.map { (child: $0, value: refSortValue($0, o)) }.sorted { a, b in
-        let v = refValueCompare(a.value, b.value)
+        let v = refValueCompare(a.value, b.value, valuesFirst: vf)
         return v != 0 ? v < 0 : refNameCompare(a.child.key, b.child.key) < 0
     }
     children = ordered.map(\.child)
