@@ -155,7 +155,8 @@ public func printEvents(of store: any LiveStore, at location: Path, query filter
     while true {
         output.flush()
         if let n = exitAfterRevisions, revisions >= n { return }
-        if ended { return }
+        // Standard input ended, or a journal replayed whole: nothing more will come.
+        if ended || replayedJournal(store)?.isReplayed == true { return }
         if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
             throw CommandError("poll failed: \(String(cString: strerror(errno)))", exitCode: 1)
         }

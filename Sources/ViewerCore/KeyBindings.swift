@@ -14,7 +14,7 @@ public enum ViewerAction: Hashable, Sendable, CaseIterable {
     case pause, showJSON, focusJSON, showProblem, copyPath, copyValue
     case edit, increment, decrement, delete, add, undo, redo
     case frequency, statistics, toggleBinning
-    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn, changeLog, timeline
+    case historyBack, historyForward, historyPresent, rowChangePrevious, rowChangeNext, sparkColumn, rateColumn, changeLog, timeline
     case help, repaint, quit
 }
 
@@ -95,6 +95,7 @@ public let standardKeyBindings: [KeyBinding] = [
     KeyBinding("C", [.character("C")], .changeLog, "history: the change log, newest first (Enter: that revision, that row selected)"),
     KeyBinding("T", [.character("T")], .timeline, "history: the selected row's timeline, each revision that changed it (numbers as sparklines)"),
     KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
+    KeyBinding("R", [.character("R")], .rateColumn, "rate: a column of the per-second change of the numeric column under the cursor between revisions (reset: it went down)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit (on a sheet: close it, back to the one below)"),

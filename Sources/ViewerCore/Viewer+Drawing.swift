@@ -71,6 +71,7 @@ extension Viewer {
             case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
             case .unreadable?: return "\(options.file) cannot be read: waiting"
             case .runFailed(let what)?: return sanitize(what) + ": running it again"
+            case .warning(let what)?: return sanitize(what)
             case nil: return storeStatus.connection.flatMap(\.problemText) ?? store.loadingMessage
             }
         }
@@ -130,6 +131,7 @@ extension Viewer {
         case .missing?: badges.append((" FILE MISSING ", " FILE MISSING "))
         case .unreadable?: badges.append((" UNREADABLE ", " UNREADABLE "))
         case .runFailed?: badges.append((" RUN FAILED ", " RUN FAILED "))
+        case .warning?: badges.append((" WARNING ", " WARNING "))
         case nil: break
         }
         if let badge = storeStatus.connection?.badge { badges.append((badge, badge)) }

@@ -120,6 +120,7 @@ extension Viewer {
         case .add: startAdd()
         case .undo: undo()
         case .sparkColumn: toggleSparkColumn()
+        case .rateColumn: addRateColumn()
         case .changeLog: openChangeLog()
         case .timeline: openTimeline()
         case .historyBack: stepHistory(back: true)

@@ -68,6 +68,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
     BenchmarkGroup(name: "history across a sort", run: runHistoryAcrossSortBenchmark),
     BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),
+    BenchmarkGroup(name: "sources", run: runSourcesBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
