@@ -35,8 +35,8 @@ public final class RateStore: LiveStore {
         hub = RevisionHub(status: source.status, wake: wake)
         hub.status.revision = 0
         // Each revision as it is published: a source may publish several in one round (a journal replayed).
+        // (The source is not asked to process anything here: a journal would replay before any reader listens.)
         source.observeRevisions { [unowned self] revision in take(revision) }
-        processPendingChanges()
     }
 
     /// Adds a rate (the current revision is shown again with it, as a new revision).

@@ -17,7 +17,7 @@ import TestSupport
         try session.waitFor("the last revision") { $0.line(ofKey: "a") != nil && $0.line(ofKey: "c") != nil && $0.contains("30") }
         try session.type("[")
         try session.waitFor("one revision back, its change held") {
-            $0.contains("HISTORY rev 2 of 3") && $0.contains("20 → 30") && $0.contains("by other process")
+            $0.contains("HISTORY rev 2 of 3") && $0.contains("10 → 20") && $0.contains("by other process")
         }
         try session.type("P")
         try session.waitFor("the present") { !$0.contains("HISTORY") }
