@@ -40,17 +40,18 @@ private func diff(_ old: JSONNode, _ new: JSONNode, _ pointer: inout [String], _
 }
 
 private func diffObjects(_ old: JSONNode, _ new: JSONNode, _ pointer: inout [String], _ changes: inout [JournalChange]) {
-    let oldMembers = old.members.map { (key: $0.key.stringValue ?? "", value: $0.value) }
-    let newMembers = new.members.map { (key: $0.key.stringValue ?? "", value: $0.value) }
-    // The common case: the same keys in the same order.
-    if oldMembers.count == newMembers.count, zip(oldMembers, newMembers).allSatisfy({ codeUnitsEqual($0.key, $1.key) }) {
-        for (o, n) in zip(oldMembers, newMembers) {
-            pointer.append(n.key)
+    // The common case, the same keys in the same order (spelt alike): only members whose bytes
+    // differ cost more than a comparison.
+    if old.count == new.count, zip(old.members, new.members).allSatisfy({ $0.key.hasSameBytes(as: $1.key) }) {
+        for (o, n) in zip(old.members, new.members) where !o.value.hasSameBytes(as: n.value) {
+            pointer.append(n.key.stringValue ?? "")
             diff(o.value, n.value, &pointer, &changes)
             pointer.removeLast()
         }
         return
     }
+    let oldMembers = old.members.map { (key: $0.key.stringValue ?? "", value: $0.value) }
+    let newMembers = new.members.map { (key: $0.key.stringValue ?? "", value: $0.value) }
     var oldByKey = [JSONKey: JSONNode](minimumCapacity: oldMembers.count)
     for m in oldMembers { oldByKey[JSONKey(m.key)] = m.value }
     let newKeys = Set(newMembers.map { JSONKey($0.key) })
