@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "ViewerCoreTests",
             dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
-                           "RemoteStore", "Expressions"]
+                           "RemoteStore", "Expressions", "RateStore"]
         ),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
