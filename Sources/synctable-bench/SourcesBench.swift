@@ -66,8 +66,9 @@ private func watchFigures(_ report: Report, _ options: BenchOptions, folder: Str
     let runs = options.quick ? 10 : 100
     let path = folder + "/watched.json"
     var table = ChurnTable(rows: 10_000)
-    replaceFile(path, table.bytes)
-    let parse = timeRuns(options.quick ? 3 : 15) { _ = try? JSONDocument(parsing: table.bytes) }
+    let output = table.bytes
+    replaceFile(path, output)
+    let parse = timeRuns(options.quick ? 3 : 15) { _ = try? JSONDocument(parsing: output) }
     guard let store = try? CommandStore(command: ["/bin/cat", path], options: CommandStore.Options(everyMilliseconds: 20)) else { return }
     let canvas = MemoryCanvas(rows: 40, columns: 160)
     let viewer = Viewer(options: ViewerOptions(file: "cat", pageSize: 200, animations: false), store: store, canvas: canvas)
