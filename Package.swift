@@ -12,7 +12,9 @@ import PackageDescription
 // CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2); CJQ → Expressions (libjq);
 // StoreInterface → CommandStore (a command run every interval) → Headless;
 // StoreInterface, Expressions → KeyedStore (a log folded by a key) → Headless;
-// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI + Charts);
+// StoreInterface → Journal (revisions recorded as JSON Lines, and replayed as a store) → Headless;
+// StoreInterface → RateStore (per-second rates of numeric columns as columns) → ViewerCore, Headless;
+// CNcursesw → TableUI → Charts; LiveQuery → LiveViews; ViewerCore (SyncedArray + LiveViews + TableUI + Charts + RateStore);
 // Headless (the stores and outputs of the commands) → Commands (argument parsing; every command
 // runnable in-process) → synctable (the program's edge: its process-wide settings and signals).
 //
@@ -27,6 +29,8 @@ let package = Package(
         .library(name: "FileStore", targets: ["FileStore"]),
         .library(name: "CommandStore", targets: ["CommandStore"]),
         .library(name: "KeyedStore", targets: ["KeyedStore"]),
+        .library(name: "Journal", targets: ["Journal"]),
+        .library(name: "RateStore", targets: ["RateStore"]),
         .library(name: "SyncedArray", targets: ["SyncedArray"]),
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "Serve", targets: ["Serve"]),
@@ -83,6 +87,10 @@ let package = Package(
         // A log folded by a key (`--key`): a store over any other store's log, so every log (a file,
         // a pipe, a command's stream) is folded the same way; the key is a jq expression.
         .target(name: "KeyedStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "Expressions"]),
+        // A journal (`--record`): each revision's changes as a JSON line, and a journal replayed as a store.
+        .target(name: "Journal", dependencies: ["StoreInterface", "JSONTree", "LiveQuery"]),
+        // Rates (`--rate`): a store over any other adding each child's per-second rate of a numeric column.
+        .target(name: "RateStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery"]),
         .target(name: "SyncedArray", dependencies: ["LiveQuery", "StoreInterface", "JSONTree"]),
         // The Security Rules language: a rules file parsed, and evaluated per request.
         .target(name: "Rules", dependencies: ["JSONTree", "LinearRegex"]),
@@ -126,13 +134,14 @@ let package = Package(
         // Views derived from a location's revisions (frequency, statistics), each emitting batches.
         .target(name: "LiveViews", dependencies: ["JSONTree", "LiveQuery", "EngineMemory", "Sequences"]),
         // The viewer as a library: driven by injected keys, an injected clock and any Canvas.
-        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "Charts", "LiveViews", "Expressions"]),
+        .target(name: "ViewerCore", dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "SyncedArray", "TableUI", "Charts", "LiveViews",
+                                                  "Expressions", "RateStore"]),
         // What the commands do without the viewer: open a source, read a log's records, print
         // tables and event lines, write the demo; `Commands` is argument parsing over it.
         .target(
             name: "Headless",
             dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "RemoteStore", "TableUI", "Charts", "SyncedArray",
-                           "ViewerCore", "CommandStore", "KeyedStore", "Expressions"]
+                           "ViewerCore", "CommandStore", "KeyedStore", "Expressions", "Journal", "RateStore"]
         ),
         // The commands: argument parsing over Headless and the viewer, each runnable in-process
         // (`SyncTable.run(arguments, io:)`: its output captured, its exit status returned).
@@ -140,7 +149,7 @@ let package = Package(
             name: "Commands",
             dependencies: [
                 "JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "Serve", "RemoteStore",
-                "Expressions", "Headless", "Charts", "CommandStore", "KeyedStore",
+                "Expressions", "Headless", "Charts", "CommandStore", "KeyedStore", "Journal", "RateStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The demo's leaderboard, built into the binary so that `synctable demo` works anywhere.
@@ -156,7 +165,8 @@ let package = Package(
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
-            dependencies: ["JSONTree", "LiveQuery", "StoreInterface", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews"]
+            dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews", "KeyedStore",
+                           "Expressions", "Journal", "CommandStore", "StoreInterface"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -168,6 +178,8 @@ let package = Package(
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "LiveQuery", "JSONTree", "EngineMemory", "TestSupport"]),
         .testTarget(name: "CommandStoreTests", dependencies: ["CommandStore", "FileStore", "StoreInterface", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "KeyedStoreTests", dependencies: ["KeyedStore", "FileStore", "StoreInterface", "Expressions", "JSONTree", "TestSupport"]),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "StoreInterface", "SyncedArray", "JSONTree", "LiveQuery", "TestSupport"]),
+        .testTarget(name: "RateStoreTests", dependencies: ["RateStore", "StoreInterface", "JSONTree", "TestSupport"]),
         .testTarget(name: "SyncedArrayTests", dependencies: ["SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport"]),
         .testTarget(name: "TableUITests", dependencies: ["TableUI", "TestSupport", "Sequences"]),
         .testTarget(name: "ChartsTests", dependencies: ["Charts", "TableUI", "TestSupport"]),
@@ -175,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "ViewerCoreTests",
             dependencies: ["ViewerCore", "TableUI", "SyncedArray", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
-                           "RemoteStore", "Expressions"]
+                           "RemoteStore", "Expressions", "RateStore"]
         ),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),

@@ -70,6 +70,7 @@ final class CommandRunner: Sendable {
         repeat {
             number += 1
             let startedAt = timeOfDay()
+            let startTime = wallClockSeconds()
             let start = monotonicNanoseconds()
             let end = runCommand(executable: executable, arguments: arguments, limits: limits, stop: stopSignal)
             let milliseconds = Int((monotonicNanoseconds() - start) / 1_000_000)
@@ -92,7 +93,7 @@ final class CommandRunner: Sendable {
             }
             var failed = false
             if case .failed = outcome { failed = true }
-            let run = CommandRun(number: number, startedAt: startedAt, milliseconds: milliseconds, failed: failed)
+            let run = CommandRun(number: number, startedAt: startedAt, milliseconds: milliseconds, failed: failed, startTime: startTime)
             finished.withLock { $0.append(FinishedRun(run: run, outcome: outcome)) }
             wake.signal()
         } while !stopped(waitingMilliseconds: every)

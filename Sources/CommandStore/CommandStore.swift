@@ -84,7 +84,8 @@ public final class CommandStore: ReadOnlyStore {
             switch finished.outcome {
             case .document(let document, let bytes):
                 let now = Int64(PushIDGenerator.systemMilliseconds()) * 1_000_000
-                hub.publish(document: document, identity: FileIdentity(device: 0, inode: 0, size: Int64(bytes), modified: now, changed: now))
+                hub.publish(document: document, identity: FileIdentity(device: 0, inode: 0, size: Int64(bytes), modified: now, changed: now),
+                            time: finished.run.startTime)
             case .unchanged:
                 hub.status.problem = nil
             case .failed(let why):

@@ -44,6 +44,7 @@ struct Events: ParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var watch: WatchOption
     @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
@@ -69,7 +70,7 @@ struct Events: ParsableCommand {
         let fold = try keyed.fold()
         if options.format == .jsonLines, file != "-", fold == nil, let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
         let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter),
-                                  command: try watch.source(file), keyedBy: fold)
+                                  command: try watch.source(file), keyedBy: fold, extras: try revisions.extras(), location: location)
         try printEvents(of: store, at: location, query: filter, exitAfterRevisions: exitAfterRevisions)
     }
 }

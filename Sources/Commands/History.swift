@@ -4,10 +4,6 @@ import FileStore
 import Headless
 import JSONTree
 import LiveQuery
-import SyncedArray
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `synctable history FILE [--path P] [query flags] [--follow]`: one JSON line per child a
 /// revision changed in the query's window.
@@ -25,7 +21,8 @@ struct History: ParsableCommand {
             A changed child lists only the fields that changed (a field missing before or after has \
             no "old" or "new"). Without --follow the command prints the next revision that changes \
             the window and exits; with it, every one until SIGINT or SIGTERM (exit 0), or \
-            --exit-after-revisions.
+            --exit-after-revisions. A journal (written by --record) is printed whole, from its \
+            second revision (--since and --until cut it), and the command ends.
             """
     )
 
@@ -37,6 +34,7 @@ struct History: ParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var watch: WatchOption
     @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     @Flag(help: "Keep printing each revision's changes as they come.")
     var follow = false
@@ -60,38 +58,7 @@ struct History: ParsableCommand {
         }
         let store = try openStore(file, credential: remote.credential, file: FileStore.Options(format: input.format(of: file)),
                                   firstWindow: (location, filter), command: try watch.source(file),
-                                  keyedBy: try keyed.fold())
-        let array = SyncedArray(store.reference(location).withQuery(filter))
-        let history = RevisionHistory()
-        let writer: RevisionWriter = store.isRemote ? .network : .otherProcess
-        history.attribute = { _ in writer }
-        array.history = history
-        array.startSync()
-        let limit = follow ? exitAfterRevisions : 1
-        var printed = history.lastSequence
-        var count = 0
-        let stop = StopSignal()
-        defer { stop.end() }
-        var fds = [pollfd(fd: stop.fd, events: Int16(POLLIN), revents: 0)]
-        fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        // Nothing may come for a long while: say so, rather than look stuck.
-        printError("synctable history: waiting for \(store.name) to change: changes are printed from now on (its past was not recorded)")
-        while true {
-            while printed < history.lastSequence {
-                printed += 1
-                guard let record = history.record(printed) else { continue }
-                // A reader that has gone away (`| head`) ends the stream quietly.
-                guard writeOut(record.jsonLines()) else { return }
-                count += 1
-                if let limit, count >= limit { return }
-            }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
-                throw CommandError("poll failed: \(String(cString: strerror(errno)))", exitCode: 1)
-            }
-            if fds[0].revents != 0 { return }
-            store.processPendingChanges()
-            // Records dropped before they were printed (the oldest go first): go on from the oldest kept.
-            printed = max(printed, history.firstSequence - 1)
-        }
+                                  keyedBy: try keyed.fold(), extras: try revisions.extras(), location: location)
+        try printHistory(of: store, at: location, query: filter, follow: follow, exitAfterRevisions: exitAfterRevisions)
     }
 }

@@ -34,6 +34,7 @@ struct List: ParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var watch: WatchOption
     @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -68,9 +69,8 @@ struct List: ParsableCommand {
         }
         let choice = try self.columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         let fold = try keyed.fold()
-        if let source = try watch.source(file) {
-            let document = try documentOfOneRun(source)
-            return print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice, computed: columns)
+        if let document = try listedDocument(file, command: try watch.source(file), fold: fold, extras: try revisions.extras(), location: path) {
+            return print(Window(query: query, path: path, document: document), choice: choice, computed: columns)
         }
         if let url = try databaseURL(file) {
             return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice, computed: columns)

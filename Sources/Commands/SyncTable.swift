@@ -9,7 +9,7 @@ public struct SyncTable: ParsableCommand {
         abstract: "A live table of a JSON file, updated as another process edits it.",
         version: "0.1.0",
         subcommands: [
-            View.self, Watch.self, Demo.self, Validate.self, List.self, Events.self, History.self, Plot.self, ServeFile.self,
+            View.self, Watch.self, Replay.self, Demo.self, Validate.self, List.self, Events.self, History.self, Plot.self, ServeFile.self,
             SetValue.self, UpdateValues.self, PushValue.self, RemoveValue.self,
         ],
         defaultSubcommand: View.self

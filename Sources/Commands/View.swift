@@ -1,7 +1,4 @@
 // `synctable [view] FILE`: the live table.
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import FileStore
 import Headless
@@ -47,7 +44,7 @@ struct View: ParsableCommand {
         // Only a file's first page is kept: a database's may hold what a token was needed for.
         let cacheable = file != "-" && !DatabaseURL.looksLikeURL(file)
         try launchViewer(try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote,
-                         keyedBy: try flags.keyed.fold())
+                         keyedBy: try flags.keyed.fold(), extras: try flags.revisions.extras())
     }
 }
 
@@ -56,6 +53,7 @@ struct ViewerFlags: ParsableArguments {
     /// `--path` (the location whose children are the rows) and the query flags.
     @OptionGroup var query: QueryOptions
     @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -144,23 +142,9 @@ struct ViewerFlags: ParsableArguments {
     }
 }
 
-/// The user's configuration (`$XDG_CONFIG_HOME/synctable/config.json`), empty when there is
-/// none; a bad one ends the command before the viewer starts.
-func loadConfig() throws(CommandError) -> ViewerConfig {
-    var environment: [String: String] = [:]
-    for name in ["XDG_CONFIG_HOME", "HOME"] {
-        if let value = getenv(name) { environment[name] = String(cString: value) }
-    }
-    guard let path = ViewerConfig.standardPath(environment: environment) else { return ViewerConfig() }
-    do {
-        return try ViewerConfig.load(path: path) ?? ViewerConfig()
-    } catch {
-        throw CommandError("bad configuration: \(error.located) (the viewer did not start)")
-    }
-}
-
 /// Runs the viewer with `options`; a status other than 0 (a signal) ends the program with it.
-func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, keyedBy fold: KeyedFold? = nil) throws {
-    let status = try runViewer(options, remote: remote, command: command, keyedBy: fold)
+func launchViewer(_ options: ViewerOptions, remote: RemoteOptions? = nil, command: CommandSource? = nil, keyedBy fold: KeyedFold? = nil,
+                  extras: RevisionExtras = RevisionExtras()) throws {
+    let status = try runViewer(options, remote: remote, command: command, keyedBy: fold, extras: extras)
     if status != 0 { throw ExitCode(status) }
 }

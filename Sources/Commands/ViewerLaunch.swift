@@ -3,7 +3,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CommandStore
 import FileStore
 import Headless
 import KeyedStore
@@ -16,7 +15,8 @@ import ViewerCore
 ///   - command: the command whose output is shown (`watch`), instead of `options.file`.
 /// - Returns: the viewer's exit status.
 /// - Throws: `CommandError` when the file cannot be read or the terminal cannot be used.
-func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, keyedBy fold: KeyedFold?) throws(CommandError) -> Int32 {
+func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: CommandSource?, keyedBy fold: KeyedFold?,
+               extras: RevisionExtras) throws(CommandError) -> Int32 {
     let isStream = options.file == "-" && command == nil
     // Keys come from the terminal itself when standard input is the data.
     let keyboard = isStream ? try terminalForKeys() : CommandIO.current.input
@@ -24,8 +24,11 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: Comman
     let isURL = command == nil ? try databaseURL(options.file) != nil : false
     if !isStream && !isURL && command == nil { try checkReadable(options.file) }
     let firstWindow = (try? options.query.makeQuery()).map { (path: options.location, query: $0) }
+    var extras = extras
+    // A store of rates over any source but a file or a database (whose reads it would slow): R adds them.
+    extras.ratesLater = isStream || command != nil || fold != nil || (!isURL && isJournalFile(options.file))
     let store = try openStore(options.file, credential: remote?.credential ?? Credential.resolve(option: nil), file: storeOptions(options), firstWindow: firstWindow,
-                              command: command, keyedBy: fold)
+                              command: command, keyedBy: fold, extras: extras, location: options.location)
     let terminal: Terminal
     do {
         terminal = try Terminal(Terminal.Options(inputFD: keyboard))
@@ -40,7 +43,7 @@ func runViewer(_ options: ViewerOptions, remote: RemoteOptions?, command: Comman
     }
     let viewer = Viewer(options: options, store: store, canvas: terminal.canvas, environment: environment)
     let status = runLoop(viewer, store: store, terminal: terminal, stop: CommandIO.current.stop)
-    ((store as? KeyedStore)?.log as? CommandStore ?? store as? CommandStore)?.stop()
+    stopCommand(under: store)
     terminal.restore()
     return status
 }

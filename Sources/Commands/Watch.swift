@@ -34,7 +34,7 @@ struct Watch: ParsableCommand {
         guard !flags.edit else { throw CommandError("--edit: a command's output cannot be edited") }
         var options = try flags.viewerOptions(file: source.command.joined(separator: " "), format: .json, cacheable: false, config: try loadConfig())
         options.edit = false  // also when the configuration says "edit": true
-        try launchViewer(options, command: source, keyedBy: try flags.keyed.fold())
+        try launchViewer(options, command: source, keyedBy: try flags.keyed.fold(), extras: try flags.revisions.extras())
     }
 }
 

@@ -1,5 +1,7 @@
 // A command as a source: its run interval and bounds from the command line, opened as a store.
 import CommandStore
+import FileStore
+import KeyedStore
 import JSONTree
 import StoreInterface
 
@@ -49,6 +51,35 @@ public func documentOfOneRun(_ source: CommandSource) throws(CommandError) -> JS
     let store = try openCommandStore(source)
     defer { store.stop() }
     do { try store.run { store.status.lastRun != nil } } catch {
+        throw CommandError("\(error)", exitCode: 1)
+    }
+    guard let revision = store.currentRevision else {
+        throw CommandError(store.status.problem?.description ?? "the command printed nothing", exitCode: 1)
+    }
+    return revision.document
+}
+
+/// What `list` prints from a command source (one run; with `--rate` the second, with its rates) or
+/// a journal (its last revision); nil for any other source.
+/// - Throws: `CommandError`: exit status 1 for a failed run; 2 for `--rate` on a source read once.
+public func listedDocument(_ file: String, command: CommandSource?, fold: KeyedFold?, extras: RevisionExtras,
+                           location: Path) throws(CommandError) -> JSONDocument? {
+    if let command, extras.rates.isEmpty {
+        let document = try documentOfOneRun(command)
+        return fold?.document(folding: document) ?? document
+    }
+    guard command != nil || (file != "-" && isJournalFile(file)) else {
+        guard extras.rates.isEmpty else {
+            throw CommandError("--rate needs two revisions and list reads one: use list --watch (it runs the command twice), events or the viewer")
+        }
+        return nil
+    }
+    let store = try openStore(file, credential: nil, file: FileStore.Options(), command: command, keyedBy: fold, extras: extras, location: location)
+    defer { stopCommand(under: store) }
+    do {
+        // Two runs make a rate (the second with the rates of the first).
+        try store.run { command == nil ? store.currentRevision != nil : (store.status.lastRun?.number ?? 0) >= 2 }
+    } catch {
         throw CommandError("\(error)", exitCode: 1)
     }
     guard let revision = store.currentRevision else {

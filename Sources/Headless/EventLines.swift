@@ -154,7 +154,8 @@ public func printEvents(of store: any LiveStore, at location: Path, query filter
         // A reader that has gone away (`| head`) ends the stream quietly, like a signal.
         guard output.flush() else { return }
         if let n = exitAfterRevisions, revisions >= n { return }
-        if ended { return }
+        // Standard input ended, or a journal replayed whole: nothing more will come.
+        if ended || replayedJournal(store)?.isReplayed == true { return }
         if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
             throw CommandError("poll failed: \(String(cString: strerror(errno)))", exitCode: 1)
         }

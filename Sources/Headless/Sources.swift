@@ -12,16 +12,33 @@ public func databaseURL(_ source: String) throws(CommandError) -> DatabaseURL? {
     do { return try DatabaseURL(parsing: source) } catch { throw CommandError(error.description) }
 }
 
-/// A store following `source`: a database URL's location, or the file (`-`: standard input); or
-/// a command's output, run every interval, when `command` is given.
+/// A store following `source`: a database URL's location, a journal replayed, or the file (`-`:
+/// standard input); or a command's output, run every interval, when `command` is given.
 /// - Parameters:
 ///   - firstWindow: for a URL, the query the first screen shows (see `RemoteStore.Options`).
 ///   - fold: a log's records folded by a key (`--key`) instead of a child each.
+///   - extras: recorded (`--record`), with rates (`--rate`, at `location`), cut (`--since`, `--until`: a journal).
 public func openStore(_ source: String, credential: Credential?, file options: FileStore.Options,
                firstWindow: (path: Path, query: Query)? = nil, command: CommandSource? = nil,
-               keyedBy fold: KeyedFold? = nil) throws(CommandError) -> any LiveStore {
-    if let command { return try keyed(try openCommandStore(command), by: fold) }
-    if fold != nil { return try keyed(try openStore(source, credential: credential, file: options), by: fold) }
+               keyedBy fold: KeyedFold? = nil, extras: RevisionExtras = RevisionExtras(), location: Path = .root) throws(CommandError) -> any LiveStore {
+    let journal = command == nil && source != "-" && isJournalFile(source)
+    if !journal && (extras.since != nil || extras.until != nil) {
+        throw CommandError("--since and --until cut a journal (one written by --record): \(source) is not one")
+    }
+    let store: any LiveStore
+    if let command {
+        store = try keyed(try openCommandStore(command), by: fold)
+    } else if journal {
+        store = try keyed(try openJournal(source, extras: extras), by: fold)
+    } else {
+        store = try keyed(try openPlainStore(source, credential: credential, file: options, firstWindow: firstWindow), by: fold)
+    }
+    return try applying(extras, to: store, location: location)
+}
+
+/// The store of a file, standard input or a database URL.
+private func openPlainStore(_ source: String, credential: Credential?, file options: FileStore.Options,
+                       firstWindow: (path: Path, query: Query)?) throws(CommandError) -> any LiveStore {
     do {
         if let url = try databaseURL(source) {
             return try RemoteStore(url: url, credential: credential,

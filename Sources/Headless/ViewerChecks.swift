@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ViewerCore
 
 /// The controlling terminal, opened for keys while standard input is a pipe.
 /// - Throws: `CommandError` when standard input is itself the terminal (nothing is piped), or
@@ -29,4 +30,19 @@ public func checkReadable(_ file: String) throws(CommandError) {
     let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw CommandError("\(file): cannot read: \(String(cString: strerror(errno)))") }
     close(fd)
+}
+
+/// The user's configuration (`$XDG_CONFIG_HOME/synctable/config.json`), empty when there is
+/// none; a bad one ends the command before the viewer starts.
+public func loadConfig() throws(CommandError) -> ViewerConfig {
+    var environment: [String: String] = [:]
+    for name in ["XDG_CONFIG_HOME", "HOME"] {
+        if let value = getenv(name) { environment[name] = String(cString: value) }
+    }
+    guard let path = ViewerConfig.standardPath(environment: environment) else { return ViewerConfig() }
+    do {
+        return try ViewerConfig.load(path: path) ?? ViewerConfig()
+    } catch {
+        throw CommandError("bad configuration: \(error.located) (the viewer did not start)")
+    }
 }

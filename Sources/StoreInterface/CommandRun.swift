@@ -9,12 +9,15 @@ public struct CommandRun: Sendable, Equatable, CustomStringConvertible {
     public var milliseconds: Int
     /// Whether it failed (the store's problem says how).
     public var failed: Bool
+    /// When it started, seconds since 1970 (what rates divide by).
+    public var startTime: Double
 
-    public init(number: Int, startedAt: String, milliseconds: Int, failed: Bool) {
+    public init(number: Int, startedAt: String, milliseconds: Int, failed: Bool, startTime: Double = 0) {
         self.number = number
         self.startedAt = startedAt
         self.milliseconds = milliseconds
         self.failed = failed
+        self.startTime = startTime
     }
 
     /// `run 14 at 10:02:03 took 0.4 s`.

@@ -50,12 +50,20 @@ public struct Revision: Sendable {
     public let identity: FileIdentity
     /// When the store made it current: `CLOCK_MONOTONIC` nanoseconds (see `monotonicNanoseconds()`).
     public let publishedAt: UInt64
+    /// When the state was made, seconds since 1970: a command run's start, a journal's recorded
+    /// time; else when the store made it current. Rates divide by the differences of these.
+    public let time: Double
+    /// Who wrote it, where the source says (a journal's record); nil for the store's own readers to judge.
+    public let writer: String?
 
-    public init(number: Int, document: JSONDocument, identity: FileIdentity, publishedAt: UInt64) {
+    public init(number: Int, document: JSONDocument, identity: FileIdentity, publishedAt: UInt64,
+                time: Double? = nil, writer: String? = nil) {
         self.number = number
         self.document = document
         self.identity = identity
         self.publishedAt = publishedAt
+        self.time = time ?? wallClockSeconds()
+        self.writer = writer
     }
 
     /// The file's top-level value.
@@ -67,4 +75,11 @@ public func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// `CLOCK_REALTIME` as seconds since 1970, to the nanosecond.
+public func wallClockSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -64,6 +64,10 @@ extension RevisionHub {
         worker.keepEvaluations(for: Set(observers.groups.filter(\.evaluating).map(\.id)))
     }
 
+    /// Whether a first window is being evaluated on the worker (revisions published meanwhile do
+    /// not reach its group: a source replaying many waits for it).
+    package var isEvaluatingFirstWindows: Bool { observers.groups.contains { $0.evaluating } }
+
     /// The groups' queries and windows, for the worker to compute their next changes.
     package var listenerSnapshots: [ListenerSnapshot] { observers.groups.map(\.snapshot) }
 

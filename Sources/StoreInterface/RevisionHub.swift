@@ -36,14 +36,18 @@ public final class RevisionHub {
 
     /// Makes `document` the current revision and tells the observers.
     /// - Parameter precomputed: the query groups' changes, computed off the loop thread.
-    package func publish(document: JSONDocument, identity: FileIdentity) {
-        publish(document: document, identity: identity, precomputed: [])
+    package func publish(document: JSONDocument, identity: FileIdentity, time: Double? = nil, writer: String? = nil) {
+        publish(document: document, identity: identity, precomputed: [], time: time, writer: writer)
     }
 
-    package func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange]) {
+    /// - Parameters:
+    ///   - time: when the state was made (see `Revision.time`); nil: now.
+    ///   - writer: who wrote it, where the source says.
+    package func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange],
+                         time: Double? = nil, writer: String? = nil) {
         let revision = Revision(
             number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
-            publishedAt: monotonicNanoseconds())
+            publishedAt: monotonicNanoseconds(), time: time, writer: writer)
         currentRevision = revision
         status.revision = revision.number
         status.problem = nil

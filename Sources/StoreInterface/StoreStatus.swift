@@ -12,6 +12,8 @@ public enum StoreProblem: Sendable, Equatable, CustomStringConvertible {
     /// A command source's last run failed (its exit status, invalid output, a timeout), in
     /// words: `run 14 at 10:02:03: exit 1: error: …`; the last good revision stays current.
     case runFailed(String)
+    /// Something the user should know that leaves the data whole (a journal's torn last line, left out).
+    case warning(String)
 
     /// One line for a person.
     public var description: String {
@@ -20,6 +22,7 @@ public enum StoreProblem: Sendable, Equatable, CustomStringConvertible {
         case .missing: "file not found"
         case .unreadable(let why): "cannot read file: \(why)"
         case .runFailed(let what): what
+        case .warning(let what): what
         }
     }
 

@@ -84,9 +84,11 @@ public final class RevisionHistory {
     /// Records `batch` (from the store's revision `revision`) turning `old` rows into `new`.
     /// - Parameter everyChild: whether `new` are every child of the location (the array's
     ///   query selects all and it shows all).
-    public func record(revision: Int, old: [SyncedRow], new: [SyncedRow], batch: BatchDiff, everyChild: Bool = false) {
+    /// - Parameter time: when the revision was made (`Revision.time`); nil: now.
+    public func record(revision: Int, old: [SyncedRow], new: [SyncedRow], batch: BatchDiff, everyChild: Bool = false,
+                       time: Double? = nil) {
         if baseRevision == nil { baseRevision = revision - 1 }
-        var record = RevisionRecord(revision: revision, time: wallClockSeconds(), writer: .unknown, old: old, new: new, batch: batch)
+        var record = RevisionRecord(revision: revision, time: time ?? wallClockSeconds(), writer: .unknown, old: old, new: new, batch: batch)
         if let attribute { record.writer = attribute(record) }
         records.append(record)
         for change in record.changes { sequencesOfKey[JSONKey(change.key), default: []].append(lastSequence) }
@@ -248,11 +250,4 @@ public struct HistoryLimits: Sendable, Equatable {
         self.revisions = revisions
         self.bytes = bytes
     }
-}
-
-/// Seconds since 1970, to the nanosecond.
-func wallClockSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -83,7 +83,8 @@ extension SyncedArray {
                 if !fromOldWindow {
                     history.begin(view, at: revision, previous: rows, everyChild: everyChild)
                 } else if !update.isEmpty {
-                    history.record(revision: revision, old: rows, new: newRows, batch: update, everyChild: everyChild)
+                    history.record(revision: revision, old: rows, new: newRows, batch: update, everyChild: everyChild,
+                                   time: store.currentRevision?.time)
                 } else if !everyChild {
                     history.noteRowsMissChildren()
                 }

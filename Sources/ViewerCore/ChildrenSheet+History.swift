@@ -18,7 +18,9 @@ extension ChildrenSheet {
         let history = RevisionHistory(limits: options.history)
         let remote = store.isRemote
         history.attribute = { [unowned self] _ in
-            store.hasWritesInProgress ? .this : remote ? .network : .otherProcess
+            // A recorded writer (a journal replayed) is the one that wrote it.
+            if let recorded = store.currentRevision?.writer.flatMap(RevisionWriter.init(rawValue:)) { return recorded }
+            return store.hasWritesInProgress ? .this : remote ? .network : .otherProcess
         }
         return history
     }

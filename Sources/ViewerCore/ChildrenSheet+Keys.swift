@@ -59,6 +59,7 @@ extension ChildrenSheet {
         case .expandColumn: expandColumn()
         case .collapseColumn: collapseColumn()
         case .sparkColumn: toggleSparkColumn()
+        case .rateColumn: addRateColumn()
         case .clearFilter: clearLastFilter()
         default: return false
         }

@@ -161,6 +161,7 @@ final class ChildrenSheet: StackSheet, SyncedArrayBatchDelegate {
             case .invalidJSON?: return "\(options.file) is not valid JSON yet: waiting for a valid save"
             case .unreadable?: return "\(options.file) cannot be read: waiting"
             case .runFailed(let what)?: return sanitize(what) + ": running it again"
+            case .warning(let what)?: return sanitize(what)
             case nil: return storeStatus.connection.flatMap(\.problemText) ?? store.loadingMessage
             }
         }

@@ -1,6 +1,7 @@
 // Which columns the table shows: the key, then members of the children (inferred, or given
 // with --columns), each knowing whether it holds numbers.
 import JSONTree
+import RateStore
 import LiveQuery
 import SyncedArray
 import TableUI
@@ -67,6 +68,12 @@ enum ColumnSpec: Hashable {
 /// `value` column. While the table is live, members seen for the first time are appended at
 /// the end, so columns never jump while the user reads them; a new location or a reload
 /// infers them afresh.
+/// The paths of the numbers (and resets) inside a `$rate` member.
+private func ratePaths(_ node: JSONNode, _ path: [String]) -> [[String]] {
+    guard node.kind == .object else { return [path] }
+    return node.members.flatMap { m in m.key.stringValue.map { ratePaths(m.value, path + [$0]) } ?? [] }
+}
+
 struct ColumnSet {
     private(set) var specs: [ColumnSpec]
     /// Per column: every value present is a number (right-aligned, ↑/↓ on change).
@@ -123,9 +130,10 @@ struct ColumnSet {
         // A line that is not a record has no fields: its `$error` marker is not a column.
         if errorRowText(child) != nil { return [] }
         var specs: [ColumnSpec] = []
-        for (key, _) in child.members {
+        for (key, value) in child.members {
             guard let name = key.stringValue, !name.hasPrefix(".") else { continue }
-            specs.append(.member(Path(keys: [name])))
+            // Rates (`--rate`, R) are columns each, not one object.
+            if name == rateMember { specs += ratePaths(value, [name]).map { .member(Path(keys: $0)) } } else { specs.append(.member(Path(keys: [name]))) }
         }
         return specs
     }
@@ -297,6 +305,16 @@ struct ColumnSet {
         specs.insert(spec, at: at)
         numeric.insert(false, at: at)
         return true
+    }
+
+    /// Adds a member's column at `index` (clamped), unless it is shown.
+    mutating func addMember(_ path: Path, at index: Int) {
+        let spec = ColumnSpec.member(path)
+        guard !specs.contains(spec) else { return }
+        hidden.removeAll { $0 == spec }
+        let at = max(1, min(index, specs.count))
+        specs.insert(spec, at: at)
+        numeric.insert(false, at: at)
     }
 
     /// Adds a trend column of `path` right after its member's column (or last), or removes it.

@@ -28,7 +28,7 @@ public struct ViewerAction: Hashable, Sendable, CustomStringConvertible {
     public static let add = Self("add"), undo = Self("undo"), redo = Self("redo")
     public static let historyBack = Self("historyBack"), historyForward = Self("historyForward"), historyPresent = Self("historyPresent")
     public static let rowChangePrevious = Self("rowChangePrevious"), rowChangeNext = Self("rowChangeNext")
-    public static let sparkColumn = Self("sparkColumn")
+    public static let sparkColumn = Self("sparkColumn"), rateColumn = Self("rateColumn")
     public static let help = Self("help"), repaint = Self("repaint"), quit = Self("quit")
 
     /// Every action with a standard key (the registered sheets' too), in the help screen's order.
@@ -119,6 +119,7 @@ private let baseKeyBindings: [KeyBinding] = [
     KeyBinding("{", [.character("{")], .rowChangePrevious, "history: the previous revision that changed the selected row"),
     KeyBinding("}", [.character("}")], .rowChangeNext, "history: the next revision that changed the selected row"),
     KeyBinding("~", [.character("~")], .sparkColumn, "trend: a column of each row's recent values of the column under the cursor, as a sparkline (again to remove)"),
+    KeyBinding("R", [.character("R")], .rateColumn, "rate: a column of the per-second change of the numeric column under the cursor between revisions (reset: it went down)"),
     KeyBinding("?", [.character("?")], .help, "this help (j k PgDn PgUp scroll it; q, Esc or ? close it)"),
     KeyBinding("Ctrl-L", [.character("\u{0C}")], .repaint, "redraw the whole screen (after another program wrote over it)"),
     KeyBinding("q", [.character("q")], .quit, "quit (on a sheet: close it, back to the one below)"),

@@ -93,6 +93,7 @@ extension Viewer {
         case .missing?: badges.append((" FILE MISSING ", " FILE MISSING "))
         case .unreadable?: badges.append((" UNREADABLE ", " UNREADABLE "))
         case .runFailed?: badges.append((" RUN FAILED ", " RUN FAILED "))
+        case .warning?: badges.append((" WARNING ", " WARNING "))
         case nil: break
         }
         if let badge = storeStatus.connection?.badge { badges.append((badge, badge)) }

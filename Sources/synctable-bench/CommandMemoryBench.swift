@@ -62,7 +62,7 @@ private func fileSize(_ path: String) -> Int {
 /// when it fails. Measured by a fresh process of this benchmark (`--peak-of`): Linux keeps a
 /// process's peak across `exec`, so a command spawned straight from this large process would
 /// report this process's peak when it is the larger.
-private func peakOfCommand(_ argv: [String]) -> (bytes: Int, seconds: Double)? {
+func peakOfCommand(_ argv: [String]) -> (bytes: Int, seconds: Double)? {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
     p.arguments = ["--peak-of"] + argv

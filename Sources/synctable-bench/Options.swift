@@ -69,6 +69,7 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "history across a sort", run: runHistoryAcrossSortBenchmark),
     BenchmarkGroup(name: "charts", run: runChartBenchmarks),
     BenchmarkGroup(name: "large-file where", run: runLargeWhereBenchmarks),
+    BenchmarkGroup(name: "sources", run: runSourcesBenchmarks),
 ]
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

@@ -10,7 +10,7 @@ import TestSupport
         let file = folder.file("scores.json")
         try save(leaderboard([("a", 1)]), to: file, style: .rename)
         let process = try ChildProcess([try synctableBinary(), "history", file, "--path", "/players", "--follow"])
-        let expected = "synctable history: waiting for \(file) to change: changes are printed from now on (its past was not recorded)\n"
+        let expected = "synctable history: waiting for \(file) to change: changes are printed from now on (its past was not recorded: --record FILE keeps it)\n"
         // Each read of standard error takes what came since the last one.
         var said = ""
         #expect(eventually { said += process.standardError(); return said == expected }, "standard error: \(said)")

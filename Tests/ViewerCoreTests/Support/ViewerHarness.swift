@@ -2,6 +2,7 @@
 // matter), a MemoryCanvas, a clock the test moves, and the screen read back as text.
 import FileStore
 import JSONTree
+import RateStore
 import TableUI
 import Testing
 import TestSupport
@@ -15,7 +16,7 @@ final class ViewerHarness {
     let file: String
     let store: any LiveStore
     /// The store in memory, when the viewer has one instead of a file.
-    private var memory: MemoryStore? { store as? MemoryStore }
+    private var memory: MemoryStore? { (store as? MemoryStore) ?? ((store as? RateStore)?.source as? MemoryStore) }
     let canvas: MemoryCanvas
     var viewer: Viewer!
     /// The monotonic clock the viewer reads (seconds).
@@ -45,6 +46,13 @@ final class ViewerHarness {
         let memory = try MemoryStore(try JSONDocument(parsing: Array(json.utf8)).root.json, name: "data.json")
         try self.init(folder: ScratchFolder("viewercore"), file: "data.json", store: memory, format: .json,
                       rows: rows, columns: columns, path: path, unicode: unicode, configure: configure)
+    }
+
+    /// A viewer of `json` in memory behind a store of rates (as the viewer opens a command's output).
+    convenience init(memoryWithRates json: String, rows: Int = 24, columns: Int = 80) throws {
+        let memory = try MemoryStore(try JSONDocument(parsing: Array(json.utf8)).root.json, name: "data.json")
+        try self.init(folder: ScratchFolder("viewercore"), file: "data.json", store: try RateStore(source: memory), format: .json,
+                      rows: rows, columns: columns, path: "/", unicode: true, configure: { _ in })
     }
 
     private init(folder: ScratchFolder, file: String, store: any LiveStore, format: FileStore.Format,

@@ -1,0 +1,26 @@
+// `--rate`, `--record`, `--since` and `--until`: what is done with a source's revisions.
+import ArgumentParser
+import Headless
+
+struct RevisionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A rate column: the per-second change of this numeric path between revisions, as $rate/PATH (a counter "
+            + "that went down: reset); repeat for more.", valueName: "path"))
+    var rate: [String] = []
+
+    @Option(help: ArgumentHelp("Append every revision to this journal (JSON Lines: the whole value, then what each changed).", valueName: "file"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("With --record: past this size the journal so far becomes FILE.1 (replacing it).", valueName: "bytes"))
+    var recordMaxBytes: Int?
+
+    @Option(help: ArgumentHelp("A journal from this time on (2026-12-05T03:00:00Z, 2026-12-05 03:00, 03:00 today).", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("A journal up to this time.", valueName: "time"))
+    var until: String?
+
+    func extras() throws(CommandError) -> RevisionExtras {
+        try RevisionExtras(rates: rate, record: record, recordMaxBytes: recordMaxBytes, since: since, until: until)
+    }
+}

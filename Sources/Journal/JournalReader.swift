@@ -1,0 +1,139 @@
+// Reading a journal back: its revisions in order, from `FILE.1` (the oldest, after a rotation)
+// then `FILE`; a torn last line is a warning, anything else not a journal's an error.
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONTree
+
+/// A journal read whole: its entries oldest first, and what was wrong at its end.
+public struct JournalRecording: Sendable {
+    public var entries: [JournalEntry] = []
+    /// Set when the last line was cut short (its writer was killed mid-line): it is left out.
+    public var warning: String?
+    /// Where each entry's line is, for errors.
+    private var places: [(file: String, line: Int)] = []
+
+    public init() {}
+
+    /// Reads `path` (and `path.1`, before it, when there is one).
+    /// - Throws: `JournalError` for a file that is not a journal (with the line and column), a
+    ///   line that is not one that is not the last, or a file that cannot be read.
+    public init(path: String) throws(JournalError) {
+        if let older = try? readWholeFile(path + ".1"), isJournal(older) {
+            try read(older, file: path + ".1", isLast: false)
+        }
+        let bytes: [UInt8]
+        do { bytes = try readWholeFile(path) } catch { throw .system(file: path, message: error.message) }
+        try read(bytes, file: path, isLast: true)
+    }
+
+    /// Reads the lines of `bytes` (one file of a journal).
+    public mutating func read(_ bytes: [UInt8], file: String, isLast: Bool) throws(JournalError) {
+        guard !bytes.isEmpty else { throw .notJournal(file: file, line: 1, column: 1, message: "it is empty") }
+        var start = 0, number = 0
+        while start < bytes.count {
+            number += 1
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            let torn = end == bytes.count
+            if torn && start == end { break }  // the newline that ends the last line
+            do {
+                entries.append(try JournalEntry(line: bytes[start..<end], number: number, file: file))
+                places.append((file, number))
+            } catch {
+                // Only the very last line of the newest file can be one a killed writer left unfinished.
+                guard torn, isLast, number > 1, case .badLine = error else { throw error }
+                warning = "\(file): line \(number) was cut short (its writer stopped mid-line) and is left out"
+            }
+            start = end + 1
+        }
+    }
+
+    /// The value after each entry, oldest first, from `since` to `until` (seconds since 1970):
+    /// the entries before `since` make the first value shown, those after `until` are left out.
+    /// - Throws: `JournalError.badLine` for a change that does not apply (naming its line).
+    public func forEachRevision(since: Double? = nil, until: Double? = nil,
+                                _ body: (_ value: ReplayTree, _ entry: JournalEntry) -> Void) throws(JournalError) {
+        var replay = JournalReplay(self, since: since, until: until)
+        while let next = try replay.next() { body(next.value, next.entry) }
+    }
+
+    /// Where entry `n`'s line is.
+    func place(_ n: Int) -> (file: String, line: Int) { places[n] }
+}
+
+/// A recording's revisions one at a time (see `JournalRecording.forEachRevision`), so that a reader
+/// can pause between them.
+public struct JournalReplay: Sendable {
+    private let recording: JournalRecording
+    private let since: Double?, until: Double?
+    private var n = 0
+    private var value: ReplayTree?
+    /// The last entry before `since`: its state is the first shown.
+    private var held: JournalEntry?
+    private var ready: [(value: ReplayTree, entry: JournalEntry)] = []
+    private var finished = false
+
+    public init(_ recording: JournalRecording, since: Double? = nil, until: Double? = nil) {
+        self.recording = recording
+        self.since = since
+        self.until = until
+    }
+
+    /// The next revision's value and entry; nil after the last.
+    /// - Throws: `JournalError.badLine` for a change that does not apply (naming its line).
+    public mutating func next() throws(JournalError) -> (value: ReplayTree, entry: JournalEntry)? {
+        while ready.isEmpty && !finished { try advance() }
+        return ready.isEmpty ? nil : ready.removeFirst()
+    }
+
+    private mutating func advance() throws(JournalError) {
+        guard n < recording.entries.count, until.map({ recording.entries[n].time <= $0 }) ?? true else {
+            finished = true
+            if let held, let value { ready.append((value, held)) }
+            return
+        }
+        let entry = recording.entries[n]
+        n += 1
+        if let since, entry.time >= since, let earlier = held, let value {
+            ready.append((value, earlier))
+            held = nil
+        }
+        switch entry.content {
+        case .whole(let whole): value = ReplayTree(whole)
+        case .changes(let changes):
+            guard value != nil else { return }
+            for change in changes {
+                do { try value!.apply(change) } catch {
+                    let place = recording.place(n - 1)
+                    throw .badLine(file: place.file, line: place.line, column: 1, message: "\(error)")
+                }
+            }
+        }
+        if let since, entry.time < since {
+            held = entry
+        } else if let value {
+            ready.append((value, entry))
+        }
+    }
+}
+
+/// The bytes of the file at `path`.
+func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw SystemError() }
+    defer { close(fd) }
+    var bytes = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { throw SystemError() }
+        if n == 0 { return bytes }
+        bytes.append(contentsOf: chunk[..<n])
+    }
+}
+
+/// `errno` in words.
+struct SystemError: Error {
+    let message = String(cString: strerror(errno))
+}

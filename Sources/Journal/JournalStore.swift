@@ -1,0 +1,59 @@
+// A journal replayed as a live store: its revisions, oldest first, with their recorded times and
+// writers, so that the time machine, change log and timelines hold the whole recording.
+import JSONTree
+import LiveQuery
+import StoreInterface
+
+/// A `LiveStore` whose revisions are a journal's: read at `init`, published one after another
+/// when the store's loop first runs (after its readers started listening, so that a synced
+/// array's history records each one), the last one staying current. A journal is read-only.
+public final class JournalStore: ReadOnlyStore {
+    public let hub: RevisionHub
+    public let name: String
+    public var loadingMessage: String { "replaying \(name)…" }
+    public var pollDescriptors: [Int32] { [wake.fd] }
+    /// What was wrong at the journal's end (a line cut short), in words.
+    public let warning: String?
+    /// Whether every revision has been published.
+    public private(set) var isReplayed = false
+
+    /// Whether a reader of this store's revisions through another store (rates over it) is busy
+    /// evaluating a first window: the replay waits, as it does for its own hub's.
+    public var readerIsBusy: () -> Bool = { false }
+
+    private let wake: WakeSignal
+    private var replay: JournalReplay
+
+    /// Reads the journal at `path` (and `path.1` before it).
+    /// - Parameters: since, until: seconds since 1970 that cut the recording (see `JournalRecording.forEachRevision`).
+    /// - Throws: `JournalError` for a file that is not a journal (with its line and column).
+    public init(path: String, since: Double? = nil, until: Double? = nil) throws(JournalError) {
+        name = path
+        let recording = try JournalRecording(path: path)
+        // Every change is applied once here, so that one that does not apply is an error before anything shows.
+        try recording.forEachRevision(since: since, until: until) { _, _ in }
+        warning = recording.warning
+        replay = JournalReplay(recording, since: since, until: until)
+        do { wake = try WakeSignal() } catch { throw .system(file: path, message: "\(error)") }
+        hub = RevisionHub(status: StoreStatus(revision: 0, problem: nil, watchMode: .polling), wake: wake)
+        wake.signal()
+    }
+
+    public func processPendingChanges() {
+        wake.drain()
+        hub.deliverEvaluatedWindows()
+        // One document at a time (the history keeps what changed); none while a first window over
+        // many children is evaluated on the hub's worker, which would skip the revisions meanwhile.
+        let identity = FileIdentity(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
+        while !isReplayed && !hub.isEvaluatingFirstWindows && !readerIsBusy() {
+            guard let next = try? replay.next() else {
+                isReplayed = true
+                if let warning { hub.status.problem = .warning(warning) }
+                break
+            }
+            hub.publish(document: next.value.document(), identity: identity, time: next.entry.time, writer: next.entry.writer)
+        }
+        hub.deliverEvaluatedWindows()
+        hub.deliverStatusIfChanged()
+    }
+}
