@@ -17,7 +17,7 @@ import JSONTree
 /// the document (its tape): a child the filter rejects is never turned into a `JSON` value.
 ///
 /// libjq runs the rest on each child the query reaches, built from the tape into jq's values
-/// once per evaluation, each run bounded (`JQWatchdog`). A filter keeps a child when any of the values the expression
+/// once per evaluation. A filter keeps a child when any of the values the expression
 /// gives for it is neither `false` nor `null` (as `.[] | select(f)` prints it); a computed column
 /// takes the first value.
 ///

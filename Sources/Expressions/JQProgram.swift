@@ -13,10 +13,6 @@ import Synchronization
 final class JQProgram: Sendable {
     let text: String
     private let idle: Mutex<[JQState]>
-    /// Runs the watchdog halted: after `haltsAllowed`, the program runs no more (a row at a
-    /// time, each halted run would hold its caller for the whole limit).
-    private let halts = Atomic<Int>(0)
-    static let haltsAllowed = 2
 
     /// Compiles `text`.
     /// - Throws: jq's own messages (`jq: error: syntax error, unexpected $end … at <top-level>,
@@ -28,13 +24,8 @@ final class JQProgram: Sendable {
 
     /// Runs the program on `input` (consumed), calling `output` with each of its values in order
     /// (borrowed: copy one to keep it) until `output` returns false or the values end.
-    /// - Throws: `Failure` with jq's message for an error the program raises before then, or
-    ///   the watchdog's when the run went past `JQWatchdog.limit`.
+    /// - Throws: `Failure` with jq's message for an error the program raises before then.
     func run(_ input: jv, _ output: (jv) -> Bool) throws(Failure) {
-        guard halts.load(ordering: .relaxed) < Self.haltsAllowed else {
-            jv_free(input)
-            throw Failure("jq stopped this expression after it ran over \(JQState.limitWords) on \(Self.haltsAllowed) rows")
-        }
         let state = idle.withLock { $0.popLast() } ?? (try? JQState(compiling: text))
         guard let state else {
             jv_free(input)
@@ -42,12 +33,7 @@ final class JQProgram: Sendable {
         }
         // A halted state is not run again (see `JQState.isSpent`).
         defer { if !state.isSpent { idle.withLock { $0.append(state) } } }
-        do {
-            try state.run(input, output)
-        } catch {
-            if error.message == JQState.haltedMessage { halts.add(1, ordering: .relaxed) }
-            throw error
-        }
+        try state.run(input, output)
     }
 }
 
@@ -58,11 +44,9 @@ struct JQCompileError: Error {
 
 /// One `jq_state` with its program, and where its messages go.
 final class JQState: @unchecked Sendable {
-    // Used by one thread at a time (`JQProgram` hands a state to one run), and by the
-    // watchdog under `clock`'s lock.
+    // Used by one thread at a time (`JQProgram` hands a state to one run).
     private var jq: OpaquePointer?
-    private let clock = Mutex(RunClock())
-    /// The program halted (`halt`, `halt_error`, or the watchdog): jq 1.6's `jq_reset` frees the
+    /// The program halted (`halt`, `halt_error`): jq 1.6's `jq_reset` frees the
     /// halt's exit code and message at every later start without forgetting them, so a halted
     /// state is only torn down (which frees them once), never started again.
     private(set) var isSpent = false
@@ -80,11 +64,9 @@ final class JQState: @unchecked Sendable {
             throw JQCompileError(message: takeMessages() ?? "jq: error: the expression does not compile")
         }
         _ = takeMessages()
-        JQWatchdog.shared.watch(self)
     }
 
     deinit {
-        JQWatchdog.shared.forget(self)
         jq_teardown(&jq)
         jv_free(messages.pointee)
         messages.deallocate()
@@ -110,22 +92,11 @@ final class JQState: @unchecked Sendable {
     }
 
     func run(_ input: jv, _ output: (jv) -> Bool) throws(Failure) {
-        clock.withLock { $0 = RunClock(since: monotonicNanoseconds()) }
         // jq_start consumes the value, and resets the state of any run left unfinished.
         jq_start(jq, input, 0)
         while true {
             let result = jq_next(jq)
             guard jv_is_valid(result) != 0 else {
-                // Under the lock, so that a halt the watchdog began is finished (see JQWatchdog).
-                let halted = clock.withLock { c in
-                    c.since = 0
-                    return c.halted
-                }
-                if halted {
-                    jv_free(result)
-                    isSpent = true
-                    throw Failure(Self.haltedMessage)
-                }
                 if jv_invalid_has_msg(jv_copy(result)) != 0 {
                     throw Failure(jqMessage(jv_invalid_get_msg(result)) ?? "jq: error")
                 }
@@ -140,21 +111,6 @@ final class JQState: @unchecked Sendable {
             let more = output(result)
             jv_free(result)
             guard more else { break }
-        }
-        clock.withLock { $0.since = 0 }
-    }
-
-    static let limitWords = "\(Double(JQWatchdog.limit) / 1e9) s"
-    static let haltedMessage = "jq stopped: the expression ran over \(limitWords) on this row"
-
-    /// Halts the run when it started before `now` minus the limit (on the watchdog's thread).
-    func haltIfOverdue(now: UInt64) {
-        clock.withLock { c in
-            guard c.since != 0, !c.halted, now &- c.since > JQWatchdog.limit else { return }
-            c.halted = true
-            // A program that halted itself (`halt`) is not halted again (jq asserts it is not).
-            // Values that own no memory: the run reads `halted`, not jq's message.
-            if jq_halted(jq) == 0 { jq_halt(jq, jv_invalid(), jv_invalid()) }
         }
     }
 
