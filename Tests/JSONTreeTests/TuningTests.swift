@@ -18,9 +18,10 @@ import TestSupport
         let count = 2_200_000
         var text: [UInt8] = [UInt8(ascii: "[")]
         text.reserveCapacity(count * 5)
+        let numbers = (0..<1000).map { Array(String($0).utf8) }
         for i in 0..<count {
             if i > 0 { text.append(UInt8(ascii: ",")) }
-            text += Array(String(i % 1000).utf8)
+            text.append(contentsOf: numbers[i % 1000])
         }
         let whole = text + [UInt8(ascii: "]")]
         let plain = try JSONDocument(parsing: DocumentBytes(whole), tuning: .plain)
