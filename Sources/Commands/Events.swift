@@ -58,14 +58,7 @@ struct Events: ParsableCommand {
     }
 
     func run() throws {
-        // A bad path or query: exit 2 with the flag named, as `synctable list`.
-        let location: Path, filter: Query
-        do { location = try Path(query.path) } catch {
-            throw CommandError("--path: \(error)")
-        }
-        do { filter = try query.makeQuery() } catch {
-            throw CommandError("\(error)")
-        }
+        let (location, filter) = try query.locationAndQuery()
         var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
         let fold = try keyed.fold()
         if options.format == .jsonLines, file != "-", fold == nil, let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }

@@ -49,13 +49,7 @@ struct History: ParsableCommand {
     }
 
     func run() throws {
-        let location: Path, filter: Query
-        do { location = try Path(query.path) } catch {
-            throw CommandError("--path: \(error)")
-        }
-        do { filter = try query.makeQuery() } catch {
-            throw CommandError("\(error)")
-        }
+        let (location, filter) = try query.locationAndQuery()
         let store = try openStore(file, credential: remote.credential, file: FileStore.Options(format: input.format(of: file)),
                                   firstWindow: (location, filter), command: try watch.source(file),
                                   keyedBy: try keyed.fold(), extras: try revisions.extras(), location: location)

@@ -128,6 +128,19 @@ struct QueryOptions: ParsableArguments {
     /// The query the flags describe (the name the first users of this option group called).
     func makeQuery() throws -> Query { try query() }
 
+    /// The location and the query, for a command that follows them: a bad path or query is a
+    /// `CommandError` naming it (exit 2, as `synctable list`).
+    func locationAndQuery() throws(CommandError) -> (location: Path, query: Query) {
+        let location: Path, filter: Query
+        do { location = try Path(path) } catch {
+            throw CommandError("--path: \(error)")
+        }
+        do { filter = try makeQuery() } catch {
+            throw CommandError("\(error)")
+        }
+        return (location, filter)
+    }
+
     /// The query the flags describe.
     /// - Parameter computed: the columns `--order-by-computed` may name (nil: not known yet).
     /// - Throws: `QueryOptionError` naming the flag at fault.
