@@ -35,7 +35,7 @@ mkdir -p "$out/write-corpus"
 echo "fuzzing what clients send the server for ${half}s..."
 swift build --build-tests >/dev/null
 # Four targets (WebSocket and REST, rules on and off), a quarter of the time each.
-WIRE_FUZZ_SECONDS=$(( (half + 3) / 4 )) swift test --skip-build --filter WireFuzzTests 2>&1 | tail -3 | tee "$out/last-wire-run.log"
+WIRE_FUZZ_SEED=${WIRE_FUZZ_SEED:-$(date +%s)} WIRE_FUZZ_SECONDS=$(( (half + 3) / 4 )) swift test --skip-build --filter WireFuzzTests 2>&1 | tail -3 | tee "$out/last-wire-run.log"
 grep -q "passed" "$out/last-wire-run.log" || echo "wire fuzz: a target failed (see above)" >> "$out/artifacts/wire-failed"
 found=$(ls "$out/artifacts" | wc -l)
 echo "fuzz: ran ${seconds}s; findings in $out/artifacts: $found"

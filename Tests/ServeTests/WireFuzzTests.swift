@@ -20,6 +20,9 @@ import TestSupport
 @Suite(.serialized) struct WireFuzzTests {
     /// How long to run each target: WIRE_FUZZ_SECONDS (`make fuzz`), else a fixed count.
     static let seconds = ProcessInfo.processInfo.environment["WIRE_FUZZ_SECONDS"].flatMap(Double.init)
+    /// Mixed into every target's seed (WIRE_FUZZ_SEED), so that a long run can start where an
+    /// earlier one has not been; `make test` always runs the same inputs.
+    static let seedOffset = ProcessInfo.processInfo.environment["WIRE_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0
     static let rounds = 500
 
     static let frames = [
@@ -61,7 +64,7 @@ import TestSupport
     @Test(arguments: [false, true])
     func webSocketFramesNeverCrashTheServer(rules: Bool) async throws {
         let served = try await Self.server(rules: rules)
-        var random = SplitMix64(seed: rules ? 0xF0F0 : 0x0F0F)
+        var random = SplitMix64(seed: (rules ? 0xF0F0 : 0x0F0F) ^ Self.seedOffset)
         var client = try Self.webSocket(served)
         let deadline = Self.seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) }
         var round = 0
@@ -92,7 +95,7 @@ import TestSupport
     @Test(arguments: [false, true])
     func restRequestsNeverCrashTheServer(rules: Bool) async throws {
         let served = try await Self.server(rules: rules)
-        var random = SplitMix64(seed: rules ? 0xA5A5 : 0x5A5A)
+        var random = SplitMix64(seed: (rules ? 0xA5A5 : 0x5A5A) ^ Self.seedOffset)
         let deadline = Self.seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) }
         var round = 0
         while deadline.map({ monotonicNanoseconds() < $0 }) ?? (round < Self.rounds) {
