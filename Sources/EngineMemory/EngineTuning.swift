@@ -11,9 +11,10 @@ import Synchronization
 /// `synctable` runs with. Both give the same results, byte for byte; the property tests
 /// compare them.
 public struct EngineTuning: Sendable, Hashable, CustomStringConvertible {
-    /// Large blocks (tapes, a large file's bytes, child lists) are anonymous mappings with huge
-    /// pages asked for, and the mappings of a revision that went are kept for the next one
-    /// (`RecycledMemory`, docs/engine/recycled-mappings.md).
+    /// Large blocks (tapes, child lists, other bytes of 1 MiB or more) are anonymous mappings with
+    /// huge pages asked for, and the mappings of a revision that went are kept for the next one
+    /// (`RecycledMemory`, docs/engine/recycled-mappings.md). (A large file's revisions share a
+    /// memory file's pages either way: docs/engine/shared-pages.md.)
     public var recycledMappings: Bool
     /// Large parses, reads, child lists and window evaluations split over two threads, and a
     /// large tape's pages faulted in by a thread beside its parse (docs/engine/second-thread.md).

@@ -12,7 +12,7 @@
 // is that much more resident memory while following. A spare is not given to the kernel with
 // MADV_FREE: on huge pages that frees them at once, and the zeroing comes back. (A large file's
 // bytes no longer come from here: its revisions share a memory file's pages, `SharedPages`,
-// which holds them once, where a spare held them twice.)
+// which holds them once, where a spare held them twice: docs/engine/shared-pages.md.)
 // docs/engine/recycled-mappings.md has the figures.
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-// A large file's revisions sharing the pages they have in common (tuned: `recycledMappings`).
+// A large file's revisions sharing the pages they have in common (plain and tuned alike: a
+// memory file and its mappings are the store's own, nothing process-wide).
 //
 // A file followed edit by edit changes in a few pages at a time, yet each revision needs all of
 // its bytes, contiguous and unchanged while any reader holds them. Copied whole, two revisions
@@ -7,7 +8,7 @@
 // are written once into a memory file, and the next revision of the same length is a private
 // mapping of that file with only the pages that differ written (each write copies its page):
 // the file is held once, plus the pages the edits since it was written touched.
-// docs/engine/recycled-mappings.md has the figures.
+// docs/engine/shared-pages.md and docs/engine/one-comparison.md have the figures.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,22 +50,61 @@ package final class SharedPages: @unchecked Sendable {
     }
 }
 
+/// Which pages of a copy-on-write mapping of a `SharedPages` a revision wrote (its own
+/// copies): the pages where it may differ from the memory file. A bit per page.
+package struct PageSet: Sendable, Equatable {
+    private var words: [UInt64]
+
+    /// An empty set for a mapping of `bytes` bytes.
+    package init(bytes: Int) { words = Array(repeating: 0, count: (bytes / Posix.pageSize + 64) / 64) }
+
+    package func contains(_ page: Int) -> Bool { words[page >> 6] & (1 << UInt64(page & 63)) != 0 }
+
+    package mutating func insert(_ page: Int) { words[page >> 6] |= 1 << UInt64(page & 63) }
+
+    /// This set and `other` (of a mapping of the same size) together.
+    package func union(_ other: PageSet) -> PageSet {
+        var both = self
+        for k in words.indices { both.words[k] |= other.words[k] }
+        return both
+    }
+
+    /// How many pages are in the set.
+    package var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+}
+
+/// How a piece of a revision being read (within one page) compares with the revision before it,
+/// as `writeDifferingPages` finds it: the same bytes, or not.
+package typealias PieceCompared = (offset: Int, count: Int, differs: Bool)
+
 /// Writes `new` (bytes `offset..<offset + new.count` of a revision) into `target`, a
 /// copy-on-write mapping of `base` at the same offsets, page by page where it differs from
-/// `base`: pages left alone stay shared.
-/// - Returns: how many pieces (each within one page) were written.
+/// `base`: pages left alone stay shared. With `last`, the pages that the revision before this
+/// one (of the same length, a mapping of the same `base`) wrote: those pages are compared
+/// with `lastBytes` instead and always written (the target reads `base` there), so that one
+/// comparison of each page says both which pages to write and where the revision differs from
+/// the last one, told to `compared` piece by piece, in order.
+/// - Returns: how many pieces (each within one page) were written; `written` has their pages.
 package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, into target: UnsafeMutablePointer<UInt8>,
-                                 over base: UnsafePointer<UInt8>) -> Int {
+                                 over base: UnsafePointer<UInt8>, written: inout PageSet,
+                                 last: (pages: PageSet?, bytes: UnsafePointer<UInt8>)? = nil,
+                                 compared: (PieceCompared) -> Void = { _ in }) -> Int {
     guard let source = new.baseAddress else { return 0 }
     let page = Posix.pageSize
-    var written = 0, at = 0
+    var pieces = 0, at = 0
     while at < new.count {
         let end = min(new.count, (offset + at) / page * page + page - offset)
-        if memcmp(source + at, base + offset + at, end - at) != 0 {
+        let index = (offset + at) / page
+        let lastWrote = last?.pages?.contains(index) ?? false
+        let against = lastWrote ? last!.bytes : base
+        let differs = memcmp(source + at, against + offset + at, end - at) != 0
+        if differs || lastWrote {
             (target + offset + at).update(from: source.assumingMemoryBound(to: UInt8.self) + at, count: end - at)
-            written += 1
+            written.insert(index)
+            pieces += 1
         }
+        if last != nil { compared((offset + at, end - at, differs)) }
         at = end
     }
-    return written
+    return pieces
 }

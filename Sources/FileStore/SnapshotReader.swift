@@ -36,8 +36,8 @@ final class SnapshotReader: Sendable {
     private let inodeWatch: Int32
     /// Whether large files are read by two threads (`secondThread`) and mapped (`mappedReads`).
     let tuning: EngineTuning
-    /// Tuned (`recycledMappings`), files at least this large are read into memory files whose
-    /// pages the next revision of the same length shares (`revisionBlock`); tests lower it.
+    /// Files at least this large are read into memory files whose pages the next revision of
+    /// the same length shares (`revisionBlock`); tests lower it.
     let sharedPagesSize: Int
 
     init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize) {
@@ -80,24 +80,25 @@ final class SnapshotReader: Sendable {
         let expected = Int(before.st_size)
         let capacity = expected + 1
         let (block, shared) = revisionBlock(capacity: capacity, following: old)
-        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) })
-        let count: Int, failure: Int32, comparison: EndsComparison?, written: Int
+        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) }, capacity: block.capacity,
+                                    start: FileIdentity(before))
+        let part: PartRead
         if tuning.secondThread && expected >= splitReadSize {
             // Two threads, a half each: copying and comparing 150 MB takes one core 25 ms.
             // Without an old state to compare with, most of it is the kernel zeroing new memory.
             let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
-            let second = ThreadWork { readPart(fd, into: target, from: half, to: capacity, comparingWith: old, expected: expected) }
-            let first = readPart(fd, into: target, from: 0, to: half, comparingWith: old, expected: expected)
-            let rest = second.join()
-            failure = first.failure != 0 ? first.failure : rest.failure
-            count = first.count < half ? first.count : half + rest.count
-            comparison = first.comparison.map { $0.followed(by: rest.comparison!) }
-            written = first.written + rest.written
+            let second = ThreadWork { readPart(fd, into: target, from: half, to: capacity, comparingWith: old) }
+            part = readPart(fd, into: target, from: 0, to: half, comparingWith: old).followed(by: second.join(), at: half)
         } else {
-            (count, failure, comparison, written) = readPart(fd, into: target, from: 0, to: capacity, comparingWith: old, expected: expected)
+            part = readPart(fd, into: target, from: 0, to: capacity, comparingWith: old)
         }
-        if failure != 0 { return (.unreadable(String(cString: strerror(failure))), nil) }
-        let bytes = DocumentBytes(block: rebasedIfDrifted(block, count: count, written: written), count: count)
+        // A writer at work: its file is read again once it has done (a read of half a file
+        // is never parsed, nor held on to).
+        if part.changed { return (.unstable, nil) }
+        if part.failure != 0 { return (.unreadable(String(cString: strerror(part.failure))), nil) }
+        if shared != nil { block.noteWritten(part.pages) }
+        let bytes = DocumentBytes(block: rebasedIfDrifted(block, count: part.count, written: part.written), count: part.count)
+        let comparison = part.comparison
 
         var after = stat()
         guard fstat(fd, &after) == 0 else { return (.unreadable(String(cString: strerror(errno))), nil) }
@@ -113,12 +114,16 @@ final class SnapshotReader: Sendable {
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
 
-    /// Where a read puts a revision of `capacity` bytes: tuned, a large file's in a memory file
-    /// of its own, or, when it has the length of `old` and `old` shares a memory file's pages,
-    /// in a copy-on-write mapping of that file (`SharedPages`), returned too: the read writes
-    /// only the pages that differ from it. Else in a `ByteBlock` of its own.
+    /// Where a read puts a revision of `capacity` bytes: a large file's in a memory file of its
+    /// own, or, when it has the length of `old` and `old` shares a memory file's pages, in a
+    /// copy-on-write mapping of that file (`SharedPages`), returned too: the read writes only
+    /// the pages that differ from it. Else in a `ByteBlock` of its own.
+    ///
+    /// Plain too: a revision in memory of its own held the file twice during every read (over
+    /// the 2.3 × the file a follower may hold), and the kernel zeroing that memory was half of
+    /// plain's time per edit. A memory file and its mappings change nothing process-wide.
     private func revisionBlock(capacity: Int, following old: DocumentBytes?) -> (ByteBlock, shared: UnsafeMutablePointer<UInt8>?) {
-        guard tuning.recycledMappings && capacity > sharedPagesSize else { return (ByteBlock(capacity: capacity), nil) }
+        guard capacity > sharedPagesSize else { return (ByteBlock(capacity: capacity), nil) }
         if let old, old.count + 1 == capacity, let pages = old.sharedPages, pages.capacity >= capacity,
            let mapping = try? pages.copyOnWrite()
         {
@@ -379,55 +384,10 @@ final class CopyBehind: @unchecked Sendable {
 /// The least a copy behind a parse takes at a time.
 let copyStep = 2 << 20
 
-/// Bytes read per `read(2)`: small enough that a chunk is still in the cache when it is compared.
-private let readChunk = 1 << 20
 
 /// Files at least this large are read by two threads at once, a half each; a store's first
 /// read of one parses its mapping instead (`SnapshotReader.parseMapped`).
 let splitReadSize = 16 << 20
-
-/// Where a read writes a revision's bytes: at `base`, and, when `base` is a copy-on-write
-/// mapping of the memory file mapped at `shared` too, only where they differ from it.
-private struct RevisionTarget: @unchecked Sendable {
-    // @unchecked: each thread of a read writes its own part.
-    let base: UnsafeMutablePointer<UInt8>
-    let shared: UnsafePointer<UInt8>?
-}
-
-/// Reads bytes `from..<to` of `fd` into `target` at the same offsets, or up to the end of the
-/// file; with `old`, compares each chunk with it while the chunk is still in the cache (the
-/// bytes of the first `expected` only: one more means the file grew). Into a copy-on-write
-/// mapping, each chunk is read into a buffer of its own and only the pages that differ from
-/// the shared ones written.
-/// - Returns: the bytes read, the error that stopped it (0 for none), the comparison of this
-///   part (nil without `old`), and how many pieces of pages were written over shared ones.
-private func readPart(
-    _ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comparingWith old: DocumentBytes?, expected: Int
-) -> (count: Int, failure: Int32, comparison: EndsComparison?, written: Int) {
-    var comparison = old.map { EndsComparison(oldCount: $0.count, newCount: expected) }
-    // Small chunks when comparing, so that each is compared while in the cache.
-    let chunk = old == nil ? 64 << 20 : readChunk
-    let buffer = target.shared == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
-    defer { buffer?.deallocate() }
-    var offset = from, written = 0
-    while offset < to {
-        let into = buffer ?? target.base + offset
-        let n = pread(fd, into, min(to - offset, chunk), off_t(offset))
-        if n < 0 {
-            if errno == EINTR { continue }
-            return (offset - from, errno, comparison, written)
-        }
-        if n == 0 { break }
-        if let shared = target.shared {
-            written += writeDifferingPages(UnsafeRawBufferPointer(start: into, count: n), at: offset, into: target.base, over: shared)
-        }
-        if let old, offset + n <= expected {
-            old.withUnsafeBufferPointer { comparison!.add(into, from: offset, count: n, old: $0) }
-        }
-        offset += n
-    }
-    return (offset - from, 0, comparison, written)
-}
 
 /// The bytes two states of a file share at each end: `prefix` leading bytes, and `suffix`
 /// trailing bytes (at most the rest of the shorter state).
@@ -467,6 +427,22 @@ struct EndsComparison {
         if let last = lastMismatch(new + (first - from), o + (first - shift), from + count - first) {
             lastDifference = first + last
         }
+    }
+
+    /// Notes a piece of the new state (`new`, its bytes) found equal to the old state's bytes
+    /// at the same offset, or not: for states of the same length, compared page by page where
+    /// the pages to write were chosen (`writeDifferingPages`). Pieces come in order.
+    mutating func add(_ piece: PieceCompared, _ new: UnsafePointer<UInt8>, old: UnsafePointer<UInt8>) {
+        assert(oldCount == newCount, "pieces compare states of one length")
+        guard piece.differs else {
+            if !prefixFinal { prefix += piece.count }
+            return
+        }
+        if !prefixFinal {
+            prefix += matchingPrefix(new, old + piece.offset, piece.count)
+            prefixFinal = true
+        }
+        lastDifference = piece.offset + lastMismatch(new, old + piece.offset, piece.count)!
     }
 
     /// The comparison of a read made of this part and `later`, the bytes right after it

@@ -5,14 +5,19 @@ import EngineMemory
 /// after: only bytes past every document's `count` may still be written (a JSON Lines file's
 /// next records), so documents share one block as they share a prefix.
 ///
-/// Tuned, a large block is a recycled mapping: the next revision of a large file is read into
-/// the pages of the last one that went (see `RecycledMemory`).
+/// A large file's revision is a memory file's pages (`SharedPages`), or a copy-on-write mapping
+/// of them with the pages where it differs written; tuned, other large blocks are recycled
+/// mappings (`RecycledMemory`).
 public final class ByteBlock: @unchecked Sendable {
     private let memory: RecycledMemory<UInt8>?
     private let release: (@Sendable () -> Void)?
     /// The memory file whose pages these bytes are, or share (`SharedPages`): the next revision
     /// of a large file, when it has the same length, shares them too.
     package let sharedPages: SharedPages?
+    /// For a copy-on-write mapping of `sharedPages`, the pages this revision wrote (where it may
+    /// differ from the memory file); nil for the memory file's own bytes. Told once, by the read
+    /// that wrote them, before any other thread sees the block.
+    package private(set) var writtenPages: PageSet?
     /// Where the bytes start; stays put for the block's life (it never grows in place).
     public let base: UnsafeMutablePointer<UInt8>
     public let capacity: Int
@@ -45,6 +50,9 @@ public final class ByteBlock: @unchecked Sendable {
         self.base = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
         capacity = count
     }
+
+    /// Records the pages a read wrote into this block, a copy-on-write mapping (`writtenPages`).
+    package func noteWritten(_ pages: PageSet) { writtenPages = pages }
 
     deinit {
         memory?.releaseKeepingSpare()
@@ -115,6 +123,13 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
     /// The memory file these bytes share pages with, if any (`ByteBlock.sharedPages`).
     package var sharedPages: SharedPages? {
         if case .block(let b) = storage { return b.sharedPages }
+        return nil
+    }
+
+    /// The pages these bytes wrote over their memory file's, if they are a copy-on-write
+    /// mapping of one (`ByteBlock.writtenPages`).
+    package var writtenPages: PageSet? {
+        if case .block(let b) = storage { return b.writtenPages }
         return nil
     }
 

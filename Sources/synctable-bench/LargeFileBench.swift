@@ -36,23 +36,34 @@ struct PlayersFile {
     /// Where child `i`'s score (6 digits) starts.
     func scoreOffset(_ i: Int) -> Int { scoreOffsets[i] }
 
-    /// Sets child `i`'s score to `score` (6 digits), in the bytes only.
+    /// Sets child `i`'s score to `score` (6 or 7 digits), in the bytes only; a score of another
+    /// length than the last moves every byte after it.
     mutating func setScore(_ i: Int, _ score: Int) {
         let digits = Array(String(score).utf8)
-        precondition(digits.count == 6)
-        for (k, d) in digits.enumerated() { bytes[scoreOffsets[i] + k] = d }
+        let start = scoreOffsets[i]
+        var end = start
+        while bytes[end] != UInt8(ascii: ",") { end += 1 }
+        precondition((6...7).contains(digits.count))
+        if end - start == digits.count {
+            for (k, d) in digits.enumerated() { bytes[start + k] = d }
+            return
+        }
+        bytes.replaceSubrange(start..<end, with: digits)
+        let shift = digits.count - (end - start)
+        for j in (i + 1)..<scoreOffsets.count { scoreOffsets[j] += shift }
     }
 }
 
-/// The large file, written afresh under .build/bench/large for one group of figures.
-func largeFile(_ options: BenchOptions) -> (binary: String, folder: String, path: String, file: PlayersFile)? {
+/// The large file, written afresh under .build/bench/large for one group of figures:
+/// `children` of them (1,000,000, 20,000 when quick).
+func largeFile(_ options: BenchOptions, children: Int? = nil) -> (binary: String, folder: String, path: String, file: PlayersFile)? {
     guard let binary = synctableBinaryBesideBench() else {
         printError("large file: no synctable binary beside \(CommandLine.arguments[0]); build it first")
         return nil
     }
     let folder = options.root + "/.build/bench/large"
     _ = shellStatus("rm -rf '\(folder)' && mkdir -p '\(folder)'")
-    let file = PlayersFile(children: options.quick ? 20_000 : 1_000_000)
+    let file = PlayersFile(children: children ?? (options.quick ? 20_000 : 1_000_000))
     let path = folder + "/players.json"
     writeFileInPlace(path, file.bytes)
     print("(\(file.children) children, \(Report.fmt(Double(file.bytes.count) / 1e6)) MB, indent 2)")
@@ -64,15 +75,49 @@ func runLargeFirstScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
     withEngines { engine in largeFirstScreen(report, options, binary: binary, path: path, size: file.bytes.count, engine: engine) }
 }
 
+/// The same rows at 1 GB (7,000,000 children), edits that change the file's length among them:
+/// the cost per byte must not grow with the size. Only with `--gigabyte` (it takes minutes).
+func runGigabyteBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard options.gigabyte else {
+        print("(skipped: run with --gigabyte)")
+        return
+    }
+    guard let (binary, folder, path, start) = largeFile(options, children: options.quick ? 40_000 : 7_000_000) else { return }
+    var file = start, edit = 0, tuned = [String: Double]()
+    let size = file.bytes.count
+    withEngines { engine in
+        largeFirstScreen(report, options, binary: binary, path: path, size: size, engine: engine, prefix: "1 GB", target: 1)
+        let timed = options.followEdits ?? 20
+        guard let figures = followEdits(binary: binary, path: path, file: &file, edit: &edit, timed: timed, sampled: timed,
+                                        lengthChanges: true)
+        else { return }
+        addLatencyRows(report, figures, prefix: "1 GB", engine: engine, targets: (60, nil), tuned: &tuned)
+        addHeldMemoryRow(report, "1 GB: events memory while following" + engine, figures, size: size, steadyTarget: 2.0, peakTarget: nil)
+    }
+    _ = shellStatus("rm -rf '\(folder)'")
+}
+
 func runLargeWriteBenchmarks(_ report: Report, _ options: BenchOptions) {
     guard let (binary, folder, _, file) = largeFile(options) else { return }
     withEngines { engine in largeWrites(report, options, binary: binary, folder: folder, file: file, engine: engine) }
 }
 
+/// `synctable events` following edits, tuned and plain (issue 54).
+func runLargeEditBenchmarks(_ report: Report, _ options: BenchOptions) {
+    guard let (binary, folder, path, start) = largeFile(options) else { return }
+    var file = start, edit = 0, tuned = [String: Double]()
+    withEngines { engine in
+        largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit, engine: engine, tuned: &tuned)
+    }
+    _ = shellStatus("rm -rf '\(folder)'")
+}
+
 func runLargeFollowBenchmarks(_ report: Report, _ options: BenchOptions) {
     guard let (binary, folder, path, start) = largeFile(options) else { return }
     var file = start, edit = 0
-    withEngines { engine in largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit, engine: engine) }
+    // One edit first: the viewer's first screen then has its child at the top.
+    _ = saveEdit(&file, edit, to: path, .renamed)
+    edit += 1
     largeEventsCutShort(report, binary: binary, path: path, file: file)
     largeViewerFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit)
     _ = shellStatus("rm -rf '\(folder)'")
@@ -80,31 +125,12 @@ func runLargeFollowBenchmarks(_ report: Report, _ options: BenchOptions) {
 
 /// Runs `body` for `synctable` tuned (its default; the name of a figure as it was), then plain
 /// (`SYNCTABLE_ENGINE=plain`; the name ends " (plain)"), so that the two stand side by side.
-private func withEngines(_ body: (String) -> Void) {
+func withEngines(_ body: (String) -> Void) {
     body("")
     setenv(engineVariable, "plain", 1)
     body(" (plain)")
     unsetenv(engineVariable)
 }
-
-/// The query both followers use: the 20 best scores, which every edit enters.
-private let topScores = ["--path", "/players", "--order-by-child", "score", "--limit-to-last", "20"]
-
-/// Saves `file` with child `edit`'s pick given the best score so far, in place (even edits) or
-/// by rename (odd); returns the monotonic time right after the write's close or rename.
-private func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String) -> (child: Int, savedAt: Double) {
-    let child = Int(UInt64(edit + 1) &* 0x9E37_79B9 % UInt64(file.children))
-    file.setScore(child, 900_000 + edit % 100_000)
-    if edit % 2 == 0 {
-        writeFileInPlace(path, file.bytes)
-    } else {
-        writeFileInPlace(path + ".tmp", file.bytes)
-        rename(path + ".tmp", path)
-    }
-    return (child, now())
-}
-
-private func followEdits(_ options: BenchOptions) -> Int { options.followEdits ?? (options.quick ? 40 : 1_000) }
 
 /// `synctable events` meeting the file cut short 12 times (a writer half-way through it), each
 /// time followed by the whole file: its anonymous resident memory grows by less than 10 MB. A
@@ -134,101 +160,23 @@ private func largeEventsCutShort(_ report: Report, binary: String, path: String,
                       note: "anonymous memory, before \(Report.fmt(Double(before.anonymous) / 1e6)) MB; \(seen) of 12 cuts reported"))
 }
 
-/// `synctable events` following edits: the first 200 timed (edit → its events line), resident
-/// size sampled every 100.
+/// `synctable events` following edits (issue 54): 400 timed (edit → its events line), 200 in
+/// place and 200 by rename, then 400 more with its held memory sampled every 5 ms, then the
+/// rest (1,000 in all unless `--follow-edits` says) with the resident size after every 100th.
 private func largeEventsFollowing(
-    _ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile, edit: inout Int, engine: String
+    _ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile, edit: inout Int, engine: String,
+    tuned: inout [String: Double]
 ) {
-    guard let events = LineReadingProcess([binary, "events", path] + topScores) else { return }
-    defer { events.stop() }
-    guard events.readLines(untilPrefix: #"{"event":"value""#, seconds: 120) != nil else {
-        printError("large file: synctable events printed no first window")
-        return
-    }
-    var inPlace = [Double](), renamed = [Double](), resident = [Resident]()
-    let total = followEdits(options), timed = min(total, 200)
-    // Sampling held memory walks the process's page tables: it starts after the timed edits
-    // (or for the last 20 when all are timed).
-    var held: HeldMemorySampler?
-    defer { _ = held?.stop() }
-    for k in 0..<total {
-        if k == min(timed, max(0, total - 20)) { held = HeldMemorySampler(events.pid) }
-        let (child, savedAt) = saveEdit(&file, edit, to: path)
-        let style = edit % 2
-        edit += 1
-        guard let lines = events.readLines(untilPrefix: #"{"event":"value""#, seconds: 30) else {
-            printError("large file: no events line for edit \(k)")
-            return
-        }
-        let latency = (now() - savedAt) * 1000
-        if !lines.contains(where: { $0.contains("\"\(PlayersFile.key(child))\"") }) {
-            printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
-        }
-        if k < timed { if style == 0 { inPlace.append(latency) } else { renamed.append(latency) } }
-        if (k + 1) % 100 == 0 || k == 0, let rss = settledResident(events.pid) { resident.append(rss) }
-    }
-    let all = inPlace + renamed
-    let p50 = Stats(all).median, p99 = percentile(all, 0.99)
-    let note = "\(all.count) edits, half in place (whole file rewritten), half by rename; in place p50 "
-        + "\(Report.fmt(Stats(inPlace).median)) p99 \(Report.fmt(percentile(inPlace, 0.99))) ms, rename p50 "
-        + "\(Report.fmt(Stats(renamed).median)) p99 \(Report.fmt(percentile(renamed, 0.99))) ms"
-    report.add(Figure(name: "large: edit → events line p50" + engine, unit: "ms", synctable: Stats(all),
-                      target: "≤ 40 ms", met: p50 <= 40, note: note))
-    report.add(Figure(name: "large: edit → events line p99" + engine, unit: "ms", synctable: Stats([p99]),
-                      target: "≤ 100 ms", met: p99 <= 100, note: "max \(Report.fmt(all.max() ?? .nan)) ms"))
-    addResidentFigure(report, "large: events resident while following \(total) edits" + engine, resident, size: file.bytes.count)
-    if let sampled = held?.stop() {
-        held = nil
-        addFollowingMemoryFigure(report, "large: events memory while following" + engine, resident, sampled, size: file.bytes.count)
-    }
-}
-
-/// What following costs against the file (issue 44): the memory the process holds at the last
-/// sample (steady) and the most it held while following (peak), each ÷ the file. Held memory is
-/// the kernel's proportional count (Pss): a page mapped twice counts once. Revisions that share
-/// a memory file's pages map the same page in two places, which the resident count (VmRSS,
-/// VmHWM; in the note) counts twice.
-private func addFollowingMemoryFigure(_ report: Report, _ name: String, _ samples: [Resident], _ held: (last: Int, peak: Int), size: Int) {
-    guard let last = samples.last, held.last > 0 else { return }
-    let file = Double(size), steady = Double(held.last) / file, peak = Double(held.peak) / file
-    func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
-    report.add(Figure(name: name, unit: "× file", synctable: Stats([steady]), target: "≤ 2.2× file, peak ≤ 2.5×",
-                      met: steady <= 2.2 && peak <= 2.5,
-                      note: "held (Pss) \(mb(held.last)) MB, peak \(mb(held.peak)) MB (\(Report.fmt(peak)) ×); resident (VmRSS) "
-                          + "\(mb(last.total)) MB (\(Report.fmt(Double(last.total) / file)) ×), VmHWM \(mb(last.peak)) MB (\(Report.fmt(Double(last.peak) / file)) ×)"))
-}
-
-/// Samples a process's held memory (Pss of `/proc/PID/smaps_rollup`) every 5 ms on a thread
-/// of its own until `stop`: a revision's read lasts tens of milliseconds.
-private final class HeldMemorySampler: @unchecked Sendable {
-    // @unchecked: the fields are read and written under `lock`.
-    private let lock = NSLock()
-    private var stopped = false, last = 0, peak = 0
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ pid: pid_t) {
-        Thread.detachNewThread { [self] in
-            while !lock.withLock({ stopped }) {
-                if let pss = Self.held(pid) { lock.withLock { (last, peak) = (pss, max(peak, pss)) } }
-                usleep(5_000)
-            }
-            done.signal()
-        }
-    }
-
-    /// Stops sampling: the last sample and the most seen, in bytes.
-    func stop() -> (last: Int, peak: Int) {
-        lock.withLock { stopped = true }
-        done.wait()
-        return lock.withLock { (last, peak) }
-    }
-
-    private static func held(_ pid: pid_t) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") })
-        else { return nil }
-        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
-    }
+    let total = options.followEdits ?? (options.quick ? 40 : 1_000)
+    let timed = min(400, total / 2), sampled = min(400, total - timed)
+    guard let figures = followEdits(binary: binary, path: path, file: &file, edit: &edit, timed: timed, sampled: sampled,
+                                    rest: total - timed - sampled)
+    else { return }
+    addLatencyRows(report, figures, prefix: "large", engine: engine, targets: (8, 40), tuned: &tuned)
+    addHeldMemoryRow(report, "large: events memory while following" + engine, figures, size: file.bytes.count, steadyTarget: 2.0,
+                     peakTarget: 2.3)
+    addResidentFigure(report, "large: events resident while following \(total - timed - sampled) edits" + engine, figures.resident,
+                      size: file.bytes.count)
 }
 
 /// The viewer following edits: the first 100 timed (edit → the edited child's key on the
@@ -246,10 +194,10 @@ private func largeViewerFollowing(
     }
     viewer.drain(for: 0.5)
     var latencies = [Double](), resident = [Resident]()
-    let total = followEdits(options), timed = min(total, 100)
+    let total = options.followEdits ?? (options.quick ? 40 : 1_000), timed = min(total, 100)
     var seen = 0
     for k in 0..<total {
-        let (child, savedAt) = saveEdit(&file, edit, to: path)
+        let (child, savedAt) = saveEdit(&file, edit, to: path, style(ofEdit: edit))
         edit += 1
         guard let at = viewer.waitFor(Array(PlayersFile.key(child).utf8), timeout: 30) else { continue }
         seen += 1
@@ -309,7 +257,8 @@ private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Res
 
 /// The viewer's first screen from the file (no cache), by child, limit 50: time until the
 /// first row is on the terminal, and peak memory.
-private func largeFirstScreen(_ report: Report, _ options: BenchOptions, binary: String, path: String, size: Int, engine: String) {
+private func largeFirstScreen(_ report: Report, _ options: BenchOptions, binary: String, path: String, size: Int, engine: String,
+                              prefix: String = "large", target: Double = 0.35) {
     let query = ["--path", "/players", "--order-by-child", "score", "--limit-to-first", "50"]
     let list = runCommand(binary, ["list", path] + query + ["--format", "jsonl"])
     guard list.status == 0, let first = jsonlKeys(list.output).first else {
@@ -325,10 +274,10 @@ private func largeFirstScreen(_ report: Report, _ options: BenchOptions, binary:
         viewer.stop()
     }
     let t = Stats(times), ratio = Stats(peaks.map { $0 / Double(size) })
-    report.add(Figure(name: "large: first screen, by child, limit 50, no cache" + engine, unit: "s", synctable: times.isEmpty ? nil : t,
-                      target: "≤ 0.35 s", met: !times.isEmpty && t.median <= 0.35,
+    report.add(Figure(name: "\(prefix): first screen, by child, limit 50, no cache" + engine, unit: "s", synctable: times.isEmpty ? nil : t,
+                      target: "≤ \(Report.fmt(target)) s", met: !times.isEmpty && t.median <= target,
                       note: "\(times.count) of \(options.quick ? 1 : 5) runs showed it"))
-    report.add(Figure(name: "large: first screen peak memory" + engine, unit: "× file", synctable: ratio,
+    report.add(Figure(name: "\(prefix): first screen peak memory" + engine, unit: "× file", synctable: ratio,
                       target: "≤ 2× file", met: ratio.median <= 2, note: "peak \(Report.fmt(Stats(peaks).median / 1e6)) MB"))
 }
 
@@ -439,20 +388,4 @@ private func timedWithPeak(_ argv: [String]) -> (Double, Double, Int32)? {
 /// RssFile; shared memory is the rest), and the most it has been resident (VmHWM), in bytes.
 struct Resident {
     var total = 0, anonymous = 0, file = 0, peak = 0
-}
-
-/// Resident size of process `pid` once the revision it just showed has settled (the previous
-/// revision released).
-private func settledResident(_ pid: pid_t) -> Resident? {
-    usleep(200_000)
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    var resident = Resident()
-    for line in status.split(separator: "\n") {
-        let kb = (Int(line.filter(\.isNumber)) ?? 0) * 1024
-        if line.hasPrefix("VmRSS:") { resident.total = kb }
-        if line.hasPrefix("RssAnon:") { resident.anonymous = kb }
-        if line.hasPrefix("RssFile:") { resident.file = kb }
-        if line.hasPrefix("VmHWM:") { resident.peak = kb }
-    }
-    return resident.total > 0 ? resident : nil
 }

@@ -10,6 +10,8 @@ struct BenchOptions: Sendable {
     var quick = false
     /// How many edits the large-file followers follow (1,000 unless given).
     var followEdits: Int?
+    /// Whether the 1 GB large-file group runs (minutes: a 1 GB file written per edit).
+    var gigabyte = false
 
     static func parse(_ args: [String]) -> BenchOptions {
         var o = BenchOptions()
@@ -19,9 +21,10 @@ struct BenchOptions: Sendable {
             case "--root" where i + 1 < args.count: o.root = args[i + 1]; i += 1
             case "--only" where i + 1 < args.count: o.only.append(args[i + 1]); i += 1
             case "--quick": o.quick = true
+            case "--gigabyte": o.gigabyte = true
             case "--follow-edits" where i + 1 < args.count: o.followEdits = Int(args[i + 1]); i += 1
             default:
-                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick, --follow-edits N)")
+                printError("synctable-bench: unknown option '\(args[i])' (use --root DIR, --only GROUP, --quick, --follow-edits N, --gigabyte)")
                 exit(2)
             }
             i += 1
@@ -62,8 +65,10 @@ let benchmarkGroups: [BenchmarkGroup] = [
     BenchmarkGroup(name: "search", run: runSearchBenchmarks),
     BenchmarkGroup(name: "large-file first-screen", run: runLargeFirstScreenBenchmarks),
     BenchmarkGroup(name: "large-file write", run: runLargeWriteBenchmarks),
+    BenchmarkGroup(name: "large-file edits", run: runLargeEditBenchmarks),
     BenchmarkGroup(name: "large-file follow", run: runLargeFollowBenchmarks),
     BenchmarkGroup(name: "large-file writer", run: runLargeWriterBenchmarks),
+    BenchmarkGroup(name: "large-file 1 GB", run: runGigabyteBenchmarks),
     BenchmarkGroup(name: "large-file views", run: runViewsBenchmarks),
     BenchmarkGroup(name: "history", run: runHistoryBenchmarks),
     BenchmarkGroup(name: "history across a sort", run: runHistoryAcrossSortBenchmark),

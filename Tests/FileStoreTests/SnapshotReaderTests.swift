@@ -4,6 +4,7 @@ import Glibc
 #endif
 @testable import FileStore
 import JSONTree
+import Synchronization
 import Testing
 import TestSupport
 
@@ -114,6 +115,51 @@ import TestSupport
         }
         writeFileInPlace(path, new)
         try Self.expectReadEnds(path, old: old, new: new)
+        // The same through shared pages (tuned): `old` read into a memory file, then a revision
+        // of it with a page written on each side of the seam (a copy-on-write mapping), then
+        // `new`, compared once with that last revision, page by page, by two threads.
+        let reader = SnapshotReader(tuning: .tuned, sharedPagesFrom: 1)
+        var between = old
+        between[seam - 3] &+= 7
+        between[seam + 4_097] &+= 7
+        var last: DocumentBytes?
+        for state in [old, between, new] {
+            writeFileInPlace(path, state)
+            let (snapshot, ends) = reader.read(path, comparingWith: last)
+            guard case .bytes(let bytes, _) = snapshot else {
+                Issue.record("not read: \(snapshot)")
+                return
+            }
+            #expect(bytes.array == state)
+            if let last {
+                let expected = Self.naiveEnds(last.array, state), measured = try #require(ends)
+                #expect(measured.prefix == expected.prefix && measured.suffix == expected.suffix, "\(measured) against \(expected)")
+            }
+            last = bytes
+        }
+    }
+
+    /// A read meets a writer at work at its first chunk (the file no longer its size when the
+    /// read began) and stops there, having kept nothing.
+    @Test func aReadStopsAtTheFirstChunkOnceTheFileChanges() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("growing.bin")
+        let old = [UInt8](repeating: 65, count: 3 << 20)
+        writeFileInPlace(path, old)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        defer { close(fd) }
+        var st = stat()
+        #expect(fstat(fd, &st) == 0)
+        let start = FileIdentity(st)
+        // The writer appends after the read began.
+        #expect(pwrite(fd, [UInt8(66)], 1, off_t(old.count)) == 1)
+        let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: old.count + 1)
+        defer { memory.deallocate() }
+        let target = RevisionTarget(base: memory, shared: nil, capacity: old.count + 1, start: start)
+        let part = readPart(fd, into: target, from: 0, to: old.count + 1, comparingWith: DocumentBytes(old))
+        #expect(part.changed && part.count == 0)
+        let seen = target.changed.seen.load(ordering: .relaxed)
+        #expect(seen)
     }
 
     /// Reads `path`, which holds `new`, comparing it with `old`: the bytes and their shared ends.

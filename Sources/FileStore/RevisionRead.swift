@@ -1,0 +1,133 @@
+// One part of a revision's read (`SnapshotReader.read`): bytes read chunk by chunk into the
+// revision's memory, each chunk compared with the last revision while it is still in the cache,
+// and the read given up as soon as the file is seen changing.
+#if canImport(Glibc)
+import Glibc
+#endif
+import EngineMemory
+import JSONTree
+import Synchronization
+import StoreInterface
+
+/// Where a read writes a revision's bytes: at `base`, and, when `base` is a copy-on-write
+/// mapping of the memory file mapped at `shared` too, only where they differ from it. Its parts
+/// (one per thread) share `changed`.
+struct RevisionTarget: @unchecked Sendable {
+    // @unchecked: each thread of a read writes its own part.
+    let base: UnsafeMutablePointer<UInt8>
+    let shared: UnsafePointer<UInt8>?
+    /// Bytes at `base` (whole pages for a mapping).
+    let capacity: Int
+    /// The file as it was when the read began.
+    let start: FileIdentity
+    /// Set by the part that sees the file change: the other stops at its next chunk.
+    let changed = Changed()
+
+    final class Changed: Sendable {
+        let seen = Atomic<Bool>(false)
+    }
+}
+
+/// What a part of a read found.
+struct PartRead {
+    /// Bytes read.
+    var count = 0
+    /// The error that stopped the read, 0 for none.
+    var failure: Int32 = 0
+    /// The part's comparison with the last revision (nil without one).
+    var comparison: EndsComparison?
+    /// Pieces of pages written over shared ones, and their pages.
+    var written = 0
+    var pages: PageSet
+    /// The file changed while it was read (its size or modification time): the bytes may mix
+    /// two writes.
+    var changed = false
+
+    /// This part (bytes `0..<end`) followed by `later`, which starts at `end`.
+    func followed(by later: PartRead, at end: Int) -> PartRead {
+        var whole = self
+        whole.count = count < end ? count : end + later.count
+        whole.failure = failure != 0 ? failure : later.failure
+        whole.comparison = comparison.map { $0.followed(by: later.comparison!) }
+        whole.written += later.written
+        whole.pages = pages.union(later.pages)
+        whole.changed = changed || later.changed
+        return whole
+    }
+}
+
+/// Reads bytes `from..<to` of `fd` into `target` at the same offsets, or up to the end of the
+/// file; with `old`, compares each chunk with it while the chunk is still in the cache (the
+/// bytes of the first `old.count` only: one more means the file grew). Into a copy-on-write
+/// mapping (whose `old` is one of the same memory file, of the same length), each chunk is read
+/// into a buffer of its own and compared once, page by page: the pages that differ are written,
+/// and the same comparison gives the shared ends.
+///
+/// After each chunk the file's size and modification time are checked against the read's start:
+/// a writer rewriting the file in place is met at its first chunk (the file growing), and the
+/// read stops there rather than copy and compare a half-written file, and hold it.
+func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comparingWith old: DocumentBytes?) -> PartRead {
+    let expected = Int(target.start.size)
+    var part = PartRead(comparison: old.map { EndsComparison(oldCount: $0.count, newCount: expected) },
+                        pages: PageSet(bytes: target.shared == nil ? 0 : target.capacity))
+    // Small chunks when comparing, so that each is compared while in the cache.
+    let chunk = old == nil ? 64 << 20 : readChunk
+    let buffer = target.shared == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    defer { buffer?.deallocate() }
+    var offset = from
+    while offset < to {
+        let into = buffer ?? target.base + offset
+        let n = pread(fd, into, min(to - offset, chunk), off_t(offset))
+        if n < 0 {
+            if errno == EINTR { continue }
+            part.failure = errno
+            break
+        }
+        if n == 0 { break }
+        if offset + n > expected || target.changed.seen.load(ordering: .relaxed) || fileChanged(fd, since: target.start) {
+            target.changed.seen.store(true, ordering: .relaxed)
+            part.changed = true
+            break
+        }
+        take(UnsafeRawBufferPointer(start: into, count: n), at: offset, into: target, comparingWith: old, &part)
+        offset += n
+    }
+    part.count = offset - from
+    return part
+}
+
+/// Takes a chunk just read (`chunk`, bytes `offset…` of the file) into `target`, and compares it
+/// with `old`.
+private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, comparingWith old: DocumentBytes?,
+                  _ part: inout PartRead) {
+    let new = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    guard let old else {
+        if let shared = target.shared {
+            part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages)
+        }
+        return
+    }
+    old.withUnsafeBufferPointer { o in
+        guard let shared = target.shared else { return part.comparison!.add(new, from: offset, count: chunk.count, old: o) }
+        // `old` maps the same memory file: where it wrote no page of its own, its bytes are the
+        // file's, and one comparison answers both questions.
+        var comparison = part.comparison!
+        part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages,
+                                            last: (old.writtenPages, o.baseAddress!)) { piece in
+            comparison.add(piece, new + (piece.offset - offset), old: o.baseAddress!)
+        }
+        part.comparison = comparison
+    }
+}
+
+/// Whether the file open as `fd` is no longer as it was at `start` (its size or modification
+/// time), or cannot be asked.
+private func fileChanged(_ fd: Int32, since start: FileIdentity) -> Bool {
+    var now = stat()
+    guard fstat(fd, &now) == 0 else { return true }
+    let identity = FileIdentity(now)
+    return identity.size != start.size || identity.modified != start.modified
+}
+
+/// Bytes read per `read(2)`: small enough that a chunk is still in the cache when it is compared.
+let readChunk = 1 << 20

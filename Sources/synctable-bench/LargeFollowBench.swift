@@ -1,0 +1,215 @@
+// `synctable events` following a large file edited by another process (issues 44 and 54): how
+// long an edit takes to reach its events line, in place and by rename, and the memory held
+// meanwhile, tuned and plain side by side in the same run.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The query both followers use: the 20 best scores, which every edit enters.
+let topScores = ["--path", "/players", "--order-by-child", "score", "--limit-to-last", "20"]
+
+/// How an edit is saved.
+enum SaveStyle: CaseIterable {
+    /// `open(O_TRUNC)`, one `write`, `close`: the whole file rewritten where it is, as editors
+    /// that keep the inode do.
+    case inPlace
+    /// A temporary file written, then renamed over the file.
+    case renamed
+}
+
+/// Saves `file` with child `edit`'s pick given a score above every generated one, `style`;
+/// with `lengthChange`, a score one digit longer or back (the file's length changes). Returns
+/// the child and the monotonic time right after the write's close or rename.
+func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String, _ style: SaveStyle,
+              lengthChange: Bool = false) -> (child: Int, savedAt: Double) {
+    let child = Int(UInt64(edit + 1) &* 0x9E37_79B9 % UInt64(file.children))
+    // Seven digits are above every six-digit score: the child still enters the top.
+    file.setScore(child, lengthChange && edit % 4 < 2 ? 1_000_000 + edit : 900_000 + edit % 100_000)
+    switch style {
+    case .inPlace:
+        writeFileInPlace(path, file.bytes)
+    case .renamed:
+        writeFileInPlace(path + ".tmp", file.bytes)
+        rename(path + ".tmp", path)
+    }
+    return (child, now())
+}
+
+/// The style of edit `k` of a follower: in place and by rename in turn.
+func style(ofEdit k: Int) -> SaveStyle { k % 2 == 0 ? .inPlace : .renamed }
+
+/// What a follower measured: latencies by style, held memory (Pss) sampled every 5 ms over
+/// the sampled edits, and the resident counts after them.
+struct FollowFigures {
+    var latencies: [SaveStyle: [Double]] = [.inPlace: [], .renamed: []]
+    /// Held memory once settled after the sampled edits, and the most sampled during them.
+    var held: (last: Int, peak: Int)?
+    var resident: [Resident] = []
+    var hwmAfterReset: Resident?
+    var missed = 0
+    var all: [Double] { latencies[.inPlace]! + latencies[.renamed]! }
+
+    /// Ends the sampled edits: the peak sampled, then, once the last revision has settled, the
+    /// resident counts and the held memory.
+    mutating func stopSampling(_ sampler: HeldMemorySampler, _ pid: pid_t) {
+        let sampled = sampler.stop()
+        hwmAfterReset = settledResident(pid)
+        let steady = HeldMemorySampler.held(pid) ?? sampled.last
+        held = (steady, max(sampled.peak, steady))
+    }
+}
+
+/// Follows `timed` edits (half in place, half by rename) timing each edit → events line with
+/// nothing else sampling the process, then `sampled` more with its held memory sampled every
+/// 5 ms (walking its page tables would add to the latencies) and its VmHWM reset before them;
+/// then `rest` more, the resident size after every 100th. Nil when the follower did not start.
+func followEdits(binary: String, path: String, file: inout PlayersFile, edit: inout Int, timed: Int, sampled: Int, rest: Int = 0,
+                 lengthChanges: Bool = false) -> FollowFigures? {
+    guard let events = LineReadingProcess([binary, "events", path] + topScores) else { return nil }
+    defer { events.stop() }
+    guard events.readLines(untilPrefix: #"{"event":"value""#, seconds: 600) != nil else {
+        printError("large file: synctable events printed no first window")
+        return nil
+    }
+    var figures = FollowFigures()
+    var sampler: HeldMemorySampler?
+    defer { _ = sampler?.stop() }
+    for k in 0..<(timed + sampled + rest) {
+        if k == timed {
+            resetPeakResident(events.pid)
+            sampler = HeldMemorySampler(events.pid)
+        }
+        if k == timed + sampled, let s = sampler {
+            figures.stopSampling(s, events.pid)
+            sampler = nil
+        }
+        let saveStyle = style(ofEdit: k)
+        let (child, savedAt) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
+        edit += 1
+        guard let lines = events.readLines(untilPrefix: #"{"event":"value""#, seconds: 60) else {
+            printError("large file: no events line for edit \(k)")
+            return figures
+        }
+        let latency = (now() - savedAt) * 1000
+        if !lines.contains(where: { $0.contains("\"\(PlayersFile.key(child))\"") }) {
+            printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
+            figures.missed += 1
+        }
+        if k < timed { figures.latencies[saveStyle]!.append(latency) }
+        if k >= timed + sampled && ((k + 1) % 100 == 0 || k == timed + sampled), let rss = settledResident(events.pid) {
+            figures.resident.append(rss)
+        }
+    }
+    if let s = sampler {
+        figures.stopSampling(s, events.pid)
+        sampler = nil
+    }
+    return figures
+}
+
+/// The edit → events rows of one engine. Tuned rows carry the issue's targets; plain rows are
+/// judged against tuned's figure of the same run (`tuned`, by row name), within 2×.
+func addLatencyRows(_ report: Report, _ figures: FollowFigures, prefix: String, engine: String, targets: (p50: Double, p99: Double?),
+                    tuned: inout [String: Double]) {
+    let all = figures.all
+    let inPlace = figures.latencies[.inPlace]!, renamed = figures.latencies[.renamed]!
+    let rows: [(String, [Double], Double, Double?)] = [
+        ("edit → events line p50", all, Stats(all).median, targets.p50),
+        ("edit → events line p99", all, percentile(all, 0.99), targets.p99),
+        ("edit → events line, in place p50", inPlace, Stats(inPlace).median, targets.p50),
+        ("edit → events line, temp+rename p50", renamed, Stats(renamed).median, targets.p50),
+    ]
+    for (row, samples, value, target) in rows {
+        let name = "\(prefix): \(row)"
+        let stats = row.hasSuffix("p99") ? Stats([value]) : Stats(samples)
+        let note = "\(samples.count) edits; p99 \(Report.fmt(percentile(samples, 0.99))) ms, max \(Report.fmt(samples.max() ?? .nan)) ms"
+            + (figures.missed > 0 ? "; \(figures.missed) edits missing from their events" : "")
+        if engine.isEmpty {
+            tuned[name] = value
+            report.add(Figure(name: name, unit: "ms", synctable: stats, target: target.map { "≤ \(Report.fmt($0)) ms" } ?? "-",
+                              met: target.map { value <= $0 && figures.missed == 0 }, note: note))
+        } else {
+            let peer = tuned[name]
+            report.add(Figure(name: name + engine, unit: "ms", synctable: stats,
+                              target: "≤ 2× tuned" + (peer.map { " (\(Report.fmt(2 * $0)) ms)" } ?? ""),
+                              met: peer.map { value <= 2 * $0 && figures.missed == 0 },
+                              ratio: peer.map { value / $0 }, note: "× tuned in the ratio column; " + note))
+        }
+    }
+}
+
+/// Memory held while following (issues 44 and 54): held memory (Pss) at the last sample
+/// (steady) and the most sampled (peak), each ÷ the file. A page mapped twice counts once in
+/// Pss; the resident counts (VmRSS, and VmHWM since it was reset before the sampled edits) count
+/// it twice, and are in the note.
+func addHeldMemoryRow(_ report: Report, _ name: String, _ figures: FollowFigures, size: Int, steadyTarget: Double, peakTarget: Double?) {
+    guard let held = figures.held, held.last > 0 else {
+        report.add(Figure(name: name, unit: "× file", synctable: nil, target: "-", met: false, note: "no sample"))
+        return
+    }
+    let file = Double(size), steady = Double(held.last) / file, peak = Double(held.peak) / file
+    func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
+    let hwm = figures.hwmAfterReset.map { "; VmRSS \(mb($0.total)) MB, VmHWM \(mb($0.peak)) MB (\(Report.fmt(Double($0.peak) / file)) ×)" } ?? ""
+    let target = "steady ≤ \(Report.fmt(steadyTarget))×" + (peakTarget.map { ", peak ≤ \(Report.fmt($0))×" } ?? "")
+    report.add(Figure(name: name, unit: "× file", synctable: Stats([steady]), target: target,
+                      met: steady <= steadyTarget && peakTarget.map { peak <= $0 } ?? true,
+                      note: "held (Pss) \(mb(held.last)) MB, peak \(mb(held.peak)) MB (\(Report.fmt(peak)) ×)" + hwm))
+}
+
+/// Samples a process's held memory (Pss of `/proc/PID/smaps_rollup`) every 5 ms on a thread
+/// of its own until `stop`: a revision's read lasts tens of milliseconds.
+final class HeldMemorySampler: @unchecked Sendable {
+    // @unchecked: the fields are read and written under `lock`.
+    private let lock = NSLock()
+    private var stopped = false, last = 0, peak = 0
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pid: pid_t) {
+        Thread.detachNewThread { [self] in
+            while !lock.withLock({ stopped }) {
+                if let pss = Self.held(pid) { lock.withLock { (last, peak) = (pss, max(peak, pss)) } }
+                usleep(5_000)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops sampling: the last sample and the most seen, in bytes.
+    func stop() -> (last: Int, peak: Int) {
+        lock.withLock { stopped = true }
+        done.wait()
+        return lock.withLock { (last, peak) }
+    }
+
+    static func held(_ pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") })
+        else { return nil }
+        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+    }
+}
+
+/// Resets a process's VmHWM to its resident size now (`clear_refs` 5), so that it tells the
+/// peak of what follows rather than of the first read.
+func resetPeakResident(_ pid: pid_t) {
+    guard let f = fopen("/proc/\(pid)/clear_refs", "w") else { return }
+    fputs("5", f)
+    fclose(f)
+}
+
+/// Resident size of process `pid` once the revision it just showed has settled (the previous
+/// revision released).
+func settledResident(_ pid: pid_t) -> Resident? {
+    usleep(200_000)
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    var resident = Resident()
+    for line in status.split(separator: "\n") {
+        let kb = (Int(line.filter(\.isNumber)) ?? 0) * 1024
+        if line.hasPrefix("VmRSS:") { resident.total = kb }
+        if line.hasPrefix("RssAnon:") { resident.anonymous = kb }
+        if line.hasPrefix("RssFile:") { resident.file = kb }
+        if line.hasPrefix("VmHWM:") { resident.peak = kb }
+    }
+    return resident.total > 0 ? resident : nil
+}
