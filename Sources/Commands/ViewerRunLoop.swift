@@ -27,6 +27,12 @@ func runLoop(_ viewer: Viewer, store: any LiveStore, terminal: Terminal, stop: S
         _exit(128 + signal)
     }
     defer { stop?.stopListening() }
+    let heldKeys = HeldLoopKeys(inputFD: terminal.inputFD) {
+        Terminal.restoreFromAnyThread()
+        endRunningCommands()
+        _exit(0)
+    }
+    defer { heldKeys.end() }
     var fds = [pollfd(fd: terminal.inputFD, events: Int16(POLLIN), revents: 0),
                pollfd(fd: stop?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
     fds += store.pollDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -35,7 +41,10 @@ func runLoop(_ viewer: Viewer, store: any LiveStore, terminal: Terminal, stop: S
     while viewer.isRunning {
         viewer.render()
         for i in fds.indices { fds[i].revents = 0 }
-        let ready = poll(&fds, nfds_t(fds.count), pollTimeout(viewer.nextDeadline))
+        let typedMeanwhile = heldKeys.waiting()
+        terminal.pushBack(typedMeanwhile)
+        let ready = poll(&fds, nfds_t(fds.count), typedMeanwhile.isEmpty ? pollTimeout(viewer.nextDeadline) : 0)
+        heldKeys.working()
         if ready < 0 && errno != EINTR { return 1 }
         // Ctrl-C first stops a search that is running, as Esc does; then it quits.
         if fds[1].revents != 0, let signal = stop?.take(), !(signal == SIGINT && viewer.interrupt()) { return 128 + signal }

@@ -99,6 +99,19 @@ struct ViewerSafetyTests {
         try started.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
     }
 
+    // Issue 47 item 10: a jq program that never ends (libjq has no time bound) held the loop at
+    // "reading…", and q went unread; keys typed while the loop works are kept, not lost.
+    @Test("q quits while a jq program that never ends holds the viewer")
+    func qQuitsAViewerHeldByAnEndlessProgram() throws {
+        let folder = ScratchFolder(underTmp: true)
+        let file = folder.file("names.json")
+        try save(#"{"players": {"a": {"name": "ann"}}}"#, to: file, style: .inPlace)
+        let session = try TmuxSession(viewer: try viewerCommand([file, "--path", "/players", "--where", "last(range(1e15)) > 0"]))
+        try session.waitFor("the read under way") { $0.contains("reading") }
+        try session.send("j", "q")
+        try session.waitFor("the shell back", history: true) { $0.contains("EXITED 0") }
+    }
+
     // Issue 13 item 2: `y` put the raw bytes of a hostile key on the clipboard.
     @Test("y refuses to copy a path holding control characters, and says so")
     func yRefusesControlCharacters() throws {

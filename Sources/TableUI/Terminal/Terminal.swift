@@ -181,6 +181,14 @@ public final class Terminal {
         }
     }
 
+    /// Puts `bytes` (read from the input by another thread while this one was busy) back in
+    /// front of the input, in order: the next `readKey` calls decode them as typed.
+    public func pushBack(_ bytes: [UInt8]) {
+        guard !restored else { return }
+        // ncurses' queue takes a pushed-back byte at its head: the last byte goes first.
+        for byte in bytes.reversed() { _ = ungetch(Int32(byte)) }
+    }
+
     /// Makes the next flush clear the screen and draw every cell again: for Ctrl-L, after
     /// another program wrote over the screen behind ncurses' back.
     public func repaintFully() {
