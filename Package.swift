@@ -8,6 +8,7 @@ import PackageDescription
 // CJSONScan, EngineMemory → JSONTree → LiveQuery → StoreInterface → FileStore, RemoteStore (a
 // database URL as a live store: REST and its event stream, on AsyncHTTPClient), SyncedArray;
 // Sequences (one longest increasing subsequence) → LiveQuery, TableUI, LiveViews;
+// SeededRandom (one seeded generator) → the bench, the table demo, the tests' support;
 // FileStore, Rules → Serve (on Hummingbird); JSONTree → Rules;
 // CRE2 → LinearRegex → Rules, Expressions (regular expressions in linear time, on RE2); CJQ → Expressions (libjq);
 // StoreInterface → CommandStore (a command run every interval) → Headless;
@@ -69,6 +70,8 @@ let package = Package(
         .target(name: "JSONTree", dependencies: ["CJSONScan", "EngineMemory"], linkerSettings: [.linkedLibrary("m")]),
         // One longest increasing subsequence for every module that keeps rows in place.
         .target(name: "Sequences"),
+        // One seeded random generator (SplitMix64) for the bench's inputs, the demo and the property tests.
+        .target(name: "SeededRandom"),
         .target(name: "LiveQuery", dependencies: ["JSONTree", "EngineMemory", "Sequences"]),
         // RE2 (Debian's libre2-dev), C++ behind a small C face: a pattern from a client or a
         // prompt can make matching slow in a backtracking engine, never in RE2.
@@ -158,18 +161,18 @@ let package = Package(
         // The program's edge: the process-wide settings and the quitting signals, then a command.
         .executableTarget(
             name: "synctable",
-            dependencies: ["Commands", "Headless", "JSONTree", "CommandStore"]
+            dependencies: ["Commands", "Headless", "JSONTree", "CommandStore", "TableUI"]
         ),
         // A small program showing the table widget alone; the widget's terminal test drives it.
-        .executableTarget(name: "tabledemo", dependencies: ["TableUI"]),
+        .executableTarget(name: "tabledemo", dependencies: ["TableUI", "SeededRandom"]),
         // `make bench`: one report of SyncTable's speed against its peers.
         .executableTarget(
             name: "synctable-bench",
             dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews", "KeyedStore",
-                           "Expressions", "Journal", "CommandStore", "StoreInterface"]
+                           "Expressions", "Journal", "CommandStore", "StoreInterface", "SeededRandom"]
         ),
         // A seeded random generator shared by the property tests.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineMemoryTests", dependencies: ["EngineMemory", "TestSupport"]),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "EngineMemory", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport", "Expressions", "Sequences"]),
@@ -198,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "ServeTests",
             dependencies: [
-                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport",
+                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,7 +2,8 @@
 // truncates the file meanwhile makes the pages past its new end raise SIGBUS. The handler
 // here puts a zero page in place of the lost one and notes it; the reader then sees the file
 // changed (its inotify watch and its stat say so) and reads it again. A fault anywhere else
-// goes to the handler that was installed before.
+// goes to the handler that was installed before. The handler is the program's to install
+// (`mapped_file_install_guard`, from its edge): until it does, nothing is mapped.
 #define _GNU_SOURCE
 #include "CEngineMemory.h"
 #include <errno.h>
@@ -23,6 +24,7 @@ static _Atomic uintptr_t ends[SLOTS];
 static _Atomic int lost[SLOTS];
 static pthread_mutex_t slotsLock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t installOnce = PTHREAD_ONCE_INIT;
+static _Atomic int installed;
 static struct sigaction previous;
 static uintptr_t pageSize;
 
@@ -62,7 +64,10 @@ static void install(void) {
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     sigaction(SIGBUS, &action, &previous);
+    atomic_store(&installed, 1);
 }
+
+void mapped_file_install_guard(void) { pthread_once(&installOnce, install); }
 
 // Takes a free slot for `length` bytes at `base`; 0 when all are taken.
 static int claimSlot(void *base, size_t length, int *slot) {
@@ -88,7 +93,10 @@ static void freeSlot(int slot) {
 }
 
 const void *mapped_file_map(int fd, size_t length, int populate, int *slot) {
-    pthread_once(&installOnce, install);
+    if (!atomic_load(&installed)) {
+        errno = ENOTSUP;
+        return NULL;
+    }
     void *base = mmap(NULL, length, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
     if (base == MAP_FAILED) return NULL;
     if (claimSlot(base, length, slot)) return base;

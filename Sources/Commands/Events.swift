@@ -39,31 +39,21 @@ struct Events: ParsableCommand {
     @Argument(help: "The JSON file to watch ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
-    @OptionGroup var query: QueryOptions
-    @OptionGroup var input: InputOptions
-    @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var keyed: KeyOptions
-    @OptionGroup var revisions: RevisionOptions
+    @OptionGroup var source: SourceOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "
             + "missing or unreadable (an error line) counts as a revision too.", valueName: "N"))
     var exitAfterRevisions: Int?
 
-    func validate() throws {
-        if let n = exitAfterRevisions, n < 1 {
-            throw ValidationError("--exit-after-revisions must be a positive integer, not \(n)")
-        }
-    }
+    func validate() throws { try validateExitAfterRevisions(exitAfterRevisions) }
 
     func run() throws {
-        let (location, filter) = try query.locationAndQuery()
-        var options = FileStore.Options(format: file == "-" ? .jsonLines : input.format(of: file))
-        let fold = try keyed.fold()
+        let (location, filter) = try source.query.locationAndQuery()
+        var options = FileStore.Options(format: file == "-" ? .jsonLines : source.input.format(of: file))
+        let fold = try source.keyed.fold()
         if options.format == .jsonLines, file != "-", fold == nil, let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
-        let store = try openStore(file, credential: remote.credential, file: options, firstWindow: (location, filter),
-                                  command: try watch.source(file), keyedBy: fold, extras: try revisions.extras(), location: location)
+        let store = try source.open(file, options, at: location, query: filter, keyedBy: fold)
         try printEvents(of: store, at: location, query: filter, exitAfterRevisions: exitAfterRevisions)
     }
 }

@@ -29,12 +29,7 @@ struct History: ParsableCommand {
     @Argument(help: "The JSON file to watch, or a database URL (http(s)://…/location).")
     var file: String
 
-    @OptionGroup var query: QueryOptions
-    @OptionGroup var input: InputOptions
-    @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var keyed: KeyOptions
-    @OptionGroup var revisions: RevisionOptions
+    @OptionGroup var source: SourceOptions
 
     @Flag(help: "Keep printing each revision's changes as they come.")
     var follow = false
@@ -42,17 +37,12 @@ struct History: ParsableCommand {
     @Option(help: ArgumentHelp("With --follow: exit after N revisions that changed the window.", valueName: "N"))
     var exitAfterRevisions: Int?
 
-    func validate() throws {
-        if let n = exitAfterRevisions, n < 1 {
-            throw ValidationError("--exit-after-revisions must be a positive integer, not \(n)")
-        }
-    }
+    func validate() throws { try validateExitAfterRevisions(exitAfterRevisions) }
 
     func run() throws {
-        let (location, filter) = try query.locationAndQuery()
-        let store = try openStore(file, credential: remote.credential, file: FileStore.Options(format: input.format(of: file)),
-                                  firstWindow: (location, filter), command: try watch.source(file),
-                                  keyedBy: try keyed.fold(), extras: try revisions.extras(), location: location)
+        let (location, filter) = try source.query.locationAndQuery()
+        let store = try source.open(file, FileStore.Options(format: source.input.format(of: file)), at: location, query: filter,
+                                    keyedBy: try source.keyed.fold())
         try printHistory(of: store, at: location, query: filter, follow: follow, exitAfterRevisions: exitAfterRevisions)
     }
 }

@@ -29,12 +29,7 @@ struct List: ParsableCommand {
     @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
-    @OptionGroup var query: QueryOptions
-    @OptionGroup var input: InputOptions
-    @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var keyed: KeyOptions
-    @OptionGroup var revisions: RevisionOptions
+    @OptionGroup var source: SourceOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -61,24 +56,24 @@ struct List: ParsableCommand {
         let path: Path
         let query: Query
         let columns = try computed.columns()
-        do { (path, query) = try self.query.resolved(computed: columns) } catch { throw CommandError("\(error)") }
+        do { (path, query) = try source.query.resolved(computed: columns) } catch { throw CommandError("\(error)") }
         if explain {
-            let order = try? self.query.computedOrder(among: columns)
-            writeOut(Array(explanation(filter: try? self.query.condition(), order: order, computed: columns).utf8))
+            let order = try? source.query.computedOrder(among: columns)
+            writeOut(Array(explanation(filter: try? source.query.condition(), order: order, computed: columns).utf8))
             return
         }
         let choice = try self.columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
-        let fold = try keyed.fold()
-        if let document = try listedDocument(file, command: try watch.source(file), fold: fold, extras: try revisions.extras(), location: path) {
+        let fold = try source.keyed.fold()
+        if let document = try listedDocument(file, command: try source.watch.source(file), fold: fold, extras: try source.revisions.extras(), location: path) {
             return print(Window(query: query, path: path, document: document), choice: choice, computed: columns)
         }
         if let url = try databaseURL(file) {
-            return print(try remoteWindow(url, remote.credential, path: path, query: query), choice: choice, computed: columns)
+            return print(try remoteWindow(url, source.remote.credential, path: path, query: query), choice: choice, computed: columns)
         }
-        let reading: FileStore.Format = file == "-" ? (input.input == .jsonl ? .jsonLines : .json) : input.format(of: file)
+        let reading: FileStore.Format = file == "-" ? (source.input.input == .jsonl ? .jsonLines : .json) : source.input.format(of: file)
         // A fold reads every record, not only those the query's window needs.
         let document = try readDocument(file, format: reading, path: path, query: fold == nil ? query : Query(), maxSize: maxSize,
-                                        valuesAllowed: input.input != .json)
+                                        valuesAllowed: source.input.input != .json)
         print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice, computed: columns)
     }
 

@@ -21,7 +21,8 @@ public struct EngineTuning: Sendable, Hashable, CustomStringConvertible {
     public var secondThread: Bool
     /// A large file's first revision parsed from its mapping while a thread copies it behind
     /// the parse; a mapped page the file loses to a truncation reads as zeroes (a `SIGBUS`
-    /// handler), and the read is made again (docs/engine/mapped-first-read.md).
+    /// handler the program installs, `guardMappedReads()`), and the read is made again
+    /// (docs/engine/mapped-first-read.md).
     public var mappedReads: Bool
     /// glibc's mapping and trimming thresholds fixed at 128 KiB, so that a long-running
     /// follower's heaps give back what they free (docs/engine/malloc-thresholds.md).
@@ -46,6 +47,12 @@ public struct EngineTuning: Sendable, Hashable, CustomStringConvertible {
         self.fixedMallocThresholds = fixedMallocThresholds
         self.replacedFileHelper = replacedFileHelper
     }
+
+    /// Installs the process-wide `SIGBUS` handler that mapped reads need (a page a truncation
+    /// took reads as zeroes; a fault anywhere else goes to the handler installed before it).
+    /// For the program's edge, after any crash handler of its own; once is enough. Until a
+    /// program calls it, `mappedReads` reads files instead of mapping them.
+    public static func guardMappedReads() { MappedFile.installGuard() }
 
     /// The process's tuning: `.plain` until `adopt()` is called.
     public static var current: EngineTuning { EngineTuning(bits: currentBits.load(ordering: .relaxed)) }

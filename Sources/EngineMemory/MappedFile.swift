@@ -1,7 +1,8 @@
 // A file's pages mapped for reading (tuned: `mappedReads`), guarded against the file shrinking
 // meanwhile: a page another process's truncation took reads as zeroes instead of ending the
-// process with SIGBUS. The guard is a process-wide SIGBUS handler, installed by the first
-// mapping: why plain reads never map.
+// process with SIGBUS. The guard is a process-wide SIGBUS handler, which only the program's
+// edge installs (`EngineTuning.guardMappedReads()`): until then nothing is mapped, and plain
+// reads never map.
 import CEngineMemory
 
 /// The first `count` bytes of an open file, mapped read-only and guarded, until `unmap`.
@@ -11,8 +12,8 @@ package struct MappedFile: @unchecked Sendable {
     private let slot: Int32
 
     /// Maps `count` bytes of `fd` (at least one); with `populate`, every page at once (else
-    /// each as it is first read). Nil where `tuning` has no mapped reads, or the file cannot be
-    /// mapped, or 64 mappings are guarded already.
+    /// each as it is first read). Nil where `tuning` has no mapped reads, the program installed
+    /// no guard, the file cannot be mapped, or 64 mappings are guarded already.
     package init?(_ fd: Int32, count: Int, populate: Bool, tuning: EngineTuning) {
         guard tuning.mappedReads, count > 0 else { return nil }
         var slot: Int32 = 0
@@ -22,6 +23,9 @@ package struct MappedFile: @unchecked Sendable {
 
     /// Whether a page was found gone since the file was mapped (read as zeroes).
     package var lostPages: Bool { mapped_file_lost_pages(slot) != 0 }
+
+    /// Installs the guard (process-wide, once): see `EngineTuning.guardMappedReads()`.
+    package static func installGuard() { mapped_file_install_guard() }
 
     /// Unmaps the file; its bytes are not read after.
     package func unmap() { mapped_file_unmap(slot) }

@@ -62,6 +62,19 @@ public enum JSON: Sendable {
 /// The six kinds of JSON value.
 public enum JSONKind: Sendable, Hashable {
     case null, bool, number, string, array, object
+
+    /// The kind of a well-formed value whose first byte is `byte` (a parsed node's, on its tape).
+    @inlinable
+    public init(firstByte byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "{"): self = .object
+        case UInt8(ascii: "["): self = .array
+        case UInt8(ascii: "\""): self = .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): self = .bool
+        case UInt8(ascii: "n"): self = .null
+        default: self = .number
+        }
+    }
 }
 
 /// A JSON number: its spelling as written, and its value as a `Double`.

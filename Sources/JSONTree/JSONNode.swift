@@ -18,16 +18,7 @@ public struct JSONNode: Sendable {
     @usableFromInline var entry: TapeEntry { document.tape[index] }
     @usableFromInline var firstByte: UInt8 { document.bytes[Int(entry.start)] }
 
-    public var kind: JSONKind {
-        switch firstByte {
-        case UInt8(ascii: "{"): .object
-        case UInt8(ascii: "["): .array
-        case UInt8(ascii: "\""): .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): .bool
-        case UInt8(ascii: "n"): .null
-        default: .number
-        }
-    }
+    public var kind: JSONKind { JSONKind(firstByte: firstByte) }
 
     public var isContainer: Bool { entry.isContainer }
 
@@ -140,24 +131,30 @@ extension JSONNode {
     /// The elements of an array in order; empty for other kinds.
     public var elements: Elements { Elements(node: self) }
 
+    /// Where a container's children lie on the tape: empty when the node is not of the kind asked.
+    struct ChildSpan: Sendable {
+        let document: JSONDocument
+        var position: Int
+        let end: Int
+        init(_ node: JSONNode, ifKind kind: JSONKind) {
+            document = node.document
+            (position, end) = node.kind == kind ? (node.index + 2, node.nextIndex) : (0, 0)
+        }
+        var node: JSONNode { JSONNode(document: document, index: position) }
+    }
+
     /// An object's members: `(key, value)`, where `key` is a string node.
     public struct Members: Sequence, Sendable {
         let node: JSONNode
         public var underestimatedCount: Int { node.kind == .object ? node.count : 0 }
-        public func makeIterator() -> Iterator {
-            node.kind == .object
-                ? Iterator(document: node.document, position: node.index + 2, end: node.nextIndex)
-                : Iterator(document: node.document, position: 0, end: 0)
-        }
+        public func makeIterator() -> Iterator { Iterator(span: ChildSpan(node, ifKind: .object)) }
         public struct Iterator: IteratorProtocol {
-            let document: JSONDocument
-            var position: Int
-            let end: Int
+            var span: ChildSpan
             public mutating func next() -> (key: JSONNode, value: JSONNode)? {
-                while position < end {
-                    let key = JSONNode(document: document, index: position)
-                    let value = JSONNode(document: document, index: position + 1)
-                    position = value.nextIndex
+                while span.position < span.end {
+                    let key = span.node
+                    let value = JSONNode(document: span.document, index: span.position + 1)
+                    span.position = value.nextIndex
                     if key.entry.word & Tape.shadowed == 0 { return (key, value) }
                 }
                 return nil
@@ -168,19 +165,13 @@ extension JSONNode {
     public struct Elements: Sequence, Sendable {
         let node: JSONNode
         public var underestimatedCount: Int { node.kind == .array ? node.count : 0 }
-        public func makeIterator() -> Iterator {
-            node.kind == .array
-                ? Iterator(document: node.document, position: node.index + 2, end: node.nextIndex)
-                : Iterator(document: node.document, position: 0, end: 0)
-        }
+        public func makeIterator() -> Iterator { Iterator(span: ChildSpan(node, ifKind: .array)) }
         public struct Iterator: IteratorProtocol {
-            let document: JSONDocument
-            var position: Int
-            let end: Int
+            var span: ChildSpan
             public mutating func next() -> JSONNode? {
-                guard position < end else { return nil }
-                let node = JSONNode(document: document, index: position)
-                position = node.nextIndex
+                guard span.position < span.end else { return nil }
+                let node = span.node
+                span.position = node.nextIndex
                 return node
             }
         }

@@ -46,16 +46,7 @@ public struct TapeReader {
     @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entries[i].start)] }
 
     @inlinable
-    public func kind(_ i: Int) -> JSONKind {
-        switch firstByte(i) {
-        case UInt8(ascii: "{"): .object
-        case UInt8(ascii: "["): .array
-        case UInt8(ascii: "\""): .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): .bool
-        case UInt8(ascii: "n"): .null
-        default: .number
-        }
-    }
+    public func kind(_ i: Int) -> JSONKind { JSONKind(firstByte: firstByte(i)) }
 
     @inlinable public func isContainer(_ i: Int) -> Bool { entries[i].isContainer }
 

@@ -72,7 +72,6 @@ extension ChildrenSheet {
             // An empty search ends the one in force: no more highlights, n says there is none.
             search = SearchState()
             rows.highlight = nil
-            table.invalidate()
             message = Message(text: "search cleared", isError: false)
             return
         }
@@ -85,7 +84,6 @@ extension ChildrenSheet {
         }
         search = SearchState(pattern: pattern)
         rows.highlight = pattern.matcher()
-        table.invalidate()
         runSearch(then: .first)
     }
 

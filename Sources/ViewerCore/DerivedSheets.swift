@@ -74,6 +74,8 @@ final class FrequencySheet: FeedSheet {
         return .sheet(MatchingRowsSheet(selection: selection, spec: spec, value: value) { [view] in view.value(of: $0) == value })
     }
 
+    var ownKeys: [(ViewerAction, String)] { [(.toggleBinning, "ranges")] }
+
     func perform(_ action: ViewerAction) -> String? {
         guard action == .toggleBinning else { return nil }
         let batch = view.setBinning(view.binWidth == nil)

@@ -15,19 +15,14 @@ struct Segment: Hashable {
 /// What the viewer last drew on each of its lines, so unchanged lines are not written again.
 struct ScreenLines {
     private var drawn: [Int: [Segment]] = [:]
-    private var width = -1
 
-    /// Forgets everything (after a resize, the help screen, a pane opening or closing).
+    /// Forgets everything (only from `Viewer.redrawAll`, which a new layout or width calls).
     mutating func invalidate() { drawn.removeAll() }
 
     /// Draws `segments` on `line` left to right, sanitised and cut to the canvas width, the
     /// rest of the line filled with spaces in `fill`; nothing when the line already shows it.
     mutating func draw(_ segments: [Segment], line: Int, fill: CellStyle = .plain, on canvas: Canvas) {
         let columns = canvas.size.columns
-        if columns != width {
-            drawn.removeAll()
-            width = columns
-        }
         var laid: [Segment] = []
         var used = 0
         for segment in segments where used < columns {

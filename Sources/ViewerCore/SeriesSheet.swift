@@ -113,10 +113,10 @@ final class SeriesSheet: ChartSheet, SheetOpener {
         // The table lays out its rows under the chart when it steps: the chart draws afresh.
         case .historyBack:
             children.stepHistory(back: true)
-            invalidate()
+            viewer.redrawAll()
         case .historyForward:
             children.stepHistory(back: false)
-            invalidate()
+            viewer.redrawAll()
         case .historyPresent: children.returnToPresent()
         case .toggleBinning:
             showsTop.toggle()

@@ -10,7 +10,8 @@ import TableUI
 /// rows as one `BatchDiff` through `onBatch`, so the viewer animates it like the main table.
 /// The viewer gives every sheet the same keys — moving, the column cursor, sorting by a column
 /// (the viewer's own order over the sheet's rows), the JSON pane, copying, `q`/Backspace back —
-/// and asks the sheet only for what differs: Enter (`open(row:)`) and its own keys (`perform`).
+/// and asks the sheet only for what differs: Enter (`open(row:)`) and its own keys (`perform`,
+/// named in the message line's reminder by `ownKeys`).
 ///
 /// To add a sheet, conform a class and push it (`viewer.push(sheet)`); for one a key of the
 /// location's table opens, conform it to `SheetOpener` too and add it to `registeredSheets`
@@ -58,6 +59,9 @@ public protocol Sheet: AnyObject {
     /// A key the sheet gives a meaning of its own (`b` bins a frequency table's numbers);
     /// returns a message for the message line, or nil when the key means nothing here.
     func perform(_ action: ViewerAction) -> String?
+    /// The keys it gives a meaning of its own, for the message line's reminder (after the keys
+    /// every table has).
+    var ownKeys: [(ViewerAction, String)] { get }
     /// Whether the rows are not there yet (the first window is read off the loop thread).
     var isLoading: Bool { get }
 }
@@ -72,5 +76,6 @@ extension Sheet {
     public func open(row i: Int) -> SheetOpening { .message("Enter does nothing on the \(title)") }
     public func path(ofRow i: Int) -> Path? { nil }
     public func perform(_ action: ViewerAction) -> String? { nil }
+    public var ownKeys: [(ViewerAction, String)] { [] }
     public var isLoading: Bool { false }
 }

@@ -15,6 +15,9 @@ protocol StackSheet: AnyObject {
     var title: String { get }
     /// The table shown, whose moves and mouse keys the viewer handles; nil for a chart.
     var tableView: TableView? { get }
+    /// The derived table it shows, as export and other readers of the screen see it; nil for
+    /// the location's table (whose rows are the synced array's) and for a chart.
+    var derivedSheet: (any Sheet)? { get }
     /// Starts following its source (the sheet was pushed).
     func start()
     /// Stops following it (the sheet was closed).
@@ -60,6 +63,7 @@ struct SheetStatus {
 
 extension StackSheet {
     var tableView: TableView? { nil }
+    var derivedSheet: (any Sheet)? { nil }
     var nextDeadline: Double? { tableView?.nextDeadline }
     func tick(now: Double) { _ = tableView?.tick(now: now) }
     func invalidate() { tableView?.invalidate() }

@@ -60,6 +60,7 @@ final class TableSheet: StackSheet {
         table.selectFirst()
     }
 
+    var derivedSheet: (any Sheet)? { sheet }
     var emptyText: String { sheet.isLoading ? "counting…" : "no rows" }
 
     var status: SheetStatus {
@@ -68,10 +69,8 @@ final class TableSheet: StackSheet {
     }
 
     var keyHint: [(ViewerAction, String)]? {
-        var shown: [(ViewerAction, String)] = [(.quit, "back"), (.open, "open"), (.sortByColumn, "sort"), (.search, "search"),
-                                               (.showJSON, "JSON"), (.copyValue, "copy")]
-        if sheet is FrequencySheet { shown.append((.toggleBinning, "ranges")) }
-        return shown
+        [(.quit, "back"), (.open, "open"), (.sortByColumn, "sort"), (.search, "search"), (.showJSON, "JSON"), (.copyValue, "copy")]
+            + sheet.ownKeys
     }
 
     /// The selected row: its key, its value, and its location when it is a child (else named

@@ -6,12 +6,14 @@ import TableUI
 
 extension Viewer {
     /// The screen's layout for a size: the table's lines, the pane's, the status bar, and the
-    /// message lines at the bottom (one, or as many as a long message needs: never cut).
+    /// message lines at the bottom (one, or as many as a long message needs: never cut), in
+    /// `width` columns.
     struct Layout: Equatable {
         var table: Range<Int>
         var pane: Range<Int>
         var status: Int
         var message: Range<Int>
+        var width: Int
     }
 
     func layout(_ size: CanvasSize) -> Layout? {
@@ -20,7 +22,8 @@ extension Viewer {
         let messageCount = min(max(1, messageLines(width: size.columns).count), max(1, (size.rows - 2) / 2))
         let status = size.rows - 1 - messageCount
         let tableEnd = paneOpen && status >= 8 ? max(3, status / 2) : status
-        return Layout(table: 0..<tableEnd, pane: tableEnd..<status, status: status, message: status + 1..<size.rows)
+        return Layout(table: 0..<tableEnd, pane: tableEnd..<status, status: status, message: status + 1..<size.rows,
+                      width: size.columns)
     }
 
     /// Draws what changed and flushes.
@@ -34,9 +37,9 @@ extension Viewer {
             return
         }
         if layout != lastLayout {
-            // The pane opened or closed, or the size changed: the lines changed owners.
+            // The pane opened or closed, or the size changed: the lines changed owners or widths.
             lastLayout = layout
-            screen.invalidate()
+            redrawAll()
         }
         if case .help(let top) = mode {
             drawHelp(size, top: top)

@@ -208,13 +208,15 @@ public final class Viewer {
 
     /// The sheet shown, as export and other readers of what is on screen see it: the top
     /// derived sheet, or nil for the location's table (whose rows are the synced array's).
-    public var shownSheet: (any Sheet)? { (top as? TableSheet)?.sheet }
+    public var shownSheet: (any Sheet)? { top.derivedSheet }
 
     /// The sheets above the location's table, bottom first (the status bar's trail).
     public var sheetTitles: [String] { sheets.dropFirst().map(\.title) }
 
-    /// Forgets what the screen shows, so the next render draws every line (after a resize, the
-    /// help screen, a sheet opening or closing): the one place the caches are cleared.
+    /// Forgets what the screen shows, so the next render draws every line (after a resize, a
+    /// new layout, the help screen, a sheet opening or closing, a chart's table stepping under
+    /// it): the one place any cache of what is on screen is cleared. A table needs no clearing
+    /// when only its rows' looks change (a search's highlights): it compares whole lines.
     func redrawAll() {
         screen.invalidate()
         for sheet in sheets { sheet.invalidate() }

@@ -3,11 +3,12 @@
 import JSONTree
 import LiveQuery
 import ViewerCore
+import SeededRandom
 
 func runComputedBenchmarks(_ report: Report, _ options: BenchOptions) {
     let big = options.quick ? 10_000 : 1_000_000
     let runs = options.quick ? 3 : 9
-    var rng = SeededRandom(seed: 38)
+    var rng = SplitMix64(seed: 38)
     let label = big >= 1_000_000 ? "\(big / 1_000_000)M" : "\(big / 1000)k"
 
     // {"items":{"k0":{"score":734,"level":3},…}}, each score's offset kept for the edits.

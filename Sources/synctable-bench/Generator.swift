@@ -1,27 +1,12 @@
 // Seeded generators of benchmark inputs (no large files are committed).
-
-/// SplitMix64: the same seed gives the same file on every machine.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<n.
-    mutating func next(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
+import SeededRandom
 
 private let pushAlphabet = Array("-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz".utf8)
 private let cities = ["Amsterdam", "Berlin", "Chennai", "Dakar", "Edinburgh", "Fukuoka", "Geneva", "Helsinki",
                       "İzmir", "São Paulo", "Москва", "東京", "Zürich"]
 
 /// A push-id-like key for child `i`: sorted by `i`, 20 characters.
-func benchKey(_ i: Int, _ r: inout SeededRandom) -> String {
+func benchKey(_ i: Int, _ r: inout SplitMix64) -> String {
     var bytes = [UInt8](repeating: 0, count: 20)
     var t = 1_700_000_000_000 + i
     for k in stride(from: 7, through: 0, by: -1) {
@@ -33,7 +18,7 @@ func benchKey(_ i: Int, _ r: inout SeededRandom) -> String {
 }
 
 /// One child of the benchmark collection: an object on one line, one member nested.
-func benchChild(_ i: Int, _ r: inout SeededRandom) -> String {
+func benchChild(_ i: Int, _ r: inout SplitMix64) -> String {
     let score = Int(r.next() % 1_000_000)
     let city = cities[Int(r.next() % UInt64(cities.count))]
     let views = Int(r.next() % 10_000_000), likes = Int(r.next() % 100_000)
@@ -45,7 +30,7 @@ func benchChild(_ i: Int, _ r: inout SeededRandom) -> String {
 /// A file `{"items": {KEY: CHILD, ...}}`, one child a line, with `children` children
 /// (about 150 bytes each: 1,000,000 children make about 150 MB).
 func generateCollection(children: Int, seed: UInt64 = 42) -> [UInt8] {
-    var r = SeededRandom(seed: seed)
+    var r = SplitMix64(seed: seed)
     var out = [UInt8]()
     out.reserveCapacity(children * 190 + 64)
     out.append(contentsOf: "{\n  \"items\": {\n".utf8)

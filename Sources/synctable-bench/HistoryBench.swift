@@ -9,6 +9,7 @@ import JSONTree
 import SyncedArray
 import TableUI
 import ViewerCore
+import SeededRandom
 
 /// A viewer of `file`'s `/players` on a memory canvas, its rows on screen.
 private final class ScreenedViewer {
@@ -138,7 +139,7 @@ func runHistoryBenchmarks(_ report: Report, _ options: BenchOptions) {
         var file = made.file
         defer { try? FileManager.default.removeItem(atPath: path) }
         if let screened = ScreenedViewer(file: path, history: HistoryLimits()) {
-            var random = SeededRandom(seed: 39)
+            var random = SplitMix64(seed: 39)
             var ok = true
             for r in 0..<revisions where ok {
                 let changes = (0..<1_000).map { _ in (child: random.next(10_000), score: 900_000 + r) }

@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import Foundation
+import SeededRandom
 
 /// `{"players": {"p0000000": {"name", "score", "team", "meta": {"views"}}, …}}`, indent 2,
 /// with each child's score (6 digits) at a known offset so an edit keeps the file's length.
@@ -14,7 +15,7 @@ struct PlayersFile {
     static func key(_ i: Int) -> String { "p" + String(10_000_000 + i).dropFirst() }
 
     init(children: Int) {
-        var r = SeededRandom(seed: 16)
+        var r = SplitMix64(seed: 16)
         let teams = ["red", "green", "blue", "amber", "violet", "teal"]
         bytes.reserveCapacity(children * 160 + 64)
         scoreOffsets.reserveCapacity(children)

@@ -1,11 +1,12 @@
 // Query speed: a window moved to the next revision, batch diffs against the standard library's.
 import JSONTree
 import LiveQuery
+import SeededRandom
 
 func runQueryBenchmarks(_ report: Report, _ options: BenchOptions) {
     let big = options.quick ? 10_000 : 1_000_000
     let runs = options.quick ? 3 : 9
-    var rng = SeededRandom(seed: 7)
+    var rng = SplitMix64(seed: 7)
 
     // A collection of `big` children keyed by push ids: {"items":{"-N…":{"name":"item 1","score":734},…}}.
     let ids = PushIDGenerator(clock: { 1_700_000_000_000 }, random: { UInt64.random(in: .min ... .max) })

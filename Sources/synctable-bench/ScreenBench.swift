@@ -1,6 +1,7 @@
 // What a user waits for: the first screen of a large file, and an edit reaching the
 // screen; SyncTable's viewer in a pseudo-terminal against jq.
 import Foundation
+import SeededRandom
 
 private func synctablePath(_ options: BenchOptions) -> String { options.root + "/.build/release/synctable" }
 
@@ -174,7 +175,7 @@ struct EditableCollection {
     private var rest: [String: String] = [:]
 
     init(children: Int) {
-        var r = SeededRandom(seed: 7)
+        var r = SplitMix64(seed: 7)
         for i in 0..<children {
             let key = benchKey(i, &r)
             keys.append(key)

@@ -13,7 +13,7 @@ func runSearchBenchmarks(_ report: Report, _ options: BenchOptions) {
     let children = options.quick ? 10_000 : 1_000_000
     let runs = options.quick ? 1 : 3
     let folder = options.root + "/.build/bench/search"
-    _ = runShell("rm -rf '\(folder)' && mkdir -p '\(folder)'")
+    _ = shellStatus("rm -rf '\(folder)' && mkdir -p '\(folder)'")
     let path = folder + "/items.json"
     let bytes = generateCollection(children: children)
     writeFileInPlace(path, bytes)
@@ -57,7 +57,7 @@ func runSearchBenchmarks(_ report: Report, _ options: BenchOptions) {
         }
         samples.append(elapsed)
     }
-    let grep = timeRuns(runs) { _ = runShell("grep -c -F '\(text)' '\(path)' > /dev/null") }
+    let grep = timeRuns(runs) { _ = shellStatus("grep -c -F '\(text)' '\(path)' > /dev/null") }
     let label = children >= 1_000_000 ? "\(children / 1_000_000)M" : "\(children / 1000)k"
     let ours = Stats(samples.map { $0 * 1000 })
     let counted = Stats(found.map { $0 * 1000 })
@@ -86,15 +86,4 @@ private func waitForScreen(_ viewer: Viewer, _ store: FileStore, _ canvas: Memor
         viewer.tick()
     }
     return false
-}
-
-private func runShell(_ command: String) -> Int32 {
-    var pid = pid_t()
-    let words: [String] = ["/bin/sh", "-c", command]
-    let argv = words.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return -1 }
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    return status
 }

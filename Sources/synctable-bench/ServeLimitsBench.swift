@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import Foundation
+import SeededRandom
 
 func runServeLimitsBenchmarks(_ report: Report, _ options: BenchOptions) {
     guard let (binary, folder) = releaseBinaryAndFolder(options, "serve-limits") else { return }
@@ -119,7 +120,7 @@ private func runLargePatchBenchmark(_ report: Report, _ options: BenchOptions, b
     for children in sizes {
         let original = generateCollection(children: children)
         var keys = [String]()
-        var random = SeededRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         for i in 0..<children {
             keys.append(benchKey(i, &random))
             _ = benchChild(i, &random)

@@ -12,6 +12,7 @@ import Journal
 import StoreInterface
 import TableUI
 import ViewerCore
+import SeededRandom
 
 func runSourcesBenchmarks(_ report: Report, _ options: BenchOptions) {
     let folder = options.root + "/.build/bench/sources"
@@ -26,7 +27,7 @@ func runSourcesBenchmarks(_ report: Report, _ options: BenchOptions) {
 /// of which `churn()` changes 1% of the `n`s.
 private struct ChurnTable {
     var values: [Int]
-    var random = SeededRandom(seed: 50)
+    var random = SplitMix64(seed: 50)
 
     init(rows: Int) { values = (0..<rows).map { 100_000 + ($0 * 7_919) % 800_000 } }
 
@@ -134,7 +135,7 @@ private func keyedFigures(_ report: Report, _ options: BenchOptions, binary: Str
     let records = options.quick ? 20_000 : 1_000_000, keys = options.quick ? 200 : 10_000
     let log = folder + "/keyed-\(records).jsonl"
     if access(log, F_OK) != 0 {
-        var random = SeededRandom(seed: 51)
+        var random = SplitMix64(seed: 51)
         var text = [UInt8]()
         for i in 0..<records {
             text += #"{"k":"k\#(random.next(keys))","type":"MODIFIED","seq":\#(i),"v":\#(random.next(1_000_000))}"#.utf8

@@ -351,6 +351,7 @@ func writeFileInPlace(_ path: String, _ bytes: [UInt8], sync: Bool = false) {
     close(fd)
 }
 
+/// Runs `command` with /bin/sh and returns its wait status (-1 when it could not start).
 func shellStatus(_ command: String) -> Int32 {
     var pid = pid_t()
     let words: [String] = ["/bin/sh", "-c", command]

@@ -4,6 +4,7 @@ import Foundation
 import JSONTree
 import LiveQuery
 import SyncedArray
+import SeededRandom
 
 /// Records when each batch arrives.
 private final class BatchClock: SyncedArrayBatchDelegate {
@@ -51,7 +52,7 @@ private func measure(children: Int, revisions: Int, _ options: BenchOptions) -> 
         paged.startSync()
         // Over many children the first windows come from the store's worker.
         try store.run(timeoutMilliseconds: 120_000) { !clock.arrivals.isEmpty && !pagedClock.arrivals.isEmpty }
-        var r = SeededRandom(seed: 7)
+        var r = SplitMix64(seed: 7)
         for revision in 0..<revisions {
             // A child anywhere in the file gets the top score: it enters both windows.
             setScore(&bytes, near: Int(r.next() % UInt64(bytes.count)), to: 1_000_000 + revision)

@@ -7,6 +7,7 @@ import Foundation
 import JSONTree
 import LiveQuery
 import LiveViews
+import SeededRandom
 
 /// CPU seconds of this process (every thread) so far: beside wall time, what the work cost on a
 /// machine other processes keep busy.
@@ -159,7 +160,7 @@ private func viewsInProcess(_ report: Report, _ options: BenchOptions, file: Pla
     frequency.apply(WindowChange.initial(window))
     statistics.apply(WindowChange.initial(window))
     let teams = ["red", "green", "blue", "amber", "violet", "teal"]
-    var r = SeededRandom(seed: 38)
+    var r = SplitMix64(seed: 38)
     var frequencyLatency = [Double](), statisticsLatency = [Double](), advanceLatency = [Double]()
     var frequencyOwn = [Double](), statisticsOwn = [Double](), frequencyCPU = [Double](), statisticsEditCPU = [Double]()
     let edits = options.quick ? 40 : 200

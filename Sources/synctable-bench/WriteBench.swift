@@ -3,6 +3,7 @@
 import FileStore
 import Foundation
 import JSONTree
+import SeededRandom
 
 func runWriteBenchmarks(_ report: Report, _ options: BenchOptions) {
     runMinimalEditBenchmark(report, options)
@@ -51,7 +52,7 @@ private func runCollectionUpdateBenchmark(_ report: Report, _ options: BenchOpti
     let children = options.quick ? 2_000 : 100_000
     let doc = try! JSONDocument(parsing: generateCollection(children: children))
     let keys = doc.root.node(at: try! Path("/items"))!.members.map { $0.key.stringValue! }
-    var random = SeededRandom(seed: 7)
+    var random = SplitMix64(seed: 7)
     var writes = [JSONWrite]()
     for i in 0..<100 {
         writes.append(JSONWrite(Path(keys: ["items", keys[Int(random.next() % UInt64(keys.count / 2))], "score"]), .number(JSONNumber(i))))

@@ -12,8 +12,9 @@ import Headless
 /// for the command's loop instead of killing the process mid-write. A signal no command listens
 /// for ends the process as it would have (after ending a watched command's process group).
 /// SIGWINCH stays blocked until the viewer's thread lets it in (ncurses' resize handler).
-/// Crash signals are left to `Terminal`, which restores the terminal and lets them take their
-/// default action; SIGBUS on a mapped file to the engine's guard.
+/// Crash signals go to the handlers `main.swift` installs next: `Terminal`'s, which restores the
+/// terminal and lets them take their default action, and for SIGBUS on a mapped file the
+/// engine's guard.
 func watchQuittingSignals() throws(CommandError) -> StopRequests {
     let requests = try StopRequests()
     var blocked = sigset_t()

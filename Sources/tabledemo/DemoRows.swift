@@ -1,19 +1,7 @@
 // The demo's rows: people with a city, a score and a note, some with text that must be
 // sanitised (escape sequences, bidi overrides, tabs) and some wide (CJK, emoji).
+import SeededRandom
 import TableUI
-
-/// A seeded generator, so a demo run (and its terminal test) is repeatable.
-struct DemoRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct DemoRow {
     var id: Int
@@ -26,7 +14,7 @@ struct DemoRow {
 /// The rows, and the changes the demo makes to them (each returns the batch).
 final class DemoRows: TableDataSource {
     private(set) var rows: [DemoRow] = []
-    private var random: DemoRandom
+    private var random: SplitMix64 // seeded, so a demo run (and its terminal test) is repeatable
     private var nextID = 1
 
     static let names = ["Ada", "Grace", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Frances", "Edsger",
@@ -45,7 +33,7 @@ final class DemoRows: TableDataSource {
     ]
 
     init(count: Int, seed: UInt64) {
-        random = DemoRandom(seed: seed)
+        random = SplitMix64(seed: seed)
         rows = (0..<count).map { _ in makeRow() }
     }
 

@@ -70,6 +70,8 @@ func fail(_ message: String) -> Never {
 
 /// The demo's screen: the table above a status line.
 func runDemo(_ options: DemoOptions) throws(TerminalError) {
+    // The program's own choice, process-wide: a signal that ends it puts the terminal back.
+    Terminal.restoreOnFatalSignals()
     let terminal = try Terminal()
     defer { terminal.restore() }
     let rows = DemoRows(count: options.rows, seed: options.seed)

@@ -14,6 +14,9 @@ import Testing
 import TestSupport
 
 @Suite struct MappedFirstReadTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     /// About 7.5 MB: the copy follows the parse in several pieces.
     static let text = sampleDocument(seq: 0, count: 100_000)
 

@@ -10,6 +10,9 @@ import Testing
 import TestSupport
 
 @Suite struct MappedWriteTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     /// Options that map every file, however small, and call `afterRead` once it is mapped.
     static func mapping(_ afterRead: @escaping @Sendable (Int) -> Void) -> AtomicFile.Options {
         var options = AtomicFile.Options()

@@ -3,7 +3,8 @@
 // and no thread beyond the store's own workers. Measured in a process of its own (this one's
 // other tests map files, tuned, and run threads of their own): the test runs itself again,
 // alone, with `ENGINE_PROBE` set, and reads what that run prints. The same probe after
-// `EngineTuning.tuned.adopt()` must see the SIGBUS handler of a mapped read: the probe can tell.
+// `EngineTuning.tuned.adopt()` and the edge's `guardMappedReads()` must see the SIGBUS handler of
+// a mapped read: the probe can tell.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,6 +59,8 @@ private let querySignal = Posix.cLibraryFunction(
     static func probe(_ tuning: EngineTuning) throws -> String {
         let before = ProcessState.now
         tuning.adopt()
+        // What synctable's edge does for its tuned engine; a plain program installs nothing.
+        if tuning.mappedReads { EngineTuning.guardMappedReads() }
         let folder = ScratchFolder()
         let path = folder.file("large.json")
         let children = 150_000

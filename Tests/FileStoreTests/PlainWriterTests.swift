@@ -11,6 +11,9 @@ import Testing
 import TestSupport
 
 @Suite struct PlainWriterTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     /// One edit: add `amount` to counter `key`; other writers edit the file in between.
     struct Edit: Sendable {
         var key: Int

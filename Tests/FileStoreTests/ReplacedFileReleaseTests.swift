@@ -49,6 +49,9 @@ private func inode(_ path: String) -> ino_t {
 }
 
 @Suite struct ReplacedFileReleaseTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     /// The helper holds the replaced file and the folder and nothing else of ours: its input is
     /// the pipe that ends with this process, its output goes nowhere. (Other tests start
     /// processes too: the helper is told by the file it holds.)

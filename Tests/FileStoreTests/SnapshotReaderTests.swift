@@ -9,6 +9,9 @@ import Testing
 import TestSupport
 
 @Suite struct SnapshotReaderTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     static func naiveEnds(_ old: [UInt8], _ new: [UInt8]) -> (prefix: Int, suffix: Int) {
         // Whole 4 KiB blocks compared by memcmp first (a debug build's byte loop over 20 MB
         // takes seconds), then byte by byte.

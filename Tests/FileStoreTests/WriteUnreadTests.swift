@@ -10,6 +10,9 @@ import Testing
 import TestSupport
 
 @Suite struct WriteUnreadTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     /// Random writes (set, remove, past the end of an array, nested, several at once) on files
     /// of random layout: the file `writeUnread` leaves is byte for byte the one `write` leaves,
     /// with the file read or mapped (as a large one is: `MappedWriteTests`).
@@ -101,6 +104,9 @@ import TestSupport
 /// still checks the rest of the file (an early write), and kept only when it is what the
 /// finished edit writes.
 @Suite struct EarlyWriteTests {
+    /// Mapped reads need the program's SIGBUS guard: installed as synctable's edge installs it.
+    init() { EngineTuning.guardMappedReads() }
+
     struct Case: CustomStringConvertible {
         let text: String
         let path: String

@@ -17,6 +17,7 @@ import Testing
         try #require(child >= 0)
         if child == 0 {
             close(ends[0])
+            Terminal.restoreOnFatalSignals()  // as the program's edge does
             _ = armEmergencyRestore(fd: ends[1], bytes: marker, shellMode: termios())
             _ = dive(0)
             _exit(0)
@@ -30,6 +31,30 @@ import Testing
         // WIFSIGNALED and WTERMSIG, which Swift does not import.
         #expect(status & 0x7F == SIGSEGV, "the child ended with status \(status)")
         #expect(Array(received.prefix(max(count, 0))) == marker)
+    }
+
+    /// Issue 48: a library changes nothing process-wide unless the program asks. A terminal armed
+    /// without the program's handler (`restoreOnFatalSignals`) leaves a signal's action alone:
+    /// in a child, SIGUSR1 ends it as before, and nothing is written.
+    @Test func withoutTheProgramsHandlerASignalIsLeftAlone() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        let child = fork()
+        try #require(child >= 0)
+        if child == 0 {
+            close(ends[0])
+            _ = armEmergencyRestore(fd: ends[1], bytes: Array("restored".utf8), shellMode: termios())
+            _ = kill(getpid(), SIGUSR1)
+            _exit(0)
+        }
+        close(ends[1])
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        var received = [UInt8](repeating: 0, count: 64)
+        let count = read(ends[0], &received, received.count)
+        close(ends[0])
+        #expect(status & 0x7F == SIGUSR1, "the child ended with status \(status)")
+        #expect(count == 0)
     }
 }
 

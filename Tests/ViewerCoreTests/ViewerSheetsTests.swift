@@ -144,4 +144,30 @@ struct ViewerSheetsTests {
         #expect(bar("half") == String(repeating: "█", count: 13) + "▎")
         #expect(bar("rare") == "" && !h.screen.contains("▁"), "\(h.screen)")
     }
+
+    // Issue 48 item 1: a sheet names its own keys through the sheet protocol (no type checks).
+    @Test("the message line names a frequency table's own key (b ranges), which the statistics sheet has not")
+    func aSheetNamesItsOwnKeys() throws {
+        let h = try ViewerHarness(memory: Self.teams([("a", "red", 1), ("b", "red", 2), ("c", "blue", 6)]), columns: 160, path: "/players")
+        for _ in 0..<4 where ViewerKeysTests.cursorTitle(h) != "team" { h.send(.right) }
+        h.send(.character("F"))
+        try h.waitUntil("the frequency table") { $0.contains("team frequency") }
+        #expect(h.messageArea.hasPrefix("q back  Enter open") && h.messageArea.hasSuffix("b ranges"), "\(h.messageArea)")
+        h.send(.character("q"), .character("I"))
+        try h.waitUntil("statistics") { $0.contains("› statistics · 2 rows") }
+        #expect(h.messageArea.hasPrefix("q back  Enter open") && !h.messageArea.contains("ranges"), "\(h.messageArea)")
+    }
+
+    // Issue 48 item 1: one screen cache, cleared in one place; a new width is a new layout.
+    @Test("a canvas that only got wider (no resize key) draws the status bar and the message line across it")
+    func aWiderCanvasRedrawsTheBars() throws {
+        let h = try ViewerHarness(memory: Self.teams([("a", "red", 1), ("b", "blue", 2)]), columns: 80, path: "/players")
+        let narrow = h.lines
+        let status = try #require(narrow.lastIndex { $0.contains(" rows ") || $0.contains(" row ") })
+        h.canvas.resize(rows: 24, columns: 120)
+        let wide = h.lines
+        // The resize cleared the canvas: the bars are drawn again, though their text is the same.
+        #expect(narrow[status].contains("/players") && wide[status].contains("/players"), "\(wide[status])")
+        #expect(narrow[status + 1].contains("? help") && wide[status + 1].contains("? help"), "\(wide[status + 1])")
+    }
 }

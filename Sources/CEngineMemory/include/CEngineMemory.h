@@ -6,10 +6,14 @@
 #define CENGINEMEMORY_H
 #include <stddef.h>
 
+/// Installs the guard's SIGBUS handler, process-wide, once (a fault outside a guarded mapping
+/// goes to the handler that was before it). The program's edge calls it; a library never does.
+void mapped_file_install_guard(void);
+
 /// Maps the first `length` bytes of the open file `fd` read-only, and guards them: a page
 /// the file no longer has (another process truncated it) reads as zeroes instead of killing
-/// the process with SIGBUS, and the slot records that it happened. The guard's SIGBUS handler
-/// is installed by the first call (a fault elsewhere goes to the handler that was before it).
+/// the process with SIGBUS, and the slot records that it happened. NULL (ENOTSUP) until
+/// `mapped_file_install_guard` was called: an unguarded mapping could end the process.
 /// With `populate`, every page is mapped at once (else each as it is first read).
 /// Returns the address, and the slot in `*slot`; NULL (errno set) when it cannot map or all
 /// slots are taken.

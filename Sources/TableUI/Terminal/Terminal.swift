@@ -26,9 +26,9 @@ public struct TerminalError: Error, CustomStringConvertible, Sendable {
 /// character handling), starts ncurses with `newterm` (cbreak, no echo, keypad, `nonl`,
 /// a 25 ms `ESCDELAY` so Esc is instant, wheel and click reporting, colours with the
 /// terminal's default background when it has them), and turns on `idlok` so bands of
-/// shifted rows go out as scrolls. `restore()` (also run on deinit, on SIGINT, SIGTERM,
-/// SIGHUP and SIGQUIT, and on crash signals before they take their default action) puts
-/// the terminal back. Resizes arrive as `Key.resize` (ncurses' own SIGWINCH handling).
+/// shifted rows go out as scrolls. `restore()` (also run on deinit, and — where the program
+/// installed the handler, `restoreOnFatalSignals()` — on SIGINT, SIGTERM, SIGHUP and SIGQUIT,
+/// and on crash signals before they take their default action) puts the terminal back. Resizes arrive as `Key.resize` (ncurses' own SIGWINCH handling).
 ///
 /// ```swift
 /// let terminal = try Terminal()
@@ -51,7 +51,8 @@ public final class Terminal {
         public var escapeDelay: Int
         /// Whether to use colours; nil follows `NO_COLOR` and the terminal description.
         public var colors: Bool?
-        /// Restore the terminal on fatal signals (see `Terminal`).
+        /// Restore the terminal on fatal signals (see `Terminal`), where the program installed the
+        /// handler (`Terminal.restoreOnFatalSignals()`).
         public var catchSignals: Bool
 
         public init(term: String? = nil, inputFD: Int32 = 0, outputFD: Int32 = 1, mouse: Bool = true,
