@@ -43,6 +43,12 @@ import Testing
         try #require(child >= 0)
         if child == 0 {
             close(ends[0])
+            // The test process's own settings aside: SIGUSR1 at its default action, let in.
+            _ = signal(SIGUSR1, SIG_DFL)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGUSR1)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
             _ = armEmergencyRestore(fd: ends[1], bytes: Array("restored".utf8), shellMode: termios())
             _ = kill(getpid(), SIGUSR1)
             _exit(0)
