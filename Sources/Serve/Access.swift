@@ -102,6 +102,12 @@ final class Access: Sendable {
         return .user(auth: IDToken.auth(claims), expires: expires)
     }
 
+    /// Whether the rules in force may refuse `requester` a read (else every read is allowed).
+    func judgesReads(of requester: Requester) -> Bool {
+        guard case .user = requester else { return false }
+        return rules != nil
+    }
+
     /// Whether `requester` may read `path` (with the query variable `query`) of `document`.
     func mayRead(_ requester: Requester, _ path: Path, query: JSON, in document: JSONDocument, now: Int64) -> Bool {
         guard case .user(let auth, _) = requester, let rules else { return true }

@@ -172,7 +172,7 @@ public final class DatabaseServer: Sendable {
                             await WebSocketSession.serve(
                                 inbound: inbound, outbound: outbound, channel: channel, host: host, feed: database.feed,
                                 store: database.store, options: database.options, access: database.access, cache: database.wire,
-                                budget: budget)
+                                budget: budget, sweeper: database.sweeper)
                         }
                     },
                     limit: connections, headTimeout: idleTimeout)
@@ -266,6 +266,8 @@ final class ServedDatabase: Sendable {
     let events: RevisionCache<EventBytes>
     /// Windows kept for the WebSocket listens.
     let wire: WireCache
+    /// Watches the WebSocket connections' unfinished messages.
+    let sweeper: UnfinishedSweeper
 
     init(name: String, options: ServeOptions, rules: SecurityRules?, windowBytes: Int,
          open: @escaping @Sendable () throws -> any LiveStore) throws(ServeError) {
@@ -276,6 +278,7 @@ final class ServedDatabase: Sendable {
         reads = RevisionCache(byteLimit: options.cacheBytes)
         events = RevisionCache(byteLimit: options.cacheBytes)
         wire = WireCache(windowByteLimit: windowBytes)
+        sweeper = UnfinishedSweeper(limit: .milliseconds(options.idleTimeoutMilliseconds))
         store = try StoreThread(open: open, feed: feed)
     }
 

@@ -1,4 +1,5 @@
 // The store's revisions as shared state: the latest one for reads, and a mailbox per stream.
+import NIOCore
 import StoreInterface
 import Synchronization
 
@@ -53,9 +54,21 @@ final class RevisionFeed: Sendable {
             }
             return (Array(state.mailboxes.values), state.waiters, Array(state.newer.values))
         }
-        for box in boxes { box.post(.revision(revision)) }
+        Self.deliver(boxes.compactMap { box in box.post(.revision(revision)).map { (box, $0) } })
         for waiter in waiters { waiter.resume() }
         for waiter in newer { waiter.resume(returning: revision) }
+    }
+
+    /// Has each mailbox's session follow what it was posted on its event loop: one task a loop
+    /// for all its sessions, rather than one wake-up of each session's task.
+    private static func deliver(_ boxes: [(Mailbox, DirectDelivery)]) {
+        var loops = [ObjectIdentifier: (loop: any EventLoop, boxes: [Mailbox])]()
+        for (box, direct) in boxes {
+            loops[ObjectIdentifier(direct.eventLoop), default: (direct.eventLoop, [])].boxes.append(box)
+        }
+        for (loop, boxes) in loops.values {
+            loop.execute { for box in boxes { box.deliverPending() } }
+        }
     }
 
     /// Waits for a revision newer than revision `number`, until `deadline`: nil if none came
@@ -139,10 +152,10 @@ final class RevisionFeed: Sendable {
     /// Hands every stream the latest revision again, so that each checks its access anew (the
     /// rules changed). Posted under the lock, so that no stream gets it after a newer one.
     func recheckStreams() {
-        state.withLock { state in
-            guard let latest = state.latest else { return }
-            for box in state.mailboxes.values { box.post(.revision(latest)) }
-        }
+        Self.deliver(state.withLock { state in
+            guard let latest = state.latest else { return [] }
+            return state.mailboxes.values.compactMap { box in box.post(.revision(latest)).map { (box, $0) } }
+        })
     }
 
     /// Wakes every idle stream so that it sends a keep-alive.
@@ -198,6 +211,35 @@ final class Mailbox: Sendable {
         /// Ends the stream's task when it is dropped or the server stops (its client not
         /// reading may hold it in a write).
         var onDrop: (@Sendable () -> Void)?
+        /// How revisions reach the stream while it waits, without waking its task.
+        var direct: DirectDelivery?
+        /// Whether its event loop is to deliver the pending revisions directly.
+        var scheduled = false
+
+        mutating func enqueue(_ revision: Revision, queueLength: Int) {
+            let size = Int(revision.identity.size)
+            if pending.isEmpty || (pending.count < queueLength && pendingBytes + size <= Mailbox.queueBytes) {
+                pending.append(revision)
+                pendingBytes += size
+            } else {
+                behind += 1
+                pendingBytes += size - Int(pending[pending.count - 1].identity.size)
+                pending[pending.count - 1] = revision
+            }
+        }
+
+        mutating func takeFirst() -> Revision {
+            let revision = pending.removeFirst()
+            pendingBytes -= Int(revision.identity.size)
+            behind = 0
+            return revision
+        }
+    }
+
+    /// What `post` does besides keeping the message.
+    private enum Delivery {
+        case resume(CheckedContinuation<Message, Never>, Message)
+        case direct(DirectDelivery)
     }
 
     private let state = Mutex(State())
@@ -222,9 +264,11 @@ final class Mailbox: Sendable {
     /// The bytes the stream has yet to hand to its connection.
     var unsent: Int { state.withLock { $0.unsent } }
 
-    /// Hands `message` to the waiting stream, or keeps it for its next `next()`.
-    func post(_ message: Message) {
-        let resume: (CheckedContinuation<Message, Never>, Message)? = state.withLock { state in
+    /// Hands `message` to the waiting stream, or keeps it for its next `next()`; the direct
+    /// delivery to schedule when the revision is to reach the waiting stream that way.
+    @discardableResult
+    func post(_ message: Message) -> DirectDelivery? {
+        let delivery: Delivery? = state.withLock { state in
             if state.final != nil {
                 // Ending already (cancelled), maybe stuck writing why: the server stopping ends it.
                 if case .closed = message {
@@ -233,21 +277,10 @@ final class Mailbox: Sendable {
                 }
                 return nil
             }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (waiter, message)
-            }
+            if let waiter = state.waiter { return Self.handOver(message, to: waiter, in: &state, queueLength: queueLength) }
             switch message {
             case .revision(let revision):
-                let size = Int(revision.identity.size)
-                if state.pending.isEmpty || (state.pending.count < queueLength && state.pendingBytes + size <= Self.queueBytes) {
-                    state.pending.append(revision)
-                    state.pendingBytes += size
-                } else {
-                    state.behind += 1
-                    state.pendingBytes += size - Int(state.pending[state.pending.count - 1].identity.size)
-                    state.pending[state.pending.count - 1] = revision
-                }
+                state.enqueue(revision, queueLength: queueLength)
                 var why: String?
                 if state.behind > limit { why = "it fell more than \(limit) revisions behind" }
                 if state.unsent > unsentLimit { why = "the file changed while it still had \(state.unsent) bytes to send" }
@@ -269,7 +302,72 @@ final class Mailbox: Sendable {
             }
             return nil
         }
-        if let (waiter, message) = resume { waiter.resume(returning: message) }
+        switch delivery {
+        case .resume(let waiter, let message)?:
+            waiter.resume(returning: message)
+            return nil
+        case .direct(let direct)?: return direct
+        case nil: return nil
+        }
+    }
+
+    /// A message for the stream waiting in `next()`: a revision stays pending for its event loop
+    /// to deliver (scheduled once for all that come before it runs); anything else wakes it,
+    /// with the revisions pending first.
+    private static func handOver(
+        _ message: Message, to waiter: CheckedContinuation<Message, Never>, in state: inout State, queueLength: Int
+    ) -> Delivery? {
+        switch message {
+        case .revision(let revision) where state.direct != nil:
+            state.enqueue(revision, queueLength: queueLength)
+            defer { state.scheduled = true }
+            return state.scheduled ? nil : state.direct.map(Delivery.direct)
+        case .tick where !state.pending.isEmpty:
+            state.waiter = nil
+            return .resume(waiter, .revision(state.takeFirst()))
+        default:
+            // (Revisions are pending here only for a direct delivery: the stream ends, and they
+            // no longer matter.)
+            state.pending.removeAll()
+            state.pendingBytes = 0
+            state.waiter = nil
+            return .resume(waiter, message)
+        }
+    }
+
+    /// From the stream's event loop: the revisions pending while it still waits, each followed
+    /// at once; one its connection cannot take now wakes the stream with it.
+    func deliverPending() {
+        while true {
+            let next: (Revision, DirectDelivery)? = state.withLock { state in
+                guard state.waiter != nil, let direct = state.direct, !state.pending.isEmpty else {
+                    state.scheduled = false
+                    return nil
+                }
+                return (state.takeFirst(), direct)
+            }
+            guard let (revision, direct) = next else { return }
+            if direct.deliver(revision) { continue }
+            let waiter: CheckedContinuation<Message, Never>? = state.withLock { state in
+                state.scheduled = false
+                guard let waiter = state.waiter else {
+                    // Woken meanwhile: it takes the revision next.
+                    state.pending.insert(revision, at: 0)
+                    state.pendingBytes += Int(revision.identity.size)
+                    return nil
+                }
+                state.waiter = nil
+                return waiter
+            }
+            waiter?.resume(returning: .revision(revision))
+            return
+        }
+    }
+
+    /// While the stream waits in `next()`, its revisions are followed by `deliver` on
+    /// `eventLoop` (the stream's own executor) instead of waking it.
+    func deliverWhileWaiting(on eventLoop: any EventLoop, _ deliver: @escaping @Sendable (Revision) -> Bool) {
+        state.withLock { $0.direct = DirectDelivery(eventLoop: eventLoop, deliver: deliver) }
     }
 
     /// Calls `cancel` if the stream is dropped while it is attached.
@@ -279,7 +377,10 @@ final class Mailbox: Sendable {
 
     /// After this returns, the stream's `onDrop` is never called.
     func detach() {
-        state.withLock { $0.onDrop = nil }
+        state.withLock { state in
+            state.onDrop = nil
+            state.direct = nil
+        }
     }
 
     /// Whether the stream has been dropped for falling behind.
@@ -294,11 +395,8 @@ final class Mailbox: Sendable {
             let ready: Message? = state.withLock { state in
                 if let final = state.final { return final }
                 if !state.pending.isEmpty {
-                    let revision = state.pending.removeFirst()
-                    state.pendingBytes -= Int(revision.identity.size)
-                    state.behind = 0
                     state.tick = false
-                    return .revision(revision)
+                    return .revision(state.takeFirst())
                 }
                 if state.tick {
                     state.tick = false
@@ -310,4 +408,11 @@ final class Mailbox: Sendable {
             if let ready { continuation.resume(returning: ready) }
         }
     }
+}
+
+/// How a stream's revisions reach it while it waits, without waking its task: `deliver`, on
+/// `eventLoop`, follows one at once (false when the stream's connection takes no more now).
+struct DirectDelivery: Sendable {
+    let eventLoop: any EventLoop
+    let deliver: @Sendable (Revision) -> Bool
 }

@@ -35,10 +35,31 @@ enum WebSocketFrames {
 /// sent to every connection that listens where it changed; they share these buffers (a write
 /// copies nothing).
 struct WireMessage: Sendable {
+    /// Its frames whole, each a final text frame with its header (a server's frames are not
+    /// masked, so they are the same bytes for every client).
+    let framed: ByteBuffer
+    /// Each frame's text, within `framed`.
     let frames: [ByteBuffer]
 
     init(_ text: String) {
-        frames = WebSocketFrames.split(text).map { ByteBuffer(string: $0) }
+        let pieces = WebSocketFrames.split(text)
+        var framed = ByteBuffer()
+        framed.reserveCapacity(pieces.reduce(0) { $0 + $1.utf8.count + 10 })
+        var ranges = [Range<Int>]()
+        for piece in pieces {
+            let length = piece.utf8.count
+            framed.writeInteger(UInt8(0x81))
+            switch length {
+            case ..<126: framed.writeInteger(UInt8(length))
+            case ..<65_536: framed.writeMultipleIntegers(UInt8(126), UInt16(length))
+            default: framed.writeMultipleIntegers(UInt8(127), UInt64(length))
+            }
+            let start = framed.writerIndex
+            framed.writeString(piece)
+            ranges.append(start..<framed.writerIndex)
+        }
+        self.framed = framed
+        frames = ranges.map { framed.getSlice(at: $0.lowerBound, length: $0.count)! }
     }
 
     /// The message's text, its frames joined again.
@@ -120,8 +141,61 @@ final class UnfinishedMessages: Sendable {
     /// Whether a message has been unfinished for longer than `limit`.
     func isOverdue(_ limit: Duration) -> Bool {
         state.withLock { state in
-            let oldest = [state.frames, state.pieces].compactMap { $0 }.min()
-            return oldest.map { ContinuousClock.now - $0 > limit } ?? false
+            guard let oldest = state.frames.map({ min($0, state.pieces ?? $0) }) ?? state.pieces else { return false }
+            return ContinuousClock.now - oldest > limit
+        }
+    }
+}
+
+/// The connections' unfinished messages, watched by one task (while any connection is open)
+/// rather than by one task a connection waking every second.
+final class UnfinishedSweeper: Sendable {
+    typealias Close = @Sendable () async -> Void
+
+    private struct State {
+        var watched: [ObjectIdentifier: (messages: UnfinishedMessages, close: Close)] = [:]
+        var sweeping = false
+    }
+
+    private let state = Mutex(State())
+    /// How long a message may stay unfinished.
+    let limit: Duration
+
+    init(limit: Duration) { self.limit = limit }
+
+    /// Calls `close` once `messages` has held a message unfinished for longer than the limit.
+    func watch(_ messages: UnfinishedMessages, close: @escaping Close) {
+        let start = state.withLock { state in
+            state.watched[ObjectIdentifier(messages)] = (messages, close)
+            defer { state.sweeping = true }
+            return !state.sweeping
+        }
+        if start { Task { await sweep() } }
+    }
+
+    func unwatch(_ messages: UnfinishedMessages) {
+        _ = state.withLock { $0.watched.removeValue(forKey: ObjectIdentifier(messages)) }
+    }
+
+    /// Every quarter of the limit (a second at most), closes the connections with an overdue
+    /// message; ends when none is watched.
+    private func sweep() async {
+        while true {
+            try? await Task.sleep(for: min(limit / 4, .seconds(1)))
+            let overdue: [Close]? = state.withLock { state in
+                if state.watched.isEmpty {
+                    state.sweeping = false
+                    return nil
+                }
+                var late = [Close]()
+                for (key, watched) in state.watched where watched.messages.isOverdue(limit) {
+                    late.append(watched.close)
+                    state.watched[key] = nil
+                }
+                return late
+            }
+            guard let overdue else { return }
+            for close in overdue { Task { await close() } }
         }
     }
 }

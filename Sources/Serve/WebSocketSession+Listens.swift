@@ -14,7 +14,6 @@ extension WebSocketSession {
         if listens[key] == nil && listens.count >= options.maxListensPerConnection {
             return Answer(status: "too_big", data: .string("a connection listens to at most \(options.maxListensPerConnection) locations at once"))
         }
-        let listen = Listen(request, revision: revision)
         // The data goes out before the `ok` (the SDK raises its events on the data).
         let data: JSON
         if let query = request.query {
@@ -22,47 +21,65 @@ extension WebSocketSession {
         } else {
             data = ServedValue.value(at: request.path, in: revision.document, export: true)
         }
-        listens[key] = listen
-        listenOrder = nil
+        if listens.isEmpty { base = revision }
+        // Sent at a newer revision than the others were: it follows from there.
+        ahead[key] = revision.number > (base?.number ?? 0) ? revision : nil
+        listens.insert(Listen(request))
         pending.append(ServerMessage.data(path: request.wirePath, data: data, tag: request.query == nil ? nil : request.tag ?? 0).wire)
         return Answer(data: [:])
     }
 
-    /// Brings every listen from the revision it last sent to `revision`.
-    func follow(_ revision: Revision) async {
-        if listenOrder == nil { listenOrder = listens.keys.sorted { $0.order < $1.order } }
-        var revoked = [ListenKey]()
-        for key in listenOrder ?? [] {
-            // (Nothing else changes the listens while this runs: their indexes hold.)
-            guard let index = listens.index(forKey: key) else { continue }
-            let listen = listens.values[index]
-            // The rules or the data changed (the same revision comes again when only the rules
-            // did): a listen the user may no longer read is revoked.
-            if let requester, !access.mayRead(requester, listen.path, query: listen.ruleQuery, in: revision.document, now: Access.now()) {
-                await send(.revoked(path: listen.wirePath, query: listen.wireQuery, tag: listen.tag))
-                revoked.append(key)
-                continue
-            }
-            guard listen.revision.number < revision.number else { continue }
-            // Where its location did not change (most often, a location above it did not),
-            // nothing is computed for a listen.
-            if !cache.isUnchanged(path: listen.path, ancestors: listen.ancestors, from: listen.revision, to: revision) {
-                if let query = listen.query {
-                    // The window last sent is made again from its revision (a listen holds no
-                    // copy of it: identical queries share one, within the cache's bytes).
-                    let sent = cache.window(path: listen.path, query: query, in: listen.revision)
-                    let window = cache.window(path: listen.path, query: query, in: revision)
-                    if let change = Self.merge(from: sent, to: window) {
-                        await send(.merge(path: listen.wirePath, data: change, tag: listen.tag ?? 0))
-                    }
-                } else if let push = cache.push(path: listen.path, from: listen.revision, to: revision) {
-                    await send(serialized: push)
-                }
-            }
-            listens.values[index].revision = revision
+    func unlisten(_ key: ListenKey) {
+        listens.remove(key)
+        ahead[key] = nil
+    }
+
+    /// Brings every listen from the revision it was last sent to `revision`: their messages are
+    /// pending, written with the next flush.
+    func follow(_ revision: Revision) {
+        // The rules or the data changed (the same revision comes again when only the rules
+        // did): a listen the user may no longer read is revoked.
+        if let requester, access.judgesReads(of: requester) { revokeUnreadable(in: revision, as: requester) }
+        guard let base, revision.number > base.number else { return }
+        // Only the listens where their location changed are visited (most often, a location
+        // above them did not).
+        listens.forEachChanged({ !cache.isUnchanged(path: $0, from: base, to: revision) }) { listen in
+            if ahead.isEmpty || ahead[listen.key] == nil { bring(listen, from: base, to: revision) }
         }
-        for key in revoked { listens[key] = nil }
-        if !revoked.isEmpty { listenOrder = nil }
+        for (key, since) in ahead.sorted(by: { $0.key.precedes($1.key) }) where since.number <= revision.number {
+            if let listen = listens[key], since.number < revision.number, !cache.isUnchanged(path: key.path, from: since, to: revision) {
+                bring(listen, from: since, to: revision)
+            }
+            ahead[key] = nil
+        }
+        self.base = revision
+    }
+
+    /// The message bringing `listen` from `old` to `new`, if its data differs, made pending.
+    private func bring(_ listen: Listen, from old: Revision, to new: Revision) {
+        if let query = listen.query {
+            // The window last sent is made again from its revision (a listen holds no copy of
+            // it: identical queries share one, within the cache's bytes).
+            let sent = cache.window(path: listen.path, query: query, in: old)
+            let window = cache.window(path: listen.path, query: query, in: new)
+            if let change = Self.merge(from: sent, to: window) {
+                pending.append(ServerMessage.merge(path: listen.wirePath, data: change, tag: listen.tag ?? 0).wire)
+            }
+        } else if let push = cache.push(path: listen.path, from: old, to: new) {
+            pending.append(push)
+        }
+    }
+
+    private func revokeUnreadable(in revision: Revision, as requester: Requester) {
+        var revoked = [Listen]()
+        let now = Access.now()
+        listens.forEach { listen in
+            if !access.mayRead(requester, listen.path, query: listen.ruleQuery, in: revision.document, now: now) { revoked.append(listen) }
+        }
+        for listen in revoked {
+            pending.append(ServerMessage.revoked(path: listen.wirePath, query: listen.wireQuery, tag: listen.tag).wire)
+            unlisten(listen.key)
+        }
     }
 
     /// The children that differ between two windows: the new value of each added or changed
@@ -101,19 +118,10 @@ extension WebSocketSession {
 struct ListenKey: Hashable {
     let path: Path
     let tag: Int?
-    /// The order listens are brought to a new revision in (made once: a revision sorts them all).
-    let order: String
 
-    init(path: Path, tag: Int?) {
-        self.path = path
-        self.tag = tag
-        order = "\(path.keys.joined(separator: "/"))#\(tag ?? -1)"
-    }
-
-    static func == (a: ListenKey, b: ListenKey) -> Bool { a.path == b.path && a.tag == b.tag }
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(path)
-        hasher.combine(tag)
+    /// The order of the listens' messages when several follow from their own revisions.
+    func precedes(_ other: ListenKey) -> Bool {
+        path == other.path ? (tag ?? -1) < (other.tag ?? -1) : path.keys.lexicographicallyPrecedes(other.path.keys)
     }
 }
 
@@ -122,24 +130,19 @@ struct Listen {
     let wirePath: String
     let query: Query?
     let tag: Int?
-    /// The revision whose data the client was last sent.
-    var revision: Revision
     /// The rules' `query` variable for it (null for the location's whole value).
     let ruleQuery: JSON
     /// The query as the client sent it (`q`), to name the listen when it is revoked.
     let wireQuery: JSON
-    /// The locations above it (not the root), shortest first: where one did not change, the
-    /// listen's did not either.
-    let ancestors: [Path]
 
-    init(_ request: ListenRequest, revision: Revision) {
+    init(_ request: ListenRequest) {
         path = request.path
         wirePath = request.wirePath
         query = request.query
         tag = request.tag
-        self.revision = revision
         ruleQuery = request.ruleQuery
         wireQuery = request.wireQuery
-        ancestors = request.path.ancestors
     }
+
+    var key: ListenKey { ListenKey(path: path, tag: tag) }
 }

@@ -37,7 +37,7 @@ extension WebSocketSession {
             // The store has published the write's revision: the client's listens hear of it
             // before the `ok` (the SDK drops its own pending write on the `ok`, and would show
             // the old value in between).
-            if let latest = feed.latest { await follow(latest) }
+            if let latest = feed.latest { follow(latest) }
             return Answer()
         case .preconditionFailed:
             await catchUp(path: path, from: hash)
@@ -59,7 +59,7 @@ extension WebSocketSession {
             guard let newer = await feed.revision(after: latest.number, until: deadline) else { break }
             latest = newer
         }
-        if let latest = feed.latest { await follow(latest) }
+        if let latest = feed.latest { follow(latest) }
     }
 
     /// `o`, `om`: the write is checked now and kept as text (which costs its bytes, charged),

@@ -43,11 +43,14 @@ actor WebSocketSession {
     private let outbound: WebSocketOutboundWriter
     /// Where the session's messages are written, frames straight to the connection's pipeline.
     let channel: any Channel
+    /// Its frame encoder, past which the messages' frames are written (framed once for all).
+    var frameEncoder: ChannelHandlerContext?
     private var frames: FrameAssembler
-    var listens: [ListenKey: Listen] = [:]
-    /// The listens in the order a revision brings them up to date; nil once one is added or
-    /// removed (made again at the next revision).
-    var listenOrder: [ListenKey]?
+    var listens = ListenTree()
+    /// The revision the listens were last brought to, and those sent a newer one since (each
+    /// follows from its own until the others reach it).
+    var base: Revision?
+    var ahead: [ListenKey: Revision] = [:]
     /// Writes to make when the connection ends, in the order they were asked for.
     var left = LeftWrites()
     /// Messages to send before the answer of the request being handled.
@@ -77,7 +80,8 @@ actor WebSocketSession {
     /// Serves the connection until the client leaves or the server stops.
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, host: String,
-        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, budget: MemoryBudget
+        feed: RevisionFeed, store: StoreThread, options: ServeOptions, access: Access, cache: WireCache, budget: MemoryBudget,
+        sweeper: UnfinishedSweeper
     ) async {
         guard let mailbox = feed.subscribe(queueLength: Self.revisionQueue) else { return }
         // A client that does not read holds the loop in a write: when it falls too far behind,
@@ -88,6 +92,17 @@ actor WebSocketSession {
             feed: feed, store: store, options: options, access: access, cache: cache, budget: budget, outbound: outbound, channel: channel)
         let client = ClientHandOver(mailbox: mailbox)
         let (account, unfinished) = (session.account, session.unfinished)
+        // An unfinished message counts as idle: one not whole within the idle timeout of its
+        // first frame closes the connection (else a client could hold its bytes forever).
+        sweeper.watch(unfinished) {
+            try? await outbound.close(.policyViolation, reason: "a message was left unfinished for \(options.idleTimeoutMilliseconds / 1000) s")
+            channel.close(promise: nil)
+        }
+        // While the session waits for its mailbox, a revision is followed on its event loop
+        // at once, without waking its task.
+        mailbox.deliverWhileWaiting(on: channel.eventLoop) { revision in
+            session.assumeIsolated { $0.followDirectly(revision) }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var reader = MessageReader(limit: options.maxBodyBytes, account: account, unfinished: unfinished)
@@ -106,23 +121,12 @@ actor WebSocketSession {
                 reader.close()
                 await client.hand(.clientClosed)
             }
-            // An unfinished message counts as idle: one not whole within the idle timeout of its
-            // first frame closes the connection (else a client could hold its bytes forever).
-            group.addTask {
-                let limit = Duration.milliseconds(options.idleTimeoutMilliseconds)
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: min(limit / 4, .seconds(1)))
-                    guard unfinished.isOverdue(limit) else { continue }
-                    try? await outbound.close(.policyViolation, reason: "a message was left unfinished for \(options.idleTimeoutMilliseconds / 1000) s")
-                    channel.close(promise: nil)
-                    return
-                }
-            }
             await session.run(host: host, mailbox: mailbox, client: client)
             client.close()
             // From now on, dropping the mailbox (or the server stopping) must not cancel this task.
             mailbox.detach()
             feed.unsubscribe(mailbox)
+            sweeper.unwatch(unfinished)
             group.cancelAll()
         }
         await session.disconnected()
@@ -161,6 +165,7 @@ actor WebSocketSession {
     // MARK: - The loop's steps
 
     private func start(host: String) async {
+        frameEncoder = Self.encoderContext(of: channel)
         // The server's time, one millisecond early: the client estimates server time from it
         // (for its local view of a server timestamp), and that estimate must come before the time
         // the server gives the write, as it does over any real network. On loopback, within the
@@ -175,16 +180,16 @@ actor WebSocketSession {
         case .clientClosed:
             return false
         case .feed(.revision(let revision)):
-            await follow(revision)
+            follow(revision)
+            await flush()
             return true
         case .feed(.tick):
             return true
         case .feed(.cancel(let why)):
-            for (key, listen) in listens {
-                await send(.cancelled(path: listen.wirePath, why: why))
-                listens[key] = nil
-                listenOrder = nil
-            }
+            listens.forEach { pending.append(ServerMessage.cancelled(path: $0.wirePath, why: why).wire) }
+            listens.removeAll()
+            ahead = [:]
+            await flush()
             return true
         case .feed(.closed), .feed(.dropped):
             return false
@@ -279,8 +284,7 @@ actor WebSocketSession {
         case .listen(let listen):
             return self.listen(listen, as: requester)
         case .unlisten(let path, let tag):
-            listens[ListenKey(path: path, tag: tag)] = nil
-            listenOrder = nil
+            unlisten(ListenKey(path: path, tag: tag))
             return Answer()
         case .get(let path, let query, let ruleQuery):
             guard let revision = feed.latest else { return Answer(status: "unavailable", data: "the file has not been read yet") }

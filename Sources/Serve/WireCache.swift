@@ -62,14 +62,9 @@ final class WireCache: Sendable {
         return made
     }
 
-    /// Whether the location at `path` is byte for byte the same in `new` as in `old`: so when a
-    /// location above it is (found once for all the listens below it).
-    func isUnchanged(path: Path, ancestors: [Path], from old: Revision, to new: Revision) -> Bool {
-        for ancestor in ancestors where isUnchangedHere(path: ancestor, from: old, to: new) { return true }
-        return isUnchangedHere(path: path, from: old, to: new)
-    }
-
-    private func isUnchangedHere(path: Path, from old: Revision, to new: Revision) -> Bool {
+    /// Whether the location at `path` is byte for byte the same in `new` as in `old` (found once
+    /// for all the listens there).
+    func isUnchanged(path: Path, from old: Revision, to new: Revision) -> Bool {
         let key = ChangeKey(from: old.number, path: path)
         let (kept, oldIndex, newIndex) = state.withLock { state in
             (state.revision == new.number ? state.unchanged[key] : nil, state.indexes[old.number], state.indexes[new.number])
@@ -150,9 +145,4 @@ final class WireCache: Sendable {
             body(&state)
         }
     }
-}
-
-extension Path {
-    /// The locations above this one (not the root), shortest first.
-    var ancestors: [Path] { (1..<max(1, keys.count)).map { Path(keys: Array(keys.prefix($0))) } }
 }

@@ -37,6 +37,11 @@ extension HTTPConnection {
 
     /// The server's next text message (its frames joined); nil when it closed the connection.
     func readMessage(seconds: Double = 20) throws -> JSON? {
+        try readText(seconds: seconds).map { try JSONDocument(parsing: Array($0.utf8)).root.json }
+    }
+
+    /// The server's next text frame's text; nil when it closed the connection.
+    func readText(seconds: Double = 20) throws -> String? {
         while true {
             let head = try readExactly(2, seconds: seconds)
             var length = Int(head[1] & 0x7F)
@@ -48,10 +53,23 @@ extension HTTPConnection {
             let payload = try readExactly(length, seconds: seconds)
             switch head[0] & 0x0F {
             case 8: return nil
-            case 1: return try JSONDocument(parsing: payload).root.json
+            case 1: return String(decoding: payload, as: UTF8.self)
             default: continue
             }
         }
+    }
+
+    /// The server's next message as the SDKs read it: a frame holding a count (`"3"`) announces
+    /// that many pieces, joined; nil when it closed the connection.
+    func readPieces(seconds: Double = 20) throws -> String? {
+        guard let first = try readText(seconds: seconds) else { return nil }
+        guard first.count <= 6, let count = Int(first) else { return first }
+        var whole = ""
+        for _ in 0..<count {
+            guard let piece = try readText(seconds: seconds) else { return nil }
+            whole += piece
+        }
+        return whole
     }
 
     /// Reads messages until the answer to request `r` (data messages before it are skipped).
