@@ -88,7 +88,8 @@ struct List: ParsableCommand {
     /// A log folded as it was read: counting every child needs no document of the table.
     private func printFolded(_ fold: KeyedFold, path: Path, query: Query, choice: ColumnChoice?, computed: [ComputedColumn]) {
         if count, path.isRoot, query.start == nil, query.end == nil, query.limit == nil, query.filters.isEmpty {
-            return writeOut(Array("\(fold.count)\n".utf8))
+            writeOut(Array("\(fold.count)\n".utf8))
+            return
         }
         print(Window(query: query, path: path, document: fold.document), choice: choice, computed: computed)
     }
