@@ -71,10 +71,22 @@ struct List: ParsableCommand {
             return print(try remoteWindow(url, source.remote.credential, path: path, query: query), choice: choice, computed: columns)
         }
         let reading: FileStore.Format = file == "-" ? (source.input.input == .jsonl ? .jsonLines : .json) : source.input.format(of: file)
+        if let fold, file != "-", reading == .jsonLines, let folded = foldedRecords(file, by: fold) {
+            return printFolded(folded, path: path, query: query, choice: choice, computed: columns)
+        }
         // A fold reads every record, not only those the query's window needs.
         let document = try readDocument(file, format: reading, path: path, query: fold == nil ? query : Query(), maxSize: maxSize,
                                         valuesAllowed: source.input.input != .json)
         print(Window(query: query, path: path, document: fold?.document(folding: document) ?? document), choice: choice, computed: columns)
+    }
+
+    /// A log folded as it was read: counting every child needs no document of the table.
+    private func printFolded(_ fold: KeyedFold, path: Path, query: Query, choice: ColumnChoice?, computed: [ComputedColumn]) {
+        if count, path.isRoot, query.start == nil, query.end == nil, query.limit == nil, query.filters.isEmpty {
+            writeOut(Array("\(fold.count)\n".utf8))
+            return
+        }
+        print(Window(query: query, path: path, document: fold.document), choice: choice, computed: computed)
     }
 
     private func print(_ window: Window, choice: ColumnChoice?, computed: [ComputedColumn]) {

@@ -21,25 +21,36 @@ func newestRecords(_ file: String, path: Path, query: Query) -> JSONDocument? {
 /// read as a regular file (the caller then reads it the usual way and reports why). A log
 /// appended to meanwhile is read up to where the read ends, as `tail` would.
 func streamedRecords(_ file: String) -> JSONDocument? {
+    var builder = JSONLinesBuilder(mode: .lines)
+    var first = true
+    let read = readPieces(file, size: 1 << 20) { piece, fileSize in
+        if first { builder.reserveCapacity(forInput: fileSize) }
+        first = false
+        builder.append(piece)
+    }
+    guard read else { return nil }
+    builder.finish()
+    return builder.finishedList()
+}
+
+/// Calls `body` with the bytes of the regular file `file`, a piece of at most `size` bytes at a
+/// time (and the file's size when opened); false when it cannot be opened and read as a regular file.
+func readPieces(_ file: String, size: Int, _ body: (_ piece: UnsafeBufferPointer<UInt8>, _ fileSize: Int) -> Void) -> Bool {
     let fd = open(file, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
+    guard fd >= 0 else { return false }
     defer { close(fd) }
     var st = stat()
-    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-    var builder = JSONLinesBuilder(mode: .lines)
-    builder.reserveCapacity(forInput: Int(st.st_size))
-    var piece = [UInt8](repeating: 0, count: 1 << 20)
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
+    var piece = [UInt8](repeating: 0, count: size)
     while true {
         let n = piece.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EINTR { continue }
-            return nil
+            return false
         }
-        if n == 0 { break }
-        piece.withUnsafeBufferPointer { builder.append(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+        if n == 0 { return true }
+        piece.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<n]), Int(st.st_size)) }
     }
-    builder.finish()
-    return builder.finishedList()
 }
 
 /// The records of JSON Lines (or of a stream of values) as an array; invalid ones are error rows.

@@ -1,5 +1,6 @@
 // Reading a journal back: its revisions in order, from `FILE.1` (the oldest, after a rotation)
-// then `FILE`; a torn last line is a warning, anything else not a journal's an error.
+// then `FILE`; a torn last line is a warning, anything else not a journal's an error. A recording
+// is held as what a journal is (a first value and each revision's changes), any revision made when asked.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -113,6 +114,64 @@ public struct JournalReplay: Sendable {
             held = entry
         } else if let value {
             ready.append((value, entry))
+        }
+    }
+}
+
+/// The revisions of a recording, oldest first (cut by `since` and `until` as
+/// `JournalRecording.forEachRevision` cuts them), each one's value made on request: the value
+/// kept at the nearest earlier checkpoint (one every `spacing` revisions) with the changes
+/// after it applied. Checkpoints share every child their revisions did not change: a value is
+/// copied on write, one container on a changed path at a time.
+public struct JournalRevisions: Sendable {
+    /// Each revision's entry: its time, writer and changes (or whole value).
+    public let entries: [JournalEntry]
+    /// Revisions from one checkpoint to the next.
+    public let spacing: Int
+    /// The value of revision `k * spacing`, for each k.
+    private let checkpoints: [ReplayTree]
+
+    /// Replays `recording` once (every change applied: one that does not apply is an error
+    /// now, not when its revision is asked for), keeping a checkpoint every `spacing` revisions.
+    /// - Throws: `JournalError.badLine` for a change that does not apply (naming its line).
+    public init(_ recording: JournalRecording, since: Double? = nil, until: Double? = nil, spacing: Int = 16) throws(JournalError) {
+        precondition(spacing > 0, "a checkpoint every 0 revisions")
+        var replay = JournalReplay(recording, since: since, until: until)
+        var entries = [JournalEntry](), checkpoints = [ReplayTree]()
+        while let next = try replay.next() {
+            if entries.count % spacing == 0 { checkpoints.append(next.value) }
+            entries.append(next.entry)
+        }
+        self.entries = entries
+        self.spacing = spacing
+        self.checkpoints = checkpoints
+    }
+
+    /// How many revisions there are.
+    public var count: Int { entries.count }
+
+    /// Revision `n`'s value (0: the oldest).
+    /// - Complexity: the changes of at most `spacing - 1` revisions, plus the containers on
+    ///   their paths copied once.
+    public func value(at n: Int) -> ReplayTree {
+        var value = checkpoints[n / spacing]
+        for i in stride(from: n / spacing * spacing + 1, through: n, by: 1) { value.advance(by: entries[i]) }
+        return value
+    }
+
+    /// Makes `value`, revision `n - 1`'s, revision `n`'s.
+    public func advance(_ value: inout ReplayTree, to n: Int) {
+        value.advance(by: entries[n])
+    }
+}
+
+extension ReplayTree {
+    /// This value after `entry`: its whole value, or its changes applied (changes a replay
+    /// already applied to the same value: they apply again).
+    mutating func advance(by entry: JournalEntry) {
+        switch entry.content {
+        case .whole(let whole): self = ReplayTree(whole)
+        case .changes(let changes): for change in changes { try? apply(change) }
         }
     }
 }

@@ -22,22 +22,31 @@ public final class JournalStore: ReadOnlyStore {
     public var readerIsBusy: () -> Bool = { false }
 
     private let wake: WakeSignal
-    private var replay: JournalReplay
+    /// The recording as its first value and each revision's changes.
+    private let revisions: JournalRevisions
+    /// Revisions published so far, and the value of the last one.
+    private var published = 0
+    private var value: ReplayTree?
 
     /// Reads the journal at `path` (and `path.1` before it).
     /// - Parameters: since, until: seconds since 1970 that cut the recording (see `JournalRecording.forEachRevision`).
-    /// - Throws: `JournalError` for a file that is not a journal (with its line and column).
+    /// - Throws: `JournalError` for a file that is not a journal (with its line and column), or
+    ///   a change that does not apply (before anything shows).
     public init(path: String, since: Double? = nil, until: Double? = nil) throws(JournalError) {
         name = path
         let recording = try JournalRecording(path: path)
-        // Every change is applied once here, so that one that does not apply is an error before anything shows.
-        try recording.forEachRevision(since: since, until: until) { _, _ in }
+        revisions = try JournalRevisions(recording, since: since, until: until)
         warning = recording.warning
-        replay = JournalReplay(recording, since: since, until: until)
         do { wake = try WakeSignal() } catch { throw .system(file: path, message: "\(error)") }
         hub = RevisionHub(status: StoreStatus(revision: 0, problem: nil, watchMode: .polling), wake: wake)
         wake.signal()
     }
+
+    /// How many revisions the recording holds (as cut).
+    public var revisionCount: Int { revisions.count }
+
+    /// Revision `n`'s value (0: the oldest), made when asked, from the nearest checkpoint.
+    public func document(ofRevision n: Int) -> JSONDocument { revisions.value(at: n).document() }
 
     public func processPendingChanges() {
         wake.drain()
@@ -46,12 +55,15 @@ public final class JournalStore: ReadOnlyStore {
         // many children is evaluated on the hub's worker, which would skip the revisions meanwhile.
         let identity = FileIdentity(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
         while !isReplayed && !hub.isEvaluatingFirstWindows && !readerIsBusy() {
-            guard let next = try? replay.next() else {
+            guard published < revisions.count else {
                 isReplayed = true
                 if let warning { hub.status.problem = .warning(warning) }
                 break
             }
-            hub.publish(document: next.value.document(), identity: identity, time: next.entry.time, writer: next.entry.writer)
+            if value == nil { value = revisions.value(at: published) } else { revisions.advance(&value!, to: published) }
+            let entry = revisions.entries[published]
+            published += 1
+            hub.publish(document: value!.document(), identity: identity, time: entry.time, writer: entry.writer)
         }
         hub.deliverEvaluatedWindows()
         hub.deliverStatusIfChanged()

@@ -49,7 +49,7 @@ public final class KeyedStore: ReadOnlyStore {
                 fold = emptyFold
             }
             if fold.fold(revision.document.root) || hub.currentRevision == nil {
-                hub.publish(document: JSONDocument(fold.value), identity: revision.identity, time: revision.time)
+                hub.publish(document: fold.document, identity: revision.identity, time: revision.time)
             }
         }
         var status = log.status

@@ -1,5 +1,6 @@
 // `list --key` and `--delete-when` as a user gives them, run in-process: a JSON Lines file, a command's stream.
 import Foundation
+import JSONTree
 import Testing
 import TestSupport
 
@@ -29,5 +30,38 @@ struct KeyedLogCommandTests {
         #expect(fromCommand.output == expected)
         let alone = try synctable(["list", file, "--delete-when", ".gone"])
         #expect(alone.status == 2 && alone.errors.contains("--delete-when needs --key"), "\(alone.errors)")
+    }
+
+    @Test("list --key folds a log longer than a piece read as it reads it, as jq's reduce folds it; an invalid line's error row names its line")
+    func foldWhileReading() throws {
+        try forEachSeed(4) { seed, rng in
+            let records = (0..<rng.int(1_500...4_000)).map { i in
+                #"{"k": "k\#(rng.int(0..<300))", "seq": \#(i), "type": "\#(rng.chance(0.1) ? "DELETED" : "MODIFIED")"}"#
+            }
+            let folder = ScratchFolder("keyed-fold-read")
+            let file = folder.write("log.jsonl", records.joined(separator: "\n") + "\n")
+            let flags = ["--key", ".k", "--delete-when", #".type == "DELETED""#]
+            let listed = try synctable(["list", file, "--format", "jsonl"] + flags)
+            #expect(listed.status == 0, "seed \(seed): \(listed.errors)")
+            var folded = [String: JSON]()
+            for line in listed.output.split(separator: "\n") {
+                let row = try JSONDocument(parsing: String(line)).root.json
+                folded[row["key"]?.stringValue ?? "?"] = row["value"]
+            }
+            let step = #"if $r.type == "DELETED" then del(.[$r.k]) else .[$r.k] = $r end"#
+            let jq = try runProgram("/usr/bin/jq", ["-c", "-n", "reduce inputs as $r ({}; \(step))", file])
+            let expected = try JSONDocument(parsing: jq.output).root.json
+            #expect(folded == Dictionary(uniqueKeysWithValues: (expected.objectValue?.members ?? []).map { ($0.key, $0.value) }), "seed \(seed)")
+            let counted = try synctable(["list", file, "--count"] + flags)
+            #expect(counted.output == "\(folded.count)\n", "seed \(seed)")
+            // A line that is not JSON, in a later piece: its error row names its line in the whole log.
+            var broken = records
+            let bad = rng.int((broken.count / 2)..<broken.count)
+            broken[bad] = "{oops"
+            let brokenFile = folder.write("broken.jsonl", broken.joined(separator: "\n") + "\n")
+            let withError = try synctable(["list", brokenFile, "--key", ".k", "--format", "jsonl"])
+            #expect(withError.output.contains(#""key":"$\#(bad)""#) && withError.output.contains(#""line":\#(bad + 1),"#),
+                    "seed \(seed): \(withError.output.split(separator: "\n").filter { $0.contains("$error") })")
+        }
     }
 }

@@ -46,6 +46,15 @@ struct JournalPropertyTests {
             store.processPendingChanges()
             #expect(published.map(\.0) == written, "seed \(seed)")
             #expect(published.first?.1 == 1_700_000_000, "seed \(seed)")
+            // Any revision made on request, stepping back and forth in random order from the last.
+            let revisions = try JournalRevisions(recording, spacing: rng.int(1...5))
+            #expect(revisions.count == written.count, "seed \(seed)")
+            var n = written.count - 1
+            for _ in 0..<(3 * written.count) {
+                #expect(revisions.value(at: n).json.serializedString() == written[n], "seed \(seed), revision \(n)")
+                #expect(store.document(ofRevision: n).root.json.serializedString() == written[n], "seed \(seed), revision \(n)")
+                n = rng.chance(0.7) ? min(max(n + rng.pick([-1, -1, 1]), 0), written.count - 1) : rng.int(0..<written.count)
+            }
         }
     }
 
