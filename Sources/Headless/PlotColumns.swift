@@ -65,14 +65,12 @@ extension PlotColumns {
         let xs = numbers(try path(x, flag: "x"))
         let ys = numbers(try path(y, flag: "y"))
         let categories = try color.map { name throws(CommandError) in names(try path(name, flag: "color")) }
-        var points: [String: ScatterPoint] = [:]
-        for (i, row) in rows.enumerated() {
-            guard let px = xs[i], let py = ys[i] else { continue }
-            points[row.key] = ScatterPoint(x: px, y: py, category: categories.map { $0[i] ?? "none" })
-        }
-        try requireTwo(points.count, of: "columns '\(x)' and '\(y)'", what: "rows with numbers in both")
-        let s = Scatter(points: points, size: size, marker: marker)
-        return (s.grid, s.svg())
+        // A row without a number in both is a slot without a point (NaN).
+        let both = rows.indices.map { xs[$0] != nil && ys[$0] != nil }
+        try requireTwo(both.count(where: { $0 }), of: "columns '\(x)' and '\(y)'", what: "rows with numbers in both")
+        let s = Scatter(xs: rows.indices.map { both[$0] ? xs[$0]! : .nan }, ys: rows.indices.map { both[$0] ? ys[$0]! : .nan },
+                        categories: categories.map { names in rows.indices.map { Optional(names[$0] ?? "none") } }, size: size, marker: marker)
+        return (s.grid, s.svg { rows[$0].key })
     }
 
     /// Column `y` over the times of `x`, a line per value of `by` (the `top` largest): as text

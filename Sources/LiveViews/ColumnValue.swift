@@ -155,9 +155,9 @@ public enum ColumnValue: Sendable, Hashable, Comparable, CustomStringConvertible
 /// of milliseconds, where `JSONNode.node(at:)` takes most of a second).
 struct ColumnReader {
     let path: Path
-    private let keys: [[UInt8]]
+    let keys: [[UInt8]]
     /// A computed column's value, read instead of the path (no value counts as missing).
-    private let computed: ChildValue?
+    let computed: ChildValue?
 
     init(_ path: Path) {
         self.path = path

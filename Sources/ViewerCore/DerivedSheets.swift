@@ -269,6 +269,16 @@ extension ChildrenSheet {
 }
 
 extension ColumnSpec {
+    /// The column's numbers as a chart reads them (nil for the key and a trend, which hold none).
+    var numberColumn: NumberColumn? {
+        switch self {
+        case .key, .spark: nil
+        case .value: NumberColumn(path: .root)
+        case .member(let path): NumberColumn(path: path)
+        case .computed(let column): NumberColumn(computed: column.childValue)
+        }
+    }
+
     /// The path below a child this column reads (nil for the key and a computed column).
     var path: Path? {
         switch self {

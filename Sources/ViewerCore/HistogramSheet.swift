@@ -2,6 +2,7 @@
 import Charts
 import JSONTree
 import LiveQuery
+import LiveViews
 import TableUI
 
 extension ViewerAction {
@@ -19,6 +20,8 @@ final class HistogramSheet: ChartSheet, SheetOpener {
     ]
 
     let spec: ColumnSpec
+    /// The column's numbers, read straight from the revision's tape (nil: a column of none).
+    private let numbers: NumberColumn?
     private(set) var histogram: Histogram
     /// Children whose value in the column is not a number.
     private(set) var notNumbers = 0
@@ -39,6 +42,7 @@ final class HistogramSheet: ChartSheet, SheetOpener {
 
     init(viewer: Viewer, spec: ColumnSpec, window: Window, logarithmic: Bool? = nil) {
         self.spec = spec
+        numbers = spec.numberColumn
         self.window = window
         binCount = max(2, min(20, ChartSheet.expectedSize(viewer).rows - 3))
         histogram = Histogram(scale: Scale(lower: 0, upper: 1), binCount: binCount)
@@ -46,14 +50,11 @@ final class HistogramSheet: ChartSheet, SheetOpener {
         rebuild(logarithmic: logarithmic)
     }
 
-    /// Counts every child of the window afresh.
+    /// Counts every child of the window afresh: the column read in one pass into one array.
     private func rebuild(logarithmic: Bool?) {
-        var values = [Double]()
-        values.reserveCapacity(window.count)
-        notNumbers = 0
-        for i in 0..<window.count {
-            if let x = spec.node(in: window.value(at: i))?.doubleValue { values.append(x) } else { notNumbers += 1 }
-        }
+        var values = numbers?.numbers(of: window) ?? []
+        values.removeAll { $0.isNaN }
+        notNumbers = window.count - values.count
         histogram = Histogram(values, binCount: binCount, logarithmic: logarithmic)
     }
 
@@ -93,7 +94,7 @@ final class HistogramSheet: ChartSheet, SheetOpener {
     }
 
     private func count(_ child: JSONNode, by delta: Int) {
-        guard let x = spec.node(in: child)?.doubleValue else { return notNumbers += delta }
+        guard let x = numbers?.number(of: child) else { return notNumbers += delta }
         if delta > 0 { histogram.insert(x) } else { histogram.remove(x) }
     }
 

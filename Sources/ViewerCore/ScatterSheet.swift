@@ -3,6 +3,7 @@
 import Charts
 import JSONTree
 import LiveQuery
+import LiveViews
 import TableUI
 
 extension ViewerAction {
@@ -22,10 +23,17 @@ final class ScatterSheet: ChartSheet, SheetOpener {
     let x: ColumnSpec, y: ColumnSpec, colour: ColumnSpec?
     private let selection: Selection
     private let marker: Marker
+    /// The two columns' numbers, read straight from the revision's tape.
+    private let xNumbers: NumberColumn, yNumbers: NumberColumn
     private(set) var scatter: Scatter
-    /// Children without a number in both columns.
-    private(set) var leftOutRows = 0
+    /// Each row's slot in the scatter, by row of `window`: a changed row moves the point in its
+    /// slot, found by the change's row index without a key.
+    private var slotOfRow: [Int32] = []
+    /// Slots of removed rows, for rows added later.
+    private var freeSlots: [Int32] = []
     private var window: Window
+    /// Children without a number in both columns.
+    var leftOutRows: Int { window.count - scatter.pointCount }
 
     /// Asks for the y column (and a colour column), then opens the chart.
     static func open(from children: ChildrenSheet) -> StackOpening {
@@ -60,7 +68,8 @@ final class ScatterSheet: ChartSheet, SheetOpener {
             return
         }
         let sheet = ScatterSheet(viewer: viewer, x: x, y: y, colour: colour, selection: selection, window: window, marker: children.chartMarker)
-        if let refusal = sheet.refusal {
+        guard let sheet, sheet.refusal == nil else {
+            let refusal = sheet?.refusal ?? "no row has a number in both \(x.title) and \(y.title): nothing to chart"
             children.message = Viewer.Message(text: refusal, isError: false)
             return
         }
@@ -71,43 +80,46 @@ final class ScatterSheet: ChartSheet, SheetOpener {
         }
     }
 
-    init(viewer: Viewer, x: ColumnSpec, y: ColumnSpec, colour: ColumnSpec?, selection: Selection, window: Window, marker: Marker) {
+    init?(viewer: Viewer, x: ColumnSpec, y: ColumnSpec, colour: ColumnSpec?, selection: Selection, window: Window, marker: Marker) {
+        guard let xNumbers = x.numberColumn, let yNumbers = y.numberColumn else { return nil }
         self.x = x
         self.y = y
         self.colour = colour
         self.selection = selection
         self.window = window
         self.marker = marker
-        scatter = Scatter(points: [:], size: ChartSheet.expectedSize(viewer), marker: marker)
+        self.xNumbers = xNumbers
+        self.yNumbers = yNumbers
+        scatter = Scatter(xs: [], ys: [], size: ChartSheet.expectedSize(viewer), marker: marker)
         super.init(viewer: viewer, title: "\(y.title) against \(x.title)" + (colour.map { " by \($0.title)" } ?? ""))
         rebuild(size: ChartSheet.expectedSize(viewer))
     }
 
     /// The point of `child`, nil when it lacks a number in either column.
     private func point(_ child: JSONNode) -> ScatterPoint? {
-        guard let px = x.node(in: child)?.doubleValue, let py = y.node(in: child)?.doubleValue else { return nil }
+        guard let px = xNumbers.number(of: child), let py = yNumbers.number(of: child) else { return nil }
         return ScatterPoint(x: px, y: py, category: colour.map { $0.node(in: child).map(cellText) ?? "none" })
     }
 
-    /// Places every child of the window afresh, on scales fitted to them.
+    /// Places every row of the window afresh, slot i for row i, on scales fitted to them: the two
+    /// columns read in one pass into two arrays, then binned in one pass.
     private func rebuild(size: CanvasSize) {
-        var points: [String: ScatterPoint] = [:]
-        points.reserveCapacity(window.count)
-        leftOutRows = 0
-        for i in 0..<window.count {
-            if let p = point(window.value(at: i)) { points[window.key(at: i)] = p } else { leftOutRows += 1 }
-        }
-        scatter = Scatter(points: points, size: size, marker: marker)
+        let columns = NumberColumn.numbers([xNumbers, yNumbers], of: window)
+        let categories = colour.map { spec in (0..<window.count).map { Optional(spec.node(in: window.value(at: $0)).map(cellText) ?? "none") } }
+        scatter = Scatter(xs: columns[0], ys: columns[1], categories: categories, size: size, marker: marker)
+        slotOfRow = (0..<Int32(window.count)).map { $0 }
+        freeSlots = []
     }
 
     var refusal: String? {
-        let n = scatter.points.count
+        let n = scatter.pointCount
         if n == 0 { return "no row has a number in both \(x.title) and \(y.title): nothing to chart" }
         return n < 2 ? "only one row has a number in both \(x.title) and \(y.title): a scatter needs two" : nil
     }
 
-    /// One change of the selection: each changed child's point moves (a first window, or a
-    /// change of many children, is placed afresh).
+    /// One change of the selection: each removed, added or changed row moves its slot's point,
+    /// and the rows' slots follow the batch (a first window, or a change of many children, is
+    /// placed afresh).
     func apply(_ change: WindowChange) {
         defer { window = change.new }
         guard change.old != nil, change.childEvents.count <= max(64, window.count / 16) else {
@@ -115,37 +127,55 @@ final class ScatterSheet: ChartSheet, SheetOpener {
             window = change.new
             return rebuild(size: scatter.frame.size)
         }
+        // New rows' slots: added rows take a free slot, changed rows keep theirs.
+        var arrived: [Int: Int32] = [:]
         for event in change.childEvents {
             switch event.kind {
-            case .childAdded: place(event.key, event.value, isNew: true)
-            case .childChanged: place(event.key, event.value, isNew: false)
-            case .childRemoved: place(event.key, nil, isNew: false)
+            case .childRemoved:
+                let slot = slotOfRow[event.index]
+                scatter.move(Int(slot), to: nil)
+                freeSlots.append(slot)
+            case .childAdded:
+                let slot = freeSlots.popLast() ?? Int32(scatter.slotCount)
+                scatter.move(Int(slot), to: point(event.value))
+                arrived[event.index] = slot
+            case .childChanged:
+                guard let from = event.fromIndex else { continue }
+                let slot = slotOfRow[from]
+                scatter.move(Int(slot), to: point(event.value))
+                arrived[event.index] = slot
             case .childMoved: continue
             }
         }
-    }
-
-    /// Row `key` is now `child` (nil: gone): its point moves, or it is counted as left out.
-    private func place(_ key: String, _ child: JSONNode?, isNew: Bool) {
-        let had = scatter.points[key] != nil
-        if !isNew, !had { leftOutRows -= 1 }  // it was left out
-        let p = child.flatMap(point)
-        if child != nil, p == nil { leftOutRows += 1 }
-        if had || p != nil { scatter.move(key, to: p) }
+        let batch = change.batch
+        guard !(batch.deletes.isEmpty && batch.inserts.isEmpty && batch.moves.isEmpty) else { return }
+        var unknown = false
+        let next = batch.apply(to: slotOfRow) { row -> Int32 in
+            if let slot = arrived[row] { return slot }
+            unknown = true
+            return -1
+        }
+        guard !unknown else {
+            // A batch that disagrees with its events would misplace points: placed afresh.
+            window = change.new
+            return rebuild(size: scatter.frame.size)
+        }
+        slotOfRow = next
     }
 
     override func grid(size: CanvasSize) -> CellGrid {
-        if scatter.frame.size != size {
-            let points = scatter.points
-            scatter = Scatter(points: points, size: size, marker: marker)
-        }
+        if scatter.frame.size != size { scatter = scatter.resized(to: size) }
         return scatter.grid
     }
 
-    override func svg() -> String { scatter.svg() }
+    override func svg() -> String {
+        var names = [String](repeating: "", count: scatter.slotCount)
+        for (row, slot) in slotOfRow.enumerated() { names[Int(slot)] = window.key(at: row) }
+        return scatter.svg { names[$0] }
+    }
 
     override var countText: String {
-        let n = scatter.points.count
+        let n = scatter.pointCount
         return "\(n) \(n == 1 ? "point" : "points")" + (leftOutRows > 0 ? " · \(leftOutRows) rows left out" : "")
     }
 
@@ -158,15 +188,15 @@ final class ScatterSheet: ChartSheet, SheetOpener {
             viewer.message = Viewer.Message(text: "move the cursor (arrows, j k) to a cell of the chart first", isError: false)
             return true
         }
-        let keys = scatter.rows(line: cursor.line, column: cursor.column)
-        guard !keys.isEmpty else {
+        let slots = scatter.slots(line: cursor.line, column: cursor.column)
+        guard !slots.isEmpty else {
             viewer.message = Viewer.Message(text: "no point in this cell", isError: false)
             return true
         }
         let cell = PlotCell(column: cursor.column - scatter.frame.plotLeft, row: cursor.line - scatter.frame.plotTop)
         let chart = scatter
-        viewer.push(MatchingRowsSheet(selection: selection, title: "\(keys.count) in the cell") { [x, y] child in
-            guard let px = x.node(in: child)?.doubleValue, let py = y.node(in: child)?.doubleValue,
+        viewer.push(MatchingRowsSheet(selection: selection, title: "\(slots.count) in the cell") { [xNumbers, yNumbers] child in
+            guard let px = xNumbers.number(of: child), let py = yNumbers.number(of: child),
                   let (dot, _) = chart.placement(of: ScatterPoint(x: px, y: py)) else { return false }
             return chart.dots.cell(of: dot) == cell
         })

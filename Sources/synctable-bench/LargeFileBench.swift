@@ -14,7 +14,9 @@ struct PlayersFile {
 
     static func key(_ i: Int) -> String { "p" + String(10_000_000 + i).dropFirst() }
 
-    init(children: Int) {
+    /// - Parameter views: child i's `meta/views`, where it is given and not nil (else random
+    ///   below 10,000,000).
+    init(children: Int, views: (Int) -> Int? = { _ in nil }) {
         var r = SplitMix64(seed: 16)
         let teams = ["red", "green", "blue", "amber", "violet", "teal"]
         bytes.reserveCapacity(children * 160 + 64)
@@ -26,7 +28,8 @@ struct PlayersFile {
             // Generated scores stay below 900000: an edit sets a higher one, entering the top of the window.
             bytes += String(100_000 + r.next(800_000)).utf8
             bytes += ",\n      \"team\": \"\(teams[r.next(teams.count)])\",\n      \"meta\": {\n        \"views\": ".utf8
-            bytes += String(r.next(10_000_000)).utf8
+            let random = r.next(10_000_000)
+            bytes += String(views(i) ?? random).utf8
             bytes += (i + 1 < children ? "\n      }\n    },\n" : "\n      }\n    }\n").utf8
         }
         bytes += "  }\n}\n".utf8

@@ -18,14 +18,14 @@ private func processCPU() -> Double {
 }
 
 /// CPU seconds of this thread so far.
-private func threadCPU() -> Double {
+func threadCPU() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// The 1-minute load average, for the notes (the figures are wall times).
-private func loadAverage() -> String {
+func loadAverage() -> String {
     var loads = [Double](repeating: 0, count: 3)
     return getloadavg(&loads, 3) > 0 ? Report.fmt(loads[0]) : "?"
 }

@@ -13,7 +13,7 @@ import TestSupport
             let size = CanvasSize(rows: rng.int(5...30), columns: rng.int(12...80))
             var points: [String: ScatterPoint] = [:]
             for i in 0..<rng.int(0...150) { points["r\(i)"] = randomPoint(&rng) }
-            var scatter = Scatter(points: points, size: size, marker: marker)
+            var scatter = NamedScatter(points, size: size, marker: marker)
             let canvas = MemoryCanvas(rows: size.rows + 3, columns: size.columns + 2)
             let view = ChartView(canvas: canvas, line: 2, column: 1)
             view.draw(scatter.grid)
@@ -28,13 +28,36 @@ import TestSupport
         }
     }
 
+    /// The other property for the scatter: after a random sequence of moves (points
+    /// appearing, moving, leaving the scales, going away), the live chart equals one drawn from
+    /// scratch on the final points, cell for cell and colour for colour, with the same counts.
+    @Test func aLiveScatterEqualsOneDrawnFromScratch() {
+        forEachSeed(40) { seed, rng in
+            let marker = rng.pick(Marker.allCases)
+            let size = CanvasSize(rows: rng.int(5...30), columns: rng.int(12...80))
+            let (xScale, yScale) = (Scale(lower: -40, upper: 40), Scale(lower: 0, upper: 8e5))
+            // The anchor keeps "a" the one named category, so both legends are [a].
+            var points = ["anchor": ScatterPoint(x: 0, y: 1, category: "a")]
+            for i in 0..<rng.int(0...150) { points["r\(i)"] = randomPoint(&rng, categories: ["a", nil]) }
+            var live = NamedScatter(points, size: size, marker: marker, xScale: xScale, yScale: yScale, legendSize: 1)
+            for _ in 0..<rng.int(1...300) {
+                live.move("r\(rng.int(0...160))", to: rng.chance(0.1) ? nil : randomPoint(&rng, categories: ["a", nil]))
+            }
+            let scratch = NamedScatter(live.points, size: size, marker: marker, xScale: xScale, yScale: yScale, legendSize: 1)
+            #expect(live.grid == scratch.grid, "seed \(seed)")
+            #expect(live.chart.pointCount == scratch.chart.pointCount && live.chart.leftOut == scratch.chart.leftOut, "seed \(seed)")
+            #expect(live.chart.dots == scratch.chart.dots, "seed \(seed)")
+        }
+    }
+
     /// Compares the canvas with the points, mapping each point to its cell independently of
     /// the chart's own dot arithmetic: column ⌊fx·columns⌋, row from the bottom ⌊fy·rows⌋.
-    private func check(_ scatter: Scatter, _ canvas: MemoryCanvas, origin: (line: Int, column: Int), seed: UInt64) {
+    private func check(_ named: NamedScatter, _ canvas: MemoryCanvas, origin: (line: Int, column: Int), seed: UInt64) {
+        let scatter = named.chart
         let frame = scatter.frame
         let marker = scatter.dots.marker
         var expected: [Position: UInt8] = [:]
-        for point in scatter.points.values {
+        for point in named.points.values {
             guard let fx = scatter.xScale.fraction(of: point.x), let fy = scatter.yScale.fraction(of: point.y) else { continue }
             let across = min(Int(fx * Double(frame.plotColumns * marker.dotColumns)), frame.plotColumns * marker.dotColumns - 1)
             let up = min(Int(fy * Double(frame.plotRows * marker.dotRows)), frame.plotRows * marker.dotRows - 1)
@@ -56,8 +79,8 @@ import TestSupport
 }
 
 /// Points mostly in a random range, a few not finite.
-private func randomPoint(_ rng: inout SplitMix64) -> ScatterPoint {
-    if rng.chance(0.03) { return ScatterPoint(x: .nan, y: 1) }
+private func randomPoint(_ rng: inout SplitMix64, categories: [String?] = ["a", "b", "c", nil]) -> ScatterPoint {
+    if rng.chance(0.03) { return ScatterPoint(x: -.infinity, y: 1) }
     return ScatterPoint(x: Double.random(in: -50...50, using: &rng), y: Double.random(in: 0...1e6, using: &rng),
-                        category: rng.pick(["a", "b", "c", nil]))
+                        category: rng.pick(categories))
 }

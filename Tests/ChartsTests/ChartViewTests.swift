@@ -6,7 +6,7 @@ import TableUI
     @Test func theFirstDrawWritesEveryCellAndShowsTheChart() {
         let canvas = MemoryCanvas(rows: 16, columns: 30)
         let view = ChartView(canvas: canvas, line: 2, column: 3)
-        let s = Scatter(points: ["a": ScatterPoint(x: 1, y: 2), "b": ScatterPoint(x: 3, y: 4)], size: CanvasSize(rows: 12, columns: 25))
+        let s = NamedScatter(["a": ScatterPoint(x: 1, y: 2), "b": ScatterPoint(x: 3, y: 4)], size: CanvasSize(rows: 12, columns: 25))
         view.draw(s.grid)
         #expect(writtenCells(canvas).count == 12 * 25)
         for line in 0..<12 { #expect(canvas.text(line: line + 2).dropFirst(3).hasPrefix(s.grid.text(line: line)), "line \(line)") }
@@ -16,7 +16,7 @@ import TableUI
     @Test func afterOnePointMovesOnlyTheAffectedCellsAreWritten() {
         let canvas = MemoryCanvas(rows: 16, columns: 30)
         let view = ChartView(canvas: canvas, line: 2, column: 3)
-        var s = Scatter(points: ["a": ScatterPoint(x: 2.6, y: 7.3), "b": ScatterPoint(x: 9, y: 1)], size: CanvasSize(rows: 12, columns: 23),
+        var s = NamedScatter(["a": ScatterPoint(x: 2.6, y: 7.3), "b": ScatterPoint(x: 9, y: 1)], size: CanvasSize(rows: 12, columns: 23),
                         xScale: Scale(lower: 0, upper: 10), yScale: Scale(lower: 0, upper: 10))
         view.draw(s.grid)
         canvas.clearOperations()

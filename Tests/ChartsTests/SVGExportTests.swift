@@ -11,9 +11,10 @@ import TestSupport
         for i in 0..<40 {
             points["row \(i) <&\">"] = ScatterPoint(x: Double(i) * 0.37 - 3, y: Double(i * i) * 0.19743416929728977, category: i % 3 == 0 ? "a&b" : "c")
         }
-        points["nan"] = ScatterPoint(x: .nan, y: 1)
-        let s = Scatter(points: points, size: CanvasSize(rows: 20, columns: 60))
-        let marks = try mappedBack(s.svg())
+        points["inf"] = ScatterPoint(x: .infinity, y: 1)
+        let named = NamedScatter(points, size: CanvasSize(rows: 20, columns: 60))
+        let s = named.chart
+        let marks = try mappedBack(s.svg { named.names[$0] })
         let circles = marks.filter { $0[0] == "point" }
         #expect(circles.count == 40)
         for mark in circles {

@@ -41,14 +41,16 @@ struct ViewerChartsTests {
     }
 
     /// A live chart after random edits equals the chart opened on the final data.
-    static func liveEqualsScratch(_ key: Character, answer: String? = nil, seed: UInt64, title: String) throws {
+    /// - Parameter counts: how many players each revision has (rows come and go when it varies).
+    static func liveEqualsScratch(_ key: Character, answer: String? = nil, seed: UInt64, title: String,
+                                  counts: ClosedRange<Int> = 30...30) throws {
         var rng = SplitMix64(seed: seed)
-        let live = try ViewerHarness(memory: players(randomPlayers(&rng, count: 30)), rows: 20, columns: 90, path: "/players")
+        let live = try ViewerHarness(memory: players(randomPlayers(&rng, count: rng.int(counts))), rows: 20, columns: 90, path: "/players")
         open(live, key, answer: answer)
         try live.waitUntil(title) { $0.contains(title) }
         var final = ""
         for _ in 0..<6 {
-            final = players(randomPlayers(&rng, count: 30))
+            final = players(randomPlayers(&rng, count: rng.int(counts)))
             try live.save(final)
         }
         let scratch = try ViewerHarness(memory: final, rows: 20, columns: 90, path: "/players")
@@ -65,6 +67,13 @@ struct ViewerChartsTests {
     @Test(". asks for a second column and draws a scatter; after random edits it equals one drawn from scratch")
     func scatterLiveEqualsScratch() throws {
         try Self.liveEqualsScratch(".", answer: "level team", seed: 52, title: "level against score by team")
+    }
+
+    @Test("a scatter whose rows come and go (each row's point in a slot that follows it) equals one drawn from scratch")
+    func scatterWithRowsComingAndGoingEqualsScratch() throws {
+        for seed: UInt64 in [54, 55, 56] {
+            try Self.liveEqualsScratch(".", answer: "level", seed: seed, title: "level against score", counts: 12...40)
+        }
     }
 
     @Test("one moved point redraws a cell or two, not the chart")
