@@ -42,12 +42,15 @@ final class TestServer: ServedForTest {
     let port: Int
     let file: String
     private let task: Task<Void, Never>
+    private let ended = DispatchSemaphore(value: 0)
+    private var stopped = false
 
     init(file: String, arguments: [String] = []) throws {
         self.file = file
         let server = try SyncTable.server([file, "--port", "0"] + arguments)
         let bound = Shared<Int?>(nil), failure = Shared<String?>(nil)
         let started = DispatchSemaphore(value: 0)
+        let ended = self.ended
         task = Task(executorPreference: QueueExecutor()) {
             do {
                 try await server.run { port in
@@ -58,6 +61,7 @@ final class TestServer: ServedForTest {
                 failure.withLock { $0 = "\(error)" }
             }
             started.signal()
+            ended.signal()
         }
         _ = started.wait(timeout: .now() + 60)
         guard let port = bound.withLock({ $0 }) else {
@@ -73,12 +77,15 @@ final class TestServer: ServedForTest {
 
     deinit { stop() }
 
-    /// Stops the server: its task cancelled (the streams end, the store stops). Not waited for:
-    /// the shutdown may need a thread of the concurrency pool, which blocking tests (this one
-    /// among them) can hold all of. 0, as the command's status after SIGTERM.
+    /// Stops the server (its task cancelled: the streams end, the store stops) and waits for it;
+    /// 0 once it has stopped, as the command's status after SIGTERM.
     @discardableResult
     func stop() -> Int32 {
-        task.cancel()
+        if !stopped {
+            stopped = true
+            task.cancel()
+            _ = ended.wait(timeout: .now() + 60)
+        }
         return 0
     }
 }
