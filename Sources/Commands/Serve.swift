@@ -77,22 +77,6 @@ struct ServeFile: ParsableCommand {
     }
 
     func run() throws {
-        let server = try openServer()
-        let host = self.host, output = CommandIO.current.output
-        let stop = CommandIO.current.stop.map { stopGracefully(server, on: $0) }
-        defer { stop?.stopListening() }
-        do {
-            // At once, in one write: a script waits for the line.
-            try server.runUntilStopped { port in
-                _ = writeAll(Array("listening on http://\(host):\(port)\n".utf8), to: output)
-            }
-        } catch {
-            throw CommandError("\(error)")
-        }
-    }
-
-    /// The server these options describe, its databases open, not started yet.
-    func openServer() throws -> DatabaseServer {
         var options = ServeOptions(
             host: host, port: port, readOnly: readOnly, authToken: authToken, maxBodyBytes: maxBodyBytes,
             streamBacklogLimit: streamBacklog, keepAliveMilliseconds: keepAliveMs, streamUnsentLimit: streamUnsentBytes,
@@ -104,29 +88,28 @@ struct ServeFile: ParsableCommand {
             throw CommandError("serve takes a file or - (standard input), not a database URL: \(url.display)")
         }
         if let warning = options.exposure { printError("warning: " + warning) }
+        let server: DatabaseServer
         do {
             let databases = try servedSources(file, namespaces: namespaces).map { source in
                 var store = FileStore.Options(format: input.format(of: source.path))
                 store.maxLineBytes = maxLineBytes
                 return (source.name, { @Sendable [store] in try openStore(source.path, credential: nil, file: store) as any LiveStore })
             }
-            return try DatabaseServer(databases: databases, options: options, name: file ?? databases.map(\.0).joined(separator: ", "))
+            server = try DatabaseServer(databases: databases, options: options, name: file ?? databases.map(\.0).joined(separator: ", "))
         } catch {
             throw CommandError("\(error)")
         }
-    }
-}
-
-extension SyncTable {
-    /// The server `synctable serve ARGUMENTS` runs, parsed and opened in this process but not
-    /// started: for a caller that serves it itself (a test, on an executor of its own), without
-    /// the command's signals and printed port.
-    /// - Throws: the parser's error for bad arguments, or a `CommandError`.
-    public static func server(_ arguments: [String]) throws -> DatabaseServer {
-        guard let serve = try parseAsRoot(["serve"] + arguments) as? ServeFile else {
-            throw CommandError("not a serve command: \(arguments)")
+        let host = self.host, output = CommandIO.current.output
+        let stop = CommandIO.current.stop.map { stopGracefully(server, on: $0) }
+        defer { stop?.stopListening() }
+        do {
+            // At once, in one write: a script waits for the line.
+            try server.runUntilStopped { port in
+                _ = writeAll(Array("listening on http://\(host):\(port)\n".utf8), to: output)
+            }
+        } catch {
+            throw CommandError("\(error)")
         }
-        return try serve.openServer()
     }
 }
 

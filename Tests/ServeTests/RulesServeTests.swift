@@ -28,7 +28,7 @@ import TestSupport
         let rules = folder.write("database.rules.json", #"""
             {"rules": {".read": true, ".write": true, "s": {".validate": "newData.val().matches(/^(a+)+$/)"}}}
             """#)
-        let server = try ServeProcess(file: folder.write("db.json", "{}"), options: Self.options(rules: rules))
+        let server = try TestServer(file: folder.write("db.json", "{}"), options: Self.options(rules: rules))
         let hostile = Array(("\"" + String(repeating: "a", count: 40) + "b\"").utf8)
         #expect(try server.connect().request("PUT", "/s.json", body: hostile, seconds: 5).status == 401)
         #expect(try server.request("PUT", "/s.json", body: "\"aaaa\"").status == 200)

@@ -190,7 +190,7 @@ import TestSupport
     @Test func aSignalEndsTheServerWhateverItsClientsDo() throws {
         let folder = ScratchFolder()
         let big = String(repeating: "b", count: 3_000_000)
-        let server = try ServeProcess(file: folder.write("db.json", #"{"big": "\#(big)"}"#))
+        let server = try TestServer(file: folder.write("db.json", #"{"big": "\#(big)"}"#))
         let stuck = try HTTPConnection(port: server.port, receiveBuffer: 4096)
         stuck.send(HTTPConnection.requestBytes("GET", "/.json", headers: [("Accept", "text/event-stream")]))
         _ = try stuck.readHead()

@@ -75,7 +75,7 @@ import TestSupport
         let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         // (The server listens once it has its first revision: the first line comes first.)
         writer.write(Data("{\"a\": 1}\n".utf8))
-        let server = try ServeProcess(file: "-", arguments: ["--max-line-bytes", "1000"], standardInput: ends[0])
+        let server = try TestServer(file: "-", arguments: ["--max-line-bytes", "1000"], standardInput: ends[0])
         close(ends[0])
         writer.write(Data("{\"long\": \"\(String(repeating: "x", count: 100_000))\"}\n{\"a\": 3}\n".utf8))
         let message = "the record is longer than 1000 bytes; it was skipped"
@@ -133,7 +133,7 @@ import TestSupport
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         writer.write(Data("{\"a\": 1}\n{\"a\": 2}\n".utf8))
-        let server = try ServeProcess(file: "-", standardInput: ends[0])
+        let server = try TestServer(file: "-", standardInput: ends[0])
         close(ends[0])
         try eventually("the first records") { try server.request("GET", "/.json").json == json(#"[{"a": 1}, {"a": 2}]"#) }
         writer.write(Data("{\"a\": 3}\n".utf8))

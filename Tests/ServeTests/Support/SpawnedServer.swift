@@ -1,5 +1,4 @@
-// `synctable serve` as a child process (for signals, exit statuses and standard input), a
-// server's streams, and unsigned ID tokens.
+// `synctable serve` with rules and tokens as a child process, its streams, and unsigned ID tokens.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,75 +8,27 @@ import JSONTree
 import Testing
 import TestSupport
 
-/// `synctable serve FILE --port 0 …` as a child process, on the port it printed, for what needs
-/// a process: signals, the exit status, standard input. Killed when the value goes away
-/// (`stop()` ends it with SIGTERM and returns its exit status).
-final class ServeProcess: ServedForTest {
-    let port: Int
-    let file: String
-    let pid: pid_t
-    private let output: Int32
-    private var exitStatus: Int32?
-
-    /// - Parameter standardInput: the descriptor the server reads as `-` (the test's own by default).
-    init(file: String, arguments: [String] = [], standardInput: Int32? = nil) throws {
-        let binary = try builtProduct("synctable")
-        let child = try spawnProgram([binary, "serve", file, "--port", "0"] + arguments, pipes: [1],
-                                     descriptors: standardInput.map { [0: $0] } ?? [:])
-        self.pid = child.pid
-        output = child.pipes[1]!
-        self.file = file
-        // "listening on http://127.0.0.1:PORT"
-        var line = [UInt8]()
-        var byte: UInt8 = 0
-        let deadline = monotonicNanoseconds() + 30_000_000_000
-        while monotonicNanoseconds() < deadline {
-            var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 1, 100) > 0 else { continue }
-            guard read(output, &byte, 1) == 1 else { break }
-            if byte == 0x0A { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
-            kill(pid, SIGKILL)
-            waitForExit(pid)
-            close(output)
-            throw HTTPTestError(description: "the server did not start: '\(text)'")
-        }
-        self.port = port
-    }
-
-    deinit {
-        if exitStatus == nil {
-            kill(pid, SIGKILL)
-            waitForExit(pid)
-        }
-        close(output)
-    }
-
+extension TestServer {
+    /// `synctable serve` with `options`' rules and tokens. (Tests using it are synchronous: an
+    /// async test resumed after each blocking call waits for a thread of the concurrency pool,
+    /// which the suite's blocking tests fill; with a hundred such steps one took 140 s.)
     convenience init(file: String, options: ServeOptions) throws {
-        try self.init(file: file, arguments: serveArguments(options))
+        var arguments = [String]()
+        if let rules = options.rulesFile { arguments += ["--rules", rules] }
+        if options.acceptUnverifiedTokens { arguments.append("--accept-unverified-tokens") }
+        try self.init(file: file, arguments: arguments)
     }
 
-    /// Sends `signal`; the exit status if the server ended within `seconds` (else it is killed).
-    func stop(signal: Int32, within seconds: Double) -> Int32? {
-        kill(pid, signal)
-        exitStatus = waitForExit(pid, seconds: seconds)
-        return exitStatus
-    }
-
-    /// Stops the server with SIGTERM; its exit status.
-    @discardableResult
-    func stop() -> Int32 {
-        if let exitStatus { return exitStatus }
-        kill(pid, SIGTERM)
-        exitStatus = waitForExit(pid)
-        return exitStatus!
+    /// Opens a stream of `target`; its head and first event (nil when it ended at once).
+    func openStream(_ target: String, headers: [(String, String)] = []) throws -> OpenStream {
+        let connection = try connect()
+        connection.send(HTTPConnection.requestBytes("GET", target, headers: headers + [("Accept", "text/event-stream")]))
+        let head = try connection.readHead()
+        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readEvent() : nil)
     }
 }
 
-/// A stream opened by `openStream`.
+/// A stream opened by `TestServer.openStream`.
 final class OpenStream {
     let connection: HTTPConnection
     let head: HTTPResult

@@ -1,23 +1,59 @@
-// A served scratch file: `synctable serve` in this process on a free port (or, for what needs a
-// process of its own, in a child), and the helpers its tests share.
+// A served scratch file: the server in this process on a free port, and the folder it lives in.
 #if canImport(Glibc)
 import Glibc
 #endif
-import Commands
-import Dispatch
 import FileStore
 import JSONTree
-@testable import Serve
 import TestSupport
 import Synchronization
 import Testing
 
-/// What a test talks to: a server on loopback, in this process or in a child.
-protocol ServedForTest: AnyObject {
-    var port: Int { get }
-}
+/// `synctable serve FILE --port 0 …` as a child process, on the port it printed; killed when
+/// the value goes away (`stop()` ends it as SIGTERM would and returns its exit status).
+final class TestServer {
+    let port: Int
+    let file: String
+    let pid: pid_t
+    private let output: Int32
+    private var exitStatus: Int32?
 
-extension ServedForTest {
+    /// - Parameter standardInput: the descriptor the server reads as `-` (the test's own by default).
+    init(file: String, arguments: [String] = [], standardInput: Int32? = nil) throws {
+        let binary = try builtProduct("synctable")
+        let child = try spawnProgram([binary, "serve", file, "--port", "0"] + arguments, pipes: [1],
+                                     descriptors: standardInput.map { [0: $0] } ?? [:])
+        self.pid = child.pid
+        output = child.pipes[1]!
+        self.file = file
+        // "listening on http://127.0.0.1:PORT"
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        let deadline = monotonicNanoseconds() + 30_000_000_000
+        while monotonicNanoseconds() < deadline {
+            var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 1, 100) > 0 else { continue }
+            guard read(output, &byte, 1) == 1 else { break }
+            if byte == 0x0A { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+            kill(pid, SIGKILL)
+            waitForExit(pid)
+            close(output)
+            throw HTTPTestError(description: "the server did not start: '\(text)'")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            waitForExit(pid)
+        }
+        close(output)
+    }
+
     func connect() throws -> HTTPConnection { try HTTPConnection(port: port) }
 
     /// One request on a new connection.
@@ -25,77 +61,21 @@ extension ServedForTest {
         try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
     }
 
-    /// Opens a stream of `target`; its head and first event (nil when it ended at once).
-    func openStream(_ target: String, headers: [(String, String)] = []) throws -> OpenStream {
-        let connection = try connect()
-        connection.send(HTTPConnection.requestBytes("GET", target, headers: headers + [("Accept", "text/event-stream")]))
-        let head = try connection.readHead()
-        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readEvent() : nil)
-    }
-}
-
-/// `synctable serve FILE --port 0 ARGUMENTS` in this process: the command's own parsing and
-/// server (`SyncTable.server`), run on a queue of its own (so a test blocked on a socket, or a
-/// full concurrency pool, does not hold it up) until `stop()`. What needs a process — signals,
-/// the exit status, standard input — is `ServeProcess`'s.
-final class TestServer: ServedForTest {
-    let port: Int
-    let file: String
-    private let task: Task<Void, Never>
-    private let ended = DispatchSemaphore(value: 0)
-    private var stopped = false
-
-    init(file: String, arguments: [String] = []) throws {
-        self.file = file
-        let server = try SyncTable.server([file, "--port", "0"] + arguments)
-        let bound = Shared<Int?>(nil), failure = Shared<String?>(nil)
-        let started = DispatchSemaphore(value: 0)
-        let ended = self.ended
-        task = Task(executorPreference: QueueExecutor()) {
-            do {
-                try await server.run { port in
-                    bound.withLock { $0 = port }
-                    started.signal()
-                }
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-            }
-            started.signal()
-            ended.signal()
-        }
-        _ = started.wait(timeout: .now() + 60)
-        guard let port = bound.withLock({ $0 }) else {
-            task.cancel()
-            throw HTTPTestError(description: "the server did not start: \(failure.withLock { $0 } ?? "no port within 60 s")")
-        }
-        self.port = port
+    /// Sends `signal`; the exit status if the server ended within `seconds` (else it is killed).
+    func stop(signal: Int32, within seconds: Double) -> Int32? {
+        kill(pid, signal)
+        exitStatus = waitForExit(pid, seconds: seconds)
+        return exitStatus
     }
 
-    convenience init(file: String, options: ServeOptions) throws {
-        try self.init(file: file, arguments: serveArguments(options))
-    }
-
-    deinit { stop() }
-
-    /// Stops the server (its task cancelled: the streams end, the store stops) and waits for it;
-    /// 0 once it has stopped, as the command's status after SIGTERM.
+    /// Stops the server with SIGTERM; its exit status.
     @discardableResult
     func stop() -> Int32 {
-        if !stopped {
-            stopped = true
-            task.cancel()
-            _ = ended.wait(timeout: .now() + 60)
-        }
-        return 0
+        if let exitStatus { return exitStatus }
+        kill(pid, SIGTERM)
+        exitStatus = waitForExit(pid)
+        return exitStatus!
     }
-}
-
-/// The `synctable serve` flags for `options`' rules and tokens.
-func serveArguments(_ options: ServeOptions) -> [String] {
-    var arguments = [String]()
-    if let rules = options.rulesFile { arguments += ["--rules", rules] }
-    if options.acceptUnverifiedTokens { arguments.append("--accept-unverified-tokens") }
-    return arguments
 }
 
 /// A value shared between tasks and threads.
