@@ -196,7 +196,9 @@ let package = Package(
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
         // The commands run in-process: what needs no process of its own (signals, terminals).
-        .testTarget(name: "CommandsTests", dependencies: ["Commands", "Headless", "JSONTree", "LiveQuery", "TestSupport"]),
+        .testTarget(name: "CommandsTests", dependencies: [
+            "Commands", "Headless", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
             name: "ServeTests",

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// `synctable events FILE [--path P] [query flags]`: one JSON line per event, flushed after each revision.
-struct Events: ParsableCommand {
+struct Events: ParsableCommand, SourceCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a query's events as JSON lines while the file changes.",
         discussion: """
@@ -39,7 +39,13 @@ struct Events: ParsableCommand {
     @Argument(help: "The JSON file to watch ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
-    @OptionGroup var source: SourceOptions
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
+    @OptionGroup var bounds: RunBounds
+    @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     @Option(help: ArgumentHelp(
         "Exit after N revisions of the file (the first read is revision 1). A read that finds the file invalid, "

@@ -7,7 +7,7 @@ import LiveQuery
 
 /// `synctable history FILE [--path P] [query flags] [--follow]`: one JSON line per child a
 /// revision changed in the query's window.
-struct History: ParsableCommand {
+struct History: ParsableCommand, SourceCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print what each revision changes in a query's window, as JSON lines.",
         discussion: """
@@ -29,7 +29,13 @@ struct History: ParsableCommand {
     @Argument(help: "The JSON file to watch, or a database URL (http(s)://…/location).")
     var file: String
 
-    @OptionGroup var source: SourceOptions
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
+    @OptionGroup var bounds: RunBounds
+    @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     @Flag(help: "Keep printing each revision's changes as they come.")
     var follow = false

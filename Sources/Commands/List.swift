@@ -14,7 +14,7 @@ import Darwin
 #endif
 
 /// `synctable list FILE [--path P] [query flags] [--where EXPR] [--format json|jsonl|csv|tsv|table] [--count]`.
-struct List: ParsableCommand {
+struct List: ParsableCommand, SourceCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the children a query selects.",
         discussion: """
@@ -29,7 +29,13 @@ struct List: ParsableCommand {
     @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
     var file: String
 
-    @OptionGroup var source: SourceOptions
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var input: InputOptions
+    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var watch: WatchOption
+    @OptionGroup var bounds: RunBounds
+    @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
     var maxSize: Int = defaultMaxInputBytes
@@ -64,7 +70,7 @@ struct List: ParsableCommand {
         }
         let choice = try self.columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
         let fold = try source.keyed.fold()
-        if let document = try listedDocument(file, command: try source.watch.source(file), fold: fold, extras: try source.revisions.extras(), location: path) {
+        if let document = try listedDocument(file, command: try source.watch.source(file, bounds: bounds), fold: fold, extras: try source.revisions.extras(), location: path) {
             return print(Window(query: query, path: path, document: document), choice: choice, computed: columns)
         }
         if let url = try databaseURL(file) {

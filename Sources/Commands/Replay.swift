@@ -3,7 +3,7 @@ import ArgumentParser
 import Headless
 
 /// `synctable replay FILE [viewer flags] [--since T] [--until T]`.
-struct Replay: ParsableCommand {
+struct Replay: ParsableCommand, ViewerCommand {
     static let configuration = CommandConfiguration(
         abstract: "Open a journal (written by --record) in the viewer at its last revision.",
         discussion: """
@@ -17,12 +17,16 @@ struct Replay: ParsableCommand {
     @Argument(help: "The journal to open.")
     var file: String
 
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
     @OptionGroup var flags: ViewerFlags
+    @OptionGroup var computed: ComputedOptions
 
     func run() throws {
         try requireJournal(file)
-        var options = try flags.viewerOptions(file: file, format: .json, cacheable: false, config: try loadConfig())
+        var options = try viewerOptions(file: file, format: .json, cacheable: false, config: try loadConfig())
         options.edit = false
-        try launchViewer(options, keyedBy: try flags.keyed.fold(), extras: try flags.revisions.extras())
+        try launchViewer(options, keyedBy: try keyed.fold(), extras: try revisions.extras())
     }
 }

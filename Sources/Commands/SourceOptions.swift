@@ -8,21 +8,41 @@ import KeyedStore
 import LiveQuery
 
 /// The query, the input's format, a database's credential, `--watch`, `--key` and the revision
-/// extras, declared once for the commands that take them all.
-struct SourceOptions: ParsableArguments {
-    @OptionGroup var query: QueryOptions
-    @OptionGroup var input: InputOptions
-    @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var keyed: KeyOptions
-    @OptionGroup var revisions: RevisionOptions
+/// extras of the commands that take them all (`SourceCommand`).
+struct SourceOptions {
+    var query: QueryOptions
+    var input: InputOptions
+    var remote: RemoteOptions
+    var watch: WatchOption
+    var bounds: RunBounds
+    var keyed: KeyOptions
+    var revisions: RevisionOptions
 
     /// The store `file` names (a file, a command's output, a journal or a database URL), opened
     /// at the query's first window.
     func open(_ file: String, _ options: FileStore.Options, at location: Path, query: Query,
               keyedBy fold: KeyedFold?) throws(CommandError) -> any LiveStore {
         try openStore(file, credential: remote.credential, file: options, firstWindow: (location, query),
-                      command: try watch.source(file), keyedBy: fold, extras: try revisions.extras(), location: location)
+                      command: try watch.source(file, bounds: bounds), keyedBy: fold, extras: try revisions.extras(), location: location)
+    }
+}
+
+/// A command that follows a location: it declares these option groups itself, each one level
+/// deep, because a group inside a group makes the argument parser's debug-build checks run
+/// five times over for each (a quarter of a second per command in the tests).
+protocol SourceCommand {
+    var query: QueryOptions { get }
+    var input: InputOptions { get }
+    var remote: RemoteOptions { get }
+    var watch: WatchOption { get }
+    var bounds: RunBounds { get }
+    var keyed: KeyOptions { get }
+    var revisions: RevisionOptions { get }
+}
+
+extension SourceCommand {
+    var source: SourceOptions {
+        SourceOptions(query: query, input: input, remote: remote, watch: watch, bounds: bounds, keyed: keyed, revisions: revisions)
     }
 }
 

@@ -10,7 +10,7 @@ import SyncedArray
 import ViewerCore
 
 /// `synctable [view] FILE [--path P] [query flags] [--columns a,b,c/d] [--page-size N] [--no-animation]`.
-struct View: ParsableCommand {
+struct View: ParsableCommand, ViewerCommand {
     static let configuration = CommandConfiguration(
         commandName: "view",
         abstract: "Show the children of a location as a live table (the default: synctable FILE).",
@@ -34,8 +34,11 @@ struct View: ParsableCommand {
     @Argument(help: "The JSON file to show (it need not exist yet); '-' reads standard input; or a database URL (http(s)://…/location).")
     var file: String
 
-    /// `--path`, the query flags, columns and the viewer's own flags (shared with `watch`).
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
     @OptionGroup var flags: ViewerFlags
+    @OptionGroup var computed: ComputedOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
 
@@ -43,18 +46,32 @@ struct View: ParsableCommand {
         let format = file == "-" ? FileStore.Format.jsonLines : input.format(of: file)
         // Only a file's first page is kept: a database's may hold what a token was needed for.
         let cacheable = file != "-" && !DatabaseURL.looksLikeURL(file)
-        try launchViewer(try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote,
-                         keyedBy: try flags.keyed.fold(), extras: try flags.revisions.extras())
+        try launchViewer(try viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote,
+                         keyedBy: try keyed.fold(), extras: try revisions.extras())
     }
 }
 
-/// The viewer's flags after its source: the query, the columns, paging, editing, history.
-struct ViewerFlags: ParsableArguments {
-    /// `--path` (the location whose children are the rows) and the query flags.
-    @OptionGroup var query: QueryOptions
-    @OptionGroup var keyed: KeyOptions
-    @OptionGroup var revisions: RevisionOptions
+/// A command that opens the viewer (`view`, `watch`, `replay`): `--path` and the query flags,
+/// `--key`, the revision extras, the viewer's own flags and the computed columns. Each command
+/// declares these groups itself, one level deep: a group inside a group makes the argument
+/// parser's debug-build checks run five times over for each (most of a command's time in the
+/// tests).
+protocol ViewerCommand {
+    var query: QueryOptions { get }
+    var keyed: KeyOptions { get }
+    var revisions: RevisionOptions { get }
+    var flags: ViewerFlags { get }
+    var computed: ComputedOptions { get }
+}
 
+extension ViewerCommand {
+    func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig) throws(CommandError) -> ViewerOptions {
+        try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: config, query: query, keyed: keyed, computed: computed)
+    }
+}
+
+/// The viewer's own flags: the columns, paging, editing, history.
+struct ViewerFlags: ParsableArguments {
     // .unconditional: `--columns -email` takes `-email` as the value, not as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Columns after the key: comma-separated paths inside each child (nested: metrics/views); "
@@ -93,11 +110,10 @@ struct ViewerFlags: ParsableArguments {
         valueName: "path"))
     var spark: [String] = []
 
-    @OptionGroup var computed: ComputedOptions
-
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
-    func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig) throws(CommandError) -> ViewerOptions {
+    func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig,
+                       query: QueryOptions, keyed: KeyOptions, computed: ComputedOptions) throws(CommandError) -> ViewerOptions {
         var computedColumns = try computed.columns(after: config.computed)
         let location: Path
         let flags: Query

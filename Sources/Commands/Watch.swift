@@ -6,7 +6,7 @@ import Headless
 import KeyedStore
 
 /// `synctable watch [--every 2s] [query and view flags] -- COMMAND [ARGS…]`.
-struct Watch: ParsableCommand {
+struct Watch: ParsableCommand, ViewerCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a command's JSON output as a live table, run again every interval.",
         discussion: """
@@ -24,7 +24,11 @@ struct Watch: ParsableCommand {
     var every = "2s"
 
     @OptionGroup var bounds: RunBounds
+    @OptionGroup var query: QueryOptions
+    @OptionGroup var keyed: KeyOptions
+    @OptionGroup var revisions: RevisionOptions
     @OptionGroup var flags: ViewerFlags
+    @OptionGroup var computed: ComputedOptions
 
     @Argument(help: "The command and its arguments, after --.")
     var command: [String] = []
@@ -32,9 +36,9 @@ struct Watch: ParsableCommand {
     func run() throws {
         let source = try bounds.source(command, every: every, flag: "--every")
         guard !flags.edit else { throw CommandError("--edit: a command's output cannot be edited") }
-        var options = try flags.viewerOptions(file: source.command.joined(separator: " "), format: .json, cacheable: false, config: try loadConfig())
+        var options = try viewerOptions(file: source.command.joined(separator: " "), format: .json, cacheable: false, config: try loadConfig())
         options.edit = false  // also when the configuration says "edit": true
-        try launchViewer(options, command: source, keyedBy: try flags.keyed.fold(), extras: try flags.revisions.extras())
+        try launchViewer(options, command: source, keyedBy: try keyed.fold(), extras: try revisions.extras())
     }
 }
 
@@ -63,10 +67,8 @@ struct WatchOption: ParsableArguments {
     @Argument(help: "With --watch: the command's arguments.")
     var arguments: [String] = []
 
-    @OptionGroup var bounds: RunBounds
-
     /// The command source --watch asks for, with `name` as its program; nil without --watch.
-    func source(_ name: String) throws(CommandError) -> CommandSource? {
+    func source(_ name: String, bounds: RunBounds) throws(CommandError) -> CommandSource? {
         guard let watch else {
             if let first = arguments.first { throw CommandError("unexpected argument '\(first)': only a command (--watch) takes more arguments") }
             return nil
