@@ -20,6 +20,11 @@
 //   every duplicate, so an earlier one cannot reappear.
 // - New members go at the end of their object, laid out like its other members (or like
 //   the nearest enclosing container when it is empty).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension JSONDocument {
     /// Applies `writes` as one edit and returns the edited document (`self` when nothing changes).
@@ -78,7 +83,7 @@ public struct JSONEdit: Sendable {
 
     /// Splices that would write the bytes already there are left out.
     init(base: JSONDocument, splices: [Splice]) throws(JSONEditError) {
-        let sorted = splices.filter { !base.bytes[$0.range].elementsEqual($0.bytes) }.sorted {
+        let sorted = splices.filter { !$0.writesWhatIsIn(base.bytes) }.sorted {
             ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound)
         }
         var at = 0, count = base.bytes.count
@@ -151,6 +156,17 @@ private func differentIntegers(_ node: JSONNode, _ value: JSON) -> Bool {
 struct Splice: Sendable {
     var range: Range<Int>
     var bytes: [UInt8]
+
+    /// Whether these bytes are already at `range` of `base` (compared as memory, not element by
+    /// element: a large value written again would otherwise cost a generic loop per byte).
+    func writesWhatIsIn(_ base: DocumentBytes) -> Bool {
+        guard range.count == bytes.count else { return false }
+        return base.withUnsafeBytes { old in
+            bytes.withUnsafeBytes { new in
+                range.isEmpty || memcmp(old.baseAddress! + range.lowerBound, new.baseAddress!, range.count) == 0
+            }
+        }
+    }
 }
 
 /// What editing one node does to it.
