@@ -191,7 +191,8 @@ public final class DatabaseServer: Sendable {
         // cancelled after 300 ms, so a signal ends the server within half a second.
         let stopping = OnceFlag()
         var configuration = ServiceGroupConfiguration(
-            services: [app, StreamTicker(databases: Array(self.databases.values), milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
+            services: [app] + self.databases.values.map(\.sweeper)
+                + [StreamTicker(databases: Array(self.databases.values), milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
             gracefulShutdownSignals: [], logger: logger)
         configuration.maximumGracefulShutdownDuration = .milliseconds(300)
         let group = ServiceGroup(configuration: configuration)

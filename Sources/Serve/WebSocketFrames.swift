@@ -2,6 +2,7 @@
 import NIOCore
 import HummingbirdWebSocket
 import NIOWebSocket
+import ServiceLifecycle
 import Synchronization
 
 /// The client SDKs send and accept messages of at most 16,384 characters a frame; a longer one
@@ -147,17 +148,13 @@ final class UnfinishedMessages: Sendable {
     }
 }
 
-/// The connections' unfinished messages, watched by one task (while any connection is open)
-/// rather than by one task a connection waking every second.
-final class UnfinishedSweeper: Sendable {
+/// The connections' unfinished messages, watched by one task of the server rather than by one
+/// task a connection waking every second. A service of the server's group: it runs where the
+/// server runs (a server in a test process on its own queue, not on a pool the tests may fill).
+final class UnfinishedSweeper: Service, Sendable {
     typealias Close = @Sendable () async -> Void
 
-    private struct State {
-        var watched: [ObjectIdentifier: (messages: UnfinishedMessages, close: Close)] = [:]
-        var sweeping = false
-    }
-
-    private let state = Mutex(State())
+    private let watched = Mutex([ObjectIdentifier: (messages: UnfinishedMessages, close: Close)]())
     /// How long a message may stay unfinished.
     let limit: Duration
 
@@ -165,37 +162,34 @@ final class UnfinishedSweeper: Sendable {
 
     /// Calls `close` once `messages` has held a message unfinished for longer than the limit.
     func watch(_ messages: UnfinishedMessages, close: @escaping Close) {
-        let start = state.withLock { state in
-            state.watched[ObjectIdentifier(messages)] = (messages, close)
-            defer { state.sweeping = true }
-            return !state.sweeping
-        }
-        if start { Task { await sweep() } }
+        watched.withLock { $0[ObjectIdentifier(messages)] = (messages, close) }
     }
 
     func unwatch(_ messages: UnfinishedMessages) {
-        _ = state.withLock { $0.watched.removeValue(forKey: ObjectIdentifier(messages)) }
+        _ = watched.withLock { $0.removeValue(forKey: ObjectIdentifier(messages)) }
     }
 
     /// Every quarter of the limit (a second at most), closes the connections with an overdue
-    /// message; ends when none is watched.
-    private func sweep() async {
-        while true {
-            try? await Task.sleep(for: min(limit / 4, .seconds(1)))
-            let overdue: [Close]? = state.withLock { state in
-                if state.watched.isEmpty {
-                    state.sweeping = false
-                    return nil
-                }
-                var late = [Close]()
-                for (key, watched) in state.watched where watched.messages.isOverdue(limit) {
-                    late.append(watched.close)
-                    state.watched[key] = nil
-                }
-                return late
+    /// message, each in a task of its own (a client that does not read holds up no other);
+    /// ends when the server stops.
+    func run() async throws {
+        let period = min(limit / 4, .seconds(1))
+        await withDiscardingTaskGroup { group in
+            while (try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }) != nil {
+                for close in overdue() { group.addTask { await close() } }
             }
-            guard let overdue else { return }
-            for close in overdue { Task { await close() } }
+        }
+    }
+
+    /// The closes of the connections whose message is overdue, no longer watched.
+    private func overdue() -> [Close] {
+        watched.withLock { watched in
+            var late = [Close]()
+            for (key, entry) in watched where entry.messages.isOverdue(limit) {
+                late.append(entry.close)
+                watched[key] = nil
+            }
+            return late
         }
     }
 }
