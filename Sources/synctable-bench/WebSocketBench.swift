@@ -86,37 +86,50 @@ private func runWebSocketFanOutBenchmark(
         target: "for reference", met: nil, ratio: nil,
         note: "VmRSS of serve before \(Report.fmt(before)) MB, after \(clients) listening connections \(Report.fmt(after)) MB"))
     guard clientsReady("sdk", sdkClients, path: "n", in: together) else { return }
-    let (serverBefore, clientsBefore) = (cpuMilliseconds(pid), cpuMilliseconds(together.pid))
-    guard let all = measureEdits(together, file: file, edits: edits, firstValue: 1001) else { return }
-    // Where the time goes, whatever else the machine runs: the CPU each side spent per push.
+    // Rounds of edits, each timed and charged: the CPU each side spent per push, whatever else
+    // the machine runs, as a median over the rounds.
+    let rounds = options.quick ? 1 : 5
     let pushes = Double(edits * (clients + sdkClients))
-    let serverCPU = (cpuMilliseconds(pid) - serverBefore) * 1000 / pushes
-    let clientsCPU = (cpuMilliseconds(together.pid) - clientsBefore) * 1000 / pushes
+    var all = (raw: [Double](), sdk: [Double]()), serverCPU = [Double](), clientsCPU = [Double](), largeCPU = [Double]()
+    for round in 0..<rounds {
+        let (serverBefore, clientsBefore) = (cpuMilliseconds(pid), cpuMilliseconds(together.pid))
+        guard let times = measureEdits(together, file: file, edits: edits, firstValue: 1001 + round * 2 * edits) else { return }
+        serverCPU.append((cpuMilliseconds(pid) - serverBefore) * 1000 / pushes)
+        clientsCPU.append((cpuMilliseconds(together.pid) - clientsBefore) * 1000 / pushes)
+        (all.raw, all.sdk) = (all.raw + times.raw, all.sdk + times.sdk)
+        // A larger change to the same listens: what a push costs beyond its hand-off.
+        let largeBefore = cpuMilliseconds(pid)
+        guard measureEdits(together, file: file, edits: edits, firstValue: 1001 + (round * 2 + 1) * edits, content: largeEdit) != nil else { return }
+        largeCPU.append((cpuMilliseconds(pid) - largeBefore) * 1000 / pushes)
+    }
+    let perPush = Stats(serverCPU)
     report.add(Figure(
-        name: cpuName, unit: "µs", synctable: Stats([serverCPU]),
-        peers: [(name: "the Node clients' CPU per push", stats: Stats([clientsCPU]), note: nil)],
-        target: "for reference", met: nil, ratio: nil,
-        note: "user + system time over the \(edits) edits to \(clients) + \(sdkClients) clients, per push"))
-    // A larger change to the same listens: what a push costs beyond its hand-off.
-    let largeBefore = cpuMilliseconds(pid)
-    guard measureEdits(together, file: file, edits: edits, firstValue: 2001, content: largeEdit) != nil else { return }
-    let largeCPU = (cpuMilliseconds(pid) - largeBefore) * 1000 / pushes
+        name: cpuName, unit: "µs", synctable: perPush,
+        peers: [(name: "the Node clients' CPU per push", stats: Stats(clientsCPU), note: nil)],
+        target: "≤ 11 µs", met: perPush.median <= 11, ratio: nil,
+        note: "user + system time over \(edits) edits to \(clients) + \(sdkClients) clients, per push; \(rounds) rounds"))
     report.add(Figure(
-        name: largeCPUName, unit: "µs", synctable: Stats([largeCPU]),
-        peers: [(name: "a number's change", stats: Stats([serverCPU]), note: nil)],
+        name: largeCPUName, unit: "µs", synctable: Stats(largeCPU),
+        peers: [(name: "a number's change", stats: perPush, note: nil)],
         target: "for reference", met: nil, ratio: nil,
-        note: "\(Report.fmt(Double(largeEdit(2001).utf8.count) / 1000)) KB object at /n, every member new, \(edits) edits"))
-
+        note: "\(Report.fmt(Double(largeEdit(2001).utf8.count) / 1000)) KB object at /n, every member new, \(edits) edits a round"))
+    // One Node process reads the protocol clients' pushes one after another: the median client
+    // cannot see an edit before half of them have been read.
+    let clientFloor = Stats(clientsCPU).median * Double(clients) / 2 / 1000
     for (name, samples, alone, who) in [
         (fanOutName(options), all.raw, oneRaw, "1 client"), (sdkName(options), all.sdk, oneSDK, "1 SDK client alone"),
     ] {
         for (label, p, target) in [("p50", 0.5, 10.0), ("p99", 0.99, 50.0)] {
             let value = percentile(samples, p)
+            var peers = [(name: "\(who), \(label)", stats: Stats([percentile(alone, p)]), note: String?.none)]
+            // The p50 at every protocol client is the clients' as much as the server's: shown
+            // beside the client-side floor, not judged alone (issue 53).
+            let besideFloor = name == fanOutName(options) && label == "p50"
+            if besideFloor { peers.append((name: "the Node clients' floor, p50", stats: Stats([clientFloor]), note: nil)) }
             report.add(Figure(
-                name: "\(name), \(label)", unit: "ms", synctable: Stats([value]),
-                peers: [(name: "\(who), \(label)", stats: Stats([percentile(alone, p)]), note: nil)],
-                target: "≤ \(Int(target)) ms", met: value <= target, ratio: nil,
-                note: "\(edits) edits by rename; from before the rename to the arrival, over all \(samples.count) arrivals"))
+                name: "\(name), \(label)", unit: "ms", synctable: Stats([value]), peers: peers,
+                target: besideFloor ? "beside the clients' floor" : "≤ \(Int(target)) ms", met: besideFloor ? nil : value <= target, ratio: nil,
+                note: "\(edits * rounds) edits by rename; from before the rename to the arrival, over all \(samples.count) arrivals"))
         }
     }
 }
