@@ -66,13 +66,15 @@ final class CommandRunner: Sendable {
 
     private func runUntilStopped() {
         var lastGood: [UInt8]?
+        var lastDocument: JSONDocument?
         var number = 0
         repeat {
             number += 1
             let startedAt = timeOfDay()
             let startTime = wallClockSeconds()
             let start = monotonicNanoseconds()
-            let end = runCommand(executable: executable, arguments: arguments, limits: limits, stop: stopSignal)
+            let end = runCommand(executable: executable, arguments: arguments, limits: limits, stop: stopSignal,
+                                 expectedBytes: lastGood?.count ?? 0)
             let milliseconds = Int((monotonicNanoseconds() - start) / 1_000_000)
             let outcome: FinishedRun.Outcome
             switch end {
@@ -83,9 +85,10 @@ final class CommandRunner: Sendable {
             case .output(let bytes) where bytes == lastGood:
                 outcome = .unchanged
             case .output(let bytes):
-                switch document(ofOutput: bytes) {
+                switch document(ofOutput: bytes, previous: lastDocument) {
                 case .success(let document):
                     lastGood = bytes
+                    lastDocument = document
                     outcome = .document(document, bytes: bytes.count)
                 case .failure(let error):
                     outcome = .failed("invalid JSON at line \(error.line), column \(error.column): \(error.message)")
