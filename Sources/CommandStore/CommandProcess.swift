@@ -27,7 +27,9 @@ struct RunLimits: Sendable {
 /// process blocks the quitting signals on every thread, and a spawned program inherits the
 /// mask). It leads a new process group, which is ended when the run is over — also when the
 /// program itself has exited and left children behind — so that runs never overlap.
-func runCommand(executable: String, arguments: [String], limits: RunLimits, stop: WakeSignal) -> RunEnd {
+/// - Parameter expectedBytes: about how much it will print (the last run's output): read into
+///   room made once, instead of growing by copies.
+func runCommand(executable: String, arguments: [String], limits: RunLimits, stop: WakeSignal, expectedBytes: Int = 0) -> RunEnd {
     var output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
     guard pipe(&output) == 0 else { return .failed("cannot make a pipe: \(errorText(errno))") }
     guard pipe(&errors) == 0 else {
@@ -36,6 +38,9 @@ func runCommand(executable: String, arguments: [String], limits: RunLimits, stop
     }
     // Close-on-exec: the command gets its ends as 1 and 2 only (dup2 clears the flag there).
     for fd in output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    // A larger pipe (F_SETPIPE_SZ, Linux's; 1 MiB is the default most an unprivileged process may
+    // ask): a large output comes in a few reads, not a wakeup and a read per 64 KiB.
+    _ = fcntl(output[0], 1031, Int32(1 << 20))
     let spawned = spawnInOwnGroup(executable, arguments, stdout: output[1], stderr: errors[1])
     close(output[1])
     close(errors[1])
@@ -52,7 +57,7 @@ func runCommand(executable: String, arguments: [String], limits: RunLimits, stop
     defer { ProcessGroups.remove(pid) }
     /// Ends the group while its leader is not yet reaped (its number cannot be reused meanwhile).
     func endAndReap() { ProcessGroups.end(pid); _ = reap(pid) }
-    var reading = OutputReading(limit: limits.maxOutputBytes)
+    var reading = OutputReading(limit: limits.maxOutputBytes, expectedBytes: expectedBytes)
     let deadline = monotonicNanoseconds() + UInt64(max(0, limits.timeoutMilliseconds)) * 1_000_000
     var leaderEnded = false
     // Until both outputs end and the program has exited (a program may close its output and go on).
@@ -158,15 +163,27 @@ private struct OutputReading {
     var errorsEnded = false
     var overLimit: Bool { output.count > limit }
     var done: Bool { outputEnded && errorsEnded }
+    /// The most one read of standard output asks for (each is zeroed first).
+    private static let readSize = 256 << 10
     /// Standard error kept for the message: its first line is what a person reads.
     private static let errorBytesKept = 4096
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, expectedBytes: Int) {
+        self.limit = limit
+        output.reserveCapacity(min(limit + 1, expectedBytes + expectedBytes / 8) + Self.readSize)
+    }
 
     mutating func readOutput(_ fd: Int32) {
         // One byte past the bound is enough to know it was passed: reading stops there.
-        let room = limit + 1 - output.count
-        let n = readSome(fd, max: min(1 << 16, max(1, room))) { output.append(contentsOf: $0) }
+        let want = min(Self.readSize, max(1, limit + 1 - output.count))
+        // Read straight into the output's room (a buffer to copy from would be a second pass).
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: want))
+        var n: Int
+        repeat {
+            n = output.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + start, want) }
+        } while n < 0 && errno == EINTR
+        output.removeLast(want - max(0, n))
         if n <= 0 { outputEnded = true }
     }
 

@@ -133,6 +133,21 @@ public struct Expression: Sendable, Equatable, CustomStringConvertible {
         node.document.withTapeReader { value(of: node.index, in: $0) }
     }
 
+    /// The member names of a plain path of members (`.metadata.name`, `.["a b"]`, with or
+    /// without `?`), first to last; nil for any other expression. Where each step reaches an
+    /// object and the last a string, that string is the expression's value: a reader that needs
+    /// only such values (a fold's keys) can follow the names on the tape without evaluating.
+    public var memberPath: [[UInt8]]? {
+        guard case .native(var syntax) = engine else { return nil }
+        var names: [[UInt8]] = []
+        while case .field(let base, let name, _) = syntax {
+            names.append(name)
+            syntax = base
+        }
+        guard case .identity = syntax, !names.isEmpty else { return nil }
+        return names.reversed()
+    }
+
     /// The expression in words, for a status bar: `score > 100 and team = "a"`; one libjq runs
     /// is shown as written.
     public var words: String {

@@ -27,29 +27,26 @@ func keyed(_ store: any LiveStore, by fold: KeyedFold?) throws(CommandError) -> 
 }
 
 /// The records of the JSON Lines file `file` folded by `fold` as they are read, a piece at a
-/// time: only each key's latest record is held, never the log, so `list --key` of a long log
-/// costs about its table. Nil when the file cannot be opened and read as a regular file (the
-/// caller then reads it the usual way and reports why).
+/// time and a line at a time: only each key's latest record is held, never the log, so
+/// `list --key` of a long log costs about its table. Nil when the file cannot be opened and read
+/// as a regular file (the caller then reads it the usual way and reports why).
 public func foldedRecords(_ file: String, by fold: KeyedFold) -> KeyedFold? {
     var fold = fold
-    var lines = 0
     // A line cut by a piece's end waits for the next piece.
     var unfinished = [UInt8]()
-    func foldLines(_ pieces: [UnsafeBufferPointer<UInt8>]) {
-        var builder = JSONLinesBuilder(mode: .lines)
-        for piece in pieces { builder.append(piece) }
-        builder.finish()
-        let count = builder.count
-        fold.foldMore(builder.finishedList().root, lineOffset: lines)
-        lines += count
-    }
     let read = readPieces(file, size: 64 << 10) { piece, _ in
         guard let last = piece.lastIndex(of: UInt8(ascii: "\n")) else { return unfinished.append(contentsOf: piece) }
-        unfinished.withUnsafeBufferPointer { foldLines([$0, UnsafeBufferPointer(rebasing: piece[...last])]) }
-        unfinished.removeAll(keepingCapacity: true)
+        var whole = piece[..<(last + 1)]
+        if !unfinished.isEmpty, let first = piece.firstIndex(of: UInt8(ascii: "\n")) {
+            unfinished.append(contentsOf: piece[...first])
+            unfinished.withUnsafeBufferPointer { fold.foldLines($0) }
+            unfinished.removeAll(keepingCapacity: true)
+            whole = piece[(first + 1)..<(last + 1)]
+        }
+        fold.foldLines(UnsafeBufferPointer(rebasing: whole))
         unfinished.append(contentsOf: piece[(last + 1)...])
     }
     guard read else { return nil }
-    if !unfinished.isEmpty { unfinished.withUnsafeBufferPointer { foldLines([$0]) } }
+    if !unfinished.isEmpty { unfinished.withUnsafeBufferPointer { fold.foldLines($0) } }
     return fold
 }

@@ -408,14 +408,19 @@ public struct JSONLinesBuilder: ~Copyable {
     /// caller counts it).
     private mutating func addErrorRow(line l: Int, column c: Int, message: String, counted: Bool = true) {
         errors.append(JSONLinesError(index: count, line: l, column: c, message: message))
-        var row = Array(#"{"\#(Self.errorMember)":{"line":\#(l),"column":\#(c),"message":"#.utf8)
-        writeJSONString(message, to: &row)
-        row.append(contentsOf: "}}".utf8)
-        appendLiteral(row)
+        appendLiteral(Self.errorRow(line: l, column: c, message: message))
         if counted {
             valueRecords += 1
             count += 1
         }
+    }
+
+    /// The error row of an invalid record: `{"$error":{"line":3,"column":7,"message":"…"}}`.
+    public static func errorRow(line: Int, column: Int, message: String) -> [UInt8] {
+        var row = Array(#"{"\#(errorMember)":{"line":\#(line),"column":\#(column),"message":"#.utf8)
+        writeJSONString(message, to: &row)
+        row.append(contentsOf: "}}".utf8)
+        return row
     }
 
     /// The input's line of the record starting at `pending[start]`.
@@ -463,6 +468,15 @@ public struct JSONLinesBuilder: ~Copyable {
 }
 
 @inline(__always) private func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+/// Calls `body` with a reader of `record` (one line of a log) parsed alone, as a builder parses
+/// each record, but without keeping it: for a reader that needs each record once (a fold by a
+/// key), no list of records is built. The reader must not escape the call.
+/// - Throws: the parse error, its line and column counted from the record's first byte.
+public func withParsedRecord<R>(_ record: UnsafeBufferPointer<UInt8>, _ body: (TapeReader) -> R) throws(JSONParseError) -> R {
+    let tape = try JSONParser.parse(record, depthLimit: maximumJSONDepth - 1)
+    return withExtendedLifetime(tape) { body(TapeReader(bytes: record, tape: tape)) }
+}
 
 /// Finding where one JSON value ends without parsing it: brackets counted outside strings.
 private struct ValueScan {

@@ -171,7 +171,7 @@ private func keyedFigures(_ report: Report, _ options: BenchOptions, binary: Str
         report.add(Figure(
             name: "keyed stream memory, \(records) records over \(keys) keys", unit: "× the table's JSON", synctable: Stats([multiple]),
             target: "≤ 2× the final table's JSON", met: multiple <= 2,
-            note: "peak resident of list less a one-record run's (\(base.bytes / 1_048_576) MB), over \(table / 1024) KB of table: the log is read whole before it is folded"))
+            note: "peak resident of list less a one-record run's (\(base.bytes / 1_048_576) MB), over \(table / 1024) KB of table: the log read 64 KB at a time, each line folded as it is parsed, each key's latest record held as its bytes"))
     }
 }
 
