@@ -206,7 +206,7 @@ struct DatabaseResponder: HTTPResponder {
         let checkedPlan = plan.decided(by: access, for: requester)
         let outcome: WritePlan.Outcome
         do {
-            outcome = try await store.perform { store in checkedPlan.apply(to: store) }
+            outcome = try await store.apply(checkedPlan)
         } catch {
             throw RequestError(.internalServerError, error.description)
         }

@@ -12,12 +12,14 @@ import Synchronization
 ///
 /// The store is single-threaded: it is created, driven and written on this thread only. Its
 /// revisions go to a `RevisionFeed` (read by any task); writes come in as jobs through
-/// `perform`, which suspends the calling task — never a thread of the server — until the
-/// store thread has run the job.
+/// `apply`, which suspends the calling task — never a thread of the server — until the
+/// store thread has made the write.
 final class StoreThread: Sendable {
-    /// Work for the store thread; `run` is called there with the store.
+    /// A write for the store thread (the plans queued together are applied as one write of
+    /// the store), and how its caller hears the outcome.
     private struct Job: Sendable {
-        let run: @Sendable (any LiveStore) -> Void
+        let plan: WritePlan
+        let answer: @Sendable (WritePlan.Outcome) -> Void
         /// Answers the caller without running: the server stopped first.
         let refuse: @Sendable () -> Void
     }
@@ -76,30 +78,28 @@ final class StoreThread: Sendable {
         close(wakeWrite)
     }
 
-    /// Runs `body` with the store on the store thread and returns its result.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (any LiveStore) throws(ServeError) -> T) async throws(ServeError) -> T {
-        let result: Result<T, ServeError> = await withCheckedContinuation { continuation in
-            let job = Job(
-                run: { store in
-                    do throws(ServeError) {
-                        continuation.resume(returning: .success(try body(store)))
-                    } catch {
-                        continuation.resume(returning: .failure(error))
-                    }
-                },
-                refuse: { continuation.resume(returning: .failure(Self.stopping)) })
-            let accepted = jobs.withLock { state in
-                if state.stopping { return false }
-                state.queue.append(job)
-                return true
-            }
-            if accepted {
-                wake()
-            } else {
-                job.refuse()
-            }
+    /// Applies `plan` to the store on the store thread, with the plans queued beside it
+    /// (`WritePlan.apply(_:to:)`), and returns its outcome.
+    func apply(_ plan: WritePlan) async throws(ServeError) -> WritePlan.Outcome {
+        let result: Result<WritePlan.Outcome, ServeError> = await withCheckedContinuation { continuation in
+            enqueue(Job(
+                plan: plan, answer: { continuation.resume(returning: .success($0)) },
+                refuse: { continuation.resume(returning: .failure(Self.stopping)) }))
         }
         return try result.get()
+    }
+
+    private func enqueue(_ job: Job) {
+        let accepted = jobs.withLock { state in
+            if state.stopping { return false }
+            state.queue.append(job)
+            return true
+        }
+        if accepted {
+            wake()
+        } else {
+            job.refuse()
+        }
     }
 
     private static let stopping = ServeError("the server is stopping")
@@ -140,7 +140,7 @@ final class StoreThread: Sendable {
                 defer { state.queue.removeAll() }
                 return (state.queue, state.stopping)
             }
-            for job in queue { job.run(store) }
+            for (job, outcome) in zip(queue, WritePlan.apply(queue.map(\.plan), to: store)) { job.answer(outcome) }
             if stopping { break }
         }
         store.removeObserver(revisions)

@@ -28,7 +28,7 @@ extension WebSocketSession {
         }
         let outcome: WritePlan.Outcome
         do {
-            outcome = try await store.perform { store in checkedPlan.apply(to: store) }
+            outcome = try await store.apply(checkedPlan)
         } catch {
             return Answer(status: "unavailable", data: .string(error.description))
         }
@@ -94,7 +94,7 @@ extension WebSocketSession {
         for write in left.writes {
             let plan = (try? JSONDocument(parsing: write.text).root.json).flatMap { try? Self.plan(write.kind, path: write.path, data: $0, hash: nil) }
             guard let plan = plan?.decided(by: access, for: write.requester) else { continue }
-            _ = try? await store.perform { store in plan.apply(to: store) }
+            _ = try? await store.apply(plan)
         }
         left = LeftWrites()
     }

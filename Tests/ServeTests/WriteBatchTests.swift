@@ -1,0 +1,76 @@
+// Writes queued together are applied as one write of the store (one save, one fsync): each
+// must still be judged, and answered, as if it had been applied alone, one after another.
+import JSONTree
+@testable import Serve
+import StoreInterface
+import Testing
+import TestSupport
+
+@Suite struct WriteBatchTests {
+    @Test("random writes applied together give each write the outcome, and the store the value, they get one at a time")
+    func togetherIsOneAtATime() throws {
+        try forEachSeed(60) { seed, random in
+            let start = Self.value(&random, depth: 2)
+            let plans = try (0..<random.int(2...12)).map { _ in try Self.plan(&random) }
+            let alone = try MemoryStore(start), together = try MemoryStore(start)
+            let oneByOne = plans.map { WritePlan.apply([$0], to: alone) }.map { $0[0] }
+            let batched = WritePlan.apply(plans, to: together)
+            #expect(batched.count == plans.count, "seed \(seed)")
+            for (i, (a, b)) in zip(oneByOne, batched).enumerated() {
+                #expect(Self.described(a, plans[i]) == Self.described(b, plans[i]), "seed \(seed), write \(i)")
+            }
+            let (finalAlone, finalTogether) = (alone.currentRevision?.document.root.json, together.currentRevision?.document.root.json)
+            #expect(finalAlone.map(Self.canonical) == finalTogether.map(Self.canonical), "seed \(seed)")
+        }
+    }
+
+    /// A PUT, DELETE or PATCH of a few locations, sometimes an increment, sometimes with a
+    /// transaction's hash (right or wrong); under /locked the rules deny it.
+    static func plan(_ random: inout SplitMix64) throws -> WritePlan {
+        let paths = ["a", "a/x", "a/y", "b", "c", "locked/z"]
+        let path = try Path("/" + paths[random.int(0..<paths.count)])
+        let hash = random.chance(0.25) ? NodeHash.of(random.chance(0.5) ? .null : .number(JSONNumber(random.int(0...2)))) : nil
+        var plan: WritePlan
+        if random.chance(0.25) {
+            let data = JSON.object(JSONObject([("x", value(&random, depth: 1)), ("y/z", value(&random, depth: 0))]))
+            plan = try WebSocketSession.plan(.merge, path: path, data: data, hash: hash)
+        } else {
+            plan = try WebSocketSession.plan(.put, path: path, data: random.chance(0.15) ? .null : value(&random, depth: 1), hash: hash)
+        }
+        plan.permitted = { _, writes in writes.contains { $0.path.keys.first == "locked" } ? nil : writes }
+        return plan
+    }
+
+    static func value(_ random: inout SplitMix64, depth: Int) -> JSON {
+        switch random.int(0...(depth > 0 ? 4 : 2)) {
+        case 0: return .number(JSONNumber(random.int(0...2)))
+        case 1: return .object(JSONObject([(".sv", .object(JSONObject([("increment", .number(JSONNumber(random.int(1...3))))])))]))
+        case 2: return .string("s\(random.int(0...2))")
+        default:
+            let keys = ["x", "y", "z"].filter { _ in random.chance(0.6) }
+            return .object(JSONObject(keys.map { ($0, value(&random, depth: depth - 1)) }))
+        }
+    }
+
+    /// An outcome as the client hears it.
+    static func described(_ outcome: WritePlan.Outcome, _ plan: WritePlan) -> String {
+        switch outcome {
+        case .written(let document, let pushKey): return "written \(canonical(plan.answer(in: document, pushKey: pushKey)))"
+        case .appended(let key): return "appended \(key)"
+        case .preconditionFailed(let current): return "mismatch \(current.map(canonical) ?? "unreadable")"
+        case .failed(let error): return "failed \(error.status.code)"
+        }
+    }
+
+    /// A value with its members in key order (a database's value has no order).
+    static func canonical(_ value: JSON) -> String {
+        switch value {
+        case .object(let members):
+            return "{" + members.members.sorted { $0.key < $1.key }.map { "\($0.key):\(canonical($0.value))" }.joined(separator: ",") + "}"
+        case .array(let elements):
+            return "[" + elements.map(canonical).joined(separator: ",") + "]"
+        default:
+            return String(decoding: value.serialized(.compact), as: UTF8.self)
+        }
+    }
+}
