@@ -171,7 +171,7 @@ private func keyedFigures(_ report: Report, _ options: BenchOptions, binary: Str
         report.add(Figure(
             name: "keyed stream memory, \(records) records over \(keys) keys", unit: "× the table's JSON", synctable: Stats([multiple]),
             target: "≤ 2× the final table's JSON", met: multiple <= 2,
-            note: "peak resident of list less a one-record run's (\(base.bytes / 1_048_576) MB), over \(table / 1024) KB of table: the log is read whole before it is folded"))
+            note: "peak resident of list less a one-record run's (\(base.bytes / 1_048_576) MB), over \(table / 1024) KB of table: the log folded as it is read, 64 KB at a time"))
     }
 }
 
@@ -203,21 +203,23 @@ private func journalFigures(_ report: Report, _ options: BenchOptions, folder: S
     viewer.tick()
     viewer.render()
     let open = (now() - start) * 1e3
-    let kept = viewer.history?.records.count ?? 0
     report.add(Figure(
         name: "replay open, \(revisions) revisions of 10,000 rows: last revision on screen", unit: "ms", synctable: Stats([open]),
-        target: "(none given)", met: nil, note: "\(kept) revisions in the time machine"))
+        target: "about a second", met: open <= 1_000,
+        note: "the last revision alone published; the time machine reads the earlier ones from the journal as it steps"))
+    // Every step back makes one earlier revision's record from the journal (none is made at open).
     var steps = [Double]()
-    for _ in 0..<kept {
+    for _ in 0..<revisions {
         let t = now()
         viewer.handle(.character("["))
         viewer.render()
         steps.append((now() - t) * 1e3)
     }
+    let reached = viewer.history?.records.count ?? 0
     let stepStats = Stats(steps)
     report.add(Figure(
-        name: "replay step back through \(kept) revisions, each to the table on screen", unit: "ms", synctable: stepStats,
-        target: "≤ 5 ms each", met: kept == revisions && stepStats.max <= 5,
-        note: "[ handled and the frame drawn (memory canvas, 160×40); p95 \(Report.fmt(percentile(steps, 0.95))) ms"))
+        name: "replay step back \(revisions) times from the last revision, each to the table on screen", unit: "ms", synctable: stepStats,
+        target: "≤ 5 ms each", met: reached == revisions && stepStats.max <= 5,
+        note: "[ handled and the frame drawn (memory canvas, 160×40); \(reached) of \(revisions) earlier revisions reached; p95 \(Report.fmt(percentile(steps, 0.95))) ms"))
     viewer.stop()
 }
