@@ -106,9 +106,7 @@ extension ReplayTree.Node {
         }
         let rest = pointer.dropFirst()
         func failure(_ reason: String) -> JournalApplyError { JournalApplyError(pointer: jsonPointer(whole), reason: reason) }
-        switch self {
-        case .object(var members):
-            self = .scalar(.null)  // the members uniquely referenced while they change
+        if var members = takeMembers() {
             defer { self = .object(members) }
             if rest.isEmpty {
                 if let value { members.set(key, value) } else if !members.remove(key) { throw failure("no such member to remove") }
@@ -116,8 +114,7 @@ extension ReplayTree.Node {
                 guard let i = members.places[JSONKey(key)] else { throw failure("no member \(key) on the way") }
                 try members.values[i].apply(value, at: rest, whole: whole)
             }
-        case .array(var elements):
-            self = .scalar(.null)
+        } else if var elements = takeElements() {
             defer { self = .array(elements) }
             guard let i = arrayIndex(key), i <= elements.count, !(rest.isEmpty ? value == nil && i == elements.count : i == elements.count) else {
                 throw failure("no element \(key) there")
@@ -129,8 +126,24 @@ extension ReplayTree.Node {
             } else {
                 elements.remove(at: i)
             }
-        case .scalar(let scalar):
+        } else if case .scalar(let scalar) = self {
             throw failure("a \(scalar.kind) has no members")
         }
     }
+
+    // An object's members (an array's elements) taken out of the node, left null meanwhile, so
+    // that they are referenced once while they change: bound by a `switch self`, they were
+    // referenced twice, and every change copied the whole object (10,000 rows, per change).
+    private mutating func takeMembers() -> ReplayTree.Members? {
+        guard case .object(let members) = self else { return nil }
+        self = .scalar(.null)
+        return members
+    }
+
+    private mutating func takeElements() -> [ReplayTree.Node]? {
+        guard case .array(let elements) = self else { return nil }
+        self = .scalar(.null)
+        return elements
+    }
 }
+
