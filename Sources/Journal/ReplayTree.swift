@@ -41,11 +41,16 @@ public struct ReplayTree: Sendable {
     public var json: JSON { root.json }
 
     /// The value as a document (written compactly, then parsed).
-    public func document() -> JSONDocument {
-        var out = [UInt8]()
-        root.write(to: &out)
-        // Written from valid values: it parses.
-        return try! JSONDocument(parsing: out)
+    public func document() -> JSONDocument { root.document() }
+
+    /// The value at `path` (members by key, elements by index), nil where there is none.
+    func node(at path: ArraySlice<String>) -> Node? {
+        var node = root
+        for key in path {
+            guard let child = node.child(key) else { return nil }
+            node = child
+        }
+        return node
     }
 
     /// Applies `change` in place.
@@ -73,6 +78,33 @@ extension ReplayTree.Node {
         case .scalar(let value): value
         case .object(let members): .object(JSONObject(zip(members.keys, members.values).map { ($0, $1.json) }))
         case .array(let elements): .array(elements.map(\.json))
+        }
+    }
+
+    /// This value as a document (written compactly, then parsed).
+    func document() -> JSONDocument {
+        var out = [UInt8]()
+        write(to: &out)
+        // Written from valid values: it parses.
+        return try! JSONDocument(parsing: out)
+    }
+
+    /// The member `key` of an object, or the element at index `key` of an array.
+    func child(_ key: String) -> ReplayTree.Node? {
+        switch self {
+        case .object(let members): return members.places[JSONKey(key)].map { members.values[$0] }
+        case .array(let elements): return arrayIndex(key).flatMap { elements.indices.contains($0) ? elements[$0] : nil }
+        case .scalar: return nil
+        }
+    }
+
+    /// Whether a child with this value stays where it was in key and priority order when it
+    /// changes to another such value: it is there (not null, not empty) and has no priority.
+    var keepsItsPlace: Bool {
+        switch self {
+        case .object(let members): return !members.keys.isEmpty && members.places[JSONKey(".priority")] == nil
+        case .array(let elements): return !elements.isEmpty
+        case .scalar(let value): return value != .null
         }
     }
 

@@ -11,4 +11,9 @@ public protocol RevisionArchive: AnyObject {
     func archivedDocument(_ number: Int) -> JSONDocument
     /// When revision `number` was made (seconds since 1970) and who wrote it, where known.
     func archivedStamp(_ number: Int) -> (time: Double, writer: String?)
+    /// The children under `location` that revision `number` changed, each with its value in the
+    /// revision before, when each was there in both and kept its place in key and priority order
+    /// (not null or empty, no `.priority`); nil when that is not so or not known cheaply (a whole
+    /// value recorded, a change at or above `location`): a reader then reads both documents.
+    func archivedChildChanges(_ number: Int, under location: [String]) -> [(key: String, before: JSONDocument)]?
 }

@@ -26,7 +26,7 @@ extension RevisionHistory {
         guard canLoadEarlier, let earlier, let base = baseRevision else { return false }
         let view = segments[0].view
         let newer = oldestRows ?? view.rows(in: earlier.archivedDocument(base))
-        let older = view.rows(in: earlier.archivedDocument(base - 1))
+        let older = rowsBefore(base, from: newer, view: view, earlier) ?? view.rows(in: earlier.archivedDocument(base - 1))
         let batch = BatchDiff(from: older.map(\.key), to: newer.map(\.key)) { o, n in !older[o].value.valueEquals(newer[n].value) }
         let stamp = earlier.archivedStamp(base)
         let writer = stamp.writer.flatMap(RevisionWriter.init(rawValue:)) ?? .unknown
@@ -41,6 +41,21 @@ extension RevisionHistory {
     /// row's timeline lists).
     public func loadAllEarlier() {
         while loadEarlier() {}
+    }
+
+    /// The rows of revision `base - 1` made from `newer` (revision `base`'s) and the children the
+    /// revision changed, when the query keeps every such child in its place (key or priority
+    /// order, no filter): only the changed rows are made, not the revision's whole document.
+    private func rowsBefore(_ base: Int, from newer: [SyncedRow], view: HistoryView, _ earlier: any RevisionArchive) -> [SyncedRow]? {
+        let query = view.query
+        guard query.ordering == .key || query.ordering == .priority, query.filters.isEmpty,
+              let changed = earlier.archivedChildChanges(base, under: view.location.keys) else { return nil }
+        var rows = newer
+        let indexOfKey = Dictionary(newer.enumerated().map { ($1.jsonKey, $0) }, uniquingKeysWith: { a, _ in a })
+        for (key, before) in changed {
+            if let i = indexOfKey[JSONKey(key)] { rows[i] = SyncedRow(key: rows[i].key, value: before.root) }
+        }
+        return rows
     }
 
     private func prepend(_ record: RevisionRecord) {
