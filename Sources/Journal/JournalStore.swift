@@ -32,7 +32,6 @@ public final class JournalStore: ReadOnlyStore, RevisionArchive {
     /// Revisions published so far, and the value of the last one.
     private var published = 0
     private var value: ReplayTree?
-    private var lastValue: (n: Int, value: ReplayTree)?
 
     /// Reads the journal at `path` (and `path.1` before it).
     /// - Parameters: since, until: seconds since 1970 that cut the recording (see `JournalRecording.forEachRevision`).
@@ -52,7 +51,7 @@ public final class JournalStore: ReadOnlyStore, RevisionArchive {
     public var revisionCount: Int { revisions.count }
 
     /// Revision `n`'s value (0: the oldest), made when asked, from the nearest checkpoint.
-    public func document(ofRevision n: Int) -> JSONDocument { revisionValue(at: n).document() }
+    public func document(ofRevision n: Int) -> JSONDocument { revisions.value(at: n).document() }
 
     public func processPendingChanges() {
         wake.drain()
@@ -88,31 +87,26 @@ public final class JournalStore: ReadOnlyStore, RevisionArchive {
     }
 
     public func archivedChildChanges(_ number: Int, under location: [String]) -> [(key: String, before: JSONDocument)]? {
-        guard number >= 2, case .changes(let changes) = revisions.entries[number - 1].content else { return nil }
+        guard number >= 2 else { return nil }
+        let entry = revisions.entries[number - 1]
+        guard case .changes(let changes) = entry.content else { return nil }
         var keys = [String](), seen = Set<String>()
         for change in changes {
-            guard change.pointer.count > location.count else {
-                if location.starts(with: change.pointer) { return nil }
-                continue  // beside the location
+            switch childPlace(of: change.pointer, under: location) {
+            case .atOrAbove: return nil
+            case .beside: continue
+            case .child(let key): if seen.insert(key).inserted { keys.append(key) }
             }
-            guard change.pointer.starts(with: location) else { continue }
-            if seen.insert(change.pointer[location.count]).inserted { keys.append(change.pointer[location.count]) }
         }
-        let before = revisionValue(at: number - 2).node(at: location[...]), after = revisionValue(at: number - 1).node(at: location[...])
+        // Only the changed children are made, from the checkpoint before, not the whole value.
+        guard let before = revisions.children(seen, under: location, at: number - 2) else { return nil }
+        var after = before
+        guard JournalRevisions.apply(entry, to: &after, seen, under: location) else { return nil }
         var result = [(key: String, before: JSONDocument)]()
         for key in keys {
-            guard let old = before?.child(key), let new = after?.child(key), old.keepsItsPlace, new.keepsItsPlace else { return nil }
+            guard let old = before[key], let new = after[key], old.keepsItsPlace, new.keepsItsPlace else { return nil }
             result.append((key, old.document()))
         }
         return result
-    }
-
-    /// Revision `n`'s value (0: the oldest); the last one made is kept, since a time machine
-    /// stepping back asks for each revision twice (as the older, then as the newer of a step).
-    private func revisionValue(at n: Int) -> ReplayTree {
-        if let lastValue, lastValue.n == n { return lastValue.value }
-        let value = revisions.value(at: n)
-        lastValue = (n, value)
-        return value
     }
 }
