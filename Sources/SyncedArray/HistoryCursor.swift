@@ -90,7 +90,7 @@ public struct HistoryCursor {
 
     private mutating func stepBack(loadingAhead: Bool) -> Bool {
         guard canStepBack else { return false }
-        if sequence < history.firstSequence { history.loadEarlier() }
+        if sequence < history.firstSequence { history.loadEarlier(rows: segmentRows) }
         guard let record = history.record(sequence) else { return false }
         if let id = segmentID, let segment = history.segment(id: id), segment.baseSequence == sequence {
             // The record is the older segment's: go on from the rows it ended with.
@@ -101,7 +101,7 @@ public struct HistoryCursor {
         }
         segmentRows = Self.unapply(record, to: segmentRows)
         sequence -= 1
-        if loadingAhead && sequence < history.firstSequence && canStepBack { history.loadEarlier() }
+        if loadingAhead && sequence < history.firstSequence && canStepBack { history.loadEarlier(rows: segmentRows) }
         revision = history.revision(atSequence: sequence)
         showSegmentRows()
         return true

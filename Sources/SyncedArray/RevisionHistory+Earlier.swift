@@ -21,11 +21,13 @@ extension RevisionHistory {
     /// of those rows (a live history keeps no record of it) gets an empty record, so that every
     /// revision of the archive is a step. False when no earlier record can be made.
     /// - Complexity: the revision's document made and the query evaluated on it.
+    /// - Parameter rows: the rows after the oldest record under the oldest segment's query, when
+    ///   the caller holds them (a cursor there); else they are made from the archive.
     @discardableResult
-    public func loadEarlier() -> Bool {
+    public func loadEarlier(rows: [SyncedRow]? = nil) -> Bool {
         guard canLoadEarlier, let earlier, let base = baseRevision else { return false }
         let view = segments[0].view
-        let newer = oldestRows ?? view.rows(in: earlier.archivedDocument(base))
+        let newer = rows ?? oldestRows ?? view.rows(in: earlier.archivedDocument(base))
         let older = rowsBefore(base, from: newer, view: view, earlier) ?? view.rows(in: earlier.archivedDocument(base - 1))
         let batch = BatchDiff(from: older.map(\.key), to: newer.map(\.key)) { o, n in !older[o].value.valueEquals(newer[n].value) }
         let stamp = earlier.archivedStamp(base)

@@ -56,6 +56,13 @@ private func cpuSeconds(thread: Bool = false) -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
+/// The calling thread's CPU time in milliseconds, to the nanosecond (getrusage counts in ticks).
+private func threadCPUMilliseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
+}
+
 /// Replaces the file at `path` by renaming a new one over it, as `mv f.tmp f.json` does.
 private func replaceFile(_ path: String, _ bytes: [UInt8]) {
     let temporary = path + ".tmp"
@@ -212,11 +219,11 @@ private func journalFigures(_ report: Report, _ options: BenchOptions, folder: S
     // time the thread waited for a core.
     var steps = [Double](), cpu = [Double]()
     for _ in 0..<revisions {
-        let t = now(), c = cpuSeconds(thread: true)
+        let t = now(), c = threadCPUMilliseconds()
         viewer.handle(.character("["))
         viewer.render()
         steps.append((now() - t) * 1e3)
-        cpu.append((cpuSeconds(thread: true) - c) * 1e3)
+        cpu.append(threadCPUMilliseconds() - c)
     }
     let reached = viewer.history?.records.count ?? 0
     let stepStats = Stats(steps)
