@@ -122,6 +122,7 @@ public final class EventLineWriter: @unchecked Sendable {
 /// input's end, or `exitAfterRevisions` revisions.
 /// - Throws: `CommandError` when waiting fails.
 public func printEvents(of store: any LiveStore, at location: Path, query filter: Query, exitAfterRevisions: Int?) throws {
+    replayedJournal(store)?.publishesEveryRevision = true  // each revision's events are printed
     let reference = store.reference(location).withQuery(filter)
     let output = EventLineWriter()
     reference.observeChanges { change in output.append(change) }

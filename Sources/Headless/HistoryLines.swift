@@ -17,6 +17,8 @@ import SyncedArray
 /// printed whole (each revision after its first, up to `exitAfterRevisions`), then the command ends.
 /// - Throws: `CommandError` (exit status 1) when waiting fails.
 public func printHistory(of store: any LiveStore, at location: Path, query: Query, follow: Bool, exitAfterRevisions: Int?) throws(CommandError) {
+    // Each revision of a journal is printed: each is published in turn.
+    replayedJournal(store)?.publishesEveryRevision = true
     let array = SyncedArray(store.reference(location).withQuery(query))
     let history = RevisionHistory()
     let writer: RevisionWriter = store.isRemote ? .network : .otherProcess

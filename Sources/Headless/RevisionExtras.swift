@@ -83,6 +83,8 @@ func applying(_ extras: RevisionExtras, to store: any LiveStore, location: Path)
     } catch {
         throw CommandError("\(store.name): \(error)")
     }
+    // Rates are differences between successive revisions: a journal's are published in turn.
+    (store as? JournalStore)?.publishesEveryRevision = true
     (store as? JournalStore)?.readerIsBusy = { [unowned rates] in rates.hub.isEvaluatingFirstWindows }
     return rates
 }

@@ -163,6 +163,61 @@ public struct JournalRevisions: Sendable {
     public func advance(_ value: inout ReplayTree, to n: Int) {
         value.advance(by: entries[n])
     }
+
+    /// The children `keys` of the object at `location` in revision `n` (a child not there is
+    /// left out), made from the nearest checkpoint by applying only the changes under them: a
+    /// time machine's step costs what changed, not a copy of the whole value. Nil when the
+    /// checkpoint has no object there, or a revision between replaced the whole value or
+    /// changed `location` or above it.
+    func children(_ keys: Set<String>, under location: [String], at n: Int) -> [String: ReplayTree.Node]? {
+        guard case .object(let members)? = checkpoints[n / spacing].node(at: location[...]) else { return nil }
+        var children = [String: ReplayTree.Node]()
+        for key in keys { children[key] = members.places[JSONKey(key)].map { members.values[$0] } }
+        for i in stride(from: n / spacing * spacing + 1, through: n, by: 1) {
+            guard Self.apply(entries[i], to: &children, keys, under: location) else { return nil }
+        }
+        return children
+    }
+
+    /// Applies the changes of `entry` under the children `keys` of `location` to `children`;
+    /// false for a whole value, a change at or above `location`, or one that does not apply.
+    static func apply(_ entry: JournalEntry, to children: inout [String: ReplayTree.Node], _ keys: Set<String>,
+                      under location: [String]) -> Bool {
+        guard case .changes(let changes) = entry.content else { return false }
+        for change in changes {
+            switch childPlace(of: change.pointer, under: location) {
+            case .atOrAbove: return false
+            case .beside: continue
+            case .child(let key):
+                guard keys.contains(key) else { continue }
+                let rest = change.pointer[(location.count + 1)...]
+                if rest.isEmpty {
+                    children[key] = change.value.map(ReplayTree.Node.init)
+                    continue
+                }
+                // Taken out while it changes, so that it is referenced once.
+                guard var child = children.removeValue(forKey: key),
+                      (try? child.apply(change.value.map(ReplayTree.Node.init), at: rest, whole: change.pointer)) != nil else { return false }
+                children[key] = child
+            }
+        }
+        return true
+    }
+}
+
+/// Where a change's pointer is against a location.
+enum ChildPlace {
+    /// At the location or above it: it may change every child.
+    case atOrAbove
+    /// Outside the location.
+    case beside
+    /// At or under the location's child `key`.
+    case child(String)
+}
+
+func childPlace(of pointer: [String], under location: [String]) -> ChildPlace {
+    guard pointer.count > location.count else { return location.starts(with: pointer) ? .atOrAbove : .beside }
+    return pointer.starts(with: location) ? .child(pointer[location.count]) : .beside
 }
 
 extension ReplayTree {

@@ -41,11 +41,16 @@ public struct ReplayTree: Sendable {
     public var json: JSON { root.json }
 
     /// The value as a document (written compactly, then parsed).
-    public func document() -> JSONDocument {
-        var out = [UInt8]()
-        root.write(to: &out)
-        // Written from valid values: it parses.
-        return try! JSONDocument(parsing: out)
+    public func document() -> JSONDocument { root.document() }
+
+    /// The value at `path` (members by key, elements by index), nil where there is none.
+    func node(at path: ArraySlice<String>) -> Node? {
+        var node = root
+        for key in path {
+            guard let child = node.child(key) else { return nil }
+            node = child
+        }
+        return node
     }
 
     /// Applies `change` in place.
@@ -73,6 +78,33 @@ extension ReplayTree.Node {
         case .scalar(let value): value
         case .object(let members): .object(JSONObject(zip(members.keys, members.values).map { ($0, $1.json) }))
         case .array(let elements): .array(elements.map(\.json))
+        }
+    }
+
+    /// This value as a document (written compactly, then parsed).
+    func document() -> JSONDocument {
+        var out = [UInt8]()
+        write(to: &out)
+        // Written from valid values: it parses.
+        return try! JSONDocument(parsing: out)
+    }
+
+    /// The member `key` of an object, or the element at index `key` of an array.
+    func child(_ key: String) -> ReplayTree.Node? {
+        switch self {
+        case .object(let members): return members.places[JSONKey(key)].map { members.values[$0] }
+        case .array(let elements): return arrayIndex(key).flatMap { elements.indices.contains($0) ? elements[$0] : nil }
+        case .scalar: return nil
+        }
+    }
+
+    /// Whether a child with this value stays where it was in key and priority order when it
+    /// changes to another such value: it is there (not null, not empty) and has no priority.
+    var keepsItsPlace: Bool {
+        switch self {
+        case .object(let members): return !members.keys.isEmpty && members.places[JSONKey(".priority")] == nil
+        case .array(let elements): return !elements.isEmpty
+        case .scalar(let value): return value != .null
         }
     }
 
@@ -106,9 +138,7 @@ extension ReplayTree.Node {
         }
         let rest = pointer.dropFirst()
         func failure(_ reason: String) -> JournalApplyError { JournalApplyError(pointer: jsonPointer(whole), reason: reason) }
-        switch self {
-        case .object(var members):
-            self = .scalar(.null)  // the members uniquely referenced while they change
+        if var members = takeMembers() {
             defer { self = .object(members) }
             if rest.isEmpty {
                 if let value { members.set(key, value) } else if !members.remove(key) { throw failure("no such member to remove") }
@@ -116,8 +146,7 @@ extension ReplayTree.Node {
                 guard let i = members.places[JSONKey(key)] else { throw failure("no member \(key) on the way") }
                 try members.values[i].apply(value, at: rest, whole: whole)
             }
-        case .array(var elements):
-            self = .scalar(.null)
+        } else if var elements = takeElements() {
             defer { self = .array(elements) }
             guard let i = arrayIndex(key), i <= elements.count, !(rest.isEmpty ? value == nil && i == elements.count : i == elements.count) else {
                 throw failure("no element \(key) there")
@@ -129,8 +158,24 @@ extension ReplayTree.Node {
             } else {
                 elements.remove(at: i)
             }
-        case .scalar(let scalar):
+        } else if case .scalar(let scalar) = self {
             throw failure("a \(scalar.kind) has no members")
         }
     }
+
+    // An object's members (an array's elements) taken out of the node, left null meanwhile, so
+    // that they are referenced once while they change: bound by a `switch self`, they were
+    // referenced twice, and every change copied the whole object (10,000 rows, per change).
+    private mutating func takeMembers() -> ReplayTree.Members? {
+        guard case .object(let members) = self else { return nil }
+        self = .scalar(.null)
+        return members
+    }
+
+    private mutating func takeElements() -> [ReplayTree.Node]? {
+        guard case .array(let elements) = self else { return nil }
+        self = .scalar(.null)
+        return elements
+    }
 }
+

@@ -36,17 +36,20 @@ public final class RevisionHub {
 
     /// Makes `document` the current revision and tells the observers.
     /// - Parameter precomputed: the query groups' changes, computed off the loop thread.
-    package func publish(document: JSONDocument, identity: FileIdentity, time: Double? = nil, writer: String? = nil) {
-        publish(document: document, identity: identity, precomputed: [], time: time, writer: writer)
+    /// - Parameter number: the revision's number, when the store numbers its own (a journal's
+    ///   last revision, published without the ones before it); nil: one more than the last.
+    package func publish(document: JSONDocument, identity: FileIdentity, time: Double? = nil, writer: String? = nil,
+                         number: Int? = nil) {
+        publish(document: document, identity: identity, precomputed: [], time: time, writer: writer, number: number)
     }
 
     /// - Parameters:
     ///   - time: when the state was made (see `Revision.time`); nil: now.
     ///   - writer: who wrote it, where the source says.
     package func publish(document: JSONDocument, identity: FileIdentity, precomputed: [PrecomputedChange],
-                         time: Double? = nil, writer: String? = nil) {
+                         time: Double? = nil, writer: String? = nil, number: Int? = nil) {
         let revision = Revision(
-            number: (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
+            number: number ?? (currentRevision?.number ?? 0) + 1, document: document, identity: identity,
             publishedAt: monotonicNanoseconds(), time: time, writer: writer)
         currentRevision = revision
         status.revision = revision.number

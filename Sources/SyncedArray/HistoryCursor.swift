@@ -13,7 +13,8 @@ import LiveQuery
 /// (`history.reachSequence`).
 ///
 /// The rows it holds stay as they were while new records arrive; its place stays valid until
-/// a new segment begins (`isValid`), and it can step back as far as the oldest record kept.
+/// a new segment begins (`isValid`), and it can step back as far as the oldest record kept, and
+/// on into the history's archive (`RevisionHistory.earlier`), one record made per step.
 public struct HistoryCursor {
     public let history: RevisionHistory
     /// The rows after record `sequence`, as shown under the present query.
@@ -57,12 +58,19 @@ public struct HistoryCursor {
     /// rows shown), or nil when no step back can be shown.
     public var recordOnRows: (before: [SyncedRow], batch: BatchDiff)? {
         var back = self
-        guard let record, back.stepBack() else { return nil }
+        guard let record, back.stepBack(loadingAhead: false) else { return nil }
         if back.segmentID == segmentID, case .asRecorded? = presentation { return (back.rows, record.batch) }
         let before = back.rows, after = rows
         return (before, BatchDiff(from: before.map(\.key), to: after.map(\.key)) { o, n in !before[o].value.valueEquals(after[n].value) })
     }
-    public var canStepBack: Bool { isValid && sequence >= history.firstSequence && sequence > history.reachSequence }
+    public var canStepBack: Bool {
+        isValid && (sequence >= history.firstSequence ? sequence > history.reachSequence : atOldestLoadable)
+    }
+    /// At the oldest record kept, in the oldest segment, with an earlier one to be made (`loadEarlier`).
+    private var atOldestLoadable: Bool {
+        sequence == history.firstSequence - 1 && history.reachSequence == sequence && segmentID == history.segments.first?.id
+            && history.canLoadEarlier
+    }
     public var canStepForward: Bool { isValid && !isBehind && sequence < history.lastSequence }
     /// Records newer than the rows held.
     public var newerCount: Int { history.lastSequence - sequence }
@@ -73,10 +81,17 @@ public struct HistoryCursor {
         return segment.presentation(under: present.view)
     }
 
-    /// Steps one record back; false when none is kept or it cannot be shown.
+    /// Steps one record back; false when none is kept or it cannot be shown. From the history's
+    /// archive, the record that made the rows it arrives at is made too (their change is shown).
     @discardableResult
     public mutating func stepBack() -> Bool {
-        guard canStepBack, let record = history.record(sequence) else { return false }
+        stepBack(loadingAhead: true)
+    }
+
+    private mutating func stepBack(loadingAhead: Bool) -> Bool {
+        guard canStepBack else { return false }
+        if sequence < history.firstSequence { history.loadEarlier(rows: segmentRows) }
+        guard let record = history.record(sequence) else { return false }
         if let id = segmentID, let segment = history.segment(id: id), segment.baseSequence == sequence {
             // The record is the older segment's: go on from the rows it ended with.
             guard let older = history.segment(atSequence: sequence - 1), let end = older.endRows else { return false }
@@ -86,6 +101,7 @@ public struct HistoryCursor {
         }
         segmentRows = Self.unapply(record, to: segmentRows)
         sequence -= 1
+        if loadingAhead && sequence < history.firstSequence && canStepBack { history.loadEarlier(rows: segmentRows) }
         revision = history.revision(atSequence: sequence)
         showSegmentRows()
         return true

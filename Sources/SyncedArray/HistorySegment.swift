@@ -32,7 +32,15 @@ public struct HistoryView: Sendable, Equatable {
     /// from scratch, as the synced array shows them (paged: the pages shown).
     /// - Complexity: O(children's bytes) to copy them into a document, plus the evaluation.
     public func rows(of children: [SyncedRow]) -> [SyncedRow] {
-        let document = rowsDocument(children)
+        rows(in: rowsDocument(children), at: .root)
+    }
+
+    /// This view's rows of its location in `document` (a whole revision), as `rows(of:)` makes them.
+    public func rows(in document: JSONDocument) -> [SyncedRow] {
+        rows(in: document, at: location)
+    }
+
+    private func rows(in document: JSONDocument, at path: Path) -> [SyncedRow] {
         var query = self.query
         var shown: Int?
         if let paging {
@@ -41,7 +49,7 @@ public struct HistoryView: Sendable, Equatable {
             query = (paging.edge == .start ? try? unlimited.limitToFirst(n) : try? unlimited.limitToLast(n)) ?? unlimited
             shown = n
         }
-        let window = Window(query: query, path: .root, document: document)
+        let window = Window(query: query, path: path, document: document)
         let count = min(window.count, shown ?? window.count)
         return (0..<count).map { SyncedRow(key: window.key(at: $0), value: window.value(at: $0)) }
     }

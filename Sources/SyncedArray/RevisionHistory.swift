@@ -36,24 +36,32 @@ import LiveQuery
 public final class RevisionHistory {
     public let limits: HistoryLimits
     /// The records kept, oldest first.
-    public private(set) var records: [RevisionRecord] = []
+    public internal(set) var records: [RevisionRecord] = []
     /// The sequence number of `records.first` (records are numbered 1, 2, … as they come, the
     /// numbering kept when old ones go).
-    public private(set) var firstSequence = 1
+    public internal(set) var firstSequence = 1
     /// The revision of the rows before the first record kept (nil before the first rows).
-    public private(set) var baseRevision: Int?
+    public internal(set) var baseRevision: Int?
     /// The bytes the records (and the rows kept at segments' ends) take, approximately.
-    public private(set) var byteCount = 0
+    public internal(set) var byteCount = 0
     /// Says who wrote a record's revision (the viewer knows its own writes); unknown without it.
     public var attribute: ((RevisionRecord) -> RevisionWriter)?
     /// Incremented when a segment begins (cursors made before are no longer valid: their rows
     /// are of the query before).
     public private(set) var generation = 0
     /// The queries the records were made under, oldest first; the last is the present one.
-    public private(set) var segments: [HistorySegment] = []
+    public internal(set) var segments: [HistorySegment] = []
     /// The sequence numbers of the records that name each key, oldest first (records dropped
     /// since are skipped when read).
-    private var sequencesOfKey: [JSONKey: [Int]] = [:]
+    var sequencesOfKey: [JSONKey: [Int]] = [:]
+    /// Where the revisions before the oldest record come from, made when a cursor steps to them
+    /// (`loadEarlier`): a journal replayed publishes only its last revision. Set before the first
+    /// rows: the records are then numbered so that the oldest the archive can give is 1.
+    public var earlier: (any RevisionArchive)? {
+        didSet { if records.isEmpty, let earlier { firstSequence = max(firstSequence, earlier.archivedRevisions.count) } }
+    }
+    /// The rows of `baseRevision` under the oldest segment's query, once a record was loaded from `earlier`.
+    var oldestRows: [SyncedRow]?
     /// Told after each record kept, trim and segment begun (a change log that follows the history).
     private var observers: [(token: Int, handler: () -> Void)] = []
     private var nextToken = 0
@@ -162,7 +170,7 @@ public final class RevisionHistory {
         observers.removeAll { $0.token == token }
     }
 
-    private func tellObservers() {
+    func tellObservers() {
         for observer in observers { observer.handler() }
     }
 
@@ -170,6 +178,7 @@ public final class RevisionHistory {
     private func trim() {
         while records.count > limits.revisions || (byteCount > limits.bytes && !records.isEmpty) {
             let dropped = records.removeFirst()
+            oldestRows = nil
             byteCount -= dropped.byteCount
             baseRevision = dropped.revision
             firstSequence += 1

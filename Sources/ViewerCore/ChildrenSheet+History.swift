@@ -16,6 +16,8 @@ extension ChildrenSheet {
     /// A history for a new synced array: its revisions are told apart by who wrote them.
     func makeHistory() -> RevisionHistory {
         let history = RevisionHistory(limits: options.history)
+        // A journal replayed: its past is read from it when the time machine steps there.
+        history.earlier = store as? any RevisionArchive
         let remote = store.isRemote
         history.attribute = { [unowned self] _ in
             // A recorded writer (a journal replayed) is the one that wrote it.
@@ -44,6 +46,7 @@ extension ChildrenSheet {
     /// `{` / `}`: the previous or next kept revision that changed the selected row.
     func jumpToRowChange(previous: Bool) {
         guard let array, let history = array.history, let (key, _) = selectedChild else { return }
+        history.loadAllEarlier()
         let current = travel?.sequence ?? history.lastSequence
         let sequences = history.changes(ofKey: key).map(\.sequence)
         let target = previous

@@ -167,6 +167,7 @@ extension ChangeLogSheet: SheetOpener {
     /// `C`: the change log as a sheet.
     static func open(from children: ChildrenSheet) -> StackOpening {
         guard let history = children.array?.history else { return .said }
+        history.loadAllEarlier()
         return .table(ChangeLogSheet(history: history) { [unowned children] sequence, key in
             children.goToRevision(sequence, selecting: key)
         })
@@ -183,6 +184,7 @@ extension TimelineSheet: SheetOpener {
     /// `T`: the selected row's timeline as a sheet.
     static func open(from children: ChildrenSheet) -> StackOpening {
         guard let history = children.array?.history, let (key, _) = children.selectedChild else { return .said }
+        history.loadAllEarlier()
         let present: () -> JSONNode? = { [unowned children] in
             children.array.flatMap { a in a.index(ofKey: key).map { a[$0].value } }
         }

@@ -36,6 +36,7 @@ final class SeriesSheet: ChartSheet, SheetOpener {
         guard let viewer = children.viewer, let history = children.array?.history, let (key, _) = children.selectedChild else {
             return .message("no row selected: nothing to chart")
         }
+        history.loadAllEarlier()
         let sheet = SeriesSheet(viewer: viewer, children: children, history: history, spec: spec, key: key)
         if let refusal = sheet.refusal { return .message(refusal) }
         sheet.feed = .revisions(of: history) { [weak sheet] in sheet?.rebuild() }

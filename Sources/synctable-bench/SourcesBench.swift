@@ -56,6 +56,13 @@ private func cpuSeconds(thread: Bool = false) -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
+/// The calling thread's CPU time in milliseconds, to the nanosecond (getrusage counts in ticks).
+private func threadCPUMilliseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
+}
+
 /// Replaces the file at `path` by renaming a new one over it, as `mv f.tmp f.json` does.
 private func replaceFile(_ path: String, _ bytes: [UInt8]) {
     let temporary = path + ".tmp"
@@ -203,21 +210,28 @@ private func journalFigures(_ report: Report, _ options: BenchOptions, folder: S
     viewer.tick()
     viewer.render()
     let open = (now() - start) * 1e3
-    let kept = viewer.history?.records.count ?? 0
     report.add(Figure(
         name: "replay open, \(revisions) revisions of 10,000 rows: last revision on screen", unit: "ms", synctable: Stats([open]),
-        target: "(none given)", met: nil, note: "\(kept) revisions in the time machine"))
-    var steps = [Double]()
-    for _ in 0..<kept {
-        let t = now()
+        target: "about a second", met: open <= 1_000,
+        note: "the last revision alone published; the time machine reads the earlier ones from the journal as it steps"))
+    // Every step back makes one earlier revision's record from the journal (none is made at open).
+    // Wall time and this thread's CPU time: on a loaded machine a step's wall time includes the
+    // time the thread waited for a core.
+    var steps = [Double](), cpu = [Double]()
+    for _ in 0..<revisions {
+        let t = now(), c = threadCPUMilliseconds()
         viewer.handle(.character("["))
         viewer.render()
         steps.append((now() - t) * 1e3)
+        cpu.append(threadCPUMilliseconds() - c)
     }
+    let reached = viewer.history?.records.count ?? 0
     let stepStats = Stats(steps)
     report.add(Figure(
-        name: "replay step back through \(kept) revisions, each to the table on screen", unit: "ms", synctable: stepStats,
-        target: "≤ 5 ms each", met: kept == revisions && stepStats.max <= 5,
-        note: "[ handled and the frame drawn (memory canvas, 160×40); p95 \(Report.fmt(percentile(steps, 0.95))) ms"))
+        name: "replay step back \(revisions) times from the last revision, each to the table on screen", unit: "ms", synctable: stepStats,
+        target: "≤ 5 ms each", met: reached == revisions && stepStats.max <= 5,
+        note: "[ handled and the frame drawn (memory canvas, 160×40); \(reached) of \(revisions) earlier revisions reached; "
+            + "p95 \(Report.fmt(percentile(steps, 0.95))) ms; the thread's CPU per step \(Report.format(Stats(cpu), "ms")), "
+            + "p95 \(Report.fmt(percentile(cpu, 0.95))) ms; load average \(loadAverage())"))
     viewer.stop()
 }

@@ -2,7 +2,9 @@
 // writer was killed mid-line; a file that is not a journal is a named error at its line and column.
 import Foundation
 import JSONTree
+import LiveQuery
 import StoreInterface
+import SyncedArray
 import Testing
 import TestSupport
 @testable import Journal
@@ -39,8 +41,9 @@ struct JournalPropertyTests {
             #expect(replayed == written, "seed \(seed)")
             #expect(recording.warning == (torn ? "\(path): line \(lines + 1) was cut short (its writer stopped mid-line) and is left out" : nil),
                     "seed \(seed): \(recording.warning ?? "no warning")")
-            // The store replays the same revisions, with their times.
+            // The store replays the same revisions, with their times, to a reader of each one.
             let store = try JournalStore(path: path)
+            store.publishesEveryRevision = true
             var published = [(String, Double)]()
             store.observeRevisions { published.append(($0.root.json.serializedString(), $0.time)) }
             store.processPendingChanges()
@@ -55,7 +58,42 @@ struct JournalPropertyTests {
                 #expect(store.document(ofRevision: n).root.json.serializedString() == written[n], "seed \(seed), revision \(n)")
                 n = rng.chance(0.7) ? min(max(n + rng.pick([-1, -1, 1]), 0), written.count - 1) : rng.int(0..<written.count)
             }
+            try expectStepsOnDemand(path: path, written: written, seed: seed, &rng)
         }
+    }
+
+    /// The viewer's way: the last revision alone published, the time machine reading each earlier
+    /// one from the journal when it steps there, back and forth in random order; its rows at each
+    /// revision equal a window evaluated from scratch on what was written, and it reaches the first.
+    /// Under the default and key orders a step makes only the changed children; under value
+    /// order, or with a limit, it reads whole revisions.
+    private func expectStepsOnDemand(path: String, written: [String], seed: UInt64, _ rng: inout SplitMix64) throws {
+        let query = try rng.pick([Query(), Query().orderByKey(), Query().orderByValue(), Query().limitToFirst(2)])
+        let store = try JournalStore(path: path)
+        let array = SyncedArray(store.reference().withQuery(query))
+        let history = RevisionHistory()
+        history.earlier = store
+        array.history = history
+        array.startSync()
+        store.processPendingChanges()
+        #expect(store.currentRevision?.number == written.count, "seed \(seed)")
+        #expect(history.records.isEmpty, "seed \(seed): no earlier revision made before a step")
+        let expected = try written.map { text in
+            let window = Window(query: query, document: try JSONDocument(parsing: text))
+            return (0..<window.count).map { "\(window.key(at: $0))=\(canonical(window.value(at: $0).json))" }
+        }
+        // A row rebuilt by the history may hold its members in another order: the same value.
+        func shown(_ cursor: HistoryCursor) -> [String] { cursor.rows.map { "\($0.key)=\(canonical($0.value.json))" } }
+        var cursor = HistoryCursor(history: history, present: Array(array.rows))
+        for _ in 0..<(3 * written.count) {
+            let revision = try #require(cursor.revision, "seed \(seed)")
+            #expect(shown(cursor) == expected[revision - 1], "seed \(seed), revision \(revision)")
+            if rng.chance(0.6) { cursor.stepBack() } else { cursor.stepForward() }
+        }
+        while cursor.stepBack() {}
+        #expect(cursor.revision == 1 && shown(cursor) == expected[0], "seed \(seed): the first revision reached")
+        cursor.move(to: history.lastSequence)
+        #expect(shown(cursor) == expected[written.count - 1], "seed \(seed): back at the last")
     }
 
     @Test("a journal over --record-max-bytes rotates: FILE.1 holds the oldest revisions, and both are replayed")
@@ -106,6 +144,17 @@ struct JournalPropertyTests {
         // A line in the middle that is not one is an error too, not a warning.
         let path = folder.write("y.journal", JournalEntry(time: 1, writer: nil, content: .whole(["a": 1])).line().string + "oops\n{\"time\":2,\"changes\":[]}\n")
         #expect(throws: JournalError.self) { _ = try JournalRecording(path: path) }
+    }
+}
+
+/// `value` written with each object's members in key order.
+private func canonical(_ value: JSON) -> String {
+    switch value {
+    case .object(let object):
+        let members = object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return "{" + members.map { JSON.string($0.key).serializedString() + ":" + canonical($0.value) }.joined(separator: ",") + "}"
+    case .array(let elements): return "[" + elements.map(canonical).joined(separator: ",") + "]"
+    default: return value.serializedString()
     }
 }
 

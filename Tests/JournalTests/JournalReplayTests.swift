@@ -30,6 +30,7 @@ struct JournalReplayTests {
                 if states.last.map({ $0.map(\.key) != rows.map(\.key) || $0.map(\.value) != rows.map(\.value) }) ?? true { states.append(rows) }
             }
             let store = try JournalStore(path: path)
+            store.publishesEveryRevision = true
             let array = SyncedArray(store.reference())
             array.history = RevisionHistory()
             array.startSync()
