@@ -12,6 +12,7 @@ public struct ScreenCell: Hashable, Sendable {
     public static let blank = ScreenCell(" ")
     /// The second cell of a wide character (no sanitised text holds NUL).
     static func continuation(_ style: CellStyle) -> ScreenCell { ScreenCell("\u{0}", style: style) }
+    var isContinuation: Bool { text == "\u{0}" }
 }
 
 /// A canvas in front of another that remembers what each cell shows, as ratatui's buffer diff
@@ -57,34 +58,41 @@ public final class ScreenCanvas: Canvas {
             var run = Run(line: line)
             var x = column
             for cell in cells {
-                run.add(cell, at: x, to: self)
-                x += displayWidth(cell.text)
+                let w = displayWidth(cell.text)
+                run.add(cell, at: x, width: w, to: self)
+                x += w
             }
             return run.end(on: self)
         }
+        let (row, width) = (line * known.columns, known.columns)
+        // The line is worked on outside the object: one exclusive access a draw, not one a cell.
+        var shown: [ScreenCell?] = []
+        swap(&shown, &self.cells)
+        defer { swap(&shown, &self.cells) }
         var run = Run(line: line)
         var x = column
         for cell in cells {
+            if x < width, shown[row + x] == cell {
+                // Unchanged, and so is a wide character's second half (`breakHalves` forgets a
+                // character whose half was overwritten): no width to work out.
+                run.end(on: self)
+                x += x + 1 < width && shown[row + x + 1]?.isContinuation == true ? 2 : 1
+                continue
+            }
             let w = displayWidth(cell.text)
-            guard w > 0, x + w <= known.columns else {
+            guard w > 0, x + w <= width else {
                 // A combining character (it joins the cell before) or a draw past the edge:
                 // passed on, and the cell it touches is no longer known.
                 let touched = w == 0 ? x - 1 : x
-                if touched >= 0, touched < known.columns { self.cells[line * known.columns + touched] = nil }
-                run.add(cell, at: x, to: self)
+                if touched >= 0, touched < width { shown[row + touched] = nil }
+                run.add(cell, at: x, width: w, to: self)
                 x += w
                 continue
             }
-            let i = line * known.columns + x
-            let same = self.cells[i] == cell && (w == 1 || self.cells[i + 1] == .continuation(cell.style))
-            if same {
-                run.end(on: self)
-            } else {
-                breakHalves(line: line, column: x, width: w)
-                self.cells[i] = cell
-                if w == 2 { self.cells[i + 1] = .continuation(cell.style) }
-                run.add(cell, at: x, to: self)
-            }
+            Self.breakHalves(&shown, row: row, width: width, column: x, cells: w)
+            shown[row + x] = cell
+            if w == 2 { shown[row + x + 1] = .continuation(cell.style) }
+            run.add(cell, at: x, width: w, to: self)
             x += w
         }
         run.end(on: self)
@@ -98,11 +106,10 @@ public final class ScreenCanvas: Canvas {
 
     /// Overwriting half of a wide character blanks its other half on a terminal: that half is
     /// no longer known.
-    private func breakHalves(line: Int, column: Int, width: Int) {
-        let row = line * known.columns
-        if column > 0, cells[row + column]?.text == "\u{0}" { cells[row + column - 1] = nil }
-        let end = column + width
-        if end < known.columns, cells[row + end]?.text == "\u{0}" { cells[row + end] = nil }
+    private static func breakHalves(_ shown: inout [ScreenCell?], row: Int, width: Int, column: Int, cells: Int) {
+        if column > 0, shown[row + column]?.isContinuation == true { shown[row + column - 1] = nil }
+        let end = column + cells
+        if end < width, shown[row + end]?.isContinuation == true { shown[row + end] = nil }
     }
 
     /// Whether `line` shows `text` from `column` in `style` (a view deciding whether a line it
@@ -125,7 +132,7 @@ public final class ScreenCanvas: Canvas {
         guard line >= 0, line < known.rows, column >= 0, column < known.columns else { return base.clearToEndOfLine(line: line, column: column) }
         let row = line * known.columns
         guard cells[(row + column)..<(row + known.columns)].contains(where: { $0 != .blank }) else { return }
-        breakHalves(line: line, column: column, width: 1)
+        Self.breakHalves(&cells, row: row, width: known.columns, column: column, cells: 1)
         for x in column..<known.columns { cells[row + x] = .blank }
         writes += 1
         base.clearToEndOfLine(line: line, column: column)
@@ -165,14 +172,14 @@ private struct Run {
 
     init(line: Int) { self.line = line }
 
-    mutating func add(_ cell: ScreenCell, at x: Int, to screen: ScreenCanvas) {
+    mutating func add(_ cell: ScreenCell, at x: Int, width: Int, to screen: ScreenCanvas) {
         if !text.isEmpty, x != next || cell.style != style { end(on: screen) }
         if text.isEmpty {
             column = x
             style = cell.style
         }
         text.append(cell.text)
-        next = x + max(0, displayWidth(cell.text))
+        next = x + width
     }
 
     mutating func end(on screen: ScreenCanvas) {
