@@ -192,12 +192,13 @@ private func addLiveFigures(_ report: Report, label: String, _ chart: [Edit], _ 
                       target: "≤ 5 ms", met: chart.count == expected && viewerMs.median <= 5,
                       note: "from the revision's publication (the store's read of the file done) to the frame drawn, p50 over \(chart.count) edits; load average \(loadAverage())"))
     let chartCPU = ms(chart) { ($0.deliver.cpu + $0.frame.cpu) * 1e3 }
+    let slowest = chart.indices.max { chart[$0].deliver.cpu + chart[$0].frame.cpu < chart[$1].deliver.cpu + chart[$1].frame.cpu } ?? 0
     report.add(Figure(name: "scatter of \(label) points: one row changed, the loop thread's CPU", unit: "ms", synctable: chartCPU,
                       peers: [("the table on screen instead", ms(table) { ($0.deliver.cpu + $0.frame.cpu) * 1e3 }, nil),
                               ("the chart's frame alone", ms(chart) { $0.frame.cpu * 1e3 }, nil),
                               ("the table's frame alone", ms(table) { $0.frame.cpu * 1e3 }, nil)],
                       target: "≤ 5 ms", met: chart.count == expected && chartCPU.median <= 5,
-                      note: "the revision delivered to every observer (the table's synced array under the chart, the chart's own move) and the frame; the chart's share is its frame plus what its delivery adds to the table's"))
+                      note: "the revision delivered to every observer (the table's synced array under the chart, the chart's own move) and the frame; the chart's share is its frame plus what its delivery adds to the table's; the chart's slowest: edit \(slowest + 1) of \(chart.count)"))
     report.add(Figure(name: "scatter of \(label) points: one row's value written → chart on screen", unit: "ms", synctable: ms(chart) { $0.ms },
                       peers: [("the table on screen instead", ms(table) { $0.ms }, nil)],
                       target: "none (the store's read of the whole file is its floor)", met: nil,
