@@ -22,8 +22,9 @@ extension StoreReference {
 
     /// The same, from `known`: this query's window over the current revision, which the caller
     /// has just read (a chart of a million children). The store starts from it rather than
-    /// evaluating the same window again off the loop thread; nil, or a window of another
-    /// revision, is as `observeChanges(_:)`.
+    /// evaluating the same window again off the loop thread, and the first call is the next
+    /// revision's change (the caller has the window); nil, or a window of another revision, is
+    /// as `observeChanges(_:)`.
     @discardableResult
     public func observeChanges(startingFrom known: Window?, _ handler: @escaping (WindowChange) -> Void) -> ObserverHandle {
         register(.changes(handler), known: known)
