@@ -1,19 +1,12 @@
 // A chart's picture in character cells, before it reaches a canvas.
 import TableUI
 
-/// One character cell of a chart.
-public struct ChartCell: Hashable, Sendable {
-    public var text: Character
-    public var style: CellStyle
-    public init(_ text: Character, style: CellStyle = .plain) {
-        self.text = text
-        self.style = style
-    }
-    public static let blank = ChartCell(" ")
-}
+/// One character cell of a chart: a cell of the screen, so a grid's lines are drawn through
+/// the screen as they are.
+public typealias ChartCell = ScreenCell
 
-/// A rectangle of single-width cells. Charts write labels and marks here; `ChartView`
-/// compares it with what it last drew so a canvas receives only the cells that changed.
+/// A rectangle of single-width cells. Charts write labels and marks here; `ChartView` draws
+/// them through the screen, which passes on only the cells that changed.
 public struct CellGrid: Hashable, Sendable {
     public let size: CanvasSize
     public private(set) var cells: [ChartCell]

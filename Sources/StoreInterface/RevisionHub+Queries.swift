@@ -5,11 +5,20 @@ import LiveQuery
 extension RevisionHub {
     /// Adds a query observer and gives it the current window as a change from nothing: at once,
     /// or — over more than `inlineEvaluationLimit` children — once the worker has evaluated it.
-    func register(_ callback: QueryObserver.Callback, path: Path, query: Query, owner: UInt64) -> ObserverHandle {
+    /// - Parameter known: the window of this query over the current revision, when the caller
+    ///   has just read it: a new group starts from it instead of evaluating it again, and the
+    ///   observer is not given it back (a first change of a million rows costs a million events).
+    func register(_ callback: QueryObserver.Callback, path: Path, query: Query, owner: UInt64, known: Window? = nil) -> ObserverHandle {
         let handle = observers.newHandle()
         let index = observers.groupIndex(path: path, query: query)
         observers.groups[index].observers.append(QueryObserver(handle: handle, owner: owner, callback: callback))
         var window = observers.groups[index].window
+        if window == nil, !observers.groups[index].evaluating, let known, let currentRevision,
+           known.document === currentRevision.document, known.query == query, known.path == path {
+            window = known
+            observers.groups[index].window = known
+            observers.groups[index].version += 1
+        }
         if window == nil, let currentRevision {
             if observers.groups[index].evaluating { return handle }
             if hasMoreChildren(than: inlineEvaluationLimit, at: path, in: currentRevision.document) {
@@ -21,7 +30,7 @@ extension RevisionHub {
             observers.groups[index].window = window
             observers.groups[index].version += 1
         }
-        if let window {
+        if let window, window.document !== known?.document {
             let observer = observers.groups[index].observers.last!
             deliver(WindowChange.initial(window), to: [observer])
         }

@@ -20,6 +20,16 @@ extension StoreReference {
         register(.changes(handler))
     }
 
+    /// The same, from `known`: this query's window over the current revision, which the caller
+    /// has just read (a chart of a million children). The store starts from it rather than
+    /// evaluating the same window again off the loop thread, and the first call is the next
+    /// revision's change (the caller has the window); nil, or a window of another revision, is
+    /// as `observeChanges(_:)`.
+    @discardableResult
+    public func observeChanges(startingFrom known: Window?, _ handler: @escaping (WindowChange) -> Void) -> ObserverHandle {
+        register(.changes(handler), known: known)
+    }
+
     /// Removes `handle` if this reference registered it; returns whether it did.
     @discardableResult
     public func removeObserver(_ handle: ObserverHandle) -> Bool {
@@ -33,7 +43,7 @@ extension StoreReference {
         store.hub.dropUnwantedEvaluations()
     }
 
-    private func register(_ callback: QueryObserver.Callback) -> ObserverHandle {
-        store.hub.register(callback, path: path, query: query, owner: owner)
+    private func register(_ callback: QueryObserver.Callback, known: Window? = nil) -> ObserverHandle {
+        store.hub.register(callback, path: path, query: query, owner: owner, known: known)
     }
 }

@@ -13,7 +13,7 @@ class ChartSheet: StackSheet {
     let title: String
     /// What it follows (set by the chart; started and stopped with the sheet).
     var feed: SheetFeed?
-    /// The chart's cells on screen, and where they are.
+    /// Where the chart is drawn (through the viewer's screen, which knows what it shows).
     private var view: ChartView?
     private var area: (line: Int, size: CanvasSize)?
     /// The cell under the cursor, in the chart's own lines and columns (Enter reads it).
@@ -59,8 +59,6 @@ class ChartSheet: StackSheet {
         }
         view?.draw(picture, flush: false)
     }
-
-    func invalidate() { view?.forget() }
 
     var selectedRow: SelectedRow? { nil }
     var status: SheetStatus { SheetStatus(count: countText) }

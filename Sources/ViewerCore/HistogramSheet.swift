@@ -35,7 +35,7 @@ final class HistogramSheet: ChartSheet, SheetOpener {
         guard let window = children.currentWindow() else { return .message("no rows yet: nothing to chart") }
         let sheet = HistogramSheet(viewer: viewer, spec: spec, window: window)
         if let refusal = sheet.refusal { return .message(refusal) }
-        sheet.feed = .changes(of: { selection.reference }) { [weak sheet] change in sheet?.apply(change) }
+        sheet.feed = .changes(of: { selection.reference }, startingFrom: window) { [weak sheet] change in sheet?.apply(change) }
         if let note = sheet.leftOutNote { viewer.message = Viewer.Message(text: note, isError: false) }
         return .drawn(sheet)
     }

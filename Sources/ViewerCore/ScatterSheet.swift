@@ -73,7 +73,7 @@ final class ScatterSheet: ChartSheet, SheetOpener {
             children.message = Viewer.Message(text: refusal, isError: false)
             return
         }
-        sheet.feed = .changes(of: { selection.reference }) { [weak sheet] change in sheet?.apply(change) }
+        sheet.feed = .changes(of: { selection.reference }, startingFrom: window) { [weak sheet] change in sheet?.apply(change) }
         viewer.push(shown: sheet)
         if sheet.leftOutRows > 0 {
             viewer.message = Viewer.Message(text: "\(sheet.leftOutRows) \(sheet.leftOutRows == 1 ? "row" : "rows") without a number in both \(x.title) and \(y.title): left out", isError: false)

@@ -1,5 +1,5 @@
 // The lines the viewer draws around the table (status bar, message line, JSON pane, help),
-// each drawn only when its content changed.
+// drawn whole each frame through the screen, which writes only the cells that changed.
 import TableUI
 
 /// A piece of a line: untrusted text (sanitised when drawn) in a style.
@@ -12,35 +12,20 @@ struct Segment: Hashable {
     }
 }
 
-/// What the viewer last drew on each of its lines, so unchanged lines are not written again.
-struct ScreenLines {
-    private var drawn: [Int: [Segment]] = [:]
-
-    /// Forgets everything (only from `Viewer.redrawAll`, which a new layout or width calls).
-    mutating func invalidate() { drawn.removeAll() }
-
+extension ScreenCanvas {
     /// Draws `segments` on `line` left to right, sanitised and cut to the canvas width, the
-    /// rest of the line filled with spaces in `fill`; nothing when the line already shows it.
-    mutating func draw(_ segments: [Segment], line: Int, fill: CellStyle = .plain, on canvas: Canvas) {
-        let columns = canvas.size.columns
-        var laid: [Segment] = []
-        var used = 0
-        for segment in segments where used < columns {
+    /// rest of the line filled with spaces in `fill` (the screen writes only what changed).
+    func draw(_ segments: [Segment], line: Int, fill: CellStyle = .plain) {
+        let columns = size.columns
+        var x = 0
+        for segment in segments where x < columns {
             let text = sanitize(segment.text)
             let w = displayWidth(text)
-            let room = columns - used
-            let shown = w <= room ? text : fit(text, width: room)
-            laid.append(Segment(shown, segment.style))
-            used += min(w, room)
+            let room = columns - x
+            draw(w <= room ? text : fit(text, width: room), line: line, column: x, style: segment.style)
+            x += min(w, room)
         }
-        if used < columns { laid.append(Segment(String(repeating: " ", count: columns - used), fill)) }
-        guard drawn[line] != laid else { return }
-        var x = 0
-        for segment in laid {
-            canvas.draw(segment.text, line: line, column: x, style: segment.style)
-            x += displayWidth(segment.text)
-        }
-        drawn[line] = laid
+        if x < columns { draw(String(repeating: " ", count: columns - x), line: line, column: x, style: fill) }
     }
 }
 

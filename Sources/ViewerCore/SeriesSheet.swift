@@ -111,13 +111,10 @@ final class SeriesSheet: ChartSheet, SheetOpener {
 
     override func performChart(_ action: ViewerAction) -> Bool {
         switch action {
-        // The table lays out its rows under the chart when it steps: the chart draws afresh.
-        case .historyBack:
-            children.stepHistory(back: true)
-            viewer.redrawAll()
-        case .historyForward:
-            children.stepHistory(back: false)
-            viewer.redrawAll()
+        // The table may lay out its rows under the chart when it steps: it draws through the
+        // same screen, so the chart's next frame writes back only the cells the table took.
+        case .historyBack: children.stepHistory(back: true)
+        case .historyForward: children.stepHistory(back: false)
         case .historyPresent: children.returnToPresent()
         case .toggleBinning:
             showsTop.toggle()

@@ -12,11 +12,16 @@ final class SheetFeed {
     /// `follow` starts following and returns how to stop.
     init(_ follow: @escaping () -> () -> Void) { self.follow = follow }
 
-    /// Each change of the children `reference` selects, to `handle`.
-    static func changes(of reference: @escaping () -> StoreReference, _ handle: @escaping (WindowChange) -> Void) -> SheetFeed {
-        SheetFeed {
+    /// Each change of the children `reference` selects, to `handle`; `known` is the window the
+    /// sheet has just read, which the store starts from.
+    static func changes(of reference: @escaping () -> StoreReference, startingFrom known: Window? = nil,
+                        _ handle: @escaping (WindowChange) -> Void) -> SheetFeed {
+        var known = known
+        return SheetFeed {
             let reference = reference()
-            let token = reference.observeChanges(handle)
+            // Once: a window kept here would keep its revision's document alive.
+            defer { known = nil }
+            let token = reference.observeChanges(startingFrom: known, handle)
             return { reference.removeObserver(token) }
         }
     }

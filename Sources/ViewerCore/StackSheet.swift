@@ -8,8 +8,8 @@ import TableUI
 ///
 /// The viewer keeps the screen (mode, prompt, message, pane, undo) and gives the keys every
 /// sheet shares — moving in a table, the pane, help, back — to the top sheet; the rest go to
-/// `perform`. It draws the top sheet into the lines it owns, and clears every sheet's cache of
-/// what it drew from one place (`Viewer.redrawAll`).
+/// `perform`. It draws the top sheet into the lines it owns, through the one record of what the
+/// screen shows (`Viewer.screen`): a sheet keeps no copy of what it drew.
 protocol StackSheet: AnyObject {
     /// Its name in the status bar's trail (`/players › score frequency`).
     var title: String { get }
@@ -24,8 +24,6 @@ protocol StackSheet: AnyObject {
     func stop()
     /// Draws into `lines` of `canvas` what changed since the last render.
     func render(into canvas: Canvas, lines: Range<Int>)
-    /// Forgets what it drew: the next render draws every line.
-    func invalidate()
     /// The next moment an animation frame is due.
     var nextDeadline: Double? { get }
     /// The clock moved.
@@ -66,7 +64,6 @@ extension StackSheet {
     var derivedSheet: (any Sheet)? { nil }
     var nextDeadline: Double? { tableView?.nextDeadline }
     func tick(now: Double) { _ = tableView?.tick(now: now) }
-    func invalidate() { tableView?.invalidate() }
     func accept(_ prompt: Prompt) {}
     var keyHint: [(ViewerAction, String)]? { [(.quit, "back")] }
 }

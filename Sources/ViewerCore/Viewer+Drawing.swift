@@ -48,10 +48,10 @@ extension Viewer {
         }
         top.render(into: canvas, lines: layout.table)
         if !layout.pane.isEmpty { drawPane(layout.pane) }
-        screen.draw(statusSegments(width: size.columns), line: layout.status, fill: statusStyle, on: canvas)
+        screen.draw(statusSegments(width: size.columns), line: layout.status, fill: statusStyle)
         let message = messageLines(width: size.columns)
         for (i, line) in layout.message.enumerated() {
-            screen.draw(i < message.count ? message[i] : [], line: line, on: canvas)
+            screen.draw(i < message.count ? message[i] : [], line: line)
         }
         canvas.flush()
     }
@@ -214,8 +214,8 @@ extension Viewer {
         let width = canvas.size.columns
         if paneShowsProblem { return drawProblemPane(lines) }
         guard let row = top.selectedRow else {
-            screen.draw([Segment("── no row selected ", noteStyle)], line: lines.lowerBound, on: canvas)
-            for line in lines.dropFirst() { screen.draw([], line: line, on: canvas) }
+            screen.draw([Segment("── no row selected ", noteStyle)], line: lines.lowerBound)
+            for line in lines.dropFirst() { screen.draw([], line: line) }
             return
         }
         // A sheet's row is named by its sheet and key; a child by its path.
@@ -237,13 +237,13 @@ extension Viewer {
         let position = more || paneTop > 0 ? " line \(paneTop + 1)" : ""
         let title = "── \(path)\(position) (\(keys)) "
         let rule = String(repeating: "─", count: max(0, width - displayWidth(sanitize(title))))
-        screen.draw([Segment(title + rule, paneFocused ? CellStyle([.bold, .reverse]) : labelStyle)], line: lines.lowerBound, on: canvas)
+        screen.draw([Segment(title + rule, paneFocused ? CellStyle([.bold, .reverse]) : labelStyle)], line: lines.lowerBound)
         for (i, line) in body.enumerated() {
             let index = paneTop + i
             if i == body.count - 1 && more && index < wrapped.count {
-                screen.draw([Segment("  … more below (V, then j or PgDn)", noteStyle)], line: line, on: canvas)
+                screen.draw([Segment("  … more below (V, then j or PgDn)", noteStyle)], line: line)
             } else {
-                screen.draw([Segment(index < wrapped.count ? wrapped[index] : "")], line: line, on: canvas)
+                screen.draw([Segment(index < wrapped.count ? wrapped[index] : "")], line: line)
             }
         }
     }
@@ -254,11 +254,11 @@ extension Viewer {
         let close = keyLabel(of: .showProblem).map { " (\($0) closes) " } ?? " "
         let title = "── problem\(close)"
         screen.draw([Segment(title + String(repeating: "─", count: max(0, width - displayWidth(title))), labelStyle)],
-                    line: lines.lowerBound, on: canvas)
+                    line: lines.lowerBound)
         let text = wrapWords(sanitize(fullProblemText ?? "no problem now: the file and the connection are fine"), width: max(1, width - 1))
         for (i, line) in lines.dropFirst().enumerated() {
             screen.draw([Segment(i < text.count ? text[i] : "", i < text.count && fullProblemText != nil ? errorStyle : noteStyle)],
-                        line: line, on: canvas)
+                        line: line)
         }
     }
 
@@ -290,13 +290,13 @@ extension Viewer {
         // The title's least needed part goes first on a narrow screen, rather than be cut.
         var keys = "   q, Esc or ? closes · j k PgDn PgUp scroll\(where_)"
         if 17 + displayWidth(keys) > size.columns { keys = "   q, Esc or ? closes\(where_)" }
-        screen.draw([Segment(" synctable — keys", labelStyle), Segment(keys, noteStyle)], line: 0, on: canvas)
+        screen.draw([Segment(" synctable — keys", labelStyle), Segment(keys, noteStyle)], line: 0)
         for line in 1..<size.rows {
             let index = top + line - 1
             if line == size.rows - 1 && more {
-                screen.draw([Segment("  … more below (j or PgDn)", noteStyle)], line: line, on: canvas)
+                screen.draw([Segment("  … more below (j or PgDn)", noteStyle)], line: line)
             } else {
-                screen.draw(line - 1 < body && index < lines.count ? lines[index] : [], line: line, on: canvas)
+                screen.draw(line - 1 < body && index < lines.count ? lines[index] : [], line: line)
             }
         }
     }

@@ -73,7 +73,9 @@ public struct ViewerOptions {
 public final class Viewer {
     let options: ViewerOptions
     let store: any LiveStore
-    let canvas: Canvas
+    /// What the terminal shows: every sheet and line draws through it (the one screen cache).
+    let screen: ScreenCanvas
+    var canvas: Canvas { screen }
     let environment: ViewerEnvironment
     /// The location's table: the bottom of the stack.
     let children: ChildrenSheet
@@ -103,8 +105,6 @@ public final class Viewer {
     var redoSteps: [UndoStep] = []
     /// False once the user quit (`q`).
     public internal(set) var isRunning = true
-    /// The status bar's, message line's, pane's and help's lines as drawn (the sheets keep their own).
-    var screen = ScreenLines()
     var lastLayout: Layout?
 
     enum Mode {
@@ -125,7 +125,7 @@ public final class Viewer {
     public init(options: ViewerOptions, store: any LiveStore, canvas: Canvas, environment: ViewerEnvironment = ViewerEnvironment()) {
         self.options = options
         self.store = store
-        self.canvas = canvas
+        screen = ScreenCanvas.over(canvas)
         self.environment = environment
         storeStatus = store.status
         readOnlyReason = Viewer.readOnlyReason(options: options)
@@ -213,13 +213,11 @@ public final class Viewer {
     /// The sheets above the location's table, bottom first (the status bar's trail).
     public var sheetTitles: [String] { sheets.dropFirst().map(\.title) }
 
-    /// Forgets what the screen shows, so the next render draws every line (after a resize, a
-    /// new layout, the help screen, a sheet opening or closing, a chart's table stepping under
-    /// it): the one place any cache of what is on screen is cleared. A table needs no clearing
-    /// when only its rows' looks change (a search's highlights): it compares whole lines.
+    /// Forgets what the screen shows, so the next render draws every cell (after a resize, a
+    /// new layout, the help screen, a sheet opening or closing): the one cache of what is on
+    /// screen, which every sheet draws through.
     func redrawAll() {
-        screen.invalidate()
-        for sheet in sheets { sheet.invalidate() }
+        screen.forget()
     }
 }
 

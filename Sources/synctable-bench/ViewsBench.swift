@@ -24,6 +24,15 @@ func threadCPU() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// Seconds this thread has waited for a core so far (the kernel's run-queue delay), or nil
+/// where the kernel does not say: on a loaded machine, wall time minus CPU time minus this is
+/// what a thread waited for anything else (a sleep, a poll, a lock, the disk).
+func threadRunDelay() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8) else { return nil }
+    let fields = text.split(separator: " ")
+    return fields.count >= 2 ? Double(fields[1]).map { $0 / 1e9 } : nil
+}
+
 /// The 1-minute load average, for the notes (the figures are wall times).
 func loadAverage() -> String {
     var loads = [Double](repeating: 0, count: 3)

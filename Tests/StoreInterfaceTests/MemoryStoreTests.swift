@@ -51,6 +51,27 @@ import TestSupport
         }
     }
 
+    /// A window the caller has just read (a chart of a million children) is the group's first
+    /// window at once — over the inline limit, which would send it to the worker — it is not
+    /// given back, and the next revision comes as a change from it, not as another first window.
+    @Test func aKnownWindowStartsTheQueryWithoutAnotherEvaluation() throws {
+        let value = { (b: Int) in self.json(#"{"players": {"a": 1, "b": \#(b), "c": 3, "d": 4, "e": 5}}"#) }
+        let store = try MemoryStore(value(2), inlineEvaluationLimit: 2)
+        let path = try Path("/players")
+        let known = Window(query: Query(), path: path, document: store.currentRevision!.document)
+        var changes: [WindowChange] = []
+        store.reference(path).observeChanges(startingFrom: known) { changes.append($0) }
+        #expect(changes.isEmpty, "the caller has the window: it is not given back")
+        store.publish(value(20))
+        try store.waitForRevision(2, timeoutMilliseconds: 10_000)
+        #expect(changes.count == 1 && changes.last?.old?.document === known.document, "\(changes.map { $0.old == nil })")
+        #expect(changes.last?.childEvents.map(\.kind) == [.childChanged])
+        // A window of another revision is not taken: the first window is evaluated as before.
+        var later: [WindowChange] = []
+        try store.reference(path).withQuery(Query().limitToFirst(3)).observeChanges(startingFrom: known) { later.append($0) }
+        #expect(later.isEmpty)
+    }
+
     @Test func aWriteIsTheNextRevisionAtOnceWithServerValuesResolved() throws {
         let store = try MemoryStore(json(#"{"a": {"count": 1}}"#))
         let result = try store.write { _ in

@@ -13,6 +13,11 @@ struct RenderedLine: Hashable {
     func draw(on canvas: Canvas, line: Int) {
         for run in runs { canvas.draw(run.text, line: line, column: run.column, style: run.style) }
     }
+
+    /// Whether `screen` shows this line on `line`.
+    func isShown(on screen: ScreenCanvas, line: Int) -> Bool {
+        runs.allSatisfy { screen.shows($0.text, line: line, column: $0.column, style: $0.style) }
+    }
 }
 
 /// Builds a `RenderedLine` left to right, never past `width`, merging runs of one style.

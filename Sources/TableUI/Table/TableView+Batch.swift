@@ -43,11 +43,11 @@ extension TableView {
         if state.selection == nil && newCount > 0 { state.selection = 0 }
 
         // What the canvas shows and the cells we hold move with their rows.
-        for i in shownBody.indices {
-            if case .row(let r)? = shownBody[i]?.key {
-                shownBody[i]?.key = mapping.newIndex(ofOld: r).map { .row($0) }
+        for i in shownKeys.indices {
+            if case .row(let r)? = shownKeys[i] {
+                shownKeys[i] = mapping.newIndex(ofOld: r).map { .row($0) }
             } else {
-                shownBody[i]?.key = nil
+                shownKeys[i] = nil
             }
         }
         let oldCells = rowCells

@@ -34,9 +34,12 @@ public final class TableView {
 
     /// The canvas lines and width of the latest render.
     var viewport: (lines: Range<Int>, width: Int)?
-    /// What the canvas shows on the header line and each body line, as far as we know.
-    var shownHeader: RenderedLine?
-    var shownBody: [ShownLine?] = []
+    /// Which row (or closing line) each body line showed at the latest render, so lines that
+    /// only moved are shifted. What the lines look like is the screen's to know (`ScreenCanvas`).
+    var shownKeys: [LineKey?] = []
+    /// The screen in front of a plain canvas (a program drawing the table alone); a canvas that
+    /// is a `ScreenCanvas` already is drawn through as it is.
+    private var ownScreen: ScreenCanvas?
     /// Sanitised cells of the rows drawn by the latest render (old values for reloads,
     /// and the text of a deleted row's closing line).
     var rowCells: [Int: [String]] = [:]
@@ -74,7 +77,7 @@ public final class TableView {
         state.animations.removeAll()
         rowCells.removeAll()
         knownColumns = []
-        for i in shownBody.indices { shownBody[i]?.key = nil }
+        for i in shownKeys.indices { shownKeys[i] = nil }
         if rowCount == 0 {
             state.selection = nil
         } else {
@@ -84,10 +87,18 @@ public final class TableView {
     }
 
     /// Forgets what the canvas shows, so the next render draws every line (after
-    /// something else drew over the table, or the screen was cleared).
+    /// something else drew over the table, or the screen was cleared). A table drawn through a
+    /// `ScreenCanvas` of its caller's has that screen forget instead.
     public func invalidate() {
-        shownHeader = nil
-        shownBody = Array(repeating: nil, count: shownBody.count)
+        ownScreen?.forget()
+        shownKeys = Array(repeating: nil, count: shownKeys.count)
+    }
+
+    /// The screen a render draws through: `canvas` when it is one, else the table's own.
+    private func screen(over canvas: Canvas) -> ScreenCanvas {
+        if let screen = canvas as? ScreenCanvas { return screen }
+        if ownScreen?.base !== canvas { ownScreen = ScreenCanvas(canvas) }
+        return ownScreen!
     }
 
     // MARK: - Rendering
@@ -97,6 +108,7 @@ public final class TableView {
     /// only moved are shifted with `insertLines`/`deleteLines`. Does not flush.
     /// - Complexity: O(lines × columns) plus the data source's `cells` for visible rows.
     public func render(into canvas: Canvas, lines: Range<Int>? = nil) {
+        let canvas = screen(over: canvas)
         let size = canvas.size
         let lines = (lines ?? 0..<size.rows).clamped(to: 0..<max(0, size.rows))
         // Too small: say so, and leave the state for when the canvas is usable again.
@@ -109,8 +121,7 @@ public final class TableView {
             if viewport?.width != size.columns { columnsNeedLayout = true }
             let selectionLine = anchor()
             viewport = (lines, size.columns)
-            shownHeader = nil
-            shownBody = Array(repeating: nil, count: lines.count - 1)
+            shownKeys = Array(repeating: nil, count: lines.count - 1)
             if var selectionLine {
                 selectionLine.line = min(selectionLine.line, max(0, bodyHeight - 1))
                 restore(selectionLine)
@@ -143,31 +154,26 @@ public final class TableView {
 
         // Shift lines whose content is unchanged to their new places, then draw the rest.
         var oldLine: [LineKey: Int] = [:]
-        for (q, shown) in shownBody.enumerated() {
-            if let key = shown?.key { oldLine[key] = q }
-        }
-        var pairs: [(old: Int, new: Int)] = []
-        for (p, item) in items.enumerated() {
-            guard let key = item?.key, let q = oldLine[key], shownBody[q]?.rendered == body[p] else { continue }
-            pairs.append((q, p))
+        for (q, key) in shownKeys.enumerated() {
+            if let key { oldLine[key] = q }
         }
         let top = lines.lowerBound + 1
+        var pairs: [(old: Int, new: Int)] = []
+        for (p, item) in items.enumerated() {
+            // A line that moved is shifted only when it still looks the same (else it is drawn).
+            guard let key = item?.key, let q = oldLine[key], q == p || body[p].isShown(on: canvas, line: top + q) else { continue }
+            pairs.append((q, p))
+        }
         for shift in planLineShifts(pairs: pairs) {
             switch shift {
             case .insert(let n, let at, let regionEnd): canvas.insertLines(n, at: top + at, regionEnd: top + regionEnd)
             case .delete(let n, let at, let regionEnd): canvas.deleteLines(n, at: top + at, regionEnd: top + regionEnd)
             }
-            shift.apply(to: &shownBody)
         }
-        if shownHeader != header {
-            header.draw(on: canvas, line: lines.lowerBound)
-            shownHeader = header
-        }
-        for p in body.indices where shownBody[p]?.rendered != body[p] {
-            body[p].draw(on: canvas, line: top + p)
-            shownBody[p] = ShownLine(key: items[p]?.key, rendered: body[p])
-        }
-        for p in body.indices { shownBody[p]?.key = items[p]?.key }
+        // Every line is drawn: the screen passes on only the cells that changed.
+        header.draw(on: canvas, line: lines.lowerBound)
+        for p in body.indices { body[p].draw(on: canvas, line: top + p) }
+        shownKeys = items.map { $0?.key }
     }
 
     /// The row drawn on canvas line `line` by the latest render (nil for the header, a
@@ -351,8 +357,7 @@ public final class TableView {
             if i == 0 { b.append(message, settings.theme.note, ellipsis: settings.theme.symbols.ellipsis) }
             b.finish(.plain).draw(on: canvas, line: line)
         }
-        shownHeader = nil
-        shownBody = Array(repeating: nil, count: shownBody.count)
+        shownKeys = Array(repeating: nil, count: shownKeys.count)
         isTooSmall = true
     }
 }
@@ -361,12 +366,6 @@ public final class TableView {
 enum LineKey: Hashable {
     case row(Int)
     case closing(Int)
-}
-
-/// A body line as the canvas shows it.
-struct ShownLine {
-    var key: LineKey?
-    var rendered: RenderedLine
 }
 
 /// What a body line shows: a row, or the closing line of a deleted row (by animation id).

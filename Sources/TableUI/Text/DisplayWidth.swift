@@ -23,6 +23,10 @@ public func displayWidth(_ character: Character) -> Int {
     var scalars = character.unicodeScalars.makeIterator()
     guard let base = scalars.next() else { return 0 }
     var width = scalarWidth(base)
+    // One scalar (a braille dot, a box line, a letter): no emoji rule applies, and its
+    // properties are not looked up.
+    var rest = scalars
+    guard rest.next() != nil else { return width }
     let baseIsEmoji = base.properties.isEmoji
     var afterJoiner = false
     while let s = scalars.next() {
@@ -57,6 +61,9 @@ func scalarWidth(_ s: Unicode.Scalar) -> Int {
     if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 }
     if v < 0x300 { return 1 }
     if isWide(v) { return 2 }
+    // Box drawing, blocks, shapes, symbols, dingbats and braille (what charts draw): no mark or
+    // format character among them, so no property look-up.
+    if (0x2500...0x28FF).contains(v) { return 1 }
     if (0x1160...0x11FF).contains(v) || (0xD7B0...0xD7FF).contains(v) { return 0 }  // Hangul medial/final jamo
     switch s.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format: return 0
