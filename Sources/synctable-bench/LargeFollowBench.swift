@@ -58,6 +58,9 @@ struct FollowFigures {
     /// Events batches that did not carry the edit being timed (a save that made two revisions
     /// that changed the window): skipped, not taken as that edit's.
     var otherBatches = 0
+    /// Edits whose events were already waiting when the bench's thread ran again after the save:
+    /// the follower did its work while this thread waited for a core, so their time is unknown.
+    var untimed = 0
     var all: [Double] { latencies[.inPlace]! + latencies[.renamed]! }
 
     /// Ends the sampled edits: the peak sampled, then, once the last revision has settled, the
@@ -97,6 +100,7 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
         let saveStyle = style(ofEdit: k)
         let (child, score, savedAt) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
         edit += 1
+        let early = events.hasOutput()
         guard let others = readBatch(of: events, holding: child, score: score, seconds: 60) else {
             printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
             figures.missed += 1
@@ -104,7 +108,8 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
         }
         let latency = (now() - savedAt) * 1000
         figures.otherBatches += others
-        if k < timed { figures.latencies[saveStyle]!.append(latency) }
+        if k < timed && early { figures.untimed += 1 }
+        if k < timed && !early { figures.latencies[saveStyle]!.append(latency) }
         if k >= timed + sampled && ((k + 1) % 100 == 0 || k == timed + sampled), let rss = settledResident(events.pid) {
             figures.resident.append(rss)
         }
@@ -148,6 +153,7 @@ func addLatencyRows(_ report: Report, _ figures: FollowFigures, prefix: String, 
         let note = "\(samples.count) edits; p99 \(Report.fmt(percentile(samples, 0.99))) ms, max \(Report.fmt(samples.max() ?? .nan)) ms"
             + (figures.missed > 0 ? "; \(figures.missed) edits missing from their events" : "")
             + (figures.otherBatches > 0 ? "; \(figures.otherBatches) batches without the timed edit skipped" : "")
+            + (figures.untimed > 0 ? "; \(figures.untimed) edits untimed (answered before the bench's thread ran again)" : "")
         if engine.isEmpty {
             tuned[name] = value
             report.add(Figure(name: name, unit: "ms", synctable: stats, target: target.map { "≤ \(Report.fmt($0)) ms" } ?? "-",

@@ -296,6 +296,12 @@ final class LineReadingProcess {
     }
 
     /// Lines up to and including the first that starts with `prefix`; nil on timeout.
+    /// Whether output is waiting to be read right now (a line read already, or bytes in the pipe).
+    func hasOutput() -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return !buffer.isEmpty || poll(&p, 1, 0) > 0
+    }
+
     func readLines(untilPrefix prefix: String, seconds: Double) -> [String]? {
         var lines = [String]()
         let deadline = now() + seconds
