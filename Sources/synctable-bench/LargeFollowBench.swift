@@ -58,9 +58,13 @@ struct FollowFigures {
     /// Events batches that did not carry the edit being timed (a save that made two revisions
     /// that changed the window): skipped, not taken as that edit's.
     var otherBatches = 0
-    /// Edits whose events were already waiting when the bench's thread ran again after the save:
-    /// the follower did its work while this thread waited for a core, so their time is unknown.
+    /// In-place saves whose events were already waiting when the bench's thread ran again after
+    /// the last write: the follower did its work while this thread waited for a core, so their
+    /// time is unknown.
     var untimed = 0
+    /// The follower's CPU time (user + system) per timed edit, in ms: what an edit costs it
+    /// whatever else the machine runs (its latency on a loaded machine is mostly waiting).
+    var cpuPerEdit: Double?
     var all: [Double] { latencies[.inPlace]! + latencies[.renamed]! }
 
     /// Ends the sampled edits: the peak sampled, then, once the last revision has settled, the
@@ -88,7 +92,9 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
     var figures = FollowFigures()
     var sampler: HeldMemorySampler?
     defer { _ = sampler?.stop() }
+    let cpuStart = processCPUSeconds(events.pid)
     for k in 0..<(timed + sampled + rest) {
+        if k == timed { figures.cpuPerEdit = (processCPUSeconds(events.pid) - cpuStart) * 1000 / Double(timed) }
         if k == timed {
             resetPeakResident(events.pid)
             sampler = HeldMemorySampler(events.pid)
@@ -100,7 +106,10 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
         let saveStyle = style(ofEdit: k)
         let (child, score, savedAt) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
         edit += 1
-        let early = events.hasOutput()
+        // An in-place save's clock is read after its last write, whose IN_MODIFY may have woken
+        // the follower already; a rename's before the call (never short: the follower's time
+        // while this thread waits for a core counts).
+        let early = saveStyle == .inPlace && events.hasOutput()
         guard let others = readBatch(of: events, holding: child, score: score, seconds: 60) else {
             printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
             figures.missed += 1
@@ -151,9 +160,10 @@ func addLatencyRows(_ report: Report, _ figures: FollowFigures, prefix: String, 
         let name = "\(prefix): \(row)"
         let stats = row.hasSuffix("p99") ? Stats([value]) : Stats(samples)
         let note = "\(samples.count) edits; p99 \(Report.fmt(percentile(samples, 0.99))) ms, max \(Report.fmt(samples.max() ?? .nan)) ms"
+            + (figures.cpuPerEdit.map { "; follower CPU \(Report.fmt($0)) ms an edit" } ?? "")
             + (figures.missed > 0 ? "; \(figures.missed) edits missing from their events" : "")
             + (figures.otherBatches > 0 ? "; \(figures.otherBatches) batches without the timed edit skipped" : "")
-            + (figures.untimed > 0 ? "; \(figures.untimed) edits untimed (answered before the bench's thread ran again)" : "")
+            + (figures.untimed > 0 ? "; \(figures.untimed) in-place edits untimed (answered before the bench's thread ran again)" : "")
         if engine.isEmpty {
             tuned[name] = value
             report.add(Figure(name: name, unit: "ms", synctable: stats, target: target.map { "≤ \(Report.fmt($0)) ms" } ?? "-",
