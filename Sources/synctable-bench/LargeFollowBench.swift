@@ -19,14 +19,19 @@ enum SaveStyle: CaseIterable {
 }
 
 /// Saves `file` with child `edit`'s pick given a score above every generated one, `style`;
-/// with `lengthChange`, a score one digit longer or back (the file's length changes). Returns
+/// with `lengthChange`, half the edits give a score one digit longer (the file grows a byte). Returns
 /// the child, its score (this edit's own: no other edit of a run sets it) and the monotonic
 /// time right before the save's close or rename.
 func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String, _ style: SaveStyle,
               lengthChange: Bool = false) -> (child: Int, score: Int, savedAt: Double) {
-    let child = Int(UInt64(edit + 1) &* 0x9E37_79B9 % UInt64(file.children))
-    // Seven digits are above every six-digit score: the child still enters the top.
-    let score = lengthChange && edit % 4 < 2 ? 1_000_000 + edit : 900_000 + edit % 100_000
+    // With `lengthChange`, every score has seven digits (above every six-digit one) and grows
+    // with the edit, so that each edit enters the top (a six-digit one stopped entering once
+    // twenty seven-digit ones were there): edits 0 and 1 of every four give a new child seven
+    // digits (the file grows a byte), edits 2 and 3 give edit 1's child a higher score of the
+    // same length.
+    let pick = lengthChange && edit % 4 >= 2 ? edit - edit % 4 + 1 : edit
+    let child = Int(UInt64(pick + 1) &* 0x9E37_79B9 % UInt64(file.children))
+    let score = lengthChange ? 1_000_000 + edit : 900_000 + edit % 100_000
     file.setScore(child, score)
     // Timed from before the call that ends the save (the close, the rename): the follower,
     // woken inside it, may run before this thread does, and a clock read after the call would
