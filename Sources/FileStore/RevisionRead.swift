@@ -16,6 +16,9 @@ struct RevisionTarget: @unchecked Sendable {
     // @unchecked: each thread of a read writes its own part.
     let base: UnsafeMutablePointer<UInt8>
     let shared: UnsafePointer<UInt8>?
+    /// Tuned, into shared pages: the file's own pages, compared where they are instead of
+    /// read into a buffer first (nil: read with `pread`).
+    let source: MappedFile?
     /// Bytes at `base` (whole pages for a mapping).
     let capacity: Int
     /// The file as it was when the read began.
@@ -72,14 +75,12 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
                         pages: PageSet(bytes: target.shared == nil ? 0 : target.capacity))
     // Small chunks when comparing, so that each is compared while in the cache.
     let chunk = old == nil ? 64 << 20 : readChunk
-    let buffer = target.shared == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    let buffer = target.shared == nil || target.source != nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
     defer { buffer?.deallocate() }
     var offset = from
     while offset < to {
-        let into = buffer ?? target.base + offset
-        let n = pread(fd, into, min(to - offset, chunk), off_t(offset))
+        let (bytes, n) = nextChunk(fd, of: target, into: buffer ?? target.base + offset, at: offset, upTo: min(to, offset + chunk))
         if n < 0 {
-            if errno == EINTR { continue }
             part.failure = errno
             break
         }
@@ -89,11 +90,24 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
             part.changed = true
             break
         }
-        take(UnsafeRawBufferPointer(start: into, count: n), at: offset, into: target, comparingWith: old, &part)
+        take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, comparingWith: old, &part)
+        // Compared: the file's pages are given back, so the read never holds the file twice.
+        target.source?.giveBack(offset..<offset + n)
         offset += n
     }
     part.count = offset - from
     return part
+}
+
+/// The file's bytes `offset..<end` (fewer at its end): its mapping's own (`target.source`), or
+/// read with `pread` into `into`. A count of 0 is the end of the file, below 0 an error (`errno`).
+private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutablePointer<UInt8>, at offset: Int,
+                       upTo end: Int) -> (bytes: UnsafeRawPointer, count: Int) {
+    if let file = target.source { return (file.base + offset, max(0, min(end, file.count) - offset)) }
+    while true {
+        let n = pread(fd, into, end - offset, off_t(offset))
+        if n >= 0 || errno != EINTR { return (UnsafeRawPointer(into), n) }
+    }
 }
 
 /// Takes a chunk just read (`chunk`, bytes `offset…` of the file) into `target`, and compares it

@@ -80,8 +80,12 @@ final class SnapshotReader: Sendable {
         let expected = Int(before.st_size)
         let capacity = expected + 1
         let (block, shared) = revisionBlock(capacity: capacity, following: old)
-        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) }, capacity: block.capacity,
-                                    start: FileIdentity(before))
+        // Tuned, a read into shared pages compares the file's pages where they are: copying
+        // them into a buffer first was a third of an edit's time (docs/engine/mapped-compare.md).
+        let source = shared == nil || expected == 0 ? nil : MappedFile(fd, count: expected, populate: false, tuning: tuning)
+        defer { source?.unmap() }
+        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) }, source: source,
+                                    capacity: block.capacity, start: FileIdentity(before))
         let part: PartRead
         if tuning.secondThread && expected >= splitReadSize {
             // Two threads, a half each: copying and comparing 150 MB takes one core 25 ms.
@@ -94,7 +98,8 @@ final class SnapshotReader: Sendable {
         }
         // A writer at work: its file is read again once it has done (a read of half a file
         // is never parsed, nor held on to).
-        if part.changed { return (.unstable, nil) }
+        // A page a truncation took read as zeroes: the file changed.
+        if part.changed || source?.lostPages == true { return (.unstable, nil) }
         if part.failure != 0 { return (.unreadable(String(cString: strerror(part.failure))), nil) }
         if shared != nil { block.noteWritten(part.pages) }
         let bytes = DocumentBytes(block: rebasedIfDrifted(block, count: part.count, written: part.written), count: part.count)

@@ -91,7 +91,7 @@ func runHostileWebSocketBenchmarks(_ report: Report, _ options: BenchOptions, bi
 }
 
 /// utime + stime of a process, in seconds.
-private func processCPUSeconds(_ pid: Int32) -> Double {
+func processCPUSeconds(_ pid: Int32) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
           let close = text.lastIndex(of: ")") else { return .nan }
     let fields = text[text.index(after: close)...].split(separator: " ")

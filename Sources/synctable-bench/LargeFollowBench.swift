@@ -19,21 +19,33 @@ enum SaveStyle: CaseIterable {
 }
 
 /// Saves `file` with child `edit`'s pick given a score above every generated one, `style`;
-/// with `lengthChange`, a score one digit longer or back (the file's length changes). Returns
-/// the child and the monotonic time right after the write's close or rename.
+/// with `lengthChange`, half the edits give a score one digit longer (the file grows a byte). Returns
+/// the child, its score (this edit's own: no other edit of a run sets it) and the monotonic
+/// time right before the save's close or rename.
 func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String, _ style: SaveStyle,
-              lengthChange: Bool = false) -> (child: Int, savedAt: Double) {
-    let child = Int(UInt64(edit + 1) &* 0x9E37_79B9 % UInt64(file.children))
-    // Seven digits are above every six-digit score: the child still enters the top.
-    file.setScore(child, lengthChange && edit % 4 < 2 ? 1_000_000 + edit : 900_000 + edit % 100_000)
+              lengthChange: Bool = false) -> (child: Int, score: Int, savedAt: Double) {
+    // With `lengthChange`, every score has seven digits (above every six-digit one) and grows
+    // with the edit, so that each edit enters the top (a six-digit one stopped entering once
+    // twenty seven-digit ones were there): edits 0 and 1 of every four give a new child seven
+    // digits (the file grows a byte), edits 2 and 3 give edit 1's child a higher score of the
+    // same length.
+    let pick = lengthChange && edit % 4 >= 2 ? edit - edit % 4 + 1 : edit
+    let child = Int(UInt64(pick + 1) &* 0x9E37_79B9 % UInt64(file.children))
+    let score = lengthChange ? 1_000_000 + edit : 900_000 + edit % 100_000
+    file.setScore(child, score)
+    // Timed from before the call that ends the save (the close, the rename): the follower,
+    // woken inside it, may run before this thread does, and a clock read after the call would
+    // miss that time (a rename's edit once measured 0.026 ms).
+    var savedAt = 0.0
     switch style {
     case .inPlace:
-        writeFileInPlace(path, file.bytes)
+        writeFileInPlace(path, file.bytes, beforeClose: { savedAt = now() })
     case .renamed:
         writeFileInPlace(path + ".tmp", file.bytes)
+        savedAt = now()
         rename(path + ".tmp", path)
     }
-    return (child, now())
+    return (child, score, savedAt)
 }
 
 /// The style of edit `k` of a follower: in place and by rename in turn.
@@ -48,6 +60,16 @@ struct FollowFigures {
     var resident: [Resident] = []
     var hwmAfterReset: Resident?
     var missed = 0
+    /// Events batches that did not carry the edit being timed (a save that made two revisions
+    /// that changed the window): skipped, not taken as that edit's.
+    var otherBatches = 0
+    /// In-place saves whose events were already waiting when the bench's thread ran again after
+    /// the last write: the follower did its work while this thread waited for a core, so their
+    /// time is unknown.
+    var untimed = 0
+    /// The follower's CPU time (user + system) per timed edit, in ms: what an edit costs it
+    /// whatever else the machine runs (its latency on a loaded machine is mostly waiting).
+    var cpuPerEdit: Double?
     var all: [Double] { latencies[.inPlace]! + latencies[.renamed]! }
 
     /// Ends the sampled edits: the peak sampled, then, once the last revision has settled, the
@@ -75,7 +97,9 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
     var figures = FollowFigures()
     var sampler: HeldMemorySampler?
     defer { _ = sampler?.stop() }
+    let cpuStart = processCPUSeconds(events.pid)
     for k in 0..<(timed + sampled + rest) {
+        if k == timed { figures.cpuPerEdit = (processCPUSeconds(events.pid) - cpuStart) * 1000 / Double(timed) }
         if k == timed {
             resetPeakResident(events.pid)
             sampler = HeldMemorySampler(events.pid)
@@ -85,18 +109,21 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
             sampler = nil
         }
         let saveStyle = style(ofEdit: k)
-        let (child, savedAt) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
+        let (child, score, savedAt) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
         edit += 1
-        guard let lines = events.readLines(untilPrefix: #"{"event":"value""#, seconds: 60) else {
-            printError("large file: no events line for edit \(k)")
+        // An in-place save's clock is read after its last write, whose IN_MODIFY may have woken
+        // the follower already; a rename's before the call (never short: the follower's time
+        // while this thread waits for a core counts).
+        let early = saveStyle == .inPlace && events.hasOutput()
+        guard let others = readBatch(of: events, holding: child, score: score, seconds: 60) else {
+            printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
+            figures.missed += 1
             return figures
         }
         let latency = (now() - savedAt) * 1000
-        if !lines.contains(where: { $0.contains("\"\(PlayersFile.key(child))\"") }) {
-            printError("large file: edit \(k) of \(PlayersFile.key(child)) not in its events")
-            figures.missed += 1
-        }
-        if k < timed { figures.latencies[saveStyle]!.append(latency) }
+        figures.otherBatches += others
+        if k < timed && early { figures.untimed += 1 }
+        if k < timed && !early { figures.latencies[saveStyle]!.append(latency) }
         if k >= timed + sampled && ((k + 1) % 100 == 0 || k == timed + sampled), let rss = settledResident(events.pid) {
             figures.resident.append(rss)
         }
@@ -106,6 +133,20 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
         sampler = nil
     }
     return figures
+}
+
+/// Reads `events`' batches (its lines up to a value line) until one carries child `child` with
+/// `score`, so that each edit is timed to its own batch, never to one left over from the edit
+/// before. Returns how many batches came before it; nil when none carried it within `seconds`.
+func readBatch(of events: LineReadingProcess, holding child: Int, score: Int, seconds: Double) -> Int? {
+    let key = "\"key\":\"\(PlayersFile.key(child))\"", value = "\"score\":\(score),"
+    let deadline = now() + seconds
+    var others = 0
+    while let lines = events.readLines(untilPrefix: #"{"event":"value""#, seconds: max(0, deadline - now())) {
+        if lines.contains(where: { $0.contains(key) && $0.contains(value) }) { return others }
+        others += 1
+    }
+    return nil
 }
 
 /// The edit → events rows of one engine. Tuned rows carry the issue's targets; plain rows are
@@ -124,7 +165,10 @@ func addLatencyRows(_ report: Report, _ figures: FollowFigures, prefix: String, 
         let name = "\(prefix): \(row)"
         let stats = row.hasSuffix("p99") ? Stats([value]) : Stats(samples)
         let note = "\(samples.count) edits; p99 \(Report.fmt(percentile(samples, 0.99))) ms, max \(Report.fmt(samples.max() ?? .nan)) ms"
+            + (figures.cpuPerEdit.map { "; follower CPU \(Report.fmt($0)) ms an edit" } ?? "")
             + (figures.missed > 0 ? "; \(figures.missed) edits missing from their events" : "")
+            + (figures.otherBatches > 0 ? "; \(figures.otherBatches) batches without the timed edit skipped" : "")
+            + (figures.untimed > 0 ? "; \(figures.untimed) in-place edits untimed (answered before the bench's thread ran again)" : "")
         if engine.isEmpty {
             tuned[name] = value
             report.add(Figure(name: name, unit: "ms", synctable: stats, target: target.map { "≤ \(Report.fmt($0)) ms" } ?? "-",

@@ -296,6 +296,12 @@ final class LineReadingProcess {
     }
 
     /// Lines up to and including the first that starts with `prefix`; nil on timeout.
+    /// Whether output is waiting to be read right now (a line read already, or bytes in the pipe).
+    func hasOutput() -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return !buffer.isEmpty || poll(&p, 1, 0) > 0
+    }
+
     func readLines(untilPrefix prefix: String, seconds: Double) -> [String]? {
         var lines = [String]()
         let deadline = now() + seconds
@@ -337,8 +343,9 @@ func synctableBinaryBesideBench() -> String? {
     return access(candidate, X_OK) == 0 ? candidate : nil
 }
 
-/// Writes `bytes` over the file at `path` (truncated, same inode); with `sync`, `fsync`s it.
-func writeFileInPlace(_ path: String, _ bytes: [UInt8], sync: Bool = false) {
+/// Writes `bytes` over the file at `path` (truncated, same inode); with `sync`, `fsync`s it;
+/// `beforeClose` is called once every byte is written, just before the close.
+func writeFileInPlace(_ path: String, _ bytes: [UInt8], sync: Bool = false, beforeClose: () -> Void = {}) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
     var done = 0
@@ -348,6 +355,7 @@ func writeFileInPlace(_ path: String, _ bytes: [UInt8], sync: Bool = false) {
         done += n
     }
     if sync { fsync(fd) }
+    beforeClose()
     close(fd)
 }
 

@@ -12,6 +12,10 @@ import Testing
 import TestSupport
 
 @Suite struct TunedAndPlainReadTests {
+    // Tuned then compares the file's own pages with the shared ones (a read maps the file only
+    // where the program guards mapped reads); plain reads them with `pread`.
+    init() { EngineTuning.guardMappedReads() }
+
     /// `{"players": {"p0000": {"score": N, "name": "…"}, …}}`: 60 KB, 15 pages.
     static func document(_ scores: [Int]) -> [UInt8] {
         let children = scores.enumerated().map { i, score in
