@@ -198,33 +198,34 @@ struct WritePlan: Sendable {
     }
 
     /// Applies `plans`, queued together, in order: each judged on the document the ones before
-    /// it made, all of them one write of the store (one save and one `fsync`, one revision,
+    /// it made, as few writes of the store as can be (one save and one `fsync`, one revision,
     /// which every listener has before any plan is answered). A burst of writes — a test
     /// suite's hundred increments at once — then costs one save, not a hundred.
-    /// - Complexity: a document for each plan that writes (its answer is read from it): the
-    ///   plans are taken in groups that hold at most `batchBytes` of documents.
     static func apply(_ plans: [WritePlan], to store: any LiveStore) -> [Outcome] {
         guard plans.count > 1, !store.isAppendOnly, let documents = store as? any DocumentStore else {
             return plans.map { $0.apply(to: store) }
         }
-        let documentBytes = max(store.currentRevision?.document.bytes.count ?? 0, 1)
-        let group = max(1, batchBytes / documentBytes)
-        guard group > 1 else { return plans.map { $0.apply(to: documents) } }
-        return stride(from: 0, to: plans.count, by: group).flatMap { start in
-            applyTogether(plans[start..<min(start + group, plans.count)], to: documents)
+        var outcomes = [Outcome]()
+        while outcomes.count < plans.count {
+            outcomes += applyTogether(plans[outcomes.count...], to: documents)
         }
+        return outcomes
     }
 
-    /// The documents a group of plans may hold at once.
+    /// The documents a group of plans may hold at once (each plan's answer is read from the
+    /// document it made).
     static let batchBytes = 16 << 20
 
+    /// Applies the first plans of `plans`, up to `batchBytes` of documents made, as one write
+    /// of the store; their outcomes. When that write fails, each is made alone (one plan's
+    /// error is not the others').
     private static func applyTogether(_ plans: ArraySlice<WritePlan>, to store: any DocumentStore) -> [Outcome] {
         var outcomes = [Outcome]()
         do throws(WriteError) {
             try store.write { document throws(WriteError) in
                 outcomes = []
-                var current = document, written = [Path]()
-                for plan in plans {
+                var current = document, written = [Path](), held = 0
+                for plan in plans where held <= batchBytes {
                     switch plan.step(current) {
                     case .failed(let error): outcomes.append(.failed(error))
                     case .mismatch(let value): outcomes.append(.preconditionFailed(current: value))
@@ -232,6 +233,7 @@ struct WritePlan: Sendable {
                         do throws(JSONEditError) {
                             current = try current.applying(writes, serverTime: Access.now())
                             written += writes.map(\.path)
+                            held += current.bytes.count
                             outcomes.append(.written(current, pushKey: pushKey))
                         } catch {
                             outcomes.append(.failed(RequestError(.badRequest, error.description)))
@@ -241,21 +243,22 @@ struct WritePlan: Sendable {
                 return finalWrites(written, in: current)
             }
         } catch {
-            return plans.map { _ in .failed(requestError(error)) }
+            return plans.prefix(max(outcomes.count, 1)).map { $0.apply(to: store) }
         }
         return outcomes
     }
 
     /// The writes that take a document to `final` where `paths` were written: each outermost
-    /// written location set to its final value (null where it is gone). Setting a container
-    /// over a container edits only the members that differ, so the save splices what changed.
+    /// written location set to its final value as stored (priorities included; null where it
+    /// is gone). Setting a container over a container edits only the members that differ, so
+    /// the save splices what changed.
     private static func finalWrites(_ paths: [Path], in final: JSONDocument) -> [JSONWrite] {
         let unique = Set(paths)
         let outermost = unique.filter { path in
             !(0..<path.keys.count).contains { unique.contains(Path(keys: Array(path.keys.prefix($0)))) }
         }
         return outermost.sorted { $0.description < $1.description }.map { path in
-            JSONWrite(path, final.root.node(at: path).map { ServedValue.value($0, export: false) } ?? .null)
+            JSONWrite(path, final.root.node(at: path)?.json ?? .null)
         }
     }
 

@@ -24,8 +24,8 @@ import TestSupport
         }
     }
 
-    /// A PUT, DELETE or PATCH of a few locations, sometimes an increment, sometimes with a
-    /// transaction's hash (right or wrong); under /locked the rules deny it.
+    /// A PUT, DELETE or PATCH of a few locations, sometimes an increment or a priority,
+    /// sometimes with a transaction's hash (right or wrong); under /locked the rules deny it.
     static func plan(_ random: inout SplitMix64) throws -> WritePlan {
         let paths = ["a", "a/x", "a/y", "b", "c", "locked/z"]
         let path = try Path("/" + paths[random.int(0..<paths.count)])
@@ -42,10 +42,12 @@ import TestSupport
     }
 
     static func value(_ random: inout SplitMix64, depth: Int) -> JSON {
-        switch random.int(0...(depth > 0 ? 4 : 2)) {
+        switch random.int(0...(depth > 0 ? 5 : 3)) {
         case 0: return .number(JSONNumber(random.int(0...2)))
         case 1: return .object(JSONObject([(".sv", .object(JSONObject([("increment", .number(JSONNumber(random.int(1...3))))])))]))
         case 2: return .string("s\(random.int(0...2))")
+        case 3: return .object(JSONObject([(".value", .number(JSONNumber(random.int(0...2)))), (".priority", .number(JSONNumber(random.int(1...3))))]))
+        case 4: return .object(JSONObject([("x", value(&random, depth: depth - 1)), (".priority", .string("p"))]))
         default:
             let keys = ["x", "y", "z"].filter { _ in random.chance(0.6) }
             return .object(JSONObject(keys.map { ($0, value(&random, depth: depth - 1)) }))
