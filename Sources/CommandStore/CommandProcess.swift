@@ -99,7 +99,7 @@ func runCommand(executable: String, arguments: [String], limits: RunLimits, stop
     }
     let code = (status >> 8) & 0xff
     guard code == 0 else { return .failed(reading.withFirstErrorLine("exit \(code)")) }
-    return .output(reading.output)
+    return .output(reading.takeOutput())
 }
 
 /// Whether the program has exited, leaving it unreaped (WNOWAIT).
@@ -157,33 +157,44 @@ private func reap(_ pid: pid_t) -> Int32 {
 /// error only as far as its first line needs.
 private struct OutputReading {
     let limit: Int
-    var output: [UInt8] = []
+    /// Standard output so far: `room`'s first `filled` bytes; the rest is zeroed room for the
+    /// next reads, grown by doubling (zeroing a read's size for every read would cost as much
+    /// as the read asks, however little comes).
+    private var room: [UInt8] = []
+    private var filled = 0
     var errorStart: [UInt8] = []
     var outputEnded = false
     var errorsEnded = false
-    var overLimit: Bool { output.count > limit }
+    var overLimit: Bool { filled > limit }
     var done: Bool { outputEnded && errorsEnded }
-    /// The most one read of standard output asks for (each is zeroed first).
+    /// The most one read of standard output asks for.
     private static let readSize = 256 << 10
     /// Standard error kept for the message: its first line is what a person reads.
     private static let errorBytesKept = 4096
 
     init(limit: Int, expectedBytes: Int) {
-        self.limit = limit
-        output.reserveCapacity(min(limit + 1, expectedBytes + expectedBytes / 8) + Self.readSize)
+        self.limit = min(limit, Int.max - 1)  // `limit + 1` is read to know it was passed
+        room.reserveCapacity(min(limit + 1, expectedBytes + expectedBytes / 8 + Self.readSize))
+    }
+
+    /// Standard output, whole (up to the bound).
+    mutating func takeOutput() -> [UInt8] {
+        room.removeLast(room.count - filled)
+        return room
     }
 
     mutating func readOutput(_ fd: Int32) {
         // One byte past the bound is enough to know it was passed: reading stops there.
-        let want = min(Self.readSize, max(1, limit + 1 - output.count))
+        let want = min(Self.readSize, max(1, limit + 1 - filled))
+        if room.count < filled + want {
+            room.append(contentsOf: repeatElement(0, count: min(max(filled + want, 2 * room.count), limit + 1) - room.count))
+        }
         // Read straight into the output's room (a buffer to copy from would be a second pass).
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: want))
         var n: Int
         repeat {
-            n = output.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + start, want) }
+            n = room.withUnsafeMutableBufferPointer { [filled] in read(fd, $0.baseAddress! + filled, want) }
         } while n < 0 && errno == EINTR
-        output.removeLast(want - max(0, n))
+        filled += max(0, n)
         if n <= 0 { outputEnded = true }
     }
 
