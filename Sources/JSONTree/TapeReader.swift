@@ -124,14 +124,14 @@ public struct TapeReader {
         parseJSONNumber(UnsafeBufferPointer(rebasing: bytes[start(i)..<end(i)]))
     }
 
-    /// The value of the member of object `i` whose key has these decoded bytes; nil when there is none
+    /// The value of the member of object `i` whose key has these decoded bytes — of duplicates,
+    /// the last, the effective one (as `JSONNode.child` and jq take it); nil when there is none
     /// or node `i` is not an object.
     /// - Complexity: O(number of members).
     @inlinable
     public func member(of i: Int, named key: UnsafeBufferPointer<UInt8>) -> Int? {
         var found: Int?
         forEachMember(of: i) { k, v in
-            guard found == nil else { return }
             let e = entries[k]
             if e.word & Tape.escaped == 0 && e.length != Tape.longLength {
                 let n = Int(e.length) - 2

@@ -55,6 +55,16 @@ struct KeyedFoldLinesTests {
         }
     }
 
+    @Test("of duplicate keys the last counts, as in jq, on the tape and evaluated")
+    func theLastDuplicateIsTheKey() throws {
+        for key in [".k", ".k | ."] {
+            var fold = KeyedFold(key: try Expression(key), deleteWhen: nil)
+            Array(#"{"k": "first", "k": "last", "v": 1}"#.utf8 + [0x0A]).withUnsafeBufferPointer { fold.foldLines($0) }
+            #expect(String(decoding: fold.bytes, as: UTF8.self).contains(#""last""#), "\(key): \(String(decoding: fold.bytes, as: UTF8.self))")
+            #expect(!String(decoding: fold.bytes, as: UTF8.self).contains(#""first":"#), "\(key)")
+        }
+    }
+
     @Test("a key read on the tape equals the key evaluated (a path beside the same path piped)")
     func plainKeyEqualsEvaluated() throws {
         try forEachSeed(20) { seed, rng in
