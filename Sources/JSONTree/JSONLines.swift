@@ -474,6 +474,10 @@ public struct JSONLinesBuilder: ~Copyable {
 /// key), no list of records is built. The reader must not escape the call.
 /// - Throws: the parse error, its line and column counted from the record's first byte.
 public func withParsedRecord<R>(_ record: UnsafeBufferPointer<UInt8>, _ body: (TapeReader) -> R) throws(JSONParseError) -> R {
+    // Tape offsets are 32-bit.
+    guard record.count < Int(UInt32.max) else {
+        throw JSONParseError(message: "the record is larger than 4 GiB", offset: 0, line: 1, column: 1)
+    }
     let tape = try JSONParser.parse(record, depthLimit: maximumJSONDepth - 1)
     return withExtendedLifetime(tape) { body(TapeReader(bytes: record, tape: tape)) }
 }

@@ -69,6 +69,11 @@ public struct KeyedFold: Sendable {
         let index = folded
         folded += 1
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return foldNull(index) }
+        // A child's record is held with a 32-bit length.
+        guard line.count <= Int(Int32.max) else {
+            let row = JSONLinesBuilder.errorRow(line: index + 1, column: 1, message: "the record is longer than \(Int32.max) bytes; it was skipped")
+            return row.withUnsafeBufferPointer { set(index, $0) }
+        }
         do throws(JSONParseError) {
             try withParsedRecord(line) { apply($0, 0, index: index) }
         } catch {
