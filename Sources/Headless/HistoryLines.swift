@@ -60,17 +60,22 @@ public func printHistory(of store: any LiveStore, at location: Path, query: Quer
     }
 }
 
-/// The journal `store` replays, below any store of rates.
+/// The journal `store` replays, below any rates or fold.
 func replayedJournal(_ store: any LiveStore) -> JournalStore? {
-    (store as? JournalStore) ?? ((store as? RateStore)?.source as? JournalStore)
+    innermostSource(store) as? JournalStore
 }
 
 /// Ends the command under `store` (below any rates or fold), if there is one, and its process group.
 public func stopCommand(under store: any LiveStore) {
+    (innermostSource(store) as? CommandStore)?.stop()
+}
+
+/// What `store` reads, below any rates or fold: a file, a command, a journal.
+private func innermostSource(_ store: any LiveStore) -> any LiveStore {
     var inner = store
     if let rates = inner as? RateStore { inner = rates.source }
     if let keyed = inner as? KeyedStore { inner = keyed.log }
-    (inner as? CommandStore)?.stop()
+    return inner
 }
 
 /// Ends the command with a named error, at its line and column, unless `path` is a journal.

@@ -75,7 +75,11 @@ extension CommandError {
 /// `store` with what `extras` asks for: its revisions recorded (what the source gave, rates left
 /// out), then rates added.
 func applying(_ extras: RevisionExtras, to store: any LiveStore, location: Path) throws(CommandError) -> any LiveStore {
-    if let path = extras.record { try record(store, to: path, maxBytes: extras.recordMaxBytes) }
+    if let path = extras.record {
+        // A journal recorded again (cut by --since/--until) keeps every revision.
+        replayedJournal(store)?.publishesEveryRevision = true
+        try record(store, to: path, maxBytes: extras.recordMaxBytes)
+    }
     guard !extras.rates.isEmpty || extras.ratesLater else { return store }
     let rates: RateStore
     do {
@@ -84,8 +88,8 @@ func applying(_ extras: RevisionExtras, to store: any LiveStore, location: Path)
         throw CommandError("\(store.name): \(error)")
     }
     // Rates are differences between successive revisions: a journal's are published in turn.
-    (store as? JournalStore)?.publishesEveryRevision = true
-    (store as? JournalStore)?.readerIsBusy = { [unowned rates] in rates.hub.isEvaluatingFirstWindows }
+    replayedJournal(store)?.publishesEveryRevision = true
+    replayedJournal(store)?.readerIsBusy = { [unowned rates] in rates.hub.isEvaluatingFirstWindows }
     return rates
 }
 
