@@ -216,8 +216,16 @@ enum ChildPlace {
 }
 
 func childPlace(of pointer: [String], under location: [String]) -> ChildPlace {
-    guard pointer.count > location.count else { return location.starts(with: pointer) ? .atOrAbove : .beside }
-    return pointer.starts(with: location) ? .child(pointer[location.count]) : .beside
+    if pointer.count > location.count, pointer.starts(with: location) { return .child(pointer[location.count]) }
+    if location.starts(with: pointer) { return .atOrAbove }
+    // Another element of an array the location is in: adding or removing one renumbers the
+    // elements after it, the location's own among them (keys that cannot be indexes cannot).
+    let common = zip(pointer, location).prefix { $0 == $1 }.count
+    return isIndex(pointer[common]) && isIndex(location[common]) ? .atOrAbove : .beside
+}
+
+private func isIndex(_ key: String) -> Bool {
+    !key.isEmpty && key.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
 }
 
 extension ReplayTree {

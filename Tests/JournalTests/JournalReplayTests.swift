@@ -54,4 +54,20 @@ struct JournalReplayTests {
             #expect(history.records.allSatisfy { $0.time >= 1_000 && $0.time < 1_030 }, "the recorded times, not now")
         }
     }
+
+    @Test("a change to another element of an array the location is in counts as a change above it")
+    func arraySiblingsRenumber() {
+        func place(_ pointer: [String], _ location: [String]) -> String {
+            switch childPlace(of: pointer, under: location) {
+            case .atOrAbove: return "above"
+            case .beside: return "beside"
+            case .child(let key): return "child \(key)"
+            }
+        }
+        #expect(place(["items", "1"], ["items", "3", "tags"]) == "above")  // removing element 1 renumbers 3
+        #expect(place(["items", "1", "name"], ["items", "3", "tags"]) == "above")
+        #expect(place(["players", "a"], ["players", "b", "tags"]) == "beside")
+        #expect(place(["items", "3", "tags", "x"], ["items", "3", "tags"]) == "child x")
+        #expect(place(["items"], ["items", "3", "tags"]) == "above")
+    }
 }
