@@ -30,7 +30,8 @@ extension RevisionHub {
             observers.groups[index].window = window
             observers.groups[index].version += 1
         }
-        if let window, window.document !== known?.document {
+        // The caller has this window already only when `known` is it: the same revision, query and path.
+        if let window, !(window.document === known?.document && known?.query == query && known?.path == path) {
             let observer = observers.groups[index].observers.last!
             deliver(WindowChange.initial(window), to: [observer])
         }
