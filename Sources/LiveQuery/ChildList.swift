@@ -323,17 +323,11 @@ final class ChildList: @unchecked Sendable {
                     }
                 }
                 // A copied leading child is wrong if a key new in the middle overrides it (a later
-                // duplicate wins). Keys the old middle had cannot: the old file had no duplicates.
-                if !old.isArray && middle.count > 0 {
-                    var oldKeys = OrdinalTable(capacity: anchor - prefix)
-                    for o in prefix..<anchor {
-                        _ = oldKeys.insert(Int32(o), hash: ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }) { _ in false }
-                    }
-                    let newKey = (prefix..<at).contains { n in
-                        let h = nt.withStringBytes(list.keyIndex(n)) { hashBytes($0) }
-                        return oldKeys.find(hash: h) { old.sameKey(Int($0), ot, n, of: list, nt) } == nil
-                    }
-                    if newKey && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) }) { return nil }
+                // duplicate wins); its flag says so. Only a new key can: the old file had no
+                // duplicates, and the suffix holds old keys. So the flags alone decide, and the
+                // middle's keys need no hashing (a watched command's every run has a long middle).
+                if !old.isArray && middle.count > 0 && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) }) {
+                    return nil
                 }
                 list.hasShadowed = middle.shadowed
                 list.count = at + suffix
