@@ -405,6 +405,15 @@ final class ChildList: @unchecked Sendable {
         return tape.withStringBytes(ka) { x in otherTape.withStringBytes(kb) { y in x.elementsEqual(y) } }
     }
 
+    /// Whether objects' children `a` of this list and `b` of `other` are the same bytes, from the
+    /// key to the end of the value (then the same key with the same value).
+    @inline(__always)
+    func sameBytes(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
+        let sa = start(a, tape), sb = other.start(b, otherTape)
+        let la = end(a, tape) - sa
+        return la == other.end(b, otherTape) - sb && bytesEqual(tape.bytes.baseAddress! + sa, otherTape.bytes.baseAddress! + sb, la)
+    }
+
     /// Whether children `a` of this list and `b` of `other` have equal values: identical bytes, or
     /// equal as JSON (numbers by value, objects in any order).
     func sameValue(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {

@@ -159,6 +159,20 @@ private struct MiddlePairs {
         changed[n - prefix] = isChanged
     }
 
+    /// Pairs old child `o` with new child `n` when they have the same key; false otherwise.
+    /// Most children of a run are byte for byte the same, key and value: one comparison.
+    @inline(__always)
+    private mutating func pairInOrder(_ o: Int, _ n: Int, _ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader) -> Bool {
+        if old.sameBytes(o, ot, n, of: new, nt) {
+            pair(o, n, changed: false)
+        } else if old.sameKey(o, ot, n, of: new, nt) {
+            pair(o, n, changed: !old.sameValue(o, ot, n, of: new, nt))
+        } else {
+            return false
+        }
+        return true
+    }
+
     /// Array keys are element indexes, ascending in both lists: a merge.
     mutating func pairElements(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader) {
         var i = prefix, j = prefix
@@ -179,13 +193,11 @@ private struct MiddlePairs {
     /// Where file order still agrees (from both ends), pairs in order; hashes the rest.
     mutating func pairMembers(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader) {
         var i = prefix, j = prefix, oe = oldEnd, ne = newEnd
-        while i < oe && j < ne && old.sameKey(i, ot, j, of: new, nt) {
-            pair(i, j, changed: !old.sameValue(i, ot, j, of: new, nt))
+        while i < oe && j < ne && pairInOrder(i, j, old, ot, new, nt) {
             i += 1
             j += 1
         }
-        while oe > i && ne > j && old.sameKey(oe - 1, ot, ne - 1, of: new, nt) {
-            pair(oe - 1, ne - 1, changed: !old.sameValue(oe - 1, ot, ne - 1, of: new, nt))
+        while oe > i && ne > j && pairInOrder(oe - 1, ne - 1, old, ot, new, nt) {
             oe -= 1
             ne -= 1
         }
