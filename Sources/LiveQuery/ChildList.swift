@@ -323,17 +323,11 @@ final class ChildList: @unchecked Sendable {
                     }
                 }
                 // A copied leading child is wrong if a key new in the middle overrides it (a later
-                // duplicate wins). Keys the old middle had cannot: the old file had no duplicates.
-                if !old.isArray && middle.count > 0 {
-                    var oldKeys = OrdinalTable(capacity: anchor - prefix)
-                    for o in prefix..<anchor {
-                        _ = oldKeys.insert(Int32(o), hash: ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }) { _ in false }
-                    }
-                    let newKey = (prefix..<at).contains { n in
-                        let h = nt.withStringBytes(list.keyIndex(n)) { hashBytes($0) }
-                        return oldKeys.find(hash: h) { old.sameKey(Int($0), ot, n, of: list, nt) } == nil
-                    }
-                    if newKey && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) }) { return nil }
+                // duplicate wins); its flag says so. Only a new key can: the old file had no
+                // duplicates, and the suffix holds old keys. So the flags alone decide, and the
+                // middle's keys need no hashing (a watched command's every run has a long middle).
+                if !old.isArray && middle.count > 0 && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) }) {
+                    return nil
                 }
                 list.hasShadowed = middle.shadowed
                 list.count = at + suffix
@@ -409,6 +403,15 @@ final class ChildList: @unchecked Sendable {
             return la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(ka), otherTape.bytes.baseAddress! + otherTape.start(kb), la)
         }
         return tape.withStringBytes(ka) { x in otherTape.withStringBytes(kb) { y in x.elementsEqual(y) } }
+    }
+
+    /// Whether objects' children `a` of this list and `b` of `other` are the same bytes, from the
+    /// key to the end of the value (then the same key with the same value).
+    @inline(__always)
+    func sameBytes(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
+        let sa = start(a, tape), sb = other.start(b, otherTape)
+        let la = end(a, tape) - sa
+        return la == other.end(b, otherTape) - sb && bytesEqual(tape.bytes.baseAddress! + sa, otherTape.bytes.baseAddress! + sb, la)
     }
 
     /// Whether children `a` of this list and `b` of `other` have equal values: identical bytes, or

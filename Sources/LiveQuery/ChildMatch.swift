@@ -46,84 +46,36 @@ struct ChildMatch {
         self.old = old
         self.new = new
         let nOld = old.count, nNew = new.count
-        var prefix = known?.prefix ?? 0, suffix = known?.suffix ?? 0
-        var oldMiddle = [Int32](), newMiddle = [Int32](), changedMiddle = [Bool]()
-        var dirty = [Int32]()
-        var removed = 0
-        old.document.withTapeReader { ot in
+        let (ends, middle) = old.document.withTapeReader { ot in
             new.document.withTapeReader { nt in
                 let sameDocument = old.document === new.document
-                if known == nil { (prefix, suffix) = ChildMatch.commonEnds(old, ot, new, nt, sameDocument: sameDocument) }
-                // The middle.
-                let oldEnd = nOld - suffix, newEnd = nNew - suffix
-                oldMiddle = [Int32](repeating: -1, count: oldEnd - prefix)
-                newMiddle = [Int32](repeating: -1, count: newEnd - prefix)
-                changedMiddle = [Bool](repeating: false, count: newEnd - prefix)
-                func pair(_ o: Int, _ n: Int) {
-                    oldMiddle[o - prefix] = Int32(n)
-                    newMiddle[n - prefix] = Int32(o)
-                    changedMiddle[n - prefix] = !old.sameValue(o, ot, n, of: new, nt)
-                }
+                let ends = known ?? ChildMatch.commonEnds(old, ot, new, nt, sameDocument: sameDocument)
+                var middle = MiddlePairs(prefix: ends.prefix, oldEnd: nOld - ends.suffix, newEnd: nNew - ends.suffix)
                 if old.isArray && new.isArray {
-                    // Array keys are element indexes, ascending in both lists: a merge.
-                    var i = prefix, j = prefix
-                    while i < oldEnd && j < newEnd {
-                        if old.elementIndex(i) == new.elementIndex(j) {
-                            pair(i, j)
-                            i += 1
-                            j += 1
-                        } else if old.elementIndex(i) < new.elementIndex(j) {
-                            i += 1
-                        } else {
-                            j += 1
-                        }
-                    }
+                    middle.pairElements(old, ot, new, nt)
                 } else if !old.isArray && !new.isArray {
-                    var i = prefix, j = prefix, oe = oldEnd, ne = newEnd
-                    // Where file order still agrees, pair in order; hash the rest.
-                    while i < oe && j < ne && old.sameKey(i, ot, j, of: new, nt) {
-                        pair(i, j)
-                        i += 1
-                        j += 1
-                    }
-                    while oe > i && ne > j && old.sameKey(oe - 1, ot, ne - 1, of: new, nt) {
-                        pair(oe - 1, ne - 1)
-                        oe -= 1
-                        ne -= 1
-                    }
-                    if i < oe && j < ne {
-                        var table = OrdinalTable(capacity: oe - i)
-                        for o in i..<oe {
-                            let h = ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }
-                            _ = table.insert(Int32(o), hash: h) { _ in false }
-                        }
-                        for n in j..<ne {
-                            let h = nt.withStringBytes(new.keyIndex(n)) { hashBytes($0) }
-                            if let o = table.find(hash: h, isEqual: { old.sameKey(Int($0), ot, n, of: new, nt) }) {
-                                pair(Int(o), n)
-                            }
-                        }
-                    }
+                    middle.pairMembers(old, ot, new, nt)
                 }
-                for (k, o) in newMiddle.enumerated() where o < 0 || changedMiddle[k] { dirty.append(Int32(prefix + k)) }
-                removed = oldMiddle.reduce(0) { $0 + ($1 < 0 ? 1 : 0) }
+                return (ends, middle)
             }
         }
-        self.prefix = prefix
-        self.suffix = suffix
-        self.oldMiddle = oldMiddle
-        self.newMiddle = newMiddle
-        self.changedMiddle = changedMiddle
+        prefix = ends.prefix
+        suffix = ends.suffix
+        oldMiddle = middle.oldMiddle
+        newMiddle = middle.newMiddle
+        changedMiddle = middle.changed
+        var dirty = [Int32]()
+        for (k, o) in newMiddle.enumerated() where o < 0 || changedMiddle[k] { dirty.append(Int32(prefix + k)) }
         self.dirty = dirty
-        self.removedCount = removed
-        var identity = dirty.isEmpty && removed == 0 && nOld == nNew
+        removedCount = oldMiddle.reduce(0) { $0 + ($1 < 0 ? 1 : 0) }
+        var identity = dirty.isEmpty && removedCount == 0 && nOld == nNew
         if identity {
             for (k, n) in oldMiddle.enumerated() where Int(n) != prefix + k {
                 identity = false
                 break
             }
         }
-        self.isIdentity = identity
+        isIdentity = identity
     }
 
     /// How many leading and trailing children of two lists are the same children, unchanged:
@@ -178,5 +130,87 @@ struct ChildMatch {
     func isChanged(new n: Int) -> Bool {
         if n < prefix || n >= new.count - suffix { return false }
         return changedMiddle[n - prefix]
+    }
+}
+
+/// The pairs of two lists' children between their common ends, as `ChildMatch` stores them.
+/// Filled through this struct's own arrays, not arrays a nested function captures: the loops
+/// below run once per child of a watched command's every run.
+private struct MiddlePairs {
+    let prefix: Int, oldEnd: Int, newEnd: Int
+    /// For old ordinals `prefix..<oldEnd`: the new ordinal, or -1 when removed.
+    var oldMiddle: [Int32]
+    /// For new ordinals `prefix..<newEnd`: the old ordinal, or -1 when added.
+    var newMiddle: [Int32]
+    /// For new ordinals `prefix..<newEnd`: paired, and the value differs.
+    var changed: [Bool]
+
+    init(prefix: Int, oldEnd: Int, newEnd: Int) {
+        (self.prefix, self.oldEnd, self.newEnd) = (prefix, oldEnd, newEnd)
+        oldMiddle = [Int32](repeating: -1, count: oldEnd - prefix)
+        newMiddle = [Int32](repeating: -1, count: newEnd - prefix)
+        changed = [Bool](repeating: false, count: newEnd - prefix)
+    }
+
+    @inline(__always)
+    private mutating func pair(_ o: Int, _ n: Int, changed isChanged: Bool) {
+        oldMiddle[o - prefix] = Int32(n)
+        newMiddle[n - prefix] = Int32(o)
+        changed[n - prefix] = isChanged
+    }
+
+    /// Pairs old child `o` with new child `n` when they have the same key; false otherwise.
+    /// Most children of a run are byte for byte the same, key and value: one comparison.
+    @inline(__always)
+    private mutating func pairInOrder(_ o: Int, _ n: Int, _ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader) -> Bool {
+        if old.sameBytes(o, ot, n, of: new, nt) {
+            pair(o, n, changed: false)
+        } else if old.sameKey(o, ot, n, of: new, nt) {
+            pair(o, n, changed: !old.sameValue(o, ot, n, of: new, nt))
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// Array keys are element indexes, ascending in both lists: a merge.
+    mutating func pairElements(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader) {
+        var i = prefix, j = prefix
+        while i < oldEnd && j < newEnd {
+            let a = old.elementIndex(i), b = new.elementIndex(j)
+            if a == b {
+                pair(i, j, changed: !old.sameValue(i, ot, j, of: new, nt))
+                i += 1
+                j += 1
+            } else if a < b {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+    }
+
+    /// Where file order still agrees (from both ends), pairs in order; hashes the rest.
+    mutating func pairMembers(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader) {
+        var i = prefix, j = prefix, oe = oldEnd, ne = newEnd
+        while i < oe && j < ne && pairInOrder(i, j, old, ot, new, nt) {
+            i += 1
+            j += 1
+        }
+        while oe > i && ne > j && pairInOrder(oe - 1, ne - 1, old, ot, new, nt) {
+            oe -= 1
+            ne -= 1
+        }
+        guard i < oe && j < ne else { return }
+        var table = OrdinalTable(capacity: oe - i)
+        for o in i..<oe {
+            _ = table.insert(Int32(o), hash: ot.withStringBytes(old.keyIndex(o)) { hashBytes($0) }) { _ in false }
+        }
+        for n in j..<ne {
+            let h = nt.withStringBytes(new.keyIndex(n)) { hashBytes($0) }
+            if let o = table.find(hash: h, isEqual: { old.sameKey(Int($0), ot, n, of: new, nt) }) {
+                pair(Int(o), n, changed: !old.sameValue(Int(o), ot, n, of: new, nt))
+            }
+        }
     }
 }

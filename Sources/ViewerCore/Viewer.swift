@@ -227,8 +227,10 @@ public final class Viewer {
 func childCount(of node: JSONNode) -> Int {
     switch node.kind {
     case .object:
+        // The key's first byte, as ChildList reads it: no String per member (a watched table
+        // is counted again each run).
         node.members.reduce(0) { n, member in
-            n + (member.value.isNull || member.key.stringValue?.hasPrefix(".") != false ? 0 : 1)
+            n + (member.value.isNull || member.key.withStringBytes({ $0.first == UInt8(ascii: ".") }) ? 0 : 1)
         }
     case .array: node.elements.reduce(0) { n, element in n + (element.isNull ? 0 : 1) }
     default: 0
