@@ -86,42 +86,59 @@ private func runWebSocketFanOutBenchmark(
         target: "for reference", met: nil, ratio: nil,
         note: "VmRSS of serve before \(Report.fmt(before)) MB, after \(clients) listening connections \(Report.fmt(after)) MB"))
     guard clientsReady("sdk", sdkClients, path: "n", in: together) else { return }
-    // Rounds of edits, each timed and charged: the CPU each side spent per push, whatever else
-    // the machine runs, as a median over the rounds.
     let rounds = options.quick ? 1 : 5
-    let pushes = Double(edits * (clients + sdkClients))
-    var all = (raw: [Double](), sdk: [Double]()), serverCPU = [Double](), clientsCPU = [Double](), largeCPU = [Double]()
+    guard let measured = measureRounds(together, server: pid, file: file, edits: edits, rounds: rounds,
+                                       pushes: Double(edits * (clients + sdkClients))) else { return }
+    reportFanOut(report, options, measured, alone: (oneRaw, oneSDK), clients: clients, sdkClients: sdkClients, edits: edits)
+}
+
+/// What rounds of edits measured: every arrival, and each round's CPU per push.
+private struct FanOutRounds {
+    var raw = [Double](), sdk = [Double](), serverCPU = [Double](), clientsCPU = [Double](), largeCPU = [Double]()
+}
+
+/// Rounds of edits, each timed and charged: the CPU each side spent per push, whatever else the
+/// machine runs, as a median over the rounds; after each, a larger change to the same listens
+/// (what a push costs beyond its hand-off).
+private func measureRounds(_ together: NodeClients, server pid: pid_t, file: String, edits: Int, rounds: Int, pushes: Double) -> FanOutRounds? {
+    var measured = FanOutRounds()
     for round in 0..<rounds {
         let (serverBefore, clientsBefore) = (cpuMilliseconds(pid), cpuMilliseconds(together.pid))
-        guard let times = measureEdits(together, file: file, edits: edits, firstValue: 1001 + round * 2 * edits) else { return }
-        serverCPU.append((cpuMilliseconds(pid) - serverBefore) * 1000 / pushes)
-        clientsCPU.append((cpuMilliseconds(together.pid) - clientsBefore) * 1000 / pushes)
-        (all.raw, all.sdk) = (all.raw + times.raw, all.sdk + times.sdk)
-        // A larger change to the same listens: what a push costs beyond its hand-off.
+        guard let times = measureEdits(together, file: file, edits: edits, firstValue: 1001 + round * 2 * edits) else { return nil }
+        measured.serverCPU.append((cpuMilliseconds(pid) - serverBefore) * 1000 / pushes)
+        measured.clientsCPU.append((cpuMilliseconds(together.pid) - clientsBefore) * 1000 / pushes)
+        measured.raw += times.raw
+        measured.sdk += times.sdk
         let largeBefore = cpuMilliseconds(pid)
-        guard measureEdits(together, file: file, edits: edits, firstValue: 1001 + (round * 2 + 1) * edits, content: largeEdit) != nil else { return }
-        largeCPU.append((cpuMilliseconds(pid) - largeBefore) * 1000 / pushes)
+        guard measureEdits(together, file: file, edits: edits, firstValue: 1001 + (round * 2 + 1) * edits, content: largeEdit) != nil else { return nil }
+        measured.largeCPU.append((cpuMilliseconds(pid) - largeBefore) * 1000 / pushes)
     }
-    let perPush = Stats(serverCPU)
+    return measured
+}
+
+private func reportFanOut(_ report: Report, _ options: BenchOptions, _ measured: FanOutRounds, alone: (raw: [Double], sdk: [Double]),
+                          clients: Int, sdkClients: Int, edits: Int) {
+    let rounds = measured.serverCPU.count
+    let perPush = Stats(measured.serverCPU)
     report.add(Figure(
         name: cpuName, unit: "µs", synctable: perPush,
-        peers: [(name: "the Node clients' CPU per push", stats: Stats(clientsCPU), note: nil)],
+        peers: [(name: "the Node clients' CPU per push", stats: Stats(measured.clientsCPU), note: nil)],
         target: "≤ 11 µs", met: perPush.median <= 11, ratio: nil,
         note: "user + system time over \(edits) edits to \(clients) + \(sdkClients) clients, per push; \(rounds) rounds"))
     report.add(Figure(
-        name: largeCPUName, unit: "µs", synctable: Stats(largeCPU),
+        name: largeCPUName, unit: "µs", synctable: Stats(measured.largeCPU),
         peers: [(name: "a number's change", stats: perPush, note: nil)],
         target: "for reference", met: nil, ratio: nil,
         note: "\(Report.fmt(Double(largeEdit(2001).utf8.count) / 1000)) KB object at /n, every member new, \(edits) edits a round"))
     // One Node process reads the protocol clients' pushes one after another: the median client
     // cannot see an edit before half of them have been read.
-    let clientFloor = Stats(clientsCPU).median * Double(clients) / 2 / 1000
-    for (name, samples, alone, who) in [
-        (fanOutName(options), all.raw, oneRaw, "1 client"), (sdkName(options), all.sdk, oneSDK, "1 SDK client alone"),
+    let clientFloor = Stats(measured.clientsCPU).median * Double(clients) / 2 / 1000
+    for (name, samples, one, who) in [
+        (fanOutName(options), measured.raw, alone.raw, "1 client"), (sdkName(options), measured.sdk, alone.sdk, "1 SDK client alone"),
     ] {
         for (label, p, target) in [("p50", 0.5, 10.0), ("p99", 0.99, 50.0)] {
             let value = percentile(samples, p)
-            var peers = [(name: "\(who), \(label)", stats: Stats([percentile(alone, p)]), note: String?.none)]
+            var peers = [(name: "\(who), \(label)", stats: Stats([percentile(one, p)]), note: String?.none)]
             // The p50 at every protocol client is the clients' as much as the server's: shown
             // beside the client-side floor, not judged alone (issue 53).
             let besideFloor = name == fanOutName(options) && label == "p50"
