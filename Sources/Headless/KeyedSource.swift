@@ -1,6 +1,5 @@
 // `--key` and `--delete-when`: a log folded into one child per key.
 import Expressions
-import Journal
 import JSONTree
 import KeyedStore
 import StoreInterface
@@ -24,8 +23,6 @@ public func keyedFold(key: String?, deleteWhen: String?) throws(CommandError) ->
 /// `store` seen through `fold` when there is one (see `KeyedStore`).
 func keyed(_ store: any LiveStore, by fold: KeyedFold?) throws(CommandError) -> any LiveStore {
     guard let fold else { return store }
-    // A journal folded is a log of records: each of its revisions adds some, in turn.
-    (store as? JournalStore)?.publishesEveryRevision = true
     do { return try KeyedStore(log: store, fold: fold) } catch { throw CommandError("\(store.name): \(error)") }
 }
 
