@@ -221,11 +221,7 @@ func childPlace(of pointer: [String], under location: [String]) -> ChildPlace {
     // Another element of an array the location is in: adding or removing one renumbers the
     // elements after it, the location's own among them (keys that cannot be indexes cannot).
     let common = zip(pointer, location).prefix { $0 == $1 }.count
-    return isIndex(pointer[common]) && isIndex(location[common]) ? .atOrAbove : .beside
-}
-
-private func isIndex(_ key: String) -> Bool {
-    !key.isEmpty && key.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    return arrayIndex(pointer[common]) != nil && arrayIndex(location[common]) != nil ? .atOrAbove : .beside
 }
 
 extension ReplayTree {
