@@ -36,15 +36,10 @@ struct Events: ParsableCommand, SourceCommand {
             """
     )
 
-    @Argument(help: "The JSON file to watch ('-' for standard input), or a database URL (http(s)://…/location).")
-    var file: String
-
+    @OptionGroup var operands: SourceOperands
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var bounds: RunBounds
-    @OptionGroup var keyed: KeyOptions
     @OptionGroup var revisions: RevisionOptions
 
     @Option(help: ArgumentHelp(
@@ -57,7 +52,7 @@ struct Events: ParsableCommand, SourceCommand {
     func run() throws {
         let (location, filter) = try source.query.locationAndQuery()
         var options = FileStore.Options(format: file == "-" ? .jsonLines : source.input.format(of: file))
-        let fold = try source.keyed.fold()
+        let fold = try source.revisions.fold()
         if options.format == .jsonLines, file != "-", fold == nil, let newest = onlyNewestRecords(location, filter) { options.newestFirst = newest }
         let store = try source.open(file, options, at: location, query: filter, keyedBy: fold)
         try printEvents(of: store, at: location, query: filter, exitAfterRevisions: exitAfterRevisions)

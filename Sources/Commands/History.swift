@@ -26,15 +26,10 @@ struct History: ParsableCommand, SourceCommand {
             """
     )
 
-    @Argument(help: "The JSON file to watch, or a database URL (http(s)://…/location).")
-    var file: String
-
+    @OptionGroup var operands: SourceOperands
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var bounds: RunBounds
-    @OptionGroup var keyed: KeyOptions
     @OptionGroup var revisions: RevisionOptions
 
     @Flag(help: "Keep printing each revision's changes as they come.")
@@ -48,7 +43,7 @@ struct History: ParsableCommand, SourceCommand {
     func run() throws {
         let (location, filter) = try source.query.locationAndQuery()
         let store = try source.open(file, FileStore.Options(format: source.input.format(of: file)), at: location, query: filter,
-                                    keyedBy: try source.keyed.fold())
+                                    keyedBy: try source.revisions.fold())
         try printHistory(of: store, at: location, query: filter, follow: follow, exitAfterRevisions: exitAfterRevisions)
     }
 }

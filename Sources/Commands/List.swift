@@ -26,15 +26,10 @@ struct List: ParsableCommand, SourceCommand {
 
     typealias Format = ListOutput.Format
 
-    @Argument(help: "The JSON file ('-' for standard input), or a database URL (http(s)://…/location).")
-    var file: String
-
+    @OptionGroup var operands: SourceOperands
     @OptionGroup var query: QueryOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var remote: RemoteOptions
-    @OptionGroup var watch: WatchOption
-    @OptionGroup var bounds: RunBounds
-    @OptionGroup var keyed: KeyOptions
     @OptionGroup var revisions: RevisionOptions
 
     @Option(help: ArgumentHelp("Refuse standard input longer than this many bytes.", valueName: "bytes"))
@@ -69,8 +64,8 @@ struct List: ParsableCommand, SourceCommand {
             return
         }
         let choice = try self.columns.map { text throws(CommandError) in try ColumnChoice(parsing: text) }
-        let fold = try source.keyed.fold()
-        if let document = try listedDocument(file, command: try source.watch.source(file, bounds: bounds), fold: fold, extras: try source.revisions.extras(), location: path) {
+        let fold = try source.revisions.fold()
+        if let document = try listedDocument(file, command: try operands.command(), fold: fold, extras: try source.revisions.extras(), location: path) {
             return print(Window(query: query, path: path, document: document), choice: choice, computed: columns)
         }
         if let url = try databaseURL(file) {

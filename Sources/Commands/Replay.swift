@@ -18,7 +18,6 @@ struct Replay: ParsableCommand, ViewerCommand {
     var file: String
 
     @OptionGroup var query: QueryOptions
-    @OptionGroup var keyed: KeyOptions
     @OptionGroup var revisions: RevisionOptions
     @OptionGroup var flags: ViewerFlags
     @OptionGroup var computed: ComputedOptions
@@ -27,6 +26,6 @@ struct Replay: ParsableCommand, ViewerCommand {
         try requireJournal(file)
         var options = try viewerOptions(file: file, format: .json, cacheable: false, config: try loadConfig())
         options.edit = false
-        try launchViewer(options, keyedBy: try keyed.fold(), extras: try revisions.extras())
+        try launchViewer(options, keyedBy: try revisions.fold(), extras: try revisions.extras())
     }
 }

@@ -35,7 +35,6 @@ struct View: ParsableCommand, ViewerCommand {
     var file: String
 
     @OptionGroup var query: QueryOptions
-    @OptionGroup var keyed: KeyOptions
     @OptionGroup var revisions: RevisionOptions
     @OptionGroup var flags: ViewerFlags
     @OptionGroup var computed: ComputedOptions
@@ -47,7 +46,7 @@ struct View: ParsableCommand, ViewerCommand {
         // Only a file's first page is kept: a database's may hold what a token was needed for.
         let cacheable = file != "-" && !DatabaseURL.looksLikeURL(file)
         try launchViewer(try viewerOptions(file: file, format: format, cacheable: cacheable, config: try loadConfig()), remote: remote,
-                         keyedBy: try keyed.fold(), extras: try revisions.extras())
+                         keyedBy: try revisions.fold(), extras: try revisions.extras())
     }
 }
 
@@ -58,7 +57,6 @@ struct View: ParsableCommand, ViewerCommand {
 /// tests).
 protocol ViewerCommand {
     var query: QueryOptions { get }
-    var keyed: KeyOptions { get }
     var revisions: RevisionOptions { get }
     var flags: ViewerFlags { get }
     var computed: ComputedOptions { get }
@@ -66,7 +64,7 @@ protocol ViewerCommand {
 
 extension ViewerCommand {
     func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig) throws(CommandError) -> ViewerOptions {
-        try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: config, query: query, keyed: keyed, computed: computed)
+        try flags.viewerOptions(file: file, format: format, cacheable: cacheable, config: config, query: query, revisions: revisions, computed: computed)
     }
 }
 
@@ -113,7 +111,7 @@ struct ViewerFlags: ParsableArguments {
     /// The options, checked: each problem names its flag. (`QueryOptions.validate()` has
     /// already refused bad query flags, with status 2.)
     func viewerOptions(file: String, format: FileStore.Format, cacheable: Bool, config: ViewerConfig,
-                       query: QueryOptions, keyed: KeyOptions, computed: ComputedOptions) throws(CommandError) -> ViewerOptions {
+                       query: QueryOptions, revisions: RevisionOptions, computed: ComputedOptions) throws(CommandError) -> ViewerOptions {
         var computedColumns = try computed.columns(after: config.computed)
         let location: Path
         let flags: Query
@@ -136,7 +134,7 @@ struct ViewerFlags: ParsableArguments {
             throw CommandError("\(error)")
         }
         // A log's records are shown as `tail -f` shows them: the newest at the bottom, followed.
-        if format == .jsonLines && location.isRoot && keyed.key == nil { viewQuery.showTail() }
+        if format == .jsonLines && location.isRoot && revisions.key == nil { viewQuery.showTail() }
         var options = ViewerOptions(
             file: file, format: format, location: location, query: viewQuery, columns: choice?.shown,
             pageSize: pageSize, animations: !(noAnimation || config.noAnimation == true),

@@ -13,16 +13,18 @@ public struct CommandSource: Sendable {
     /// - Parameters:
     ///   - every: the rest between runs, as written (`2s`); `everyFlag` names it in errors.
     ///   - timeout: nil for the default (see `CommandStore.Options.timeoutMilliseconds`).
+    ///   - maxOutputBytes: nil for the default (256 MiB).
     /// - Throws: `CommandError` (exit status 2) for a duration or a bound that is not one.
-    public init(command: [String], every: String, everyFlag: String, timeout: String?, maxOutputBytes: Int) throws(CommandError) {
+    public init(command: [String], every: String, everyFlag: String, timeout: String?, maxOutputBytes: Int?) throws(CommandError) {
         guard !command.isEmpty else { throw CommandError("no command to run: give it after --, as in: synctable watch -- kubectl get pods -o json") }
         self.command = command
-        options = CommandStore.Options(everyMilliseconds: try milliseconds(every, flag: everyFlag), maxOutputBytes: maxOutputBytes)
+        options = CommandStore.Options(everyMilliseconds: try milliseconds(every, flag: everyFlag))
+        if let maxOutputBytes { options.maxOutputBytes = maxOutputBytes }
         if let timeout {
             options.timeoutMilliseconds = try milliseconds(timeout, flag: "--timeout")
             guard options.timeoutMilliseconds! > 0 else { throw CommandError("--timeout must be longer than 0, not \(timeout)") }
         }
-        guard maxOutputBytes > 0 else { throw CommandError("--max-output-bytes must be 1 or more, not \(maxOutputBytes)") }
+        guard options.maxOutputBytes > 0 else { throw CommandError("--max-output-bytes must be 1 or more, not \(options.maxOutputBytes)") }
     }
 }
 
