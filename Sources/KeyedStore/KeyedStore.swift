@@ -21,9 +21,12 @@ public final class KeyedStore: ReadOnlyStore {
     private let wake: WakeSignal
     private var fold: KeyedFold
     private let emptyFold: KeyedFold
-    /// The log's revision folded last, and how often it had started over then.
-    private var foldedRevision = 0
+    /// How often the log had started over when it was folded last.
     private var foldedRestarts = 0
+    /// The log's revisions not folded yet, oldest first: a journal replayed for `events` or
+    /// `history` publishes several in one call, and each is a revision of its own here too.
+    private var unfolded: [Revision] = []
+    private var observation: ObserverHandle?
 
     /// - Parameter fold: the key and the deletion rule, with nothing folded yet.
     public init(log: any LiveStore, fold: KeyedFold) throws(FileStoreError) {
@@ -33,30 +36,49 @@ public final class KeyedStore: ReadOnlyStore {
         wake = try WakeSignal()
         hub = RevisionHub(status: log.status, wake: wake)
         hub.status.revision = 0
-        processPendingChanges()
+        // The log's revision so far is folded now; the log is not asked to read on here, so that
+        // what its reader sets first (a journal's `publishesEveryRevision`) holds from its first.
+        observation = log.observeRevisions { [unowned self] in unfolded.append($0) }
+        foldUnfolded()
+    }
+
+    deinit {
+        if let observation { log.removeObserver(observation) }
     }
 
     public func processPendingChanges() {
         log.processPendingChanges()
         wake.drain()
-        if let revision = log.currentRevision, revision.number != foldedRevision {
-            foldedRevision = revision.number
-            // A log that started over (truncated, replaced), or a revision that is not an append
-            // (each run of a command is a whole new output), is folded again from its first record.
-            let restarts = log.status.lines?.restarts ?? 0
-            if log.status.lines == nil || restarts != foldedRestarts || !isExtension(revision.document.root) {
-                foldedRestarts = restarts
-                fold = emptyFold
-            }
-            if fold.fold(revision.document.root) || hub.currentRevision == nil {
-                hub.publish(document: fold.document, identity: revision.identity, time: revision.time)
-            }
-        }
+        foldUnfolded()
         var status = log.status
         status.revision = hub.status.revision
         hub.status = status
         hub.deliverEvaluatedWindows()
         hub.deliverStatusIfChanged()
+    }
+
+    private func foldUnfolded() {
+        // A growing log's revisions are each a longer list of records: only the last of a burst
+        // needs folding. Other sources' (a journal's, a command's runs) are each folded in turn.
+        if log.status.lines != nil, let last = unfolded.last {
+            unfolded = [last]
+        }
+        for revision in unfolded { foldRevision(revision) }
+        unfolded.removeAll(keepingCapacity: true)
+    }
+
+    private func foldRevision(_ revision: Revision) {
+        // A log that started over (truncated, replaced), or a revision that is not an append
+        // (each run of a command is a whole new output), is folded again from its first record.
+        let restarts = log.status.lines?.restarts ?? 0
+        if log.status.lines == nil || restarts != foldedRestarts || !isExtension(revision.document.root) {
+            foldedRestarts = restarts
+            fold = emptyFold
+        }
+        if fold.fold(revision.document.root) || hub.currentRevision == nil {
+            hub.publish(document: fold.document, identity: revision.identity, time: revision.time, writer: revision.writer,
+                        number: revision.number)
+        }
     }
 
     /// Whether `root` holds at least the records already folded (a log only grows).

@@ -64,4 +64,21 @@ struct KeyedLogCommandTests {
                     "seed \(seed): \(withError.output.split(separator: "\n").filter { $0.contains("$error") })")
         }
     }
+
+    @Test("history --key on a journal of a log prints what each recorded revision changed among the keyed children")
+    func historyOfAKeyedJournal() throws {
+        let folder = ScratchFolder("keyed-journal")
+        let journal = folder.write("pods.journal", """
+            {"synctable":"journal","version":1,"time":1764900000000,"writer":"other process","value":[{"k":"a","n":1}]}
+            {"time":1764900060000,"changes":[["/1",{"k":"b","n":2}]]}
+            {"time":1764900120000,"changes":[["/2",{"k":"a","n":5}]]}
+            """ + "\n")
+        let result = try synctable(["history", journal, "--key", ".k"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == """
+            {"revision":2,"time":"2025-12-05T02:01:00.000Z","writer":"other process","event":"added","key":"b","index":1,"new":{"k":"b","n":2}}
+            {"revision":3,"time":"2025-12-05T02:02:00.000Z","writer":"other process","event":"changed","key":"a","fromIndex":0,"index":0,"fields":[{"path":"n","old":1,"new":5}]}
+
+            """)
+    }
 }

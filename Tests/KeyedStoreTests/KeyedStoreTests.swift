@@ -66,4 +66,20 @@ struct KeyedStoreTests {
         #expect(root["a"]?["n"] == .number(JSONNumber(3)))
         #expect(root["$1"]?["$error"]?["message"] == .string("--key .metadata.name gives null, not a string or a number"))
     }
+
+    @Test("each of several revisions published at once (a journal replayed for history) is folded and published in turn")
+    func everyRevisionFolded() throws {
+        let log = try MemoryStore()
+        let store = try KeyedStore(log: log, fold: KeyedFold(key: try Expression(".k")))
+        var seen: [(number: Int, rows: [String: JSON])] = []
+        store.observeRevisions { seen.append(($0.number, self.byKey($0.document.root.json))) }
+        let revisions = [#"[{"k": "a", "n": 1}]"#, #"[{"k": "a", "n": 1}, {"k": "b", "n": 2}]"#,
+                         #"[{"k": "a", "n": 1}, {"k": "b", "n": 2}, {"k": "a", "n": 5}]"#, #"[{"k": "b", "n": 7}]"#]
+        for text in revisions { log.publish(try JSONDocument(parsing: text)) }
+        store.processPendingChanges()
+        let record = { (k: String, n: Int) in JSON.object(JSONObject([("k", .string(k)), ("n", .number(JSONNumber(n)))])) }
+        #expect(seen.map(\.number) == [1, 2, 3, 4])
+        #expect(seen.map(\.rows) == [["a": record("a", 1)], ["a": record("a", 1), "b": record("b", 2)],
+                                     ["a": record("a", 5), "b": record("b", 2)], ["b": record("b", 7)]])
+    }
 }
