@@ -40,10 +40,16 @@ final class SnapshotReader: Sendable {
     /// the same length shares (`revisionBlock`); tests lower it.
     let sharedPagesSize: Int
 
-    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize) {
+    /// A follower's: the file of its last large revision, held until the next is delivered.
+    let held: HeldFile?
+
+    /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`
+    ///   after the next read (a store following the file; never a write command's reads).
+    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
         sharedPagesSize = size
+        held = holdsFiles ? HeldFile(tuning: tuning) : nil
     }
 
     deinit { if inodeWatch >= 0 { close(inodeWatch) } }
@@ -62,9 +68,11 @@ final class SnapshotReader: Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
+            if code == ENOENT { held?.hold(-1) }
             return (code == ENOENT ? .missing : .unreadable(String(cString: strerror(code))), nil)
         }
-        defer { close(fd) }
+        var kept = false
+        defer { if !kept { close(fd) } }
         var before = stat()
         guard fstat(fd, &before) == 0 else { return (.unreadable(String(cString: strerror(errno))), nil) }
         if (before.st_mode & S_IFMT) == S_IFDIR { return (.unreadable("is a directory, not a JSON file"), nil) }
@@ -116,8 +124,22 @@ final class SnapshotReader: Sendable {
             return (.unstable, nil)
         }
         if wd >= 0 && inodeWasModified(wd) { return (.unstable, nil) }
+        kept = hold(fd, count: bytes.count)
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
+
+    /// A follower holds the file of a large revision it read (`HeldFile`), and lets go of the
+    /// one before at `releaseReplaced()`. Returns whether `fd` is held (the caller must not close it).
+    private func hold(_ fd: Int32, count: Int) -> Bool {
+        guard let held else { return false }
+        let large = count >= sharedPagesSize
+        held.hold(large ? fd : -1)
+        return large
+    }
+
+    /// Lets go of the files replaced since the last call (`HeldFile.release`): call once the
+    /// revision read after them has been delivered.
+    func releaseReplaced() { held?.release() }
 
     /// Where a read puts a revision of `capacity` bytes: a large file's in a memory file of its
     /// own, or, when it has the length of `old` and `old` shares a memory file's pages, in a
