@@ -94,16 +94,7 @@ final class SnapshotReader: Sendable {
         defer { source?.unmap() }
         let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) }, source: source,
                                     capacity: block.capacity, start: FileIdentity(before))
-        let part: PartRead
-        if tuning.secondThread && expected >= splitReadSize {
-            // Two threads, a half each: copying and comparing 150 MB takes one core 25 ms.
-            // Without an old state to compare with, most of it is the kernel zeroing new memory.
-            let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
-            let second = ThreadWork { readPart(fd, into: target, from: half, to: capacity, comparingWith: old) }
-            part = readPart(fd, into: target, from: 0, to: half, comparingWith: old).followed(by: second.join(), at: half)
-        } else {
-            part = readPart(fd, into: target, from: 0, to: capacity, comparingWith: old)
-        }
+        let part = readParts(fd, into: target, expected: expected, comparingWith: old)
         // A writer at work: its file is read again once it has done (a read of half a file
         // is never parsed, nor held on to).
         // A page a truncation took read as zeroes: the file changed.
@@ -126,6 +117,18 @@ final class SnapshotReader: Sendable {
         if wd >= 0 && inodeWasModified(wd) { return (.unstable, nil) }
         kept = hold(fd, count: bytes.count)
         return (.bytes(bytes, identity), comparison?.sharedEnds)
+    }
+
+    /// The file's `expected` bytes (and one more, if it grew) read into `target`: tuned, a large
+    /// file by two threads, a half each (copying and comparing 150 MB takes one core 25 ms;
+    /// without an old state to compare with, most of it is the kernel zeroing new memory).
+    private func readParts(_ fd: Int32, into target: RevisionTarget, expected: Int, comparingWith old: DocumentBytes?) -> PartRead {
+        guard tuning.secondThread && expected >= splitReadSize else {
+            return readPart(fd, into: target, from: 0, to: expected + 1, comparingWith: old)
+        }
+        let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
+        let second = ThreadWork { readPart(fd, into: target, from: half, to: expected + 1, comparingWith: old) }
+        return readPart(fd, into: target, from: 0, to: half, comparingWith: old).followed(by: second.join(), at: half)
     }
 
     /// A follower holds the file of a large revision it read (`HeldFile`), and lets go of the
