@@ -177,10 +177,11 @@ public final class FileStore: DocumentStore {
         self.options = options
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
+        let writer = WriteWorker(wake: wake)
+        self.writer = writer
         worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
             ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst, maxLineBytes: options.maxLineBytes) : nil,
-            mappedFirstReadSize: options.mappedFirstReadSize, tuning: options.tuning)
-        writer = WriteWorker(wake: wake)
+            mappedFirstReadSize: options.mappedFirstReadSize, tuning: options.tuning, closingOn: writer.runBetweenWrites)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)
         poller = StatPoller(path: absolutePath)

@@ -43,13 +43,14 @@ final class SnapshotReader: Sendable {
     /// A follower's: the file of its last large revision, held until the next is delivered.
     let held: HeldFile?
 
-    /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`
-    ///   after the next read (a store following the file; never a write command's reads).
-    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false) {
+    /// - Parameter holding: where each large revision's file is held open until
+    ///   `releaseReplaced()` after the next read (a store following the file; never a write
+    ///   command's reads).
+    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holding: HeldFile? = nil) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
         sharedPagesSize = size
-        held = holdsFiles ? HeldFile(tuning: tuning) : nil
+        held = holding
     }
 
     deinit { if inodeWatch >= 0 { close(inodeWatch) } }
