@@ -177,11 +177,10 @@ public final class FileStore: DocumentStore {
         self.options = options
         absolutePath = FileStore.absolute(path)
         let wake = try WakeSignal()
-        let writer = WriteWorker(wake: wake)
-        self.writer = writer
         worker = ReadWorker(wake: wake, lines: options.format == .jsonLines
             ? LinesReader(source: .file(path: absolutePath), newestFirst: options.newestFirst, maxLineBytes: options.maxLineBytes) : nil,
-            mappedFirstReadSize: options.mappedFirstReadSize, tuning: options.tuning, closingOn: writer.runBetweenWrites)
+            mappedFirstReadSize: options.mappedFirstReadSize, tuning: options.tuning)
+        writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
         settleTimer = LoopTimer(wake: wake)
         poller = StatPoller(path: absolutePath)

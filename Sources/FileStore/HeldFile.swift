@@ -21,13 +21,8 @@ final class HeldFile: @unchecked Sendable {
     /// device); joined before the next one starts.
     private var closing: ThreadWork<Void>?
     private let tuning: EngineTuning
-    /// Plain: where the closes run (the store's write queue); nil, on the caller's thread.
-    private let elsewhere: Elsewhere?
 
-    /// Runs a piece of work on another queue.
-    typealias Elsewhere = @Sendable (@escaping @Sendable () -> Void) -> Void
-
-    init(tuning: EngineTuning, closingOn elsewhere: Elsewhere? = nil) { (self.tuning, self.elsewhere) = (tuning, elsewhere) }
+    init(tuning: EngineTuning) { self.tuning = tuning }
 
     deinit {
         release()
@@ -53,16 +48,13 @@ final class HeldFile: @unchecked Sendable {
     }
 
     /// Closes the files replaced since the last call: the revision read after them has been
-    /// delivered. Tuned, on a thread; plain, on the queue it was given: a wait for the device
-    /// then delays no read.
+    /// delivered. Tuned, on a thread, so that a wait for the device delays no read.
     func release() {
         guard !replaced.isEmpty else { return }
         let files = replaced
         replaced = []
-        let closeAll: @Sendable () -> Void = { for fd in files { close(fd) } }
-        if !tuning.secondThread, let elsewhere { return elsewhere(closeAll) }
         _ = closing?.join()
-        let work = ThreadWork(onThread: tuning.secondThread, closeAll)
+        let work = ThreadWork(onThread: tuning.secondThread) { for fd in files { close(fd) } }
         if work.startsThread { closing = work } else { closing = nil; work.join() }
     }
 }

@@ -65,11 +65,8 @@ final class ReadWorker: Sendable {
     /// A first read of a file at least this large parses its mapping (`SnapshotReader.parseMapped`).
     let mappedFirstReadSize: Int
 
-    /// - Parameter closingOn: where a plain follower lets go of a replaced file (`HeldFile`):
-    ///   the store's write queue, so that no read waits for it; else the read queue.
-    init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize, tuning: EngineTuning = .current,
-         closingOn elsewhere: HeldFile.Elsewhere? = nil) {
-        reader = SnapshotReader(tuning: tuning, holding: HeldFile(tuning: tuning, closingOn: elsewhere))
+    init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize, tuning: EngineTuning = .current) {
+        reader = SnapshotReader(tuning: tuning, holdsFiles: true)
         windows = WindowWorker(wake: wake, label: "FileStore.read")
         self.lines = lines
         self.mappedFirstReadSize = mappedFirstReadSize

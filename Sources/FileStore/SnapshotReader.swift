@@ -43,14 +43,13 @@ final class SnapshotReader: Sendable {
     /// A follower's: the file of its last large revision, held until the next is delivered.
     let held: HeldFile?
 
-    /// - Parameter holding: where each large revision's file is held open until
-    ///   `releaseReplaced()` after the next read (a store following the file; never a write
-    ///   command's reads).
-    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holding: HeldFile? = nil) {
+    /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`
+    ///   after the next read (a store following the file; never a write command's reads).
+    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
         sharedPagesSize = size
-        held = holding
+        held = holdsFiles ? HeldFile(tuning: tuning) : nil
     }
 
     deinit { if inodeWatch >= 0 { close(inodeWatch) } }

@@ -31,12 +31,6 @@ final class WriteWorker: Sendable {
         }
     }
 
-    /// Runs `body` on the queue, between writes: work a read must not wait for (a plain
-    /// follower letting go of a replaced file, `HeldFile`).
-    func runBetweenWrites(_ body: @escaping @Sendable () -> Void) {
-        queue.async(execute: body)
-    }
-
     func takeFinished() -> [FinishedWrite] {
         finished.withLock { results in
             defer { results.removeAll() }
