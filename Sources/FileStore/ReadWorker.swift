@@ -66,7 +66,7 @@ final class ReadWorker: Sendable {
     let mappedFirstReadSize: Int
 
     init(wake: WakeSignal, lines: LinesReader? = nil, mappedFirstReadSize: Int = splitReadSize, tuning: EngineTuning = .current) {
-        reader = SnapshotReader(tuning: tuning)
+        reader = SnapshotReader(tuning: tuning, holdsFiles: true)
         windows = WindowWorker(wake: wake, label: "FileStore.read")
         self.lines = lines
         self.mappedFirstReadSize = mappedFirstReadSize
@@ -77,6 +77,8 @@ final class ReadWorker: Sendable {
             let result = ReadResult(request: request, outcome: perform(request))
             finished.withLock { $0.append(result) }
             wake.signal()
+            // After the wake-up: freeing a replaced file may wait for the device.
+            reader.releaseReplaced()
         }
     }
 

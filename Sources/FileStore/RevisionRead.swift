@@ -77,7 +77,10 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
     let chunk = old == nil ? 64 << 20 : readChunk
     let buffer = target.shared == nil || target.source != nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
     defer { buffer?.deallocate() }
-    var offset = from
+    var offset = from, givenBack = from
+    // Compared pages are given back whole huge pages at a time, the rest at the end: giving back
+    // part of one splits its mapping (a TLB flush on every core).
+    defer { if offset > givenBack { target.source?.giveBack(givenBack..<offset) } }
     while offset < to {
         let (bytes, n) = nextChunk(fd, of: target, into: buffer ?? target.base + offset, at: offset, upTo: min(to, offset + chunk))
         if n < 0 {
@@ -91,9 +94,13 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
             break
         }
         take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, comparingWith: old, &part)
-        // Compared: the file's pages are given back, so the read never holds the file twice.
-        target.source?.giveBack(offset..<offset + n)
         offset += n
+        // Compared: the file's pages are given back, so the read never holds the file twice.
+        let whole = offset / Posix.hugePageSize * Posix.hugePageSize
+        if whole > givenBack, let source = target.source {
+            source.giveBack(givenBack..<whole)
+            givenBack = whole
+        }
     }
     part.count = offset - from
     return part

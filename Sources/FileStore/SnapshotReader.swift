@@ -40,10 +40,16 @@ final class SnapshotReader: Sendable {
     /// the same length shares (`revisionBlock`); tests lower it.
     let sharedPagesSize: Int
 
-    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize) {
+    /// A follower's: the file of its last large revision, held until the next is delivered.
+    let held: HeldFile?
+
+    /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`
+    ///   after the next read (a store following the file; never a write command's reads).
+    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
         sharedPagesSize = size
+        held = holdsFiles ? HeldFile(tuning: tuning) : nil
     }
 
     deinit { if inodeWatch >= 0 { close(inodeWatch) } }
@@ -62,9 +68,11 @@ final class SnapshotReader: Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
+            if code == ENOENT { held?.hold(-1) }
             return (code == ENOENT ? .missing : .unreadable(String(cString: strerror(code))), nil)
         }
-        defer { close(fd) }
+        var kept = false
+        defer { if !kept { close(fd) } }
         var before = stat()
         guard fstat(fd, &before) == 0 else { return (.unreadable(String(cString: strerror(errno))), nil) }
         if (before.st_mode & S_IFMT) == S_IFDIR { return (.unreadable("is a directory, not a JSON file"), nil) }
@@ -86,16 +94,7 @@ final class SnapshotReader: Sendable {
         defer { source?.unmap() }
         let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) }, source: source,
                                     capacity: block.capacity, start: FileIdentity(before))
-        let part: PartRead
-        if tuning.secondThread && expected >= splitReadSize {
-            // Two threads, a half each: copying and comparing 150 MB takes one core 25 ms.
-            // Without an old state to compare with, most of it is the kernel zeroing new memory.
-            let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
-            let second = ThreadWork { readPart(fd, into: target, from: half, to: capacity, comparingWith: old) }
-            part = readPart(fd, into: target, from: 0, to: half, comparingWith: old).followed(by: second.join(), at: half)
-        } else {
-            part = readPart(fd, into: target, from: 0, to: capacity, comparingWith: old)
-        }
+        let part = readParts(fd, into: target, expected: expected, comparingWith: old)
         // A writer at work: its file is read again once it has done (a read of half a file
         // is never parsed, nor held on to).
         // A page a truncation took read as zeroes: the file changed.
@@ -116,8 +115,34 @@ final class SnapshotReader: Sendable {
             return (.unstable, nil)
         }
         if wd >= 0 && inodeWasModified(wd) { return (.unstable, nil) }
+        kept = hold(fd, count: bytes.count)
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
+
+    /// The file's `expected` bytes (and one more, if it grew) read into `target`: tuned, a large
+    /// file by two threads, a half each (copying and comparing 150 MB takes one core 25 ms;
+    /// without an old state to compare with, most of it is the kernel zeroing new memory).
+    private func readParts(_ fd: Int32, into target: RevisionTarget, expected: Int, comparingWith old: DocumentBytes?) -> PartRead {
+        guard tuning.secondThread && expected >= splitReadSize else {
+            return readPart(fd, into: target, from: 0, to: expected + 1, comparingWith: old)
+        }
+        let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
+        let second = ThreadWork { readPart(fd, into: target, from: half, to: expected + 1, comparingWith: old) }
+        return readPart(fd, into: target, from: 0, to: half, comparingWith: old).followed(by: second.join(), at: half)
+    }
+
+    /// A follower holds the file of a large revision it read (`HeldFile`), and lets go of the
+    /// one before at `releaseReplaced()`. Returns whether `fd` is held (the caller must not close it).
+    private func hold(_ fd: Int32, count: Int) -> Bool {
+        guard let held else { return false }
+        let large = count >= sharedPagesSize
+        held.hold(large ? fd : -1)
+        return large
+    }
+
+    /// Lets go of the files replaced since the last call (`HeldFile.release`): call once the
+    /// revision read after them has been delivered.
+    func releaseReplaced() { held?.release() }
 
     /// Where a read puts a revision of `capacity` bytes: a large file's in a memory file of its
     /// own, or, when it has the length of `old` and `old` shares a memory file's pages, in a

@@ -205,6 +205,43 @@ import TestSupport
         #expect(read.count == size && read.array == bytes && identity.size == size)
     }
 
+    /// A follower's reader holds the file of the revision it read: replaced by a rename, the old
+    /// file stays open (so the writer's rename frees nothing) until the revision read after it
+    /// is delivered (`releaseReplaced`); a file gone, or small, is held no more.
+    @Test func aFollowerHoldsTheFileItReadUntilTheNextRevisionIsDelivered() throws {
+        for tuning in [EngineTuning.plain, .tuned] {
+            let folder = ScratchFolder()
+            let path = folder.file("held.json")
+            let reader = SnapshotReader(tuning: tuning, sharedPagesFrom: 4, holdsFiles: true)
+            let held = try #require(reader.held)
+            func read(_ text: String) -> FileIdentity? {
+                writeFileInPlace(path + ".tmp", Array(text.utf8))
+                rename(path + ".tmp", path)
+                guard case .bytes(let bytes, let identity) = reader.read(path, comparingWith: nil).snapshot,
+                      bytes.array == Array(text.utf8) else { return nil }
+                return identity
+            }
+            let first = try #require(read("[1, 2]"))
+            #expect(held.inodes.current == first.inode && held.inodes.replaced.isEmpty, "\(tuning)")
+            let second = try #require(read("[3, 4]"))
+            // The first file, renamed over, is still open until the second revision is delivered.
+            #expect(held.inodes.current == second.inode && held.inodes.replaced == [first.inode], "\(tuning)")
+            reader.releaseReplaced()
+            #expect(held.inodes.current == second.inode && held.inodes.replaced.isEmpty, "\(tuning)")
+            // Below the size that shares pages, nothing is held.
+            _ = try #require(read("[]"))
+            reader.releaseReplaced()
+            #expect(held.inodes.current == nil && held.inodes.replaced.isEmpty, "\(tuning)")
+            _ = try #require(read("[5, 6]"))
+            unlink(path)
+            guard case .missing = reader.read(path) else { throw ReadFailed() }
+            reader.releaseReplaced()
+            #expect(held.inodes.current == nil && held.inodes.replaced.isEmpty, "\(tuning)")
+        }
+    }
+
+    struct ReadFailed: Error {}
+
     /// Tuned, a revision is read into a memory file, and the next one of the same length into a
     /// copy-on-write mapping of it, written only where it differs. Over a chain of edits (a few
     /// bytes, a rewrite of most pages, a change of length), every read is the file with its

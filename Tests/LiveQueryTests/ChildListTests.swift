@@ -170,6 +170,30 @@ func columns(_ l: ChildList) -> [[Int64]] {
         #expect(columns(ChildList(document: dup, path: itemsPath)).count == 3)
     }
 
+    /// An edit inside one child keeps the re-read middle's keys: the list is derived without
+    /// reading the leading children's flags. A middle child renamed to a leading child's key
+    /// (raw bytes differ too: an escape) still shadows it, and the list is read whole.
+    @Test func aMiddleWithItsOldKeysOrANewDuplicate() throws {
+        func text(_ members: [(String, Int)]) -> String {
+            "{\"items\":{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}}"
+        }
+        let members = (0..<200).map { ("k\($0)", $0) }
+        let old = ChildList(document: try JSONDocument(parsing: text(members)), path: itemsPath)
+        var edited = members
+        edited[150].1 = 7
+        let doc = try JSONDocument(parsing: text(edited))
+        let derived = try #require(derive(old, doc, itemsPath))
+        #expect(columns(derived.list) == columns(ChildList(document: doc, path: itemsPath)) && !derived.list.hasShadowed)
+        #expect(derived.prefix == 150 && derived.suffix == 49)
+        for key in ["k3", "\\u006b3"] {
+            var renamed = members
+            renamed[150].0 = key
+            let dup = try JSONDocument(parsing: text(renamed))
+            #expect(ChildList(document: dup, path: itemsPath).hasShadowed, "\(key)")
+            #expect(derive(old, dup, itemsPath) == nil, "\(key)")
+        }
+    }
+
     @Test func metadataNullsAndEscapedKeys() throws {
         let doc = try JSONDocument(parsing: #"{"a":null,".priority":1,"\u002ehidden":2,"\u0062":3,"c":4}"#)
         let l = ChildList(document: doc, path: .root)
