@@ -7,8 +7,10 @@ import StoreInterface
 import Testing
 
 /// A served scratch file in this process. Its tasks run on a queue of their own, so a test
-/// that waits for an answer on a blocking socket does not hold up the server.
-final class InProcessServer {
+/// that waits for an answer on a blocking socket does not hold up the server. A test awaits
+/// `stop()`: the shutdown needs a thread of the concurrency pool (swift-service-lifecycle ends
+/// its waits on cancellation from a task of its own), which a blocking wait would hold.
+final class InProcessServer: ServedForTest {
     let server: DatabaseServer
     let port: Int
     private let task: Task<Void, any Error>
@@ -43,14 +45,8 @@ final class InProcessServer {
         self.port = port
     }
 
-    func connect(receiveBuffer: Int? = nil) throws -> HTTPConnection {
-        try HTTPConnection(port: port, receiveBuffer: receiveBuffer)
-    }
-
-    /// One request on a new connection.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> HTTPResult {
-        try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
-    }
+    /// A test that ended early (a `#require` failed) still stops its server, unwaited.
+    deinit { task.cancel() }
 
     /// Stops the server and waits for it.
     func stop() async {
@@ -69,18 +65,23 @@ final class QueueExecutor: TaskExecutor {
     }
 }
 
-/// Whether the server closed each of `connections` within `seconds`, waited for on a thread of
-/// its own: a blocking wait on the concurrency pool would hold a thread the in-process server
-/// needs to close them (a full parallel run keeps the pool's two threads busy).
+/// Whether the server closed each of `connections` within `seconds`, waited for off the pool.
 func closedByServer(_ connections: [HTTPConnection], seconds: Double) async -> [Bool] {
-    let box = ConnectionsBox(connections)
+    await offPool { connections.map { $0.isClosedByServer(seconds: seconds) } }
+}
+
+/// `wait` run on a thread of its own: a blocking wait on the concurrency pool would hold a
+/// thread that what it waits for may need (a timer's firing, a connection's closing by an
+/// in-process server), and a full parallel run keeps the pool's two threads busy.
+func offPool<T: Sendable>(_ wait: @escaping () -> T) async -> T {
+    let box = WaitBox(wait)
     return await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: box.connections.map { $0.isClosedByServer(seconds: seconds) }) }.start()
+        Thread { continuation.resume(returning: box.wait()) }.start()
     }
 }
 
-/// Connections handed to the one thread that waits on them.
-private final class ConnectionsBox: @unchecked Sendable {
-    let connections: [HTTPConnection]
-    init(_ connections: [HTTPConnection]) { self.connections = connections }
+/// A wait (and the connections it holds) handed to the one thread that runs it.
+private final class WaitBox<T>: @unchecked Sendable {
+    let wait: () -> T
+    init(_ wait: @escaping () -> T) { self.wait = wait }
 }
