@@ -195,15 +195,17 @@ let package = Package(
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
+        // A command run in this process as `synctable ARGUMENTS` would run it, its output captured.
+        .target(name: "CommandTestSupport", dependencies: ["Commands", "Headless", "TestSupport"], path: "Tests/CommandTestSupport"),
         // The commands run in-process: what needs no process of its own (signals, terminals).
         .testTarget(name: "CommandsTests", dependencies: [
-            "Commands", "Headless", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "Commands", "CommandTestSupport", "Headless", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
             name: "ServeTests",
             dependencies: [
-                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands",
+                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands", "CommandTestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],

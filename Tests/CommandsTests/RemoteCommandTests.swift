@@ -1,5 +1,6 @@
 // `list` and the write commands on a database URL (`synctable serve` in another process), run
 // in-process, compared with the same commands on the served file.
+import CommandTestSupport
 import JSONTree
 import Testing
 import TestSupport

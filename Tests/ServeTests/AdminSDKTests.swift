@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandTestSupport
 import FileStore
 import Foundation
 import JSONTree
@@ -163,7 +164,7 @@ import TestSupport
         close(fd)
         #expect(listener.readJSON() == json(#"{"type":"put","path":"/b","data":3}"#))
         // Another synctable process's atomic write.
-        _ = try synctable(["update", file, "/board", #"{"a": 5, "c": 6}"#])
+        _ = try synctableProcess(["update", file, "/board", #"{"a": 5, "c": 6}"#])
         #expect(listener.readJSON() == json(#"{"type":"patch","path":"/","data":{"a":5,"c":6}}"#))
         // A REST write through the server by another client.
         _ = try server.request("DELETE", "/board/b.json")

@@ -1,5 +1,6 @@
 // Every query kind over REST — including those the Python SDK cannot send ($priority,
 // startAfter, endBefore) — against `synctable list` on random trees with priorities.
+import CommandTestSupport
 import JSONTree
 import Testing
 import TestSupport
