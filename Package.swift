@@ -199,13 +199,16 @@ let package = Package(
         .target(name: "CommandTestSupport", dependencies: ["Commands", "Headless", "TestSupport"], path: "Tests/CommandTestSupport"),
         // The commands run in-process: what needs no process of its own (signals, terminals).
         .testTarget(name: "CommandsTests", dependencies: [
-            "Commands", "CommandTestSupport", "Headless", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "Commands", "CommandTestSupport", "Headless", "ServeTestSupport", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // A served file in this process (`DatabaseServer` on a queue of its own) for the tests of
+        // the server and of its clients.
+        .target(name: "ServeTestSupport", dependencies: ["Serve", "StoreInterface"], path: "Tests/ServeTestSupport"),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
             name: "ServeTests",
             dependencies: [
-                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands", "CommandTestSupport",
+                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands", "CommandTestSupport", "ServeTestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -213,7 +216,7 @@ let package = Package(
         ),
         // Its Python proxy stalls and cuts connections between a client and a server.
         .testTarget(
-            name: "RemoteStoreTests", dependencies: ["RemoteStore", "FileStore", "LiveQuery", "JSONTree", "TestSupport"],
+            name: "RemoteStoreTests", dependencies: ["RemoteStore", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Serve", "ServeTestSupport"],
             exclude: ["Python"]
         ),
     ],

@@ -8,6 +8,7 @@ import FileStore
 import Foundation
 import JSONTree
 import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -8,6 +8,7 @@ import Foundation
 import JSONTree
 import LiveQuery
 import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@
 // startAfter, endBefore) — against `synctable list` on random trees with priorities.
 import CommandTestSupport
 import JSONTree
+import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@
 import JSONTree
 import LiveQuery
 import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -7,6 +7,7 @@ import Glibc
 #endif
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

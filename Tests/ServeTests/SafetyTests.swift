@@ -6,6 +6,7 @@ import Glibc
 import FileStore
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

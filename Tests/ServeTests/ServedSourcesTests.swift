@@ -7,6 +7,7 @@ import FileStore
 import Foundation
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import StoreInterface
 import Synchronization
 import Testing

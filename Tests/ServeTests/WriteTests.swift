@@ -5,6 +5,7 @@ import Glibc
 import Foundation
 import JSONTree
 import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import FileStore
 import JSONTree
+import ServeTestSupport
 import TestSupport
 import Synchronization
 import Testing
@@ -119,3 +120,5 @@ func eventually(_ what: String, seconds: Double = 20, sourceLocation: SourceLoca
 func json(_ text: String) -> JSON {
     try! JSONDocument(parsing: text).root.json
 }
+
+extension InProcessServer: ServedForTest {}
