@@ -254,11 +254,8 @@ private struct StreamTicker: Service {
     fileprivate let stopping: OnceFlag
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: .milliseconds(milliseconds))
-                for database in databases { database.feed.tick() }
-            }
+        await ServiceTimer().every(.milliseconds(Int64(milliseconds))) {
+            for database in databases { database.feed.tick() }
         }
         stopping.set()
         // The stores stop once the server has (`run`'s end): a session ending now still makes

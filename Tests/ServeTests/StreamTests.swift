@@ -55,8 +55,7 @@ import TestSupport
         let folder = ScratchFolder()
         let server = try await InProcessServer(file: folder.write("db.json", #"{"a": 1}"#), options: ServeOptions(keepAliveMilliseconds: 50))
         let (stream, _) = try Self.open(server, "/a.json")
-        // Read off the pool: the keep-alive comes from a timer, which fires on a thread of it.
-        let event = try #require(try await offPool { Result { try stream.readEvent() } }.get())
+        let event = try #require(try stream.readEvent())
         #expect(event == ServerEvent(name: "keep-alive", data: "null"))
         await server.stop()
     }

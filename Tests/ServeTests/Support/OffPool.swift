@@ -7,8 +7,9 @@ func closedByServer(_ connections: [HTTPConnection], seconds: Double) async -> [
 }
 
 /// `wait` run on a thread of its own: a blocking wait on the concurrency pool would hold a
-/// thread that what it waits for may need (a timer's firing, a connection's closing by an
-/// in-process server), and a full parallel run keeps the pool's two threads busy.
+/// thread that what it waits for may need (an in-process server's close of a WebSocket whose
+/// client does not answer times out on a `Task.sleep`), and a full parallel run keeps the
+/// pool's two threads busy.
 func offPool<T: Sendable>(_ wait: @escaping () -> T) async -> T {
     let box = WaitBox(wait)
     return await withCheckedContinuation { continuation in
