@@ -122,10 +122,12 @@ import TestSupport
 
     // MARK: - Transactions
 
-    @Test func transactionsFromFourProcessesLoseNoUpdateWhileAFifthEditsTheFile() async throws {
+    /// A spawned server: four clients contending under a loaded suite ran out of their SDK's
+    /// 25 retries once against the in-process server (its tasks on one queue of the test process).
+    @Test func transactionsFromFourProcessesLoseNoUpdateWhileAFifthEditsTheFile() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"counter": 0, "others": {}}"#)
-        let server = try await InProcessServer(file: file)
+        let server = try TestServer(file: file)
         let incrementers = try (0..<4).map { _ in try adminSDK("transaction.py", port: server.port, ["/counter", "50"]) }
         // The fifth process writes the file itself, beside the server, until the others finish.
         let editor = try ChildProcess(["/bin/sh", "-c", """
@@ -143,7 +145,7 @@ import TestSupport
         let final = try JSONDocument(parsing: folder.read("db.json")).root.json
         #expect(final["counter"] == json("200"))
         #expect(final["others"]?.objectValue?.count == min(edits, 7))
-        await server.stop()
+        #expect(server.stop() == 0)
     }
 
     // MARK: - Listening

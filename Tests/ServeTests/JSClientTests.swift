@@ -91,10 +91,12 @@ struct JSClientTests {
         await server.stop()
     }
 
-    @Test func transactionsFromFourProcessesLoseNoUpdate() async throws {
+    /// A spawned server: four clients contending under a loaded suite ran out of their SDK's
+    /// 25 retries once against the in-process server (its tasks on one queue of the test process).
+    @Test func transactionsFromFourProcessesLoseNoUpdate() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"n": 0, "other": 0}"#)
-        let server = try await InProcessServer(file: file)
+        let server = try TestServer(file: file)
         let clients = try (0..<4).map { _ in try jsClient(port: server.port) }
         for client in clients { client.send(#"{"do":"increment","path":"n","times":25}"#) }
         // Another writer edits the rest of the file meanwhile (through the file, as another
@@ -113,7 +115,7 @@ struct JSClientTests {
             client.closeInput()
             _ = client.wait()
         }
-        await server.stop()
+        #expect(server.stop() == 0)
     }
 
     @Test func onDisconnectRemoveIsCarriedOutWhenTheClientIsKilled() async throws {
