@@ -1,5 +1,4 @@
 // `list`, `set`, `update`, `remove` and `validate` on JSON Lines files and on standard input, run in-process.
-import CommandTestSupport
 import Foundation
 import JSONTree
 import Testing

@@ -1,5 +1,4 @@
 // `synctable list`, run in-process: formats, query flags, errors and untrusted text.
-import CommandTestSupport
 import JSONTree
 import Foundation
 import Testing

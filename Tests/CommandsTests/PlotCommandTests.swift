@@ -1,5 +1,4 @@
 // `synctable plot`, run in-process: each kind as text and as SVG, and the columns it refuses.
-import CommandTestSupport
 import Testing
 import TestSupport
 

@@ -3,7 +3,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CommandTestSupport
 import JSONTree
 import LiveQuery
 import Testing

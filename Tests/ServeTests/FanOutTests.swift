@@ -3,7 +3,6 @@
 import Foundation
 import JSONTree
 @testable import Serve
-import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -4,7 +4,6 @@
 import Glibc
 #endif
 @testable import Serve
-import ServeTestSupport
 import Testing
 import TestSupport
 

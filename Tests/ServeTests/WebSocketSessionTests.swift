@@ -4,7 +4,6 @@ import HummingbirdWSClient
 import JSONTree
 import Logging
 @testable import Serve
-import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -13,7 +13,6 @@ import Glibc
 import Foundation
 import JSONTree
 @testable import Serve
-import ServeTestSupport
 import StoreInterface
 import Testing
 import TestSupport
