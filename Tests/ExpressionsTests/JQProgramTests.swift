@@ -1,4 +1,5 @@
 import Dispatch
+import class Foundation.Thread
 import JSONTree
 import Synchronization
 import Testing
@@ -13,15 +14,30 @@ import Testing
         let documents = try (0..<16).map { n in
             try JSONDocument(parsing: "{\"tags\": [" + (0..<n).map { _ in "\"ab\", \"b\"" }.joined(separator: ", ") + "]}")
         }
-        let wrong = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            for _ in 0..<50 {
-                for (n, document) in documents.enumerated() where e.value(of: document.root) != .value(JSON(integerLiteral: n)) {
-                    wrong.add(1, ordering: .relaxed)
+        // Threads of their own: `concurrentPerform` from a test waits for the concurrency pool's
+        // threads, which the suite's other tests hold (it took minutes in a whole run).
+        let work = Work(e, documents)
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<8 {
+            Thread {
+                for _ in 0..<50 {
+                    for (n, document) in work.documents.enumerated() where work.expression.value(of: document.root) != .value(JSON(integerLiteral: n)) {
+                        work.wrong.add(1, ordering: .relaxed)
+                    }
                 }
-            }
+                done.signal()
+            }.start()
         }
-        #expect(wrong.load(ordering: .relaxed) == 0)
+        for _ in 0..<8 { done.wait() }
+        #expect(work.wrong.load(ordering: .relaxed) == 0)
+    }
+
+    /// The expression and documents the threads share (read only), and their count of wrong answers.
+    private final class Work: @unchecked Sendable {
+        let expression: Expression
+        let documents: [JSONDocument]
+        let wrong = Atomic<Int>(0)
+        init(_ expression: Expression, _ documents: [JSONDocument]) { (self.expression, self.documents) = (expression, documents) }
     }
 
     /// What the status bar says of an expression libjq runs: its text, on one line.
