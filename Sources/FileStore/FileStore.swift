@@ -267,7 +267,11 @@ public final class FileStore: DocumentStore {
             settleExpired = true
             noteChange(complete: lastEventComplete)
         }
-        for result in worker.takeFinished() { finish(result) }
+        let results = worker.takeFinished()
+        for result in results { finish(result) }
+        // The revisions they replaced are freed on the read queue, not before the caller writes
+        // out the new one's events.
+        worker.release(consume results)
         hub.deliverEvaluatedWindows()
         for write in writer.takeFinished() { finish(write) }
         hub.deliverStatusIfChanged()

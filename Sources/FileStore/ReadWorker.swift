@@ -80,6 +80,14 @@ final class ReadWorker: Sendable {
         }
     }
 
+    /// Lets go of `results` on the read queue (the caller keeps no copy): the revisions they were
+    /// read from (their requests' current documents) are freed there, not on the loop thread
+    /// before the new revision's events are written out (a 1 GB file's memory file and tape:
+    /// 1.8 GB unmapped, docs/engine/gigabyte.md).
+    func release(_ results: consuming [ReadResult]) {
+        windows.queue.async { [results] in withExtendedLifetime(results) {} }
+    }
+
     /// Asks requests up to `generation` to stop at their next checkpoint: a newer state is waiting.
     func supersede(upTo generation: UInt64) {
         supersededUpTo.max(generation, ordering: .relaxed)
