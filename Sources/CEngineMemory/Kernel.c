@@ -36,6 +36,14 @@ int engine_advice_populate_write(void) {
 #endif
 }
 
+int engine_advice_populate_read(void) {
+#if defined(MADV_POPULATE_READ)
+    return MADV_POPULATE_READ;
+#else
+    return -1;
+#endif
+}
+
 int engine_fix_malloc_thresholds(int bytes) {
 #if defined(__GLIBC__)
     return mallopt(M_MMAP_THRESHOLD, bytes) == 1 && mallopt(M_TRIM_THRESHOLD, bytes) == 1;

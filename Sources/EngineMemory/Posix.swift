@@ -33,6 +33,8 @@ package enum Posix {
         case noHugePage
         /// Make the pages present and writable now, without writing them (Linux 5.14).
         case populateWrite
+        /// Map the pages present now (of a file: its pages, none made), without a fault each (Linux 5.14).
+        case populateRead
 
         var value: Int32 {
             switch self {
@@ -40,6 +42,7 @@ package enum Posix {
             case .hugePage: MADV_HUGEPAGE
             case .noHugePage: MADV_NOHUGEPAGE
             case .populateWrite: engine_advice_populate_write()
+            case .populateRead: engine_advice_populate_read()
             }
         }
 
@@ -49,6 +52,7 @@ package enum Posix {
             case .hugePage: "MADV_HUGEPAGE"
             case .noHugePage: "MADV_NOHUGEPAGE"
             case .populateWrite: "MADV_POPULATE_WRITE"
+            case .populateRead: "MADV_POPULATE_READ"
             }
         }
     }

@@ -267,7 +267,12 @@ public final class FileStore: DocumentStore {
             settleExpired = true
             noteChange(complete: lastEventComplete)
         }
-        for result in worker.takeFinished() { finish(result) }
+        let results = worker.takeFinished()
+        for result in results { finish(result) }
+        // The revisions they replaced are freed on the read queue, not before the caller writes
+        // out the new one's events; and before the next read, which is started after.
+        worker.release(consume results)
+        if changePending && inFlight == nil { startRead() }
         hub.deliverEvaluatedWindows()
         for write in writer.takeFinished() { finish(write) }
         hub.deliverStatusIfChanged()
@@ -356,7 +361,6 @@ public final class FileStore: DocumentStore {
                 changePending = true
             }
         }
-        if changePending { startRead() }
     }
 
     /// A read found the file unusable. Reported at once when no writer was busy; otherwise only

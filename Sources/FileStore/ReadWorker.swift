@@ -56,6 +56,8 @@ final class ReadWorker: Sendable {
     let windows: WindowWorker
     private let reader: SnapshotReader
     private let finished = Mutex<[ReadResult]>([])
+    /// Results the loop has done with, freed on the read queue before its next read (`release`).
+    private let retired = Mutex<[ReadResult]>([])
     /// Requests with a generation up to this one stop at their next checkpoint: before the
     /// parse, and between the parse and the window evaluation.
     private let supersededUpTo = Atomic<UInt64>(0)
@@ -74,12 +76,31 @@ final class ReadWorker: Sendable {
 
     func start(_ request: ReadRequest) {
         windows.queue.async { [self] in
+            dropRetired()
             let result = ReadResult(request: request, outcome: perform(request))
             finished.withLock { $0.append(result) }
             wake.signal()
             // After the wake-up: freeing a replaced file may wait for the device.
             reader.releaseReplaced()
         }
+    }
+
+    /// Lets go of `results` on the read queue (the caller keeps no copy): the revisions they were
+    /// read from (their requests' current documents) are freed there, not on the loop thread
+    /// before the new revision's events are written out (a 1 GB file's memory file and tape:
+    /// 1.8 GB unmapped, docs/engine/gigabyte.md), and before any read that starts after them, so
+    /// that no three revisions are held at once.
+    func release(_ results: [ReadResult]) {
+        retired.withLock { $0.append(contentsOf: results) }
+        windows.queue.async { [self] in dropRetired() }
+    }
+
+    private func dropRetired() {
+        let results = retired.withLock { retired in
+            defer { retired.removeAll() }
+            return retired
+        }
+        withExtendedLifetime(results) {}
     }
 
     /// Asks requests up to `generation` to stop at their next checkpoint: a newer state is waiting.

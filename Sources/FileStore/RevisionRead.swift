@@ -16,6 +16,9 @@ struct RevisionTarget: @unchecked Sendable {
     // @unchecked: each thread of a read writes its own part.
     let base: UnsafeMutablePointer<UInt8>
     let shared: UnsafePointer<UInt8>?
+    /// A memory file of the revision's own (no `shared` base) that `base` maps: each chunk is
+    /// written into it with `pwrite` rather than read into `base` (`SharedPages.write`).
+    let fresh: SharedPages?
     /// Tuned, into shared pages: the file's own pages, compared where they are instead of
     /// read into a buffer first (nil: read with `pread`).
     let source: MappedFile?
@@ -64,7 +67,8 @@ struct PartRead {
 /// bytes of the first `old.count` only: one more means the file grew). Into a copy-on-write
 /// mapping (whose `old` is one of the same memory file, of the same length), each chunk is read
 /// into a buffer of its own and compared once, page by page: the pages that differ are written,
-/// and the same comparison gives the shared ends.
+/// and the same comparison gives the shared ends. Into a memory file of its own (`fresh`), each
+/// chunk is read into a buffer and written into the file (`SharedPages.write`).
 ///
 /// After each chunk the file's size and modification time are checked against the read's start:
 /// a writer rewriting the file in place is met at its first chunk (the file growing), and the
@@ -73,9 +77,10 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
     let expected = Int(target.start.size)
     var part = PartRead(comparison: old.map { EndsComparison(oldCount: $0.count, newCount: expected) },
                         pages: PageSet(bytes: target.shared == nil ? 0 : target.capacity))
-    // Small chunks when comparing, so that each is compared while in the cache.
-    let chunk = old == nil ? 64 << 20 : readChunk
-    let buffer = target.shared == nil || target.source != nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    // Small chunks when comparing or writing a memory file, so that each is still in the cache.
+    let chunk = old == nil && target.fresh == nil ? 64 << 20 : readChunk
+    let buffered = (target.shared != nil || target.fresh != nil) && target.source == nil
+    let buffer = buffered ? UnsafeMutablePointer<UInt8>.allocate(capacity: chunk) : nil
     defer { buffer?.deallocate() }
     var offset = from, givenBack = from
     // Compared pages are given back whole huge pages at a time, the rest at the end: giving back
@@ -94,6 +99,7 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
             break
         }
         take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, comparingWith: old, &part)
+        if part.failure != 0 { break }
         offset += n
         // Compared: the file's pages are given back, so the read never holds the file twice.
         let whole = offset / Posix.hugePageSize * Posix.hugePageSize
@@ -122,6 +128,12 @@ private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutab
 private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, comparingWith old: DocumentBytes?,
                   _ part: inout PartRead) {
     let new = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    if target.shared == nil, let pages = target.fresh {
+        do { try pages.write(chunk.baseAddress!, count: chunk.count, at: offset) } catch {
+            part.failure = error.errno
+            return
+        }
+    }
     guard let old else {
         if let shared = target.shared {
             part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages)

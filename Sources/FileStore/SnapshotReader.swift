@@ -92,7 +92,8 @@ final class SnapshotReader: Sendable {
         // them into a buffer first was a third of an edit's time (docs/engine/mapped-compare.md).
         let source = shared == nil || expected == 0 ? nil : MappedFile(fd, count: expected, populate: false, tuning: tuning)
         defer { source?.unmap() }
-        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) }, source: source,
+        let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) },
+                                    fresh: shared == nil ? block.sharedPages : nil, source: source,
                                     capacity: block.capacity, start: FileIdentity(before))
         let part = readParts(fd, into: target, expected: expected, comparingWith: old)
         // A writer at work: its file is read again once it has done (a read of half a file
@@ -168,7 +169,8 @@ final class SnapshotReader: Sendable {
     /// the pages the mapping shares would be held for few bytes.
     private func rebasedIfDrifted(_ block: ByteBlock, count: Int, written: Int) -> ByteBlock {
         guard written * 4 * Posix.pageSize > count, let pages = try? SharedPages(capacity: block.capacity) else { return block }
-        pages.base.update(from: block.base, count: count)
+        // Written rather than copied into its mapping: no fresh page faulted and zeroed first.
+        if (try? pages.write(block.base, count: count, at: 0)) == nil { pages.base.update(from: block.base, count: count) }
         return ByteBlock(sharing: pages)
     }
 
@@ -254,7 +256,7 @@ final class SnapshotReader: Sendable {
         let pages = tuning.recycledMappings ? try? SharedPages(capacity: size) : nil
         let block = pages.map { ByteBlock(sharing: $0) } ?? ByteBlock(capacity: size)
         let progress = ParseProgress()
-        let copy = CopyBehind(source, of: mapping.file, into: block.base, following: progress, copied: copied)
+        let copy = CopyBehind(source, of: mapping.file, into: block.base, writing: pages, following: progress, copied: copied)
         let copier = ThreadWork { copy.run() }
         // Once the parse has ended, its thread copies what is left beside the copier.
         func finishCopy() {
@@ -363,6 +365,8 @@ final class CopyBehind: @unchecked Sendable {
     private let source: DocumentBytes
     private let file: MappedFile
     private let target: UnsafeMutablePointer<UInt8>
+    /// The memory file `target` maps, when it is one: pieces are written into it.
+    private let pages: SharedPages?
     private let progress: ParseProgress
     private let told: ((Int) -> Void)?
     /// Where the next piece starts: every piece before it is claimed. A page boundary, or the end.
@@ -371,10 +375,11 @@ final class CopyBehind: @unchecked Sendable {
     private let copiedCount = Mutex(0)
     private let page = Posix.pageSize
 
-    /// Copies `source`, the bytes of `file`'s mapping.
-    init(_ source: DocumentBytes, of file: MappedFile, into target: UnsafeMutablePointer<UInt8>, following progress: ParseProgress,
-         copied told: ((Int) -> Void)?) {
-        (self.source, self.file, self.target, self.progress, self.told) = (source, file, target, progress, told)
+    /// Copies `source`, the bytes of `file`'s mapping, to `target`: with `pages` (the memory
+    /// file `target` maps), by writing into it (`SharedPages.write`).
+    init(_ source: DocumentBytes, of file: MappedFile, into target: UnsafeMutablePointer<UInt8>, writing pages: SharedPages? = nil,
+         following progress: ParseProgress, copied told: ((Int) -> Void)?) {
+        (self.source, self.file, self.target, self.pages, self.progress, self.told) = (source, file, target, pages, progress, told)
     }
 
     /// The copier thread: pieces as the parse passes them, until every piece is claimed.
@@ -400,7 +405,13 @@ final class CopyBehind: @unchecked Sendable {
                 start = original
                 continue
             }
-            source.withUnsafeBufferPointer { from in _ = memcpy(target + start, from.baseAddress! + start, end - start) }
+            source.withUnsafeBufferPointer { from in
+                // A page of the mapping a truncation took fails the write (EFAULT): the copy then
+                // meets it as the parse does, and it reads as zeroes (`lostPages`).
+                if (try? pages?.write(from.baseAddress! + start, count: end - start, at: start)) == nil {
+                    _ = memcpy(target + start, from.baseAddress! + start, end - start)
+                }
+            }
             file.giveBack(start..<end)
             copiedCount.withLock { copied in
                 copied += end - start

@@ -123,6 +123,18 @@ import TestSupport
         }
     }
 
+    /// A mapping larger than the pool's largest is given back at once, and the spare of its
+    /// type kept before stays.
+    @Test func aSpareLargerThanTheLargestIsNotKept() {
+        var pool = SparePool(limit: 2, largest: 4 << 20)
+        let kind = ObjectIdentifier(UInt64.self)
+        let small = SpareMapping(base: UnsafeMutableRawPointer(bitPattern: 1 << 12)!, bytes: 4 << 20, kind: kind)
+        let large = SpareMapping(base: UnsafeMutableRawPointer(bitPattern: 2 << 12)!, bytes: (4 << 20) + 4096, kind: kind)
+        #expect(pool.keep(small) == nil)
+        #expect(pool.keep(large)?.base == large.base)
+        #expect(pool.spares.map(\.base) == [small.base])
+    }
+
     @Test func withoutRoomNothingMoves() {
         let target = Self.filled(2 * Self.huge, tag: 1)
         let source = Self.filled(2 * Self.huge, tag: 2)

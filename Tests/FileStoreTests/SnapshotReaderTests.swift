@@ -158,7 +158,7 @@ import TestSupport
         #expect(pwrite(fd, [UInt8(66)], 1, off_t(old.count)) == 1)
         let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: old.count + 1)
         defer { memory.deallocate() }
-        let target = RevisionTarget(base: memory, shared: nil, source: nil, capacity: old.count + 1, start: start)
+        let target = RevisionTarget(base: memory, shared: nil, fresh: nil, source: nil, capacity: old.count + 1, start: start)
         let part = readPart(fd, into: target, from: 0, to: old.count + 1, comparingWith: DocumentBytes(old))
         #expect(part.changed && part.count == 0)
         let seen = target.changed.seen.load(ordering: .relaxed)

@@ -76,6 +76,30 @@ import TestSupport
         #expect(again.root[key: "items"]?[key: "c1999"]?[key: "score"]?.doubleValue == 1999)
     }
 
+    /// Tuned, a large tape is spliced by two threads (the second takes the last half of the
+    /// entries copied: of those after the edit, then of those before it): wherever the edit
+    /// falls and whatever length it changes, the tape is a full parse's.
+    @Test func aTapeSplicedByTwoThreadsIsAFullParse() throws {
+        let children = (0..<400).map { "\"c\($0)\": {\"name\": \"n\($0)\", \"score\": \($0)}" }
+        let old = Array(("{\"items\": {" + children.joined(separator: ",\n") + "}, \"tail\": [1, 2]}").utf8)
+        let doc = try JSONDocument(parsing: old)
+        try forEachSeed(30, base: 0x5B1C) { seed, r in
+            var edited = children
+            let k = r.int(0..<children.count)
+            edited[k] = r.pick(["\"c\(k)\": {\"name\": \"n\", \"score\": 12345678}", "\"c\(k)\": {\"s\": [1, {\"x\": 2}], \"t\": 3}",
+                                "\"c\(k)\": {\"name\": \"n\(k)!\", \"score\": \(k)}"])
+            let new = Array(("{\"items\": {" + edited.joined(separator: ",\n") + "}, \"tail\": [1, 2]}").utf8)
+            let prefix = zip(old, new).prefix { $0 == $1 }.count
+            let suffix = zip(old.reversed(), new.reversed()).prefix { $0 == $1 }.count
+            let spliced = try #require(doc.reparsedInPlace(DocumentBytes(new), prefix: prefix,
+                                                           suffix: min(suffix, min(old.count, new.count) - prefix),
+                                                           tuning: .tuned, splitFrom: 1))
+            #expect(Self.outcome { () throws(JSONParseError) in spliced } == Self.outcome { () throws(JSONParseError) in
+                try JSONDocument(parsing: new)
+            }, "seed \(seed): child \(k)")
+        }
+    }
+
     @Test func largeTapesInMappedMemoryGrowShrinkAndReparse() throws {
         // 1,000,000 strings in 7 MB: the first tape estimate (a node per 8 bytes) is over the
         // mapping threshold and too small, so the tape grows, then gives back its excess.

@@ -39,6 +39,9 @@ int engine_memory_file(const char *name);
 /// (then `madvise` refuses it with EINVAL, as an older kernel would).
 int engine_advice_populate_write(void);
 
+/// MADV_POPULATE_READ (Linux 5.14), likewise.
+int engine_advice_populate_read(void);
+
 /// Fixes glibc malloc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD at `bytes`: 1 when both were set,
 /// 0 where refused or the C library is not glibc.
 int engine_fix_malloc_thresholds(int bytes);

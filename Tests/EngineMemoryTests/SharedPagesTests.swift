@@ -1,0 +1,41 @@
+// A memory file written with `pwrite` (`SharedPages.write`), as a large revision read into memory
+// of its own is: the bytes are there through its own mapping and through a copy-on-write one,
+// and a source the kernel cannot read fails the write rather than the process.
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import EngineMemory
+import Testing
+
+@Suite struct SharedPagesTests {
+    /// Pieces written at offsets off page boundaries, across pages and up to the last byte,
+    /// read back through the file's mapping and through a copy-on-write mapping of it.
+    @Test func piecesWrittenAreReadThroughEveryMapping() throws {
+        let page = Posix.pageSize
+        let pages = try SharedPages(capacity: 5 * page + 17)
+        let bytes = (0..<pages.capacity).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        var offset = 0
+        for count in [1, page - 3, 2 * page + 5, 7, pages.capacity] where offset < pages.capacity {
+            let n = min(count, pages.capacity - offset)
+            try bytes.withUnsafeBytes { try pages.write($0.baseAddress! + offset, count: n, at: offset) }
+            offset += n
+        }
+        #expect(Array(UnsafeBufferPointer(start: pages.base, count: pages.capacity)) == bytes)
+        let mapping = try pages.copyOnWrite()
+        defer { Posix.unmap(UnsafeMutableRawPointer(mapping), pages.capacity) }
+        #expect(Array(UnsafeBufferPointer(start: mapping, count: pages.capacity)) == bytes)
+    }
+
+    /// A source page that cannot be read (as a mapped file's page a truncation took) fails the
+    /// write with EFAULT; the bytes written before it stay.
+    @Test func aSourceThatCannotBeReadFailsTheWrite() throws {
+        let page = Posix.pageSize
+        let pages = try SharedPages(capacity: 2 * page)
+        let source = try #require(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        defer { munmap(source, 2 * page) }
+        memset(source, 7, page)
+        #expect(mprotect(source + page, page, PROT_NONE) == 0)
+        #expect(throws: PosixError.self) { try pages.write(source, count: 2 * page, at: 0) }
+        #expect(Array(UnsafeBufferPointer(start: pages.base, count: page)) == Array(repeating: 7, count: page))
+    }
+}
