@@ -111,6 +111,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
@@ -195,15 +196,20 @@ let package = Package(
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSONTree", "TestSupport"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         .testTarget(name: "SynctableTests", dependencies: ["JSONTree", "TestSupport"]),
+        // A command run in this process as `synctable ARGUMENTS` would run it, its output captured.
+        .target(name: "CommandTestSupport", dependencies: ["Commands", "Headless", "TestSupport"], path: "Tests/CommandTestSupport"),
         // The commands run in-process: what needs no process of its own (signals, terminals).
         .testTarget(name: "CommandsTests", dependencies: [
-            "Commands", "Headless", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "Commands", "CommandTestSupport", "Headless", "ServeTestSupport", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // A served file in this process (`DatabaseServer` on a queue of its own) for the tests of
+        // the server and of its clients.
+        .target(name: "ServeTestSupport", dependencies: ["Serve", "StoreInterface"], path: "Tests/ServeTestSupport"),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).
         .testTarget(
             name: "ServeTests",
             dependencies: [
-                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands",
+                "Serve", "StoreInterface", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Commands", "CommandTestSupport", "ServeTestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -211,7 +217,7 @@ let package = Package(
         ),
         // Its Python proxy stalls and cuts connections between a client and a server.
         .testTarget(
-            name: "RemoteStoreTests", dependencies: ["RemoteStore", "FileStore", "LiveQuery", "JSONTree", "TestSupport"],
+            name: "RemoteStoreTests", dependencies: ["RemoteStore", "FileStore", "LiveQuery", "JSONTree", "TestSupport", "Serve", "ServeTestSupport"],
             exclude: ["Python"]
         ),
     ],

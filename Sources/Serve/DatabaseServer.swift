@@ -134,13 +134,27 @@ public final class DatabaseServer: Sendable {
     }
 
     /// Waits for the file's first revision, then serves until `stopGracefully()` or until the
-    /// task is cancelled; `onListening` gets the bound port. Signals are the program's: a
-    /// program stops the server on SIGTERM by calling `stopGracefully()` (`synctable serve` does).
+    /// task is cancelled; `onListening` gets the bound port. Returns once its stores are closed
+    /// (no file, watch or mapping left open: a program serving one file after another, or a
+    /// test, does not run out of them). Signals are the program's: a program stops the server
+    /// on SIGTERM by calling `stopGracefully()` (`synctable serve` does).
     /// - Throws: `ServeError` when the file cannot be read as JSON at the start, or the address
     ///   cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let served: Result<Void, any Error>
+        do {
+            served = .success(try await serve(onListening: onListening))
+        } catch {
+            served = .failure(error)
+        }
+        for database in databases.values { database.store.stop() }
+        for database in databases.values { await database.store.ended() }
+        try served.get()
+    }
+
+    /// `run` but for closing the stores.
+    private func serve(onListening: @escaping @Sendable (Int) -> Void) async throws {
         let databases = self
-        defer { for database in self.databases.values { database.store.stop() } }
         for database in self.databases.values.sorted(by: { $0.name < $1.name }) {
             if case .failure(let error) = await database.feed.firstRevision() {
                 throw ServeError("\(self.databases.count == 1 ? name : database.name): \(error.description)")
@@ -240,11 +254,8 @@ private struct StreamTicker: Service {
     fileprivate let stopping: OnceFlag
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: .milliseconds(milliseconds))
-                for database in databases { database.feed.tick() }
-            }
+        await ServiceTimer().every(.milliseconds(Int64(milliseconds))) {
+            for database in databases { database.feed.tick() }
         }
         stopping.set()
         // The stores stop once the server has (`run`'s end): a session ending now still makes

@@ -45,7 +45,8 @@ public struct ServeOptions: Sendable {
         host: String = "127.0.0.1", port: Int = 9000, readOnly: Bool = false, authToken: String? = nil,
         maxBodyBytes: Int = 16 << 20, streamBacklogLimit: Int = 256, keepAliveMilliseconds: Int = 30_000,
         streamUnsentLimit: Int = 16 << 20, cacheBytes: Int = 64 << 20, idleTimeoutMilliseconds: Int = 30_000,
-        maxConnections: Int? = nil, maxListensPerConnection: Int = 1_000
+        maxConnections: Int? = nil, maxListensPerConnection: Int = 1_000, rulesFile: String? = nil,
+        acceptUnverifiedTokens: Bool = false, maxMemoryBytes: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -59,6 +60,9 @@ public struct ServeOptions: Sendable {
         self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
         self.maxConnections = maxConnections
         self.maxListensPerConnection = maxListensPerConnection
+        self.rulesFile = rulesFile
+        self.acceptUnverifiedTokens = acceptUnverifiedTokens
+        self.maxMemoryBytes = maxMemoryBytes
     }
 }
 

@@ -28,8 +28,8 @@ final class StoreThread: Sendable {
     private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// Set once the thread has ended (after `stop()`).
-    private let ended = Mutex<Bool>(false)
+    /// Set once the thread has ended and let go of its store (after `stop()`), and who waits for it.
+    private let end = Mutex<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Starts the thread and opens the store on it with `open` (a store belongs to the thread
     /// that made it).
@@ -47,15 +47,19 @@ final class StoreThread: Sendable {
         wakeWrite = ends[1]
         let opening = Opening()
         let start = ThreadStart { [self] in
-            let store: any LiveStore
             do {
-                store = try open()
-            } catch {
-                opening.finish(error as? ServeError ?? ServeError("\(error)"))
-                return
+                let store: any LiveStore
+                do {
+                    store = try open()
+                } catch {
+                    opening.finish(error as? ServeError ?? ServeError("\(error)"))
+                    return
+                }
+                opening.finish(nil)
+                loop(store)
             }
-            opening.finish(nil)
-            loop(store)
+            // The store let go of here: its files, watches and mappings are closed.
+            finished()
         }
         var thread = pthread_t()
         let box = Unmanaged.passRetained(start).toOpaque()
@@ -117,8 +121,26 @@ final class StoreThread: Sendable {
         wake()
     }
 
-    /// Whether the thread has ended.
-    var hasEnded: Bool { ended.withLock { $0 } }
+    /// Waits until the thread has ended and let go of its store (after `stop()`): a server that
+    /// returns leaves no file open behind it.
+    func ended() async {
+        await withCheckedContinuation { continuation in
+            let done = end.withLock { state -> Bool in
+                if !state.ended { state.waiters.append(continuation) }
+                return state.ended
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func finished() {
+        let waiters = end.withLock { state in
+            state.ended = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 
     private func wake() {
         var one: UInt8 = 1
@@ -146,7 +168,6 @@ final class StoreThread: Sendable {
         store.removeObserver(revisions)
         store.removeObserver(statuses)
         feed.close()
-        ended.withLock { $0 = true }
     }
 }
 

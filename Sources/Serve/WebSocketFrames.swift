@@ -150,7 +150,7 @@ final class UnfinishedMessages: Sendable {
 
 /// The connections' unfinished messages, watched by one task of the server rather than by one
 /// task a connection waking every second. A service of the server's group: it runs where the
-/// server runs (a server in a test process on its own queue, not on a pool the tests may fill).
+/// server runs, timed on an event loop (`ServiceTimer`), never waiting for the concurrency pool.
 final class UnfinishedSweeper: Service, Sendable {
     typealias Close = @Sendable () async -> Void
 
@@ -175,7 +175,7 @@ final class UnfinishedSweeper: Service, Sendable {
     func run() async throws {
         let period = min(limit / 4, .seconds(1))
         await withDiscardingTaskGroup { group in
-            while (try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }) != nil {
+            await ServiceTimer().every(TimeAmount(period)) {
                 for close in overdue() { group.addTask { await close() } }
             }
         }

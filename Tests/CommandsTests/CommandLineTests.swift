@@ -1,4 +1,5 @@
 // The command line itself, run in-process: --version, --help, and the one error format.
+import CommandTestSupport
 import Foundation
 import Testing
 

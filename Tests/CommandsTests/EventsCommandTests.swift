@@ -1,5 +1,6 @@
 // `synctable events` run in-process, to the revisions it is asked for: error lines, untrusted
 // text escaped, bad flags named.
+import CommandTestSupport
 import JSONTree
 import Testing
 import TestSupport

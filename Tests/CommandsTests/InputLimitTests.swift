@@ -1,5 +1,6 @@
 // Issue 13 item 6, run in-process: what is not a regular file is refused, and a file over the
 // bound is refused before it is read.
+import CommandTestSupport
 import Foundation
 import Testing
 import TestSupport

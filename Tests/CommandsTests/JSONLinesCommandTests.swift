@@ -1,4 +1,5 @@
 // `list`, `set`, `update`, `remove` and `validate` on JSON Lines files and on standard input, run in-process.
+import CommandTestSupport
 import Foundation
 import JSONTree
 import Testing

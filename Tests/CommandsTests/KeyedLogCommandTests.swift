@@ -1,4 +1,5 @@
 // `list --key` and `--delete-when` as a user gives them, run in-process: a JSON Lines file, a command's stream.
+import CommandTestSupport
 import Foundation
 import JSONTree
 import Testing

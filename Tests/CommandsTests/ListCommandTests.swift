@@ -1,4 +1,5 @@
 // `synctable list`, run in-process: formats, query flags, errors and untrusted text.
+import CommandTestSupport
 import JSONTree
 import Foundation
 import Testing

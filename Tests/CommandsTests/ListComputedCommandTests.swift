@@ -1,5 +1,6 @@
 // `list --computed` in every format, `--columns` naming a computed column, `list --explain`,
 // and filters and orders libjq runs — run in-process.
+import CommandTestSupport
 import JSONTree
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 // The man page and the manual name every option `--help` shows, and no option it does not.
+import CommandTestSupport
 import Foundation
 import Testing
 

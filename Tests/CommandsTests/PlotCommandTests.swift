@@ -1,4 +1,5 @@
 // `synctable plot`, run in-process: each kind as text and as SVG, and the columns it refuses.
+import CommandTestSupport
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 // `--where` on `list` and `events`, `--order-by-computed`, `list --count` and `list --format csv`,
 // run in-process.
+import CommandTestSupport
 import JSONTree
 import Testing
 import TestSupport

@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandTestSupport
 import JSONTree
 import LiveQuery
 import Testing

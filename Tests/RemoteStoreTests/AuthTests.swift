@@ -2,21 +2,22 @@
 // reported as unauthorized, and never in a message.
 import JSONTree
 @testable import RemoteStore
+import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
 @Suite struct AuthTests {
     /// A served file that needs `token`, seen through a proxy that logs each request line.
-    private func served(token: String, _ folder: ScratchFolder) throws -> (ServedFile, Proxy) {
-        let server = try ServedFile(file: folder.write("db.json", #"{"a": {"b": 1}}"#), arguments: ["--auth-token", token])
+    private func served(token: String, _ folder: ScratchFolder) async throws -> (InProcessServer, Proxy) {
+        let server = try await InProcessServer(file: folder.write("db.json", #"{"a": {"b": 1}}"#), options: ServeOptions(authToken: token))
         return (server, try Proxy(target: server.port, folder: folder))
     }
 
     @Test(arguments: ["legacy-database-secret", "ya29.an-oauth2-access-token"])
     func theRightTokenIsAccepted(token: String) async throws {
         let folder = ScratchFolder("remote-auth")
-        let (server, proxy) = try served(token: token, folder)
-        defer { withExtendedLifetime(server) {} }
+        let (server, proxy) = try await served(token: token, folder)
         let client = RemoteClient()
         let url = try DatabaseURL(parsing: "http://127.0.0.1:\(proxy.port)/a", environment: [:])
         let rest = RestClient(client: client, url: url, credential: Credential(token: token))
@@ -39,12 +40,14 @@ import TestSupport
                 #expect(request.hasSuffix("bearer=no") && request.contains("?auth=\(token) "), "\(request)")
             }
         }
+        await server.stop()
     }
 
     @Test(arguments: ["wrong-secret", "ya29.wrong-access-token", nil])
     func aRefusedTokenIsUnauthorizedAndNeverShown(token: String?) async throws {
         let folder = ScratchFolder("remote-auth-refused")
-        let server = try ServedFile(file: folder.write("db.json", #"{"a": 1}"#), arguments: ["--auth-token", "right-token"])
+        let file = folder.write("db.json", #"{"a": 1}"#)
+        let server = try await InProcessServer(file: file, options: ServeOptions(authToken: "right-token"))
         let client = RemoteClient()
         let url = try DatabaseURL(parsing: server.url("/a"), environment: [:])
         let rest = RestClient(client: client, url: url, credential: token.flatMap { Credential(token: $0) })
@@ -66,6 +69,7 @@ import TestSupport
         for state in recorder.states {
             if let token { #expect(!"\(state)".contains(token)) }
         }
-        #expect(readFileText(server.file) == #"{"a": 1}"#)
+        #expect(readFileText(file) == #"{"a": 1}"#)
+        await server.stop()
     }
 }

@@ -7,6 +7,8 @@ import FileStore
 import JSONTree
 import LiveQuery
 @testable import RemoteStore
+import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -66,13 +68,13 @@ private func save(_ players: JSONObject, to file: String, style: Int) {
 @Suite("A database location over the network as a live store", .serialized)
 struct RemoteStoreTests {
     @Test("windows and replayed events equal a file store's on the served file, after random edits saved in place and by rename")
-    func sameWindowsAsTheFile() throws {
-        try forEachSeed(3) { seed, random in
+    func sameWindowsAsTheFile() async throws {
+        try await forEachSeed(3) { seed, random in
             let folder = ScratchFolder()
             let file = folder.file("board.json")
             var players = leaderboard(&random, count: 30)
             save(players, to: file, style: 0)
-            let server = try ServedFile(file: file)
+            let server = try await InProcessServer(file: file)
             let query = try Query().orderByChild(try Path("score")).limitToLast(10)
             let local = try FileStore(path: file)
             let remote = try RemoteStore(url: try DatabaseURL(parsing: server.url("/players"), environment: [:]), credential: nil)
@@ -94,13 +96,17 @@ struct RemoteStoreTests {
                     .map(\.key)
                 let agreed = pump([local, remote]) { localRows.keys == expected && remoteRows.keys == expected }
                 #expect(agreed, "seed \(seed) step \(step): file \(localRows.keys), remote \(remoteRows.keys), expected \(expected)")
-                if !agreed { return }
+                if !agreed {
+                    await server.stop()
+                    return
+                }
                 #expect(local.reference(try Path("/players")).withQuery(query).currentWindow.map { $0.map(\.key) }
                     == remote.reference().withQuery(query).currentWindow.map { $0.map(\.key) })
             }
             #expect(localRows.mismatches.isEmpty, "\(localRows.mismatches)")
             #expect(remoteRows.mismatches.isEmpty, "\(remoteRows.mismatches)")
             #expect(remote.status.connection == .online)
+            await server.stop()
         }
     }
 
@@ -138,11 +144,11 @@ struct RemoteStoreTests {
     }
 
     @Test("writes through the store land in the file: a set, a compare-and-swap refused, increments from two stores with none lost")
-    func writesLandInTheFile() throws {
+    func writesLandInTheFile() async throws {
         let folder = ScratchFolder()
         let file = folder.file("counters.json")
         writeFileInPlace(file, Array(#"{"counters":{"hits":0,"name":"x"}}"#.utf8))
-        let server = try ServedFile(file: file)
+        let server = try await InProcessServer(file: file)
         let url = try DatabaseURL(parsing: server.url("/counters"), environment: [:])
         let a = try RemoteStore(url: url, credential: nil), b = try RemoteStore(url: url, credential: nil)
         #expect(pump([a, b]) { a.currentRevision != nil && b.currentRevision != nil })
@@ -170,14 +176,15 @@ struct RemoteStoreTests {
         #expect(fileValue(file, at: try Path("/counters/hits")) == 30)
         // The stream brings the writes back to both stores.
         #expect(pump([a, b]) { a.currentRevision?.root.child("hits")?.doubleValue == 30 && b.currentRevision?.root.child("hits")?.doubleValue == 30 })
+        await server.stop()
     }
 
     @Test("a refused token: UNAUTHORIZED and no revision, and the token appears in no status; the right token follows")
-    func refusedToken() throws {
+    func refusedToken() async throws {
         let folder = ScratchFolder()
         let file = folder.file("secret.json")
         writeFileInPlace(file, Array(#"{"a":{"b":1}}"#.utf8))
-        let server = try ServedFile(file: file, arguments: ["--auth-token", "s3cret-token"])
+        let server = try await InProcessServer(file: file, options: ServeOptions(authToken: "s3cret-token"))
         let url = try DatabaseURL(parsing: server.url("/a"), environment: [:])
         let refused = try RemoteStore(url: url, credential: Credential(token: "wrong-token-123"))
         #expect(pump([refused]) {
@@ -187,6 +194,7 @@ struct RemoteStoreTests {
         #expect(!"\(refused.status)".contains("wrong-token-123"))
         let allowed = try RemoteStore(url: url, credential: Credential(token: "s3cret-token"))
         #expect(pump([allowed]) { allowed.currentRevision?.root.child("b")?.doubleValue == 1 })
+        await server.stop()
     }
 
     @Test("a burst of events in one chunk is one revision, and a put below a leaf replaces the leaf as the database does")
@@ -233,11 +241,11 @@ struct RemoteStoreTests {
     }
 
     @Test("a served file removed for a while: OFFLINE (the server cancels the stream), then followed again within seconds of coming back")
-    func removedFileComesBack() throws {
+    func removedFileComesBack() async throws {
         let folder = ScratchFolder()
         let file = folder.file("gone.json")
         writeFileInPlace(file, Array(#"{"p":{"a":1}}"#.utf8))
-        let server = try ServedFile(file: file)
+        let server = try await InProcessServer(file: file)
         let remote = try RemoteStore(url: try DatabaseURL(parsing: server.url("/p"), environment: [:]), credential: nil)
         #expect(pump([remote]) { remote.currentRevision?.root.json == ["a": 1] })
         #expect(unlink(file) == 0)
@@ -247,5 +255,6 @@ struct RemoteStoreTests {
         writeFileInPlace(file, Array(#"{"p":{"a":2}}"#.utf8))
         // A refusal's retries start quick and only slow down to 15–30 s after a while.
         #expect(pump([remote], seconds: 10) { remote.status.connection == .online && remote.currentRevision?.root.json == ["a": 2] })
+        await server.stop()
     }
 }

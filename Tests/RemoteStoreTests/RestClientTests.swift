@@ -4,20 +4,22 @@ import Glibc
 #endif
 import JSONTree
 @testable import RemoteStore
+import ServeTestSupport
 import Synchronization
 import Testing
 import TestSupport
 
 @Suite struct RestClientTests {
-    private static func served(_ text: String, _ name: String) throws -> (ServedFile, ScratchFolder) {
+    /// `text` served in this process from a scratch folder's `db.json`.
+    private static func served(_ text: String, _ name: String) async throws -> (InProcessServer, ScratchFolder) {
         let folder = ScratchFolder(name)
-        return (try ServedFile(file: folder.write("db.json", text)), folder)
+        return (try await InProcessServer(file: folder.write("db.json", text)), folder)
     }
 
-    private func file(_ server: ServedFile) -> JSON { fileValue(server.file, at: .root) ?? .null }
+    private func file(_ folder: ScratchFolder) -> JSON { fileValue(folder.file("db.json"), at: .root) ?? .null }
 
     @Test func writesReachTheFile() async throws {
-        let (server, folder) = try Self.served(#"{"players": {"alice": {"score": 1}}, "other": true}"#, "remote-rest")
+        let (server, folder) = try await Self.served(#"{"players": {"alice": {"score": 1}}, "other": true}"#, "remote-rest")
         defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/players"), environment: [:]), credential: nil)
@@ -28,7 +30,7 @@ import TestSupport
         let id = try await rest.push(players, ["score": 9])
         #expect(id.utf8.count == 20)
         try await rest.remove(players.child("bob"))
-        #expect(file(server) == json(#"{"players": {"alice": {"score": 5}, "carol": {"score": 3}, "\#(id)": {"score": 9}}, "other": true}"#))
+        #expect(file(folder) == json(#"{"players": {"alice": {"score": 5}, "carol": {"score": 3}, "\#(id)": {"score": 9}}, "other": true}"#))
 
         let (value, etag) = try await rest.get(players.child("alice"))
         #expect(value == ["score": 5] && etag?.isEmpty == false)
@@ -36,10 +38,11 @@ import TestSupport
         let shallow = try await rest.get(players, parameters: [("shallow", "true")]).value
         #expect(shallow == .object(JSONObject([("alice", true), ("carol", true), (id, true)])))
         try await client.shutdown()
+        await server.stop()
     }
 
     @Test func aStaleETagIsPreconditionFailedWithTheCurrentValue() async throws {
-        let (server, folder) = try Self.served(#"{"n": 1}"#, "remote-etag")
+        let (server, folder) = try await Self.served(#"{"n": 1}"#, "remote-etag")
         defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
@@ -53,14 +56,15 @@ import TestSupport
             return
         }
         #expect(value == 2 && current != old)
-        #expect(file(server) == ["n": 2])
+        #expect(file(folder) == ["n": 2])
         #expect(try await rest.set(n, 3, ifMatch: current) == .written)
-        #expect(file(server) == ["n": 3])
+        #expect(file(folder) == ["n": 3])
         try await client.shutdown()
+        await server.stop()
     }
 
     @Test func aTransactionRetriesOnAConcurrentWrite() async throws {
-        let (server, folder) = try Self.served(#"{"n": 10}"#, "remote-transaction")
+        let (server, folder) = try await Self.served(#"{"n": 10}"#, "remote-transaction")
         defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
@@ -79,12 +83,13 @@ import TestSupport
         }
         #expect(result == 101)
         #expect(seen.withLock { $0 } == [10, 100])
-        #expect(file(server) == ["n": 101])
+        #expect(file(folder) == ["n": 101])
         try await client.shutdown()
+        await server.stop()
     }
 
     @Test func concurrentTransactionsLoseNoIncrement() async throws {
-        let (server, folder) = try Self.served(#"{"counter": 0}"#, "remote-counter")
+        let (server, folder) = try await Self.served(#"{"counter": 0}"#, "remote-counter")
         defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
@@ -103,13 +108,14 @@ import TestSupport
             }
             try await group.waitForAll()
         }
-        #expect(file(server) == ["counter": 80])
+        #expect(file(folder) == ["counter": 80])
         #expect(calls.withLock { $0 } >= 80)
         try await client.shutdown()
+        await server.stop()
     }
 
     @Test func errorsCarryTheStatusAndTheServersMessage() async throws {
-        let (server, folder) = try Self.served(#"{"a": 1}"#, "remote-errors")
+        let (server, folder) = try await Self.served(#"{"a": 1}"#, "remote-errors")
         defer { withExtendedLifetime(folder) {} }
         let client = RemoteClient()
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/"), environment: [:]), credential: nil)
@@ -119,7 +125,7 @@ import TestSupport
         } catch {
             #expect(error.status == 400 && error.message.hasPrefix("HTTP 400") && error.message.contains("orderBy"), "\(error)")
         }
-        server.kill()
+        await server.stop()
         do {
             _ = try await rest.get(.root)
             Issue.record("a stopped server answered")
@@ -129,9 +135,10 @@ import TestSupport
         try await client.shutdown()
     }
 
+    /// Synchronous (its bridge is for callers that are not async), so its server is a process.
     @Test func synchronousCommandsUseTheBlockingBridge() throws {
-        let (server, folder) = try Self.served(#"{"a": 1}"#, "remote-blocking")
-        defer { withExtendedLifetime(folder) {} }
+        let folder = ScratchFolder("remote-blocking")
+        let server = try ServedFile(file: folder.write("db.json", #"{"a": 1}"#))
         let client = RemoteClient()
         defer { try? client.syncShutdown() }
         let rest = RestClient(client: client, url: try DatabaseURL(parsing: server.url("/a"), environment: [:]), credential: nil)

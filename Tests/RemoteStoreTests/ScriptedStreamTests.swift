@@ -2,6 +2,8 @@
 // chunk, malformed events, cancel and auth_revoked, error statuses, a body that is no stream.
 import JSONTree
 @testable import RemoteStore
+import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -143,13 +145,14 @@ import TestSupport
     @Test func aStreamQueryTheServerRefusesIsOffline() async throws {
         // `synctable serve` streams whole locations only: a query is a 400.
         let folder = ScratchFolder("remote-query")
-        let server = try ServedFile(file: folder.write("db.json", #"{"a": {"x": 1}}"#))
+        let server = try await InProcessServer(file: folder.write("db.json", #"{"a": {"x": 1}}"#))
         let client = RemoteClient()
-        defer { try? client.syncShutdown() }
         let (connection, recorder) = try follow(server.url("/a"), client: client,
                                                 options: .init(parameters: [("orderBy", "\"$key\""), ("limitToLast", "2")]))
-        defer { connection.stop() }
         #expect(await eventually { if case .offline(let why) = recorder.state { why.hasPrefix("HTTP 400") && why.contains("no orderBy") } else { false } })
         #expect(recorder.batches.isEmpty)
+        await connection.stop()
+        try await client.shutdown()
+        await server.stop()
     }
 }

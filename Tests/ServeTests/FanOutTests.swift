@@ -3,6 +3,7 @@
 import Foundation
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

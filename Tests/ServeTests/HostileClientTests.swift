@@ -3,6 +3,7 @@
 import FileStore
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -37,7 +38,7 @@ import TestSupport
     /// Under rules, a request the rules refuse is refused whatever its `if-match`: a wrong ETag
     /// does not answer 412 with the data. Where the user may write but not read, a failed
     /// precondition says nothing of the value.
-    @Test func aPreconditionIsCheckedOnlyAfterTheRulesJudge() throws {
+    @Test func aPreconditionIsCheckedOnlyAfterTheRulesJudge() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"secret": {"s": "TOPSECRET"}, "drop": {"box": "SEALED"}, "open": {"v": 1}}"#)
         let rules = folder.write("r.json", #"""
@@ -45,7 +46,7 @@ import TestSupport
             """#)
         var options = ServeOptions()
         options.rulesFile = rules
-        let server = try TestServer(file: file, options: options)
+        let server = try await InProcessServer(file: file, options: options)
         let wrong = [("if-match", "\"x\"")]
         for (method, target, body) in [("DELETE", "/.json", nil), ("PUT", "/secret/s.json", "\"y\""), ("PATCH", "/secret.json", #"{"s": 1}"#)] {
             let answer = try server.request(method, target, headers: wrong, body: body)
@@ -60,7 +61,7 @@ import TestSupport
         let open = try server.request("PUT", "/open/v.json", headers: wrong, body: "2")
         #expect(open.status == 412 && open.json == json("1") && open.header("ETag") != nil)
         #expect(folder.read("db.json") == #"{"secret": {"s": "TOPSECRET"}, "drop": {"box": "SEALED"}, "open": {"v": 1}}"#)
-        server.stop()
+        await server.stop()
     }
 
     /// A message left unfinished — frames without FIN, or fewer numbered pieces than announced —

@@ -7,6 +7,8 @@ import FileStore
 import Foundation
 import JSONTree
 import LiveQuery
+import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -51,7 +53,7 @@ private struct PrintedList {
 
 @Suite(.serialized, .enabled(if: sdkAvailable, "needs ../shared/firebase-js-sdk and /usr/bin/node (skipped: not beside this clone)"))
 struct JSClientTests {
-    @Test func aListBoundToALimitedQueryFollowsEditsByAnotherProcess() throws {
+    @Test func aListBoundToALimitedQueryFollowsEditsByAnotherProcess() async throws {
         let folder = ScratchFolder()
         var random = SplitMix64(seed: 0x51DE)
         var scores = (0..<30).map { _ in Int(random.next() % 100) }
@@ -60,7 +62,7 @@ struct JSClientTests {
             return "{\"players\": {" + players.joined(separator: ", ") + "}}"
         }
         let file = folder.write("db.json", document())
-        let server = try TestServer(file: file)
+        let server = try await InProcessServer(file: file)
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"list","path":"players","child":"score","last":10}"#)
         let query = try Query().orderByChild("score").limitToLast(10)
@@ -86,9 +88,11 @@ struct JSClientTests {
         }
         client.closeInput()
         #expect(client.wait() == 0)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
+    /// A spawned server: four clients contending under a loaded suite ran out of their SDK's
+    /// 25 retries once against the in-process server (its tasks on one queue of the test process).
     @Test func transactionsFromFourProcessesLoseNoUpdate() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"n": 0, "other": 0}"#)
@@ -114,25 +118,27 @@ struct JSClientTests {
         #expect(server.stop() == 0)
     }
 
-    @Test func onDisconnectRemoveIsCarriedOutWhenTheClientIsKilled() throws {
+    @Test func onDisconnectRemoveIsCarriedOutWhenTheClientIsKilled() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"presence": {"a": true, "b": true}}"#)
-        let server = try TestServer(file: file)
+        let server = try await InProcessServer(file: file)
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"onDisconnectRemove","path":"presence/a"}"#)
         #expect(client.waitFor(["onDisconnect": "ok"]), "\(client.standardError())")
         #expect(folder.read("db.json") == #"{"presence": {"a": true, "b": true}}"#, "nothing is written before the client goes")
         client.signal(SIGKILL)
         _ = client.wait()
-        let gone = waitUntil(seconds: 10) { (try? server.request("GET", "/presence.json").json) == ["b": true] }
+        // Off the pool: the session's end after the cut is the server's, on its own threads.
+        let port = server.port
+        let gone = await offPool { waitUntil(seconds: 10) { (try? HTTPConnection(port: port).request("GET", "/presence.json").json) == ["b": true] } }
         #expect(gone, "presence/a is still there: \(folder.read("db.json"))")
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func restAndWebSocketWritesReachEachOther() throws {
+    @Test func restAndWebSocketWritesReachEachOther() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"greeting": "hello"}"#)
-        let server = try TestServer(file: file)
+        let server = try await InProcessServer(file: file)
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"value","path":"greeting"}"#)
         #expect(client.waitFor(["value": "hello"]))
@@ -143,7 +149,7 @@ struct JSClientTests {
         #expect(try server.request("GET", "/fromApp.json").json == ["n": 1, "s": "ok"], "a WebSocket write reaches REST")
         client.closeInput()
         #expect(client.wait() == 0)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 }
 
@@ -152,11 +158,11 @@ extension JSClientTests {
     /// rules loaded with the owner credential (comments and all), users signed in with the SDK's
     /// unsigned mock tokens (custom claims as `auth.token`), assertSucceeds/assertFails, rules
     /// disabled, rules replaced mid-suite, a listen cancelled when it loses access, clearDatabase.
-    @Test func theFlowsOfRulesUnitTestingPass() throws {
+    @Test func theFlowsOfRulesUnitTestingPass() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"users": {"bob": {"name": "Bob", "age": 40}}}"#)
         let rules = folder.write("database.rules.json", #"{"rules": {".read": false, ".write": false}}"#)
-        let server = try TestServer(file: file, arguments: ["--rules", rules, "--accept-unverified-tokens"])
+        let server = try await InProcessServer(file: file, options: ServeOptions(rulesFile: rules, acceptUnverifiedTokens: true))
         let flows = try ChildProcess(["/usr/bin/node", packageRoot + "/Tests/ServeTests/Node/rules-unit-testing.js", String(server.port), sdkBundle],
                                      environment: ["NODE_PATH": "/usr/share/nodejs"])
         var steps = [String: JSON]()
@@ -178,16 +184,16 @@ extension JSClientTests {
         // loaded them, comments included.
         #expect(folder.read("db.json") == "{}")
         #expect(folder.read("database.rules.json").contains("// Each user reads and writes their own profile"))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func securityRulesDecideWhatAnAppReadsAndWrites() throws {
+    @Test func securityRulesDecideWhatAnAppReadsAndWrites() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"public": {"a": 1}, "secret": {"b": 2}}"#)
         let rules = folder.write("database.rules.json", #"""
             {"rules": {"public": {".read": true, "$k": {".write": "newData.isNumber()"}}, "secret": {".read": false}}}
             """#)
-        let server = try TestServer(file: file, arguments: ["--rules", rules])
+        let server = try await InProcessServer(file: file, options: ServeOptions(rulesFile: rules))
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"get","path":"public/a"}"#)
         #expect(client.waitFor(["get": 1]), "\(client.standardError())")
@@ -202,7 +208,7 @@ extension JSClientTests {
         #expect(client.waitFor(["set": "ok"]))
         client.closeInput()
         #expect(client.wait() == 0)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 }
 

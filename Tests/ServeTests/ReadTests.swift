@@ -2,6 +2,7 @@
 import JSONTree
 import LiveQuery
 import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -12,9 +13,9 @@ import TestSupport
          "title": {".value": "Scores", ".priority": 1}, "list": [10, 20, null, 40]}
         """
 
-    @Test func readsValuesAtAnyPath() throws {
+    @Test func readsValuesAtAnyPath() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.players))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.players))
         #expect(try server.request("GET", "/players/bob.json").json == json(#"{"score":10,"name":"Bob"}"#))
         #expect(try server.request("GET", "/players/bob/score.json").json == json("10"))
         #expect(try server.request("GET", "/nobody/here.json").json == json("null"))
@@ -24,12 +25,12 @@ import TestSupport
         #expect(try server.request("GET", "/players/dave.json").json == json(#"{"score":40}"#))
         #expect(try server.request("GET", "/players/dave.json?format=export").json == json(#"{"score":40,".priority":2}"#))
         #expect(try server.request("GET", "/.json").json?["players"]?["alice"]?["name"] == json(#""Alice""#))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func queriesAnswerTheWindowInQueryOrder() throws {
+    @Test func queriesAnswerTheWindowInQueryOrder() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.players))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.players))
         let top = try server.request("GET", #"/players.json?orderBy="score"&limitToLast=2"#)
         #expect(top.status == 200)
         // In query order, as `synctable list` prints it: carol's 20 is below alice's 30 … dave 40.
@@ -44,12 +45,12 @@ import TestSupport
         #expect(nested.json.flatMap { $0.objectValue?.keys } == ["carol"])
         let none = try server.request("GET", #"/players.json?orderBy="score"&startAt=1000"#)
         #expect(none.text == "{}\n")
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func invalidQueriesAre400NamingTheParameterAndRule() throws {
+    @Test func invalidQueriesAre400NamingTheParameterAndRule() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.players))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.players))
         let cases: [(String, String)] = [
             (#"/players.json?orderBy="$key"&startAt=5"#, "startAt: with orderByKey a bound must be a string"),
             (#"/players.json?orderBy=score"#, "orderBy must be JSON-encoded"),
@@ -67,18 +68,18 @@ import TestSupport
             let error = response.json?["error"]?.stringValue ?? ""
             #expect(error.contains(message), "\(target): \(error)")
         }
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func shallowPrintAndNamespace() throws {
+    @Test func shallowPrintAndNamespace() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.players))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.players))
         #expect(try server.request("GET", "/players/carol.json?shallow=true").json == json(#"{"score":20,"name":"Carol","tags":true}"#))
         #expect(try server.request("GET", "/players/carol/score.json?shallow=true").json == json("20"))
         let pretty = try server.request("GET", "/players/bob.json?print=pretty&ns=demo")
         #expect(pretty.text == "{\n  \"score\": 10,\n  \"name\": \"Bob\"\n}\n")
         let silent = try server.request("GET", "/players/bob.json?print=silent")
         #expect(silent.status == 204 && silent.body.isEmpty)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 }

@@ -4,6 +4,7 @@
 import Glibc
 #endif
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

@@ -7,6 +7,7 @@ import Glibc
 #endif
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -236,12 +237,12 @@ let documentedExamples: [RulesExample] = [
 
     /// Every example on one server (its rules and data set by the admin, the data again after
     /// an allowed write), REST and streams; a denied write leaves the file byte-identical.
-    @Test func everyDocumentedExampleDecidesAsDocumented() throws {
+    @Test func everyDocumentedExampleDecidesAsDocumented() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", "{}")
         var options = ServeOptions()
         options.acceptUnverifiedTokens = true
-        let server = try TestServer(file: file, options: options)
+        let server = try await InProcessServer(file: file, options: options)
         let admin = [("Authorization", "Bearer owner")]
         var decided = 0
         for example in documentedExamples {
@@ -271,6 +272,6 @@ let documentedExamples: [RulesExample] = [
             }
         }
         #expect(decided == documentedExamples.reduce(0) { $0 + $1.requests.count })
-        server.stop()
+        await server.stop()
     }
 }

@@ -6,6 +6,7 @@ import Glibc
 import FileStore
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -61,12 +62,12 @@ import TestSupport
         #expect(refused.description.hasPrefix("--accept-unverified-tokens lets anyone claim to be any user"))
     }
 
-    @Test func theRulesEndpointIsTheAdminsAndWritesTheFileBack() throws {
+    @Test func theRulesEndpointIsTheAdminsAndWritesTheFileBack() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"a": {"x": 1}}"#)
         let text = "// the rules\n{\"rules\": {\"a\": {\".read\": true}}}\n"
         let rulesFile = folder.write("database.rules.json", text)
-        let server = try TestServer(file: file, options: Self.options(rules: rulesFile))
+        let server = try await InProcessServer(file: file, options: Self.options(rules: rulesFile))
         // As written (comments and all), and as strict JSON.
         #expect(try server.request("GET", "/.settings/rules.json", headers: Self.admin).text == text + "\n")
         let strict = try server.request("GET", "/.settings/rules.json?format=strict", headers: Self.admin)
@@ -88,14 +89,14 @@ import TestSupport
         #expect(try server.request("GET", "/a.json").status == 401)
         #expect(try server.request("GET", "/a.json", headers: bearer("alice")).json == json(#"{"x": 1}"#))
         #expect(folder.read("database.rules.json") == replacement)
-        server.stop()
+        await server.stop()
     }
 
-    @Test func credentialsNameTheUser() throws {
+    @Test func credentialsNameTheUser() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"users": {"alice": 1, "bob": 2}}"#)
         let rules = folder.write("r.json", #"{"rules": {"users": {"$uid": {".read": "auth.uid === $uid"}}}}"#)
-        let server = try TestServer(file: file, options: Self.options(rules: rules))
+        let server = try await InProcessServer(file: file, options: Self.options(rules: rules))
         // An ID token in the header or in ?auth=.
         #expect(try server.request("GET", "/users/alice.json", headers: bearer("alice")).status == 200)
         #expect(try server.request("GET", "/users/alice.json?auth=" + idToken(json(#"{"user_id": "alice"}"#))).status == 200)
@@ -114,14 +115,14 @@ import TestSupport
         let mock = [("Authorization", "Bearer " + idToken(json(#"{"sub": "alice", "iat": 0, "exp": 3600}"#)))]
         #expect(try server.request("GET", "/users/alice.json", headers: mock).status == 200)
         #expect(try server.request("GET", "/users/alice.json", headers: [("Authorization", "Bearer s3cret")]).status == 401)
-        server.stop()
+        await server.stop()
 
         // Without --accept-unverified-tokens, an ID token is refused: it cannot be verified here.
-        let strict = try TestServer(file: file, options: Self.options(rules: rules, unverified: false))
+        let strict = try await InProcessServer(file: file, options: Self.options(rules: rules, unverified: false))
         let refused = try strict.request("GET", "/users/alice.json", headers: bearer("alice"))
         #expect(refused.status == 401 && refused.text.contains("--accept-unverified-tokens"))
         #expect(try strict.request("GET", "/users/alice.json").status == 401)
-        strict.stop()
+        await strict.stop()
     }
 
     /// A stream's access ends when its user's ID token expires (`auth_revoked`), or when the rules
@@ -176,11 +177,11 @@ import TestSupport
     }
 
     /// The production database's REST answer to a query without its index.
-    @Test func aQueryWithoutItsIndexIsRefusedAsTheDatabaseRefusesIt() throws {
+    @Test func aQueryWithoutItsIndexIsRefusedAsTheDatabaseRefusesIt() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"scores": {"a": {"score": 1}}, "indexed": {"a": {"score": 1}}}"#)
         let rules = folder.write("r.json", #"{"rules": {".read": true, "indexed": {".indexOn": ["score", ".value"]}}}"#)
-        let server = try TestServer(file: file, options: Self.options(rules: rules))
+        let server = try await InProcessServer(file: file, options: Self.options(rules: rules))
         let missing = try server.request("GET", "/scores.json?orderBy=%22score%22&limitToFirst=1")
         #expect(missing.status == 400)
         #expect(missing.json?["error"] == #"Index not defined, add ".indexOn": "score", for path "/scores", to the rules"#)
@@ -189,12 +190,12 @@ import TestSupport
         #expect(try server.request("GET", "/scores.json?orderBy=%22$key%22&limitToFirst=1").status == 200)
         #expect(try server.request("GET", "/indexed.json?orderBy=%22score%22&limitToFirst=1").status == 200)
         #expect(try server.request("GET", "/indexed.json?orderBy=%22$value%22").status == 200)
-        server.stop()
+        await server.stop()
     }
 
     /// A write the rules allow leaves the file exactly as the same write on a server without
     /// rules; one they deny leaves it byte-identical.
-    @Test func allowedWritesWriteWhatTheyWouldWithoutRulesAndDeniedOnesNothing() throws {
+    @Test func allowedWritesWriteWhatTheyWouldWithoutRulesAndDeniedOnesNothing() async throws {
         let rules = #"""
             {"rules": {"items": {"$id": {".write": "auth != null && ($id.beginsWith(auth.uid) || !data.exists())",
               ".validate": "newData.hasChildren(['n'])", "n": {".validate": "newData.isNumber() && newData.val() < 50"}}}}}
@@ -206,8 +207,8 @@ import TestSupport
             var items = [(key: String, value: JSON)]()
             for i in 0..<6 { items.append(("\(["alice", "bob", "x"][i % 3])\(i)", .object(JSONObject([("n", .number(JSONNumber(i)))])))) }
             let start = JSON.object(JSONObject([("items", .object(JSONObject(items)))])).serializedString(.pretty)
-            let guarded = try TestServer(file: folder.write("guarded.json", start), options: Self.options(rules: folder.write("r.json", rules)))
-            let open = try TestServer(file: folder.write("open.json", start), options: Self.options(unverified: false))
+            let guarded = try await InProcessServer(file: folder.write("guarded.json", start), options: Self.options(rules: folder.write("r.json", rules)))
+            let open = try await InProcessServer(file: folder.write("open.json", start), options: Self.options(unverified: false))
             for _ in 0..<20 {
                 let key = ["alice0", "bob1", "x2", "alice3", "new\(random.int(0...3))", "bob\(random.int(0...9))"][random.int(0..<6)]
                 let n = JSON.number(JSONNumber(random.int(0...60)))
@@ -229,8 +230,8 @@ import TestSupport
                     #expect(folder.read("guarded.json") == before, "seed \(seed): \(user) \(method) \(target) \(body ?? "")")
                 }
             }
-            guarded.stop()
-            open.stop()
+            await guarded.stop()
+            await open.stop()
         }
         // The random writes are both allowed and denied, often.
         #expect(outcomes[200, default: 0] > 8 && outcomes[401, default: 0] > 8, "\(outcomes)")
@@ -238,12 +239,12 @@ import TestSupport
 
     /// Fifty open streams while the admin replaces the rules: those whose users lose access
     /// get `cancel` and end; the others go on and hear the next write.
-    @Test func aRulesChangeCancelsTheStreamsThatLostAccess() throws {
+    @Test func aRulesChangeCancelsTheStreamsThatLostAccess() async throws {
         let folder = ScratchFolder()
         let rooms = JSON.object(JSONObject((0..<50).map { ("r\($0)", .object(JSONObject([("v", 0)]))) }))
         let file = folder.write("db.json", JSON.object(JSONObject([("rooms", rooms)])).serializedString())
         let rulesFile = folder.write("r.json", #"{"rules": {"rooms": {"$r": {".read": "auth != null"}}}}"#)
-        let server = try TestServer(file: file, options: Self.options(rules: rulesFile))
+        let server = try await InProcessServer(file: file, options: Self.options(rules: rulesFile))
         var streams = [OpenStream]()
         for i in 0..<50 {
             let stream = try server.openStream("/rooms/r\(i).json", headers: bearer("u\(i)", [("team", .string(i % 3 == 0 ? "b" : "a"))]))
@@ -263,6 +264,6 @@ import TestSupport
                 #expect(event?.name == "put" && event?.json == json(#"{"path": "/v", "data": 1}"#), "stream \(i): \(String(describing: event))")
             }
         }
-        server.stop()
+        await server.stop()
     }
 }

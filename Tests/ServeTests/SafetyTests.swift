@@ -6,27 +6,28 @@ import Glibc
 import FileStore
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
 @Suite struct SafetyTests {
     static let content = #"{"a": {"b": 1}, "secret": 42}"#
 
-    @Test func anAuthTokenIsRequiredWhenGiven() throws {
+    @Test func anAuthTokenIsRequiredWhenGiven() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.content), arguments: ["--auth-token", "owner"])
+        let server = try await InProcessServer(file: folder.write("db.json", Self.content), options: ServeOptions(authToken: "owner"))
         #expect(try server.request("GET", "/secret.json").status == 401)
         #expect(try server.request("GET", "/secret.json", headers: [("Authorization", "Bearer other")]).status == 401)
         #expect(try server.request("PUT", "/secret.json", body: "0").status == 401)
         #expect(try server.request("GET", "/secret.json", headers: [("Authorization", "Bearer owner")]).json == json("42"))
         #expect(try server.request("GET", "/secret.json?auth=owner").json == json("42"))
         #expect(folder.read("db.json") == Self.content)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func readOnlyRefusesEveryWrite() throws {
+    @Test func readOnlyRefusesEveryWrite() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.content), arguments: ["--read-only"])
+        let server = try await InProcessServer(file: folder.write("db.json", Self.content), options: ServeOptions(readOnly: true))
         for method in ["PUT", "PATCH", "POST", "DELETE"] {
             let response = try server.request(method, "/a.json", body: #"{"b": 2}"#)
             #expect(response.status == 401, "\(method)")
@@ -36,12 +37,12 @@ import TestSupport
         #expect(override.status == 401)
         #expect(try server.request("GET", "/a/b.json").json == json("1"))
         #expect(folder.read("db.json") == Self.content)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func oversizedBodiesAre413() throws {
+    @Test func oversizedBodiesAre413() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.content), arguments: ["--max-body-bytes", "1000"])
+        let server = try await InProcessServer(file: folder.write("db.json", Self.content), options: ServeOptions(maxBodyBytes: 1000))
         let big = "\"" + String(repeating: "x", count: 2000) + "\""
         #expect(try server.request("PUT", "/a.json", body: big).status == 413)
         // Without a Content-Length (chunked), the limit holds as the body arrives.
@@ -52,12 +53,12 @@ import TestSupport
         connection.send(request)
         #expect(try connection.readResponse().status == 413)
         #expect(try server.request("PUT", "/a.json", body: #""small""#).status == 200)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func pathsAreDatabasePaths() throws {
+    @Test func pathsAreDatabasePaths() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.content))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.content))
         for target in ["/../etc/passwd.json", "/a/%2E%2E/secret.json", "/a%2Fb.json", "/a%00.json", "/a$b.json",
                        "/a%23b.json", "/a[0].json", "/a.b.json", "/a", "/a/b"] {
             let response = try server.request("GET", target)
@@ -66,12 +67,12 @@ import TestSupport
         }
         #expect(try server.request("PUT", "/a/..%2F..%2Fx.json", body: "1").status == 400)
         #expect(folder.read("db.json") == Self.content)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func malformedRequestsDoNotHurtTheServer() throws {
+    @Test func malformedRequestsDoNotHurtTheServer() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.content))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.content))
         for garbage in ["NOT HTTP AT ALL\r\n\r\n", "GET /a.json HTTP/9.9\r\n\r\n", "GET /a.json HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
                         String(repeating: "A", count: 100_000) + "\r\n\r\n"] {
             let connection = try server.connect()
@@ -79,17 +80,17 @@ import TestSupport
             if let response = try? connection.readResponse(seconds: 10) {
                 #expect(response.status >= 400, "\(garbage.prefix(40))")
             }
-            #expect(connection.isClosedByServer(seconds: 10), "\(garbage.prefix(40))")
+            #expect(await closedByServer([connection], seconds: 10) == [true], "\(garbage.prefix(40))")
         }
         #expect(try server.request("GET", "/a/b.json").json == json("1"))
         #expect(try server.request("DELETE", "/a.json", headers: [("Content-Length", "0")]).status == 200)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func aClientThatStopsReadingIsDroppedAndSlowsNoOne() throws {
+    @Test func aClientThatStopsReadingIsDroppedAndSlowsNoOne() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"big": "", "n": 0}"#)
-        let server = try TestServer(file: file, arguments: ["--stream-backlog", "8"])
+        let server = try await InProcessServer(file: file, options: ServeOptions(streamBacklogLimit: 8))
         // The slow client: a tiny receive buffer, and it never reads after the request.
         let slow = try HTTPConnection(port: server.port, receiveBuffer: 4096)
         slow.send(HTTPConnection.requestBytes("GET", "/.json", headers: [("Accept", "text/event-stream")]))
@@ -103,20 +104,21 @@ import TestSupport
             while event.name == "keep-alive" { event = try #require(try reader.readEvent()) }
             #expect(event.json == json(#"{"path":"/","data":\#(n)}"#))
         }
-        #expect(slow.isClosedByServer(seconds: 20))
-        #expect(server.stop() == 0)
+        #expect(await closedByServer([slow], seconds: 20) == [true])
+        await server.stop()
     }
 
-    @Test func manyStreamsAtOnceAllHearAnEdit() throws {
+    @Test func manyStreamsAtOnceAllHearAnEdit() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"n": 0}"#)
-        let server = try TestServer(file: file)
-        // This process holds the clients' ends: 1,000 descriptors and more.
+        // This process holds the clients' ends and the server's: 2,000 descriptors and more (raised
+        // before the server starts, which caps its connections by the limit).
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max
         setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        try #require(limit.rlim_cur > 1200, "the system allows only \(limit.rlim_max) descriptors a process")
+        try #require(limit.rlim_cur > 2400, "the system allows only \(limit.rlim_max) descriptors a process")
+        let server = try await InProcessServer(file: file)
         var streams = [HTTPConnection]()
         for _ in 0..<1000 {
             let connection = try server.connect()
@@ -131,7 +133,7 @@ import TestSupport
         for stream in streams {
             #expect(try stream.readEvent()?.json == json(#"{"path":"/","data":1}"#))
         }
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
     /// `--auth-token ""` (an unset variable) served everyone while looking closed.

@@ -3,9 +3,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FileStore
 import Foundation
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import StoreInterface
 import Synchronization
 import Testing
@@ -14,10 +16,15 @@ import TestSupport
 @Suite struct ServedSourcesTests {
     static let refusal = "this source is a log, only appended to"
 
-    @Test func aJSONLinesFileIsServedAsALogThatPOSTAppendsTo() throws {
+    /// A JSON Lines file served in this process, as `synctable serve FILE.jsonl` serves it.
+    static func log(_ file: String) async throws -> InProcessServer {
+        try await InProcessServer(name: file) { try FileStore(path: file, options: FileStore.Options(format: .jsonLines)) }
+    }
+
+    @Test func aJSONLinesFileIsServedAsALogThatPOSTAppendsTo() async throws {
         let folder = ScratchFolder()
         let file = folder.write("app.jsonl", "{\"level\": \"info\", \"msg\": \"a\"}\n{\"level\": \"warn\", \"msg\": \"b\"}\n")
-        let server = try TestServer(file: file)
+        let server = try await Self.log(file)
         #expect(try server.request("GET", "/.json").json == json(#"[{"level": "info", "msg": "a"}, {"level": "warn", "msg": "b"}]"#))
         #expect(try server.request("GET", "/.json?orderBy=%22level%22&equalTo=%22warn%22").json == json(#"{"1": {"level": "warn", "msg": "b"}}"#))
 
@@ -43,14 +50,15 @@ import TestSupport
                     "\(method) \(target): \(refused.status) \(refused.text)")
         }
         #expect(folder.read("app.jsonl").split(separator: "\n").count == 3)
+        await server.stop()
     }
 
     /// An empty log is a log of no lines: served at once; a POST then makes its first line.
     /// An append never splits another writer's unfinished line: 503, with why, and nothing written.
-    @Test func anEmptyLogIsServedAndAnAppendNeverSplitsAnotherWritersLine() throws {
+    @Test func anEmptyLogIsServedAndAnAppendNeverSplitsAnotherWritersLine() async throws {
         let folder = ScratchFolder()
         let file = folder.write("empty.jsonl", "")
-        let server = try TestServer(file: file)
+        let server = try await Self.log(file)
         let empty = try server.request("GET", "/.json")
         #expect(empty.status == 200 && empty.json == json("[]"), "\(empty.status) \(empty.text)")
         #expect(try server.request("POST", "/.json", body: #"{"n": 1}"#).json == json(#"{"name": "0"}"#))
@@ -64,6 +72,7 @@ import TestSupport
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.json?["error"]?.stringValue?.hasPrefix("another program's last line has not ended") == true)
         #expect(folder.read("empty.jsonl") == first + "{\"ext\":\"partial")
+        await server.stop()
     }
 
     /// A line longer than `--max-line-bytes` on standard input is an error row naming its line,

@@ -5,20 +5,14 @@ import Glibc
 import FileStore
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
 @Suite struct StreamTests {
     /// Opens a stream of `target`; returns the connection after its first event.
-    static func open(_ server: TestServer, _ target: String) throws -> (HTTPConnection, ServerEvent) {
-        try open(server.connect(), target)
-    }
-
-    static func open(_ server: InProcessServer, _ target: String) throws -> (HTTPConnection, ServerEvent) {
-        try open(server.connect(), target)
-    }
-
-    private static func open(_ connection: HTTPConnection, _ target: String) throws -> (HTTPConnection, ServerEvent) {
+    static func open(_ server: some ServedForTest, _ target: String) throws -> (HTTPConnection, ServerEvent) {
+        let connection = try server.connect()
         connection.send(HTTPConnection.requestBytes("GET", target, headers: [("Accept", "text/event-stream")]))
         let head = try connection.readHead()
         #expect(head.status == 200 && head.header("content-type") == "text/event-stream; charset=utf-8")
@@ -26,10 +20,10 @@ import TestSupport
         return (connection, first)
     }
 
-    @Test func streamsEveryRevisionFromAnyWriter() throws {
+    @Test func streamsEveryRevisionFromAnyWriter() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"players": {"alice": {"score": 1}, "bob": {"score": 2}}, "other": 0}"#)
-        let server = try TestServer(file: file)
+        let server = try await InProcessServer(file: file)
         let (stream, first) = try Self.open(server, "/players.json")
         #expect(first.name == "put")
         #expect(first.json == json(#"{"path":"/","data":{"alice":{"score":1},"bob":{"score":2}}}"#))
@@ -54,30 +48,29 @@ import TestSupport
         _ = try server.request("DELETE", "/players/carol.json")
         let removal = try #require(try stream.readEvent())
         #expect(removal.name == "put" && removal.json == json(#"{"path":"/carol","data":null}"#))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func idleStreamsGetKeepAlives() throws {
+    @Test func idleStreamsGetKeepAlives() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", #"{"a": 1}"#),
-                                          arguments: ["--keep-alive-ms", "50"])
+        let server = try await InProcessServer(file: folder.write("db.json", #"{"a": 1}"#), options: ServeOptions(keepAliveMilliseconds: 50))
         let (stream, _) = try Self.open(server, "/a.json")
         let event = try #require(try stream.readEvent())
         #expect(event == ServerEvent(name: "keep-alive", data: "null"))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func removingTheFileCancelsStreams() throws {
+    @Test func removingTheFileCancelsStreams() async throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"a": 1}"#)
-        let server = try TestServer(file: file)
+        let server = try await InProcessServer(file: file)
         let (stream, _) = try Self.open(server, "/a.json")
         unlink(file)
         var event = try stream.readEvent(seconds: 30)
         while event?.name == "keep-alive" { event = try stream.readEvent(seconds: 30) }
         #expect(event?.name == "cancel")
         #expect(try stream.readEvent() == nil)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
     /// 150 streams of an 11 MB file that never read held 1.7 GB, and each serialised the file:

@@ -4,6 +4,7 @@ import HummingbirdWSClient
 import JSONTree
 import Logging
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

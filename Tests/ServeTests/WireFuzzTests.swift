@@ -13,6 +13,7 @@ import Glibc
 import Foundation
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import StoreInterface
 import Testing
 import TestSupport

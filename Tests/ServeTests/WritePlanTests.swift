@@ -1,6 +1,7 @@
 // A PATCH's answer: each written location's value, found in time linear in the paths.
 import JSONTree
 @testable import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 

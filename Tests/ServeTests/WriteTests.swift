@@ -5,6 +5,7 @@ import Glibc
 import Foundation
 import JSONTree
 import Serve
+import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -20,9 +21,9 @@ import TestSupport
 
         """
 
-    @Test func writesChangeOnlyTheirValuesBytes() throws {
+    @Test func writesChangeOnlyTheirValuesBytes() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         let put = try server.request("PUT", "/players/alice/score.json", body: "31")
         #expect(put.status == 200 && put.json == json("31"))
         // Everything else keeps its spelling: the spaces, `1.50`, the key order.
@@ -42,45 +43,45 @@ import TestSupport
         let delete = try server.request("DELETE", "/players/bob.json")
         #expect(delete.status == 200 && delete.json == json("null"))
         #expect(try server.request("GET", "/players/bob.json").json == json("null"))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func pushOntoAnArrayAppendsAtTheNextIndex() throws {
+    @Test func pushOntoAnArrayAppendsAtTheNextIndex() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         let post = try server.request("POST", "/log.json", body: #""c""#)
         #expect(post.json == json(#"{"name":"2"}"#))
         #expect(try server.request("GET", "/log.json").json == json(#"["a","b","c"]"#))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func serverValuesAreResolvedWhenWritten() throws {
+    @Test func serverValuesAreResolvedWhenWritten() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         let before = Int64(PushClock.now())
         let put = try server.request("PUT", "/stamp.json", body: #"{".sv":"timestamp"}"#)
         let stamp = try #require(put.json?.doubleValue)
         #expect(Int64(stamp) >= before && Int64(stamp) <= Int64(PushClock.now()))
         let increment = try server.request("PATCH", "/players/alice.json", body: #"{"score": {".sv": {"increment": 5}}}"#)
         #expect(increment.json == json(#"{"score":35}"#))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func methodOverrideAndSilentPrint() throws {
+    @Test func methodOverrideAndSilentPrint() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         let put = try server.request("POST", "/players/alice/name.json?print=silent",
                                      headers: [("X-HTTP-Method-Override", "PUT")], body: #""Alicia""#)
         #expect(put.status == 204 && put.body.isEmpty)
         let delete = try server.request("POST", "/players/bob.json", headers: [("X-HTTP-Method-Override", "DELETE")], body: "")
         #expect(delete.status == 200)
         #expect(try server.request("GET", "/players.json").json == json(#"{"alice":{"score":30,"name":"Alicia"}}"#))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func badBodiesAre400AndWriteNothing() throws {
+    @Test func badBodiesAre400AndWriteNothing() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         let cases: [(String, String, String, String)] = [
             ("PUT", "/players.json", "{not json", "the body is not valid JSON"),
             ("PATCH", "/players.json", "[1,2]", "a PATCH body must be a non-empty object"),
@@ -95,14 +96,14 @@ import TestSupport
             #expect(response.json?["error"]?.stringValue?.contains(message) == true, "\(response.text)")
         }
         #expect(folder.read("db.json") == Self.original)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
     /// The database replaces a leaf written below with an object holding the new child: an
     /// empty `push()` followed by an `update()` of the new child, as the Admin SDK does it.
-    @Test func aWriteBelowALeafReplacesIt() throws {
+    @Test func aWriteBelowALeafReplacesIt() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         #expect(try server.request("PUT", "/players/alice/score/deeper.json", body: "1").status == 200)
         #expect(try server.request("GET", "/players/alice/score.json").json == json(#"{"deeper":1}"#))
         let pushed = try server.request("POST", "/queue.json", body: #""""#)
@@ -111,12 +112,12 @@ import TestSupport
         let updated = try server.request("PATCH", "/queue/\(key).json", body: #"{"name": "n", "at": 1}"#)
         #expect(updated.status == 200, "\(updated.text)")
         #expect(try server.request("GET", "/queue/\(key).json").json == json(#"{"name":"n","at":1}"#))
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 
-    @Test func etagsMakeConditionalReadsAndWrites() throws {
+    @Test func etagsMakeConditionalReadsAndWrites() async throws {
         let folder = ScratchFolder()
-        let server = try TestServer(file: folder.write("db.json", Self.original))
+        let server = try await InProcessServer(file: folder.write("db.json", Self.original))
         let read = try server.request("GET", "/players/alice/score.json", headers: [("X-Firebase-ETag", "true")])
         let etag = try #require(read.header("ETag"))
         // Unchanged: 304 to if-none-match.
@@ -136,7 +137,7 @@ import TestSupport
         let missing = try server.request("GET", "/counter.json", headers: [("X-Firebase-ETag", "true")])
         let created = try server.request("PUT", "/counter.json", headers: [("if-match", try #require(missing.header("ETag")))], body: "1")
         #expect(created.status == 200)
-        #expect(server.stop() == 0)
+        await server.stop()
     }
 }
 

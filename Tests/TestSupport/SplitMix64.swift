@@ -12,3 +12,12 @@ public func forEachSeed(_ count: Int, base: UInt64 = 0x5EED, _ body: (UInt64, in
         try body(seed, &rng)
     }
 }
+
+/// `forEachSeed` for a body that awaits (a test that starts a server for each seed).
+public func forEachSeed(_ count: Int, base: UInt64 = 0x5EED, _ body: (UInt64, inout SplitMix64) async throws -> Void) async rethrows {
+    for i in 0..<UInt64(count) {
+        let seed = base &+ i &* 0x1_0000_0001
+        var rng = SplitMix64(seed: seed)
+        try await body(seed, &rng)
+    }
+}

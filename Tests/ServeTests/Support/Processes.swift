@@ -42,8 +42,9 @@ func adminSDK(_ script: String, port: Int, _ arguments: [String] = []) throws ->
                      environment: ["PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"])
 }
 
-/// Runs `synctable ARGUMENTS` to its end; its standard output.
-func synctable(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, output: String) {
+/// Runs `synctable ARGUMENTS` in a process of its own to its end; its standard output (for what
+/// must come from another process; `synctable(_:)` runs a command in this one).
+func synctableProcess(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, output: String) {
     let child = try ChildProcess([try builtProduct("synctable")] + arguments)
     child.closeInput()
     var lines = [String]()

@@ -9,26 +9,16 @@ import Testing
 import TestSupport
 
 extension TestServer {
-    /// `synctable serve` with `options`' rules and tokens. (Tests using it are synchronous: an
-    /// async test resumed after each blocking call waits for a thread of the concurrency pool,
-    /// which the suite's blocking tests fill; with a hundred such steps one took 140 s.)
+    /// `synctable serve` with `options`' rules and tokens (for a test of the signals that end it).
     convenience init(file: String, options: ServeOptions) throws {
         var arguments = [String]()
         if let rules = options.rulesFile { arguments += ["--rules", rules] }
         if options.acceptUnverifiedTokens { arguments.append("--accept-unverified-tokens") }
         try self.init(file: file, arguments: arguments)
     }
-
-    /// Opens a stream of `target`; its head and first event (nil when it ended at once).
-    func openStream(_ target: String, headers: [(String, String)] = []) throws -> OpenStream {
-        let connection = try connect()
-        connection.send(HTTPConnection.requestBytes("GET", target, headers: headers + [("Accept", "text/event-stream")]))
-        let head = try connection.readHead()
-        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readEvent() : nil)
-    }
 }
 
-/// A stream opened by `TestServer.openStream`.
+/// A stream opened by `ServedForTest.openStream`.
 final class OpenStream {
     let connection: HTTPConnection
     let head: HTTPResult

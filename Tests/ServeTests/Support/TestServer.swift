@@ -1,16 +1,43 @@
-// A served scratch file: the server in this process on a free port, and the folder it lives in.
+// What the serve tests talk to (a server in this process or a child), `synctable serve` as a
+// child for what needs a process, and the helpers the tests share.
 #if canImport(Glibc)
 import Glibc
 #endif
 import FileStore
 import JSONTree
+import ServeTestSupport
 import TestSupport
 import Synchronization
 import Testing
 
+/// A server a test talks to on loopback: in this process (`InProcessServer`, the usual one) or
+/// a child (`TestServer`, for what needs a process: signals, exit statuses, standard input).
+protocol ServedForTest: AnyObject {
+    var port: Int { get }
+}
+
+extension ServedForTest {
+    func connect(receiveBuffer: Int? = nil) throws -> HTTPConnection {
+        try HTTPConnection(port: port, receiveBuffer: receiveBuffer)
+    }
+
+    /// One request on a new connection.
+    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> HTTPResult {
+        try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
+    }
+
+    /// Opens a stream of `target`; its head and first event (nil when it ended at once).
+    func openStream(_ target: String, headers: [(String, String)] = []) throws -> OpenStream {
+        let connection = try connect()
+        connection.send(HTTPConnection.requestBytes("GET", target, headers: headers + [("Accept", "text/event-stream")]))
+        let head = try connection.readHead()
+        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readEvent() : nil)
+    }
+}
+
 /// `synctable serve FILE --port 0 …` as a child process, on the port it printed; killed when
 /// the value goes away (`stop()` ends it as SIGTERM would and returns its exit status).
-final class TestServer {
+final class TestServer: ServedForTest {
     let port: Int
     let file: String
     let pid: pid_t
@@ -54,13 +81,6 @@ final class TestServer {
         close(output)
     }
 
-    func connect() throws -> HTTPConnection { try HTTPConnection(port: port) }
-
-    /// One request on a new connection.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> HTTPResult {
-        try connect().request(method, target, headers: headers, body: body.map { Array($0.utf8) })
-    }
-
     /// Sends `signal`; the exit status if the server ended within `seconds` (else it is killed).
     func stop(signal: Int32, within seconds: Double) -> Int32? {
         kill(pid, signal)
@@ -100,3 +120,5 @@ func eventually(_ what: String, seconds: Double = 20, sourceLocation: SourceLoca
 func json(_ text: String) -> JSON {
     try! JSONDocument(parsing: text).root.json
 }
+
+extension InProcessServer: ServedForTest {}

@@ -10,10 +10,10 @@ import Headless
 import TestSupport
 
 /// What a command printed and returned.
-struct CommandResult {
-    var status: Int32
-    var output: String
-    var errors: String
+public struct CommandResult {
+    public var status: Int32
+    public var output: String
+    public var errors: String
 }
 
 /// Runs `synctable arguments` in this process.
@@ -22,7 +22,7 @@ struct CommandResult {
 ///   - folder: a folder whose path, and the slash after it, is left out of the output (as a
 ///     command run there on a relative path would print it; a process has one working folder,
 ///     shared by the tests running at once, so every path given is absolute).
-func synctable(_ arguments: [String], stdin: String? = nil, folder: String? = nil) throws -> CommandResult {
+public func synctable(_ arguments: [String], stdin: String? = nil, folder: String? = nil) throws -> CommandResult {
     let output = try CapturedOutput(), errors = try CapturedOutput()
     let input = try InputPipe(stdin ?? "")
     let status = SyncTable.run(arguments, io: CommandIO(input: input.fd, output: output.fd, errors: errors.fd))

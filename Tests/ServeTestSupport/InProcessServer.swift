@@ -1,0 +1,124 @@
+// A served scratch file in this process (`DatabaseServer` on a queue of its own), for the tests
+// of the server and of its clients: no process to start, and the server's own accounting
+// (caches, streams, connections) is there to read.
+import Dispatch
+import Serve
+import StoreInterface
+import Synchronization
+
+/// A served scratch file in this process. Its tasks run on a queue of their own, so a test
+/// that waits for an answer on a blocking socket does not hold up the server. A test awaits
+/// `stop()`: the shutdown needs a thread of the concurrency pool (swift-service-lifecycle ends
+/// its waits on cancellation from a task of its own), which a blocking wait would hold.
+public final class InProcessServer {
+    public let server: DatabaseServer
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    /// A queue of its own: servers of tests running at once do not wait on each other.
+    private let executor = QueueExecutor()
+
+    public convenience init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
+        var options = options
+        options.port = 0
+        try await self.init { try DatabaseServer(file: file, options: options) }
+    }
+
+    /// Serves the store `open` makes (on the server's store thread).
+    public convenience init(name: String, options: ServeOptions = ServeOptions(port: 0),
+                     store open: @escaping @Sendable () throws -> any LiveStore) async throws {
+        var options = options
+        options.port = 0
+        try await self.init { try DatabaseServer(name: name, options: options, store: open) }
+    }
+
+    private init(_ make: () throws -> DatabaseServer) async throws {
+        let server = try await Self.admitted(make)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let running = Self.running
+        // No signals: a signal to the test process is not this server's.
+        task = Task(executorPreference: executor) {
+            defer {
+                continuation.finish()
+                running.leave()
+            }
+            try await server.run { continuation.yield($0) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw ServeError("the server did not start") }
+        self.server = server
+        self.port = port
+    }
+
+    /// The server `make` makes, once fewer than the most are running.
+    private static func admitted(_ make: () throws -> DatabaseServer) async throws -> DatabaseServer {
+        await running.enter()
+        do {
+            return try make()
+        } catch {
+            running.leave()
+            throw error
+        }
+    }
+
+    /// A test that ended early (a `#require` failed) still stops its server, unwaited.
+    deinit { task.cancel() }
+
+    /// `http://127.0.0.1:PORT` + `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Servers of the tests running at once: each holds inotify instances (128 for all of a
+    /// user's processes) and guarded mappings (a process's), which the suite's other tests need
+    /// too, and two cores gain nothing from more.
+    private static let running = Turnstile(4)
+
+    /// Stops the server and waits for it (its files closed).
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+/// Runs jobs on a serial dispatch queue: a thread outside the tasks' shared pool.
+public final class QueueExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "in-process-server")
+
+    public init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// At most `limit` holders at once; the others wait (suspended, holding no thread) in turn.
+private final class Turnstile: Sendable {
+    private let state: Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
+
+    init(_ limit: Int) { state = Mutex((limit, [])) }
+
+    func enter() async {
+        await withCheckedContinuation { continuation in
+            let admitted = state.withLock { state -> Bool in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if admitted { continuation.resume() }
+        }
+    }
+
+    func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
