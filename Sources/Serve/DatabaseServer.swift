@@ -154,7 +154,6 @@ public final class DatabaseServer: Sendable {
 
     /// `run` but for closing the stores.
     private func serve(onListening: @escaping @Sendable (Int) -> Void) async throws {
-        let databases = self
         for database in self.databases.values.sorted(by: { $0.name < $1.name }) {
             if case .failure(let error) = await database.feed.firstRevision() {
                 throw ServeError("\(self.databases.count == 1 ? name : database.name): \(error.description)")
@@ -163,10 +162,38 @@ public final class DatabaseServer: Sendable {
         var logger = Logger(label: "synctable.serve")
         logger.logLevel = .critical
         let listening = OnceFlag()
+        let app = application(logger: logger, listening: listening, onListening: onListening)
+        // The ticker comes last, so a graceful shutdown stops it first: it ends the streams,
+        // which the server would otherwise wait for, and stops the store, refusing the writes
+        // still queued. Whatever else a client holds open (a body it never finishes) is
+        // cancelled after 300 ms, so a signal ends the server within half a second.
+        let stopping = OnceFlag()
+        var configuration = ServiceGroupConfiguration(
+            services: [app] + self.databases.values.map(\.sweeper)
+                + [StreamTicker(databases: Array(self.databases.values), milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
+            gracefulShutdownSignals: [], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .milliseconds(300)
+        let group = ServiceGroup(configuration: configuration)
+        guard !lifecycle.withLock({ state -> Bool in
+            state.group = group
+            return state.stopRequested
+        }) else { return }
+        do {
+            try await group.run()
+        } catch where !listening.isSet {
+            throw ServeError("cannot listen on \(options.host):\(options.port): \(error)")
+        } catch where stopping.isSet {
+            // Connections cut short by the shutdown: not a failure of the server.
+        }
+    }
+
+    /// The HTTP server: REST, and the client SDKs' WebSocket protocol on the same port.
+    private func application(logger: Logger, listening: OnceFlag, onListening: @escaping @Sendable (Int) -> Void) -> some Service {
+        let databases = self
         let connections = self.connections
         let idleTimeout = TimeAmount.milliseconds(Int64(options.idleTimeoutMilliseconds))
         let (options, budget) = (options, budget)
-        let app = Application(
+        return Application(
             responder: NamespaceRouter(server: databases),
             // The client SDKs' WebSocket protocol on the same port: `/.ws?v=5&ns=NAME`.
             server: HTTPServerBuilder { responder in
@@ -199,28 +226,6 @@ public final class DatabaseServer: Sendable {
             },
             logger: logger
         )
-        // The ticker comes last, so a graceful shutdown stops it first: it ends the streams,
-        // which the server would otherwise wait for, and stops the store, refusing the writes
-        // still queued. Whatever else a client holds open (a body it never finishes) is
-        // cancelled after 300 ms, so a signal ends the server within half a second.
-        let stopping = OnceFlag()
-        var configuration = ServiceGroupConfiguration(
-            services: [app] + self.databases.values.map(\.sweeper)
-                + [StreamTicker(databases: Array(self.databases.values), milliseconds: options.keepAliveMilliseconds, stopping: stopping)],
-            gracefulShutdownSignals: [], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .milliseconds(300)
-        let group = ServiceGroup(configuration: configuration)
-        guard !lifecycle.withLock({ state -> Bool in
-            state.group = group
-            return state.stopRequested
-        }) else { return }
-        do {
-            try await group.run()
-        } catch where !listening.isSet {
-            throw ServeError("cannot listen on \(options.host):\(options.port): \(error)")
-        } catch where stopping.isSet {
-            // Connections cut short by the shutdown: not a failure of the server.
-        }
     }
 }
 
