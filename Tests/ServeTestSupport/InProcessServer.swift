@@ -1,12 +1,12 @@
-// A served scratch file in this process (`DatabaseServer` on a queue of its own), for the tests
+// A served scratch file in this process (`DatabaseServer` on a thread of its own), for the tests
 // of the server and of its clients: no process to start, and the server's own accounting
 // (caches, streams, connections) is there to read.
-import Dispatch
+import Foundation
 import Serve
 import StoreInterface
 import Synchronization
 
-/// A served scratch file in this process. Its tasks run on a queue of their own, so a test
+/// A served scratch file in this process. Its tasks run on a thread of their own, so a test
 /// that waits for an answer on a blocking socket does not hold up the server. A test awaits
 /// `stop()`: the shutdown needs a thread of the concurrency pool (swift-service-lifecycle ends
 /// its waits on cancellation from a task of its own), which a blocking wait would hold.
@@ -15,8 +15,8 @@ public final class InProcessServer {
     public let port: Int
     private let task: Task<Void, any Error>
 
-    /// A queue of its own: servers of tests running at once do not wait on each other.
-    private let executor = QueueExecutor()
+    /// A thread of its own: servers of tests running at once do not wait on each other.
+    private let executor = ThreadExecutor()
 
     public convenience init(file: String, options: ServeOptions = ServeOptions(port: 0)) async throws {
         var options = options
@@ -62,7 +62,10 @@ public final class InProcessServer {
     }
 
     /// A test that ended early (a `#require` failed) still stops its server, unwaited.
-    deinit { task.cancel() }
+    deinit {
+        task.cancel()
+        executor.finish()
+    }
 
     /// `http://127.0.0.1:PORT` + `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -76,18 +79,57 @@ public final class InProcessServer {
     public func stop() async {
         task.cancel()
         _ = await task.result
+        executor.finish()
     }
 }
 
-/// Runs jobs on a serial dispatch queue: a thread outside the tasks' shared pool.
-public final class QueueExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "in-process-server")
+/// Runs jobs on a thread of its own, one at a time: not a dispatch queue, whose jobs wait for a
+/// thread of libdispatch's pool, which the suite's blocking tests share.
+public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: the state is guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var finished = false
+    private var running = false
 
     public init() {}
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        condition.lock()
+        jobs.append(job)
+        let start = !running
+        running = true
+        condition.signal()
+        condition.unlock()
+        if start { startThread() }
+    }
+
+    /// Lets the thread end once no job is waiting (a job enqueued later starts another).
+    public func finish() {
+        condition.lock()
+        finished = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func startThread() {
+        let thread = Thread { [self] in runJobs() }
+        thread.name = "in-process-server"
+        thread.start()
+    }
+
+    private func runJobs() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !finished { condition.wait() }
+            let batch = jobs
+            jobs.removeAll()
+            if batch.isEmpty { running = false }
+            condition.unlock()
+            if batch.isEmpty { return }
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
     }
 }
 

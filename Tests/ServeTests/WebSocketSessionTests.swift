@@ -17,8 +17,10 @@ import TestSupport
         let served = try await InProcessServer(file: file)
         let seen = Shared([String]())
         let url = "ws://127.0.0.1:\(served.port)/.ws?v=5&ns=test"
-        // The client's tasks on a queue of their own, as the server's: not the suite's busy pool.
-        try await Task(executorPreference: QueueExecutor()) { () async throws -> Void in
+        // The client's tasks on a thread of their own, as the server's: not the suite's busy pool.
+        let client = ThreadExecutor()
+        defer { client.finish() }
+        try await Task(executorPreference: client) { () async throws -> Void in
             _ = try await WebSocketClient.connect(url: url, logger: Logger(label: "test")) { inbound, outbound, _ in
                 func request(_ r: Int, _ action: String, _ body: String) async throws {
                     try await outbound.write(.text(#"{"t":"d","d":{"r":\#(r),"a":"\#(action)","b":\#(body)}}"#))
