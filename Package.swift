@@ -202,7 +202,7 @@ let package = Package(
         .testTarget(name: "CommandsTests", dependencies: [
             "Commands", "CommandTestSupport", "Headless", "ServeTestSupport", "JSONTree", "LiveQuery", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // A served file in this process (`DatabaseServer` on a queue of its own) for the tests of
+        // A served file in this process (`DatabaseServer` on a thread of its own) for the tests of
         // the server and of its clients.
         .target(name: "ServeTestSupport", dependencies: ["Serve", "StoreInterface"], path: "Tests/ServeTestSupport"),
         // Its Python scripts drive the Firebase Admin SDK (scripts/ensure-firebase-admin.sh installs it).

@@ -1,18 +1,19 @@
 // The file a follower's current revision was read from, held open until the revision after it
-// has been delivered (docs/engine/held-file.md).
+// has been handed to the store's loop (docs/engine/held-file.md).
 //
 // A writer that saves by rename replaces the file: the old one is freed when its last
 // reference goes, in whichever process lets go of it last. On ext4 mounted with `discard` that
 // process waits for the device (tens of ms for 150 MB), and the writer's `rename` — the save
 // the follower is waiting to show — returned only after it. Held here, the old file is
-// ours to free, after its successor's events are out.
+// ours to free, once its successor is read and handed on. (Tuned, the first revision is read
+// from a mapping whose descriptor is closed at once: it is not held.)
 #if canImport(Glibc)
 import Glibc
 #endif
 import EngineMemory
 
 /// The descriptor of the file the last large revision was read from, and those of files it
-/// replaced, to be closed once the revision that replaced them has been delivered.
+/// replaced, to be closed once the revision that replaced them has been handed to the loop.
 final class HeldFile: @unchecked Sendable {
     // @unchecked: used on the store's read queue only (serial), and by `deinit`.
     private var current: Int32 = -1

@@ -23,7 +23,14 @@ public func keyedFold(key: String?, deleteWhen: String?) throws(CommandError) ->
 /// `store` seen through `fold` when there is one (see `KeyedStore`).
 func keyed(_ store: any LiveStore, by fold: KeyedFold?) throws(CommandError) -> any LiveStore {
     guard let fold else { return store }
-    do { return try KeyedStore(log: store, fold: fold) } catch { throw CommandError("\(store.name): \(error)") }
+    let keyed: KeyedStore
+    do { keyed = try KeyedStore(log: store, fold: fold) } catch { throw CommandError("\(store.name): \(error)") }
+    // A journal's revisions wait while the fold's first window is evaluated (they would be missed).
+    if let journal = replayedJournal(store) {
+        let busy = journal.readerIsBusy
+        journal.readerIsBusy = { [unowned keyed] in busy() || keyed.hub.isEvaluatingFirstWindows }
+    }
+    return keyed
 }
 
 /// The records of the JSON Lines file `file` folded by `fold` as they are read, a piece at a

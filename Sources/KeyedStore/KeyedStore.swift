@@ -23,9 +23,9 @@ public final class KeyedStore: ReadOnlyStore {
     private let emptyFold: KeyedFold
     /// How often the log had started over when it was folded last.
     private var foldedRestarts = 0
-    /// The log's revisions not folded yet, oldest first: a journal replayed for `events` or
-    /// `history` publishes several in one call, and each is a revision of its own here too.
-    private var unfolded: [Revision] = []
+    /// A growing log's newest revision not folded yet: its revisions are each a longer list of
+    /// records, so only the last of a burst needs folding.
+    private var unfolded: Revision?
     private var observation: ObserverHandle?
 
     /// - Parameter fold: the key and the deletion rule, with nothing folded yet.
@@ -38,7 +38,11 @@ public final class KeyedStore: ReadOnlyStore {
         hub.status.revision = 0
         // The log's revision so far is folded now; the log is not asked to read on here, so that
         // what its reader sets first (a journal's `publishesEveryRevision`) holds from its first.
-        observation = log.observeRevisions { [unowned self] in unfolded.append($0) }
+        // Other sources' revisions (a journal's, a command's runs) are each folded as they come:
+        // a journal replayed for `history` publishes many in one call, one document at a time.
+        observation = log.observeRevisions { [unowned self] revision in
+            if log.status.lines != nil { unfolded = revision } else { foldRevision(revision) }
+        }
         foldUnfolded()
     }
 
@@ -58,13 +62,9 @@ public final class KeyedStore: ReadOnlyStore {
     }
 
     private func foldUnfolded() {
-        // A growing log's revisions are each a longer list of records: only the last of a burst
-        // needs folding. Other sources' (a journal's, a command's runs) are each folded in turn.
-        if log.status.lines != nil, let last = unfolded.last {
-            unfolded = [last]
-        }
-        for revision in unfolded { foldRevision(revision) }
-        unfolded.removeAll(keepingCapacity: true)
+        guard let revision = unfolded else { return }
+        unfolded = nil
+        foldRevision(revision)
     }
 
     private func foldRevision(_ revision: Revision) {
@@ -75,9 +75,11 @@ public final class KeyedStore: ReadOnlyStore {
             foldedRestarts = restarts
             fold = emptyFold
         }
+        // Numbered as the source's revisions, except a growing log's (one for each that changed
+        // the table, as before).
         if fold.fold(revision.document.root) || hub.currentRevision == nil {
             hub.publish(document: fold.document, identity: revision.identity, time: revision.time, writer: revision.writer,
-                        number: revision.number)
+                        number: log.status.lines == nil ? revision.number : nil)
         }
     }
 

@@ -27,7 +27,7 @@ struct RemoteCommandTests {
                 #expect(remote.output == local.output, "seed \(seed) \(query)")
                 #expect(rooted.output == local.output, "seed \(seed) \(query) with --path")
             }
-            await server.stop()
+            try await server.stop()
         }
     }
 
@@ -46,6 +46,6 @@ struct RemoteCommandTests {
         #expect(try synctable(["remove", url, "/a"]).status == 0)
         let saved = try JSONDocument(parsing: readFileText(file) ?? "").root.json
         #expect(saved == ["players": ["b": ["score": 20, "team": "red"], JSON.string(key).stringValue!: ["score": 3]]])
-        await server.stop()
+        try await server.stop()
     }
 }

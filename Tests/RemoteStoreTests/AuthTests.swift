@@ -40,7 +40,7 @@ import TestSupport
                 #expect(request.hasSuffix("bearer=no") && request.contains("?auth=\(token) "), "\(request)")
             }
         }
-        await server.stop()
+        try await server.stop()
     }
 
     @Test(arguments: ["wrong-secret", "ya29.wrong-access-token", nil])
@@ -70,6 +70,6 @@ import TestSupport
             if let token { #expect(!"\(state)".contains(token)) }
         }
         #expect(readFileText(file) == #"{"a": 1}"#)
-        await server.stop()
+        try await server.stop()
     }
 }

@@ -97,7 +97,7 @@ struct RemoteStoreTests {
                 let agreed = pump([local, remote]) { localRows.keys == expected && remoteRows.keys == expected }
                 #expect(agreed, "seed \(seed) step \(step): file \(localRows.keys), remote \(remoteRows.keys), expected \(expected)")
                 if !agreed {
-                    await server.stop()
+                    try await server.stop()
                     return
                 }
                 #expect(local.reference(try Path("/players")).withQuery(query).currentWindow.map { $0.map(\.key) }
@@ -106,7 +106,7 @@ struct RemoteStoreTests {
             #expect(localRows.mismatches.isEmpty, "\(localRows.mismatches)")
             #expect(remoteRows.mismatches.isEmpty, "\(remoteRows.mismatches)")
             #expect(remote.status.connection == .online)
-            await server.stop()
+            try await server.stop()
         }
     }
 
@@ -176,7 +176,7 @@ struct RemoteStoreTests {
         #expect(fileValue(file, at: try Path("/counters/hits")) == 30)
         // The stream brings the writes back to both stores.
         #expect(pump([a, b]) { a.currentRevision?.root.child("hits")?.doubleValue == 30 && b.currentRevision?.root.child("hits")?.doubleValue == 30 })
-        await server.stop()
+        try await server.stop()
     }
 
     @Test("a refused token: UNAUTHORIZED and no revision, and the token appears in no status; the right token follows")
@@ -194,7 +194,7 @@ struct RemoteStoreTests {
         #expect(!"\(refused.status)".contains("wrong-token-123"))
         let allowed = try RemoteStore(url: url, credential: Credential(token: "s3cret-token"))
         #expect(pump([allowed]) { allowed.currentRevision?.root.child("b")?.doubleValue == 1 })
-        await server.stop()
+        try await server.stop()
     }
 
     @Test("a burst of events in one chunk is one revision, and a put below a leaf replaces the leaf as the database does")
@@ -255,6 +255,6 @@ struct RemoteStoreTests {
         writeFileInPlace(file, Array(#"{"p":{"a":2}}"#.utf8))
         // A refusal's retries start quick and only slow down to 15–30 s after a while.
         #expect(pump([remote], seconds: 10) { remote.status.connection == .online && remote.currentRevision?.root.json == ["a": 2] })
-        await server.stop()
+        try await server.stop()
     }
 }

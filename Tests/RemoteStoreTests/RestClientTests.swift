@@ -38,7 +38,7 @@ import TestSupport
         let shallow = try await rest.get(players, parameters: [("shallow", "true")]).value
         #expect(shallow == .object(JSONObject([("alice", true), ("carol", true), (id, true)])))
         try await client.shutdown()
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func aStaleETagIsPreconditionFailedWithTheCurrentValue() async throws {
@@ -60,7 +60,7 @@ import TestSupport
         #expect(try await rest.set(n, 3, ifMatch: current) == .written)
         #expect(file(folder) == ["n": 3])
         try await client.shutdown()
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func aTransactionRetriesOnAConcurrentWrite() async throws {
@@ -85,7 +85,7 @@ import TestSupport
         #expect(seen.withLock { $0 } == [10, 100])
         #expect(file(folder) == ["n": 101])
         try await client.shutdown()
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func concurrentTransactionsLoseNoIncrement() async throws {
@@ -111,7 +111,7 @@ import TestSupport
         #expect(file(folder) == ["counter": 80])
         #expect(calls.withLock { $0 } >= 80)
         try await client.shutdown()
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func errorsCarryTheStatusAndTheServersMessage() async throws {
@@ -125,7 +125,7 @@ import TestSupport
         } catch {
             #expect(error.status == 400 && error.message.hasPrefix("HTTP 400") && error.message.contains("orderBy"), "\(error)")
         }
-        await server.stop()
+        try await server.stop()
         do {
             _ = try await rest.get(.root)
             Issue.record("a stopped server answered")

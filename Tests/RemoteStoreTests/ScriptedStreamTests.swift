@@ -153,6 +153,6 @@ import TestSupport
         #expect(recorder.batches.isEmpty)
         await connection.stop()
         try await client.shutdown()
-        await server.stop()
+        try await server.stop()
     }
 }

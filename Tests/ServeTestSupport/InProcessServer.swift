@@ -45,7 +45,12 @@ public final class InProcessServer {
             try await server.run { continuation.yield($0) }
         }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw ServeError("the server did not start") }
+        guard let port = await iterator.next() else {
+            executor.finish()
+            // What stopped it (the first revision, the address), else that it did not start.
+            if case .failure(let error) = await task.result { throw error }
+            throw ServeError("the server did not start")
+        }
         self.server = server
         self.port = port
     }
@@ -75,11 +80,13 @@ public final class InProcessServer {
     /// too, and two cores gain nothing from more.
     private static let running = Turnstile(4)
 
-    /// Stops the server and waits for it (its files closed).
-    public func stop() async {
+    /// Stops the server and waits for it (its stores stopped).
+    /// - Throws: what the server's run threw, other than its cancellation (as a spawned server's
+    ///   exit status other than 0 would have failed the test).
+    public func stop() async throws {
         task.cancel()
-        _ = await task.result
-        executor.finish()
+        defer { executor.finish() }
+        do { try await task.value } catch is CancellationError {}
     }
 }
 

@@ -39,7 +39,7 @@ import TestSupport
             #expect(selectedSome >= 10, "seed \(seed)")
             sdk.closeInput()
             #expect(sdk.wait() == 0, "\(sdk.standardError())")
-            await server.stop()
+            try await server.stop()
         }
     }
 
@@ -59,7 +59,7 @@ import TestSupport
         #expect(sdk.wait() == 0, "\(sdk.standardError())")
         let saved = try JSONDocument(parsing: folder.read("demo.json")).root.json
         #expect(saved["players"]?[key] == json(#"{"name":"Edsger Dijkstra","score":9999}"#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func theSDKsEmulatorCredentialIsTheOwnerToken() async throws {
@@ -72,7 +72,7 @@ import TestSupport
         #expect(sdk.readJSON()?["value"] == json(#"{"v":1}"#))
         sdk.closeInput()
         #expect(sdk.wait() == 0)
-        await owner.stop()
+        try await owner.stop()
         // Any other token refuses it: the SDK reports the 401.
         let other = try await InProcessServer(file: file, options: ServeOptions(authToken: "s3cret"))
         let refused = try adminSDK("etags.py", port: other.port, ["/doc"])
@@ -80,7 +80,7 @@ import TestSupport
         refused.closeInput()
         #expect(refused.wait() != 0)
         #expect(refused.standardError().contains("a valid auth token is needed"))
-        await other.stop()
+        try await other.stop()
     }
 
     // MARK: - Writes
@@ -117,13 +117,13 @@ import TestSupport
         #expect(onDisk["messages"]?[pushed]?["at"]?.doubleValue ?? 0 > 1_700_000_000_000)
         // Bytes outside what was written stay as they were.
         #expect(content.contains(#""untouched": { "keep":   [1,  2.50] }"#))
-        await server.stop()
+        try await server.stop()
     }
 
     // MARK: - Transactions
 
     /// A spawned server: four clients contending under a loaded suite ran out of their SDK's
-    /// 25 retries once against the in-process server (its tasks on one queue of the test process).
+    /// 25 retries once against the in-process server (its tasks on one thread of the test process).
     @Test func transactionsFromFourProcessesLoseNoUpdateWhileAFifthEditsTheFile() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"counter": 0, "others": {}}"#)
@@ -173,7 +173,7 @@ import TestSupport
         _ = try server.request("DELETE", "/board/b.json")
         #expect(listener.readJSON() == json(#"{"type":"put","path":"/b","data":null}"#))
         kill(listener.pid, SIGKILL)
-        await server.stop()
+        try await server.stop()
     }
 
     /// The event stream names its charset: the SDK's HTTP library would otherwise decode it as
@@ -187,7 +187,7 @@ import TestSupport
         _ = try server.request("PUT", "/board/%C3%A9t%C3%A9.json", body: #""🙂 über""#)
         #expect(listener.readJSON() == json(#"{"type":"put","path":"/été","data":"🙂 über"}"#))
         kill(listener.pid, SIGKILL)
-        await server.stop()
+        try await server.stop()
     }
 
     // MARK: - Rules
@@ -222,7 +222,7 @@ import TestSupport
         #expect(saved["users"] == json(#"{"alice": {"name": "Alice", "age": 3}, "bob": {"name": "Robert"}}"#))
         sdk.closeInput()
         #expect(sdk.wait() == 0, "\(sdk.standardError())")
-        await server.stop()
+        try await server.stop()
     }
 
     // MARK: - ETags
@@ -259,7 +259,7 @@ import TestSupport
         #expect(try JSONDocument(parsing: folder.read("db.json")).root.json == json(#"{"doc":{"v":3}}"#))
         sdk.closeInput()
         #expect(sdk.wait() == 0)
-        await server.stop()
+        try await server.stop()
     }
 }
 

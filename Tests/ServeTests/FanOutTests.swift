@@ -46,7 +46,7 @@ import TestSupport
             #expect(client.sendText(#"{"t":"d","d":{"r":2,"a":"g","b":{"p":"/other/x"}}}"#))
             #expect(try client.readAnswer(to: 2)?["d"] == json("1"), "listener \(i)")
         }
-        await served.stop()
+        try await served.stop()
     }
 
     /// A value longer than a frame (60,000 characters of one to four bytes, past 16,384 UTF-16
@@ -71,6 +71,6 @@ import TestSupport
             #expect(message["d"]?["b"]?["p"] == "/long", "listener \(i)")
             #expect(message["d"]?["b"]?["d"] == value, "listener \(i)")
         }
-        await served.stop()
+        try await served.stop()
     }
 }

@@ -32,7 +32,7 @@ import TestSupport
         #expect(client.sendText(#"{"t":"d","d":{"r":6,"a":"q","b":{"p":"/x","t":7,"q":{"l":1,"vf":"l"},"h":""}}}"#))
         #expect(try client.readAnswer(to: 6)?["s"] == "ok")
         #expect(try served.request("GET", "/x.json").json == json(#"{"a": 1}"#))
-        await served.stop()
+        try await served.stop()
     }
 
     /// Under rules, a request the rules refuse is refused whatever its `if-match`: a wrong ETag
@@ -61,7 +61,7 @@ import TestSupport
         let open = try server.request("PUT", "/open/v.json", headers: wrong, body: "2")
         #expect(open.status == 412 && open.json == json("1") && open.header("ETag") != nil)
         #expect(folder.read("db.json") == #"{"secret": {"s": "TOPSECRET"}, "drop": {"box": "SEALED"}, "open": {"v": 1}}"#)
-        await server.stop()
+        try await server.stop()
     }
 
     /// A message left unfinished — frames without FIN, or fewer numbered pieces than announced —
@@ -87,7 +87,7 @@ import TestSupport
         #expect(try quiet.upgradeToWebSocket())
         #expect(quiet.sendText(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/x"}}}"#))
         #expect(try quiet.readAnswer(to: 1)?["d"] == json("1"))
-        await served.stop()
+        try await served.stop()
     }
 
     /// What a message costs once parsed is charged before it is parsed: past the connection's
@@ -116,6 +116,6 @@ import TestSupport
         // The onDisconnect write is made, and the budget is whole again.
         try eventually("the onDisconnect write") { try served.request("GET", "/gone.json").json == .string(text) }
         eventually("the budget given back") { served.server.budget.inUse == 0 }
-        await served.stop()
+        try await served.stop()
     }
 }

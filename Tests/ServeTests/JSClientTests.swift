@@ -88,11 +88,11 @@ struct JSClientTests {
         }
         client.closeInput()
         #expect(client.wait() == 0)
-        await server.stop()
+        try await server.stop()
     }
 
     /// A spawned server: four clients contending under a loaded suite ran out of their SDK's
-    /// 25 retries once against the in-process server (its tasks on one queue of the test process).
+    /// 25 retries once against the in-process server (its tasks on one thread of the test process).
     @Test func transactionsFromFourProcessesLoseNoUpdate() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"n": 0, "other": 0}"#)
@@ -132,7 +132,7 @@ struct JSClientTests {
         let port = server.port
         let gone = await offPool { waitUntil(seconds: 10) { (try? HTTPConnection(port: port).request("GET", "/presence.json").json) == ["b": true] } }
         #expect(gone, "presence/a is still there: \(folder.read("db.json"))")
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func restAndWebSocketWritesReachEachOther() async throws {
@@ -149,7 +149,7 @@ struct JSClientTests {
         #expect(try server.request("GET", "/fromApp.json").json == ["n": 1, "s": "ok"], "a WebSocket write reaches REST")
         client.closeInput()
         #expect(client.wait() == 0)
-        await server.stop()
+        try await server.stop()
     }
 }
 
@@ -184,7 +184,7 @@ extension JSClientTests {
         // loaded them, comments included.
         #expect(folder.read("db.json") == "{}")
         #expect(folder.read("database.rules.json").contains("// Each user reads and writes their own profile"))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func securityRulesDecideWhatAnAppReadsAndWrites() async throws {
@@ -208,7 +208,7 @@ extension JSClientTests {
         #expect(client.waitFor(["set": "ok"]))
         client.closeInput()
         #expect(client.wait() == 0)
-        await server.stop()
+        try await server.stop()
     }
 }
 

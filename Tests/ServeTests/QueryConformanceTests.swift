@@ -28,7 +28,7 @@ import TestSupport
                 if !rows.isEmpty { selectedSome += 1 }
             }
             #expect(selectedSome >= 12, "seed \(seed)")
-            await server.stop()
+            try await server.stop()
         }
     }
 }

@@ -25,7 +25,7 @@ import TestSupport
         #expect(try server.request("GET", "/players/dave.json").json == json(#"{"score":40}"#))
         #expect(try server.request("GET", "/players/dave.json?format=export").json == json(#"{"score":40,".priority":2}"#))
         #expect(try server.request("GET", "/.json").json?["players"]?["alice"]?["name"] == json(#""Alice""#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func queriesAnswerTheWindowInQueryOrder() async throws {
@@ -45,7 +45,7 @@ import TestSupport
         #expect(nested.json.flatMap { $0.objectValue?.keys } == ["carol"])
         let none = try server.request("GET", #"/players.json?orderBy="score"&startAt=1000"#)
         #expect(none.text == "{}\n")
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func invalidQueriesAre400NamingTheParameterAndRule() async throws {
@@ -68,7 +68,7 @@ import TestSupport
             let error = response.json?["error"]?.stringValue ?? ""
             #expect(error.contains(message), "\(target): \(error)")
         }
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func shallowPrintAndNamespace() async throws {
@@ -80,6 +80,6 @@ import TestSupport
         #expect(pretty.text == "{\n  \"score\": 10,\n  \"name\": \"Bob\"\n}\n")
         let silent = try server.request("GET", "/players/bob.json?print=silent")
         #expect(silent.status == 204 && silent.body.isEmpty)
-        await server.stop()
+        try await server.stop()
     }
 }

@@ -63,6 +63,6 @@ import TestSupport
             #expect(served.server.reads.byteCount <= 1 << 20)
         }
         #expect(served.server.reads.byteCount > 600_000, "what fits is kept")
-        await served.stop()
+        try await served.stop()
     }
 }

@@ -272,6 +272,6 @@ let documentedExamples: [RulesExample] = [
             }
         }
         #expect(decided == documentedExamples.reduce(0) { $0 + $1.requests.count })
-        await server.stop()
+        try await server.stop()
     }
 }

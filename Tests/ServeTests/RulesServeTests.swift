@@ -89,7 +89,7 @@ import TestSupport
         #expect(try server.request("GET", "/a.json").status == 401)
         #expect(try server.request("GET", "/a.json", headers: bearer("alice")).json == json(#"{"x": 1}"#))
         #expect(folder.read("database.rules.json") == replacement)
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func credentialsNameTheUser() async throws {
@@ -115,14 +115,14 @@ import TestSupport
         let mock = [("Authorization", "Bearer " + idToken(json(#"{"sub": "alice", "iat": 0, "exp": 3600}"#)))]
         #expect(try server.request("GET", "/users/alice.json", headers: mock).status == 200)
         #expect(try server.request("GET", "/users/alice.json", headers: [("Authorization", "Bearer s3cret")]).status == 401)
-        await server.stop()
+        try await server.stop()
 
         // Without --accept-unverified-tokens, an ID token is refused: it cannot be verified here.
         let strict = try await InProcessServer(file: file, options: Self.options(rules: rules, unverified: false))
         let refused = try strict.request("GET", "/users/alice.json", headers: bearer("alice"))
         #expect(refused.status == 401 && refused.text.contains("--accept-unverified-tokens"))
         #expect(try strict.request("GET", "/users/alice.json").status == 401)
-        await strict.stop()
+        try await strict.stop()
     }
 
     /// A stream's access ends when its user's ID token expires (`auth_revoked`), or when the rules
@@ -190,7 +190,7 @@ import TestSupport
         #expect(try server.request("GET", "/scores.json?orderBy=%22$key%22&limitToFirst=1").status == 200)
         #expect(try server.request("GET", "/indexed.json?orderBy=%22score%22&limitToFirst=1").status == 200)
         #expect(try server.request("GET", "/indexed.json?orderBy=%22$value%22").status == 200)
-        await server.stop()
+        try await server.stop()
     }
 
     /// A write the rules allow leaves the file exactly as the same write on a server without
@@ -230,8 +230,8 @@ import TestSupport
                     #expect(folder.read("guarded.json") == before, "seed \(seed): \(user) \(method) \(target) \(body ?? "")")
                 }
             }
-            await guarded.stop()
-            await open.stop()
+            try await guarded.stop()
+            try await open.stop()
         }
         // The random writes are both allowed and denied, often.
         #expect(outcomes[200, default: 0] > 8 && outcomes[401, default: 0] > 8, "\(outcomes)")
@@ -264,6 +264,6 @@ import TestSupport
                 #expect(event?.name == "put" && event?.json == json(#"{"path": "/v", "data": 1}"#), "stream \(i): \(String(describing: event))")
             }
         }
-        await server.stop()
+        try await server.stop()
     }
 }

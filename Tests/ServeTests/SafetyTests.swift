@@ -22,7 +22,7 @@ import TestSupport
         #expect(try server.request("GET", "/secret.json", headers: [("Authorization", "Bearer owner")]).json == json("42"))
         #expect(try server.request("GET", "/secret.json?auth=owner").json == json("42"))
         #expect(folder.read("db.json") == Self.content)
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func readOnlyRefusesEveryWrite() async throws {
@@ -37,7 +37,7 @@ import TestSupport
         #expect(override.status == 401)
         #expect(try server.request("GET", "/a/b.json").json == json("1"))
         #expect(folder.read("db.json") == Self.content)
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func oversizedBodiesAre413() async throws {
@@ -53,7 +53,7 @@ import TestSupport
         connection.send(request)
         #expect(try connection.readResponse().status == 413)
         #expect(try server.request("PUT", "/a.json", body: #""small""#).status == 200)
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func pathsAreDatabasePaths() async throws {
@@ -67,7 +67,7 @@ import TestSupport
         }
         #expect(try server.request("PUT", "/a/..%2F..%2Fx.json", body: "1").status == 400)
         #expect(folder.read("db.json") == Self.content)
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func malformedRequestsDoNotHurtTheServer() async throws {
@@ -84,7 +84,7 @@ import TestSupport
         }
         #expect(try server.request("GET", "/a/b.json").json == json("1"))
         #expect(try server.request("DELETE", "/a.json", headers: [("Content-Length", "0")]).status == 200)
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func aClientThatStopsReadingIsDroppedAndSlowsNoOne() async throws {
@@ -105,7 +105,7 @@ import TestSupport
             #expect(event.json == json(#"{"path":"/","data":\#(n)}"#))
         }
         #expect(await closedByServer([slow], seconds: 20) == [true])
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func manyStreamsAtOnceAllHearAnEdit() async throws {
@@ -133,7 +133,7 @@ import TestSupport
         for stream in streams {
             #expect(try stream.readEvent()?.json == json(#"{"path":"/","data":1}"#))
         }
-        await server.stop()
+        try await server.stop()
     }
 
     /// `--auth-token ""` (an unset variable) served everyone while looking closed.
@@ -160,7 +160,7 @@ import TestSupport
             #expect(response.status >= 500 && message == "the file is missing", "\(method)")
             #expect(!String(decoding: response.body, as: UTF8.self).contains(folder.path), "\(method)")
         }
-        await served.stop()
+        try await served.stop()
     }
 
     /// 20,000 idle sockets took every descriptor: idle and slow-header connections are closed,
@@ -185,7 +185,7 @@ import TestSupport
         #expect(try kept.request("GET", "/a/b.json").json == json("1"))
         #expect(await closedByServer([kept], seconds: 10) == [true])
         eventually("no connection left") { served.server.connections.count == 0 }
-        await served.stop()
+        try await served.stop()
     }
 
     /// SIGTERM did not end the server while a client that does not read was connected.

@@ -50,7 +50,7 @@ import TestSupport
                     "\(method) \(target): \(refused.status) \(refused.text)")
         }
         #expect(folder.read("app.jsonl").split(separator: "\n").count == 3)
-        await server.stop()
+        try await server.stop()
     }
 
     /// An empty log is a log of no lines: served at once; a POST then makes its first line.
@@ -72,7 +72,7 @@ import TestSupport
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.json?["error"]?.stringValue?.hasPrefix("another program's last line has not ended") == true)
         #expect(folder.read("empty.jsonl") == first + "{\"ext\":\"partial")
-        await server.stop()
+        try await server.stop()
     }
 
     /// A line longer than `--max-line-bytes` on standard input is an error row naming its line,
@@ -173,6 +173,6 @@ import TestSupport
         #expect(try served.request("PATCH", "/players.json", body: #"{"b/score": 6, "c": {"score": 7}}"#).status == 200)
         #expect(try served.request("DELETE", "/players/a.json").status == 200)
         #expect(try served.request("GET", "/players.json").json == json(#"{"b": {"score": 6}, "c": {"score": 7}}"#))
-        await served.stop()
+        try await served.stop()
     }
 }

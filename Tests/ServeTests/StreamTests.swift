@@ -48,7 +48,7 @@ import TestSupport
         _ = try server.request("DELETE", "/players/carol.json")
         let removal = try #require(try stream.readEvent())
         #expect(removal.name == "put" && removal.json == json(#"{"path":"/carol","data":null}"#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func idleStreamsGetKeepAlives() async throws {
@@ -57,7 +57,7 @@ import TestSupport
         let (stream, _) = try Self.open(server, "/a.json")
         let event = try #require(try stream.readEvent())
         #expect(event == ServerEvent(name: "keep-alive", data: "null"))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func removingTheFileCancelsStreams() async throws {
@@ -70,7 +70,7 @@ import TestSupport
         while event?.name == "keep-alive" { event = try stream.readEvent(seconds: 30) }
         #expect(event?.name == "cancel")
         #expect(try stream.readEvent() == nil)
-        await server.stop()
+        try await server.stop()
     }
 
     /// 150 streams of an 11 MB file that never read held 1.7 GB, and each serialised the file:
@@ -103,7 +103,7 @@ import TestSupport
         #expect(event?.json == json(#"{"path":"/","data":1}"#))
         eventually("the slow streams dropped") { served.server.feed.streamCount == 1 }
         #expect(await closedByServer(slow, seconds: 10) == Array(repeating: true, count: slow.count))
-        await served.stop()
+        try await served.stop()
     }
 
     /// The event computed on parsed trees is the one computed on whole values, for random edits

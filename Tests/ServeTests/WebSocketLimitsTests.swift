@@ -42,7 +42,7 @@ import TestSupport
             }
         }.value
         #expect(answers.withLock { $0 } == [1: "ok", 2: "ok", 3: "ok", 4: "too_big", 5: "ok", 6: "ok", 7: "too_big", 8: "ok", 9: "ok"])
-        await served.stop()
+        try await served.stop()
     }
 
     /// A client that stops reading holds its session in a write only until it falls
@@ -74,6 +74,6 @@ import TestSupport
             served.server.feed.streamCount == 0 && served.server.connections.count == 0
         }
         #expect(slow.isClosedByServer(seconds: 20))
-        await served.stop()
+        try await served.stop()
     }
 }

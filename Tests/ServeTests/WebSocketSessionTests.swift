@@ -50,6 +50,6 @@ import TestSupport
         }.value
         // The listen's data before its `ok`; then the revocation; then the answers, nothing between.
         #expect(seen.withLock { $0 } == ["d", "1 ok", "c", "d", "2 ok", "3 ok"])
-        await served.stop()
+        try await served.stop()
     }
 }

@@ -90,7 +90,7 @@ import TestSupport
         #expect(last.sendText(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/presence"}}}"#))
         #expect(try last.readAnswer(to: 1, seconds: 20)?["s"] != nil)
         #expect(try served.request("GET", "/presence.json", headers: Self.owner).status == 200)
-        await served.stop()
+        try await served.stop()
     }
 
     @Test(arguments: [false, true])
@@ -116,7 +116,7 @@ import TestSupport
             // (As the admin: a fuzzed request may have put rules in force that deny others.)
             if round % 25 == 0 { #expect(try served.request("GET", "/presence.json", headers: Self.owner).status == 200, "round \(round)") }
         }
-        await served.stop()
+        try await served.stop()
     }
 
     // MARK: - The server and its clients

@@ -39,6 +39,6 @@ import TestSupport
         expected.append((key: "list/1", value: json(#"{"x": true}"#)))
         #expect(patch.json == .object(JSONObject(expected)))
         #expect(try served.request("GET", "/p/k1999/v.json").json == json("1999"))
-        await served.stop()
+        try await served.stop()
     }
 }

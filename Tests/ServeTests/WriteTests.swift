@@ -43,7 +43,7 @@ import TestSupport
         let delete = try server.request("DELETE", "/players/bob.json")
         #expect(delete.status == 200 && delete.json == json("null"))
         #expect(try server.request("GET", "/players/bob.json").json == json("null"))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func pushOntoAnArrayAppendsAtTheNextIndex() async throws {
@@ -52,7 +52,7 @@ import TestSupport
         let post = try server.request("POST", "/log.json", body: #""c""#)
         #expect(post.json == json(#"{"name":"2"}"#))
         #expect(try server.request("GET", "/log.json").json == json(#"["a","b","c"]"#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func serverValuesAreResolvedWhenWritten() async throws {
@@ -64,7 +64,7 @@ import TestSupport
         #expect(Int64(stamp) >= before && Int64(stamp) <= Int64(PushClock.now()))
         let increment = try server.request("PATCH", "/players/alice.json", body: #"{"score": {".sv": {"increment": 5}}}"#)
         #expect(increment.json == json(#"{"score":35}"#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func methodOverrideAndSilentPrint() async throws {
@@ -76,7 +76,7 @@ import TestSupport
         let delete = try server.request("POST", "/players/bob.json", headers: [("X-HTTP-Method-Override", "DELETE")], body: "")
         #expect(delete.status == 200)
         #expect(try server.request("GET", "/players.json").json == json(#"{"alice":{"score":30,"name":"Alicia"}}"#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func badBodiesAre400AndWriteNothing() async throws {
@@ -96,7 +96,7 @@ import TestSupport
             #expect(response.json?["error"]?.stringValue?.contains(message) == true, "\(response.text)")
         }
         #expect(folder.read("db.json") == Self.original)
-        await server.stop()
+        try await server.stop()
     }
 
     /// The database replaces a leaf written below with an object holding the new child: an
@@ -112,7 +112,7 @@ import TestSupport
         let updated = try server.request("PATCH", "/queue/\(key).json", body: #"{"name": "n", "at": 1}"#)
         #expect(updated.status == 200, "\(updated.text)")
         #expect(try server.request("GET", "/queue/\(key).json").json == json(#"{"name":"n","at":1}"#))
-        await server.stop()
+        try await server.stop()
     }
 
     @Test func etagsMakeConditionalReadsAndWrites() async throws {
@@ -137,7 +137,7 @@ import TestSupport
         let missing = try server.request("GET", "/counter.json", headers: [("X-Firebase-ETag", "true")])
         let created = try server.request("PUT", "/counter.json", headers: [("if-match", try #require(missing.header("ETag")))], body: "1")
         #expect(created.status == 200)
-        await server.stop()
+        try await server.stop()
     }
 }
 
