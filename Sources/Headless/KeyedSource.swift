@@ -26,10 +26,7 @@ func keyed(_ store: any LiveStore, by fold: KeyedFold?) throws(CommandError) -> 
     let keyed: KeyedStore
     do { keyed = try KeyedStore(log: store, fold: fold) } catch { throw CommandError("\(store.name): \(error)") }
     // A journal's revisions wait while the fold's first window is evaluated (they would be missed).
-    if let journal = replayedJournal(store) {
-        let busy = journal.readerIsBusy
-        journal.readerIsBusy = { [unowned keyed] in busy() || keyed.hub.isEvaluatingFirstWindows }
-    }
+    replayedJournal(store)?.waits { [unowned keyed] in keyed.hub.isEvaluatingFirstWindows }
     return keyed
 }
 

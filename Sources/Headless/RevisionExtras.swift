@@ -89,10 +89,7 @@ func applying(_ extras: RevisionExtras, to store: any LiveStore, location: Path)
     }
     // Rates are differences between successive revisions: a journal's are published in turn.
     replayedJournal(store)?.publishesEveryRevision = true
-    if let journal = replayedJournal(store) {
-        let busy = journal.readerIsBusy
-        journal.readerIsBusy = { [unowned rates] in busy() || rates.hub.isEvaluatingFirstWindows }
-    }
+    replayedJournal(store)?.waits { [unowned rates] in rates.hub.isEvaluatingFirstWindows }
     return rates
 }
 

@@ -22,9 +22,9 @@ public final class JournalStore: ReadOnlyStore, RevisionArchive {
     /// listening, so that a synced array's history records each one) rather than the last alone.
     public var publishesEveryRevision = false
 
-    /// Whether a reader of this store's revisions through another store (rates over it) is busy
-    /// evaluating a first window: the replay waits, as it does for its own hub's.
-    public var readerIsBusy: () -> Bool = { false }
+    /// Whether each reader of this store's revisions through another store (rates, a keyed fold
+    /// over it) is busy evaluating a first window: the replay waits, as it does for its own hub's.
+    private var readersBusy: [() -> Bool] = []
 
     private let wake: WakeSignal
     /// The recording as its first value and each revision's changes.
@@ -47,6 +47,10 @@ public final class JournalStore: ReadOnlyStore, RevisionArchive {
         wake.signal()
     }
 
+    /// Has the replay wait while `busy` (a reader through another store evaluating a first
+    /// window, which would miss the revisions published meanwhile).
+    public func waits(while busy: @escaping () -> Bool) { readersBusy.append(busy) }
+
     /// How many revisions the recording holds (as cut).
     public var revisionCount: Int { revisions.count }
 
@@ -60,7 +64,7 @@ public final class JournalStore: ReadOnlyStore, RevisionArchive {
         // One document at a time (the history keeps what changed); none while a first window over
         // many children is evaluated on the hub's worker, which would skip the revisions meanwhile.
         let identity = FileIdentity(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
-        while !isReplayed && !hub.isEvaluatingFirstWindows && !readerIsBusy() {
+        while !isReplayed && !hub.isEvaluatingFirstWindows && !readersBusy.contains(where: { $0() }) {
             guard published < revisions.count else {
                 isReplayed = true
                 if let warning { hub.status.problem = .warning(warning) }
