@@ -3,7 +3,7 @@
 import PackageDescription
 
 // Layers, each depending only on those above it:
-// CEngineMemory → EngineMemory (the engine's memory, mappings, threads and signals, and the write
+// CEngineMemory, CXXHash → EngineMemory (the engine's memory, mappings, threads and signals, and the write
 // path's file calls: one way into the kernel);
 // CJSONScan, EngineMemory → JSONTree → LiveQuery → StoreInterface → FileStore, RemoteStore (a
 // database URL as a live store: REST and its event stream, on AsyncHTTPClient), SyncedArray;
@@ -63,10 +63,14 @@ let package = Package(
         // What Swift cannot ask of the kernel itself: a file's mapping guarded by a SIGBUS
         // handler, mremap (variadic), names the Glibc module leaves out.
         .target(name: "CEngineMemory"),
+        // xxHash (Debian's libxxhash-dev): a page's fingerprint at memory speed, where a followed
+        // large file's pages are compared with its last revision's (no digest of swift-crypto
+        // reads 143 MB within an edit's few milliseconds).
+        .systemLibrary(name: "CXXHash", providers: [.apt(["libxxhash-dev"])]),
         // The engine's blocks of memory, mappings, threads and signals, behind `EngineTuning`
         // (`.plain` unless a program opts in); used by JSONTree, LiveQuery, FileStore and
         // LiveViews (its statistics' second thread) only.
-        .target(name: "EngineMemory", dependencies: ["CEngineMemory"]),
+        .target(name: "EngineMemory", dependencies: ["CEngineMemory", "CXXHash"]),
         .target(name: "JSONTree", dependencies: ["CJSONScan", "EngineMemory"], linkerSettings: [.linkedLibrary("m")]),
         // One longest increasing subsequence for every module that keeps rows in place.
         .target(name: "Sequences"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages SyncTable needs, or says exactly what to run.
-#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw, RE2 and libjq headers; tmux for the terminal tests)
+#   scripts/ensure-deps.sh          what `make build/test/demo` need (ncursesw, RE2, libjq and xxHash headers; tmux for the terminal tests)
 #   scripts/ensure-deps.sh bench    also the benchmark peers (jq; wrk for the server; simdjson when Debian has it)
 set -u
 required=()
@@ -9,6 +9,8 @@ required=()
 [ -e /usr/include/re2/re2.h ] || required+=(libre2-dev)
 # libjq (jq 1.6): the jq language beyond the native subset of expressions.
 [ -e /usr/include/jq.h ] || required+=(libjq-dev)
+# xxHash: the fingerprints by which a followed large file's pages are compared.
+[ -e /usr/include/xxhash.h ] || required+=(libxxhash-dev)
 command -v tmux >/dev/null 2>&1 || required+=(tmux)
 optional=()
 if [ "${1:-}" = test ]; then

@@ -97,27 +97,34 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package private(set) var capacity: Int
     /// Whether the block is a mapping (else malloc'd).
     package private(set) var isMapped: Bool
+    /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`).
+    private let recycles: Bool
 
-    /// Blocks at least this large are mapped, tuned (2 MiB huge pages are worth it well below this).
+    /// Blocks at least this large are mapped: tuned, with huge pages (worth it well below this)
+    /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own.
     package static var mappingThreshold: Int { 8 << 20 }
 
     /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
     /// contents, or zeroes. With `tuning.recycledMappings`, blocks of `mappedFrom` bytes or
-    /// more are mappings, and a spare is taken when it wastes at most `waste` of itself; else
-    /// every block is malloc'd.
+    /// more are mappings with huge pages asked for, and a spare is taken when it wastes at most
+    /// `waste` of itself. Without, blocks of `mappingThreshold` bytes or more are plain mappings
+    /// of their own, given back when released: from malloc, freeing one moved glibc's threshold
+    /// for mapping above the next blocks, which then stayed in its heap when freed (a follower
+    /// of a 150 MB file held 19 MB of freed blocks). Other blocks are malloc'd.
     package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold,
                  tuning: EngineTuning = .current) {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
-        if tuning.recycledMappings && bytes >= threshold {
-            if let spare = spareMappings.withLock({ $0.take(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) }) {
+        recycles = tuning.recycledMappings
+        if recycles ? bytes >= threshold : bytes >= Self.mappingThreshold {
+            if recycles, let spare = spareMappings.withLock({ $0.take(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) }) {
                 (base, self.capacity, isMapped) = (spare.base.assumingMemoryBound(to: Element.self), spare.bytes / MemoryLayout<Element>.stride, true)
                 checkInvariants()
                 return
             }
             let pages = Posix.wholePages(bytes)
             if let mapped = try? Posix.mapAnonymous(pages) {
-                Posix.adviseHugePages(mapped, pages)
+                if recycles { Posix.adviseHugePages(mapped, pages) }
                 // The whole mapping, so that a block of another element type (each divides a page)
                 // taking it as a spare covers every page of it too: a byte block 1–7 bytes into its
                 // last page once lost that page to a tape, whose size in entries rounded down.
@@ -137,7 +144,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package mutating func resize(to capacity: Int) {
         if isMapped {
             // A mapping grows into a new one (moving the pages would need room after it).
-            let bigger = RecycledMemory(capacity: capacity, tuning: .tuned)
+            let bigger = RecycledMemory(capacity: capacity, tuning: recycles ? .tuned : .plain)
             bigger.base.update(from: base, count: min(self.capacity, bigger.capacity))
             release()
             self = bigger
@@ -211,7 +218,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// Gives the block back; a mapping is kept as a spare for the next block of its size
     /// (`SparePool`).
     package func releaseKeepingSpare() {
-        guard isMapped else { return free(base) }
+        guard isMapped && recycles else { return release() }
         Self.keepSpare(mapping: UnsafeMutableRawPointer(base), bytes: Posix.wholePages(byteCount))
     }
 
@@ -246,4 +253,9 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
 /// The spare mappings kept now (tests: `SparePool`'s invariants hold between blocks).
 package func checkSpareInvariants() {
     spareMappings.withLock { $0.checkInvariants() }
+}
+
+/// Whether a spare mapping starts at `base` (tests).
+package func isKeptAsSpare(_ base: UnsafeMutableRawPointer) -> Bool {
+    spareMappings.withLock { pool in pool.spares.contains { $0.base == base } }
 }

@@ -106,10 +106,14 @@ package typealias PieceCompared = (offset: Int, count: Int, differs: Bool)
 /// with `lastBytes` instead and always written (the target reads `base` there), so that one
 /// comparison of each page says both which pages to write and where the revision differs from
 /// the last one, told to `compared` piece by piece, in order.
+///
+/// With `fingerprints`, each page's fingerprint is set in `new`, and where the last revision's
+/// are known (`last`), a page is compared by its fingerprint: only the new bytes are read.
 /// - Returns: how many pieces (each within one page) were written; `written` has their pages.
 package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, into target: UnsafeMutablePointer<UInt8>,
                                  over base: UnsafePointer<UInt8>, written: inout PageSet,
                                  last: (pages: PageSet?, bytes: UnsafePointer<UInt8>)? = nil,
+                                 fingerprints: (last: PageFingerprints?, new: PageFingerprints)? = nil,
                                  compared: (PieceCompared) -> Void = { _ in }) -> Int {
     guard let source = new.baseAddress else { return 0 }
     let page = Posix.pageSize
@@ -119,7 +123,20 @@ package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, 
         let index = (offset + at) / page
         let lastWrote = last?.pages?.contains(index) ?? false
         let against = lastWrote ? last!.bytes : base
-        let differs = memcmp(source + at, against + offset + at, end - at) != 0
+        let differs: Bool
+        // A fingerprint is of a whole page, or of the last page's bytes.
+        if let fingerprints, (offset + at) % page == 0, end - at == page || index == fingerprints.new.count - 1 {
+            let print = PageFingerprints.of(source + at, count: end - at)
+            fingerprints.new[index] = print
+            if let old = fingerprints.last {
+                differs = !PageFingerprints.same(old[index], print)
+            } else {
+                differs = memcmp(source + at, against + offset + at, end - at) != 0
+            }
+        } else {
+            fingerprints?.new.complete.store(false, ordering: .relaxed)
+            differs = memcmp(source + at, against + offset + at, end - at) != 0
+        }
         if differs || lastWrote {
             (target + offset + at).update(from: source.assumingMemoryBound(to: UInt8.self) + at, count: end - at)
             written.insert(index)

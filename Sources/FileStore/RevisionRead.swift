@@ -22,6 +22,8 @@ struct RevisionTarget: @unchecked Sendable {
     /// Tuned, into shared pages: the file's own pages, compared where they are instead of
     /// read into a buffer first (nil: read with `pread`).
     let source: MappedFile?
+    /// Into shared pages: the fingerprints of the revision's pages, set as they are read.
+    let fingerprints: PageFingerprints?
     /// Bytes at `base` (whole pages for a mapping).
     let capacity: Int
     /// The file as it was when the read began.
@@ -112,15 +114,21 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
     return part
 }
 
-/// The file's bytes `offset..<end` (fewer at its end): its mapping's own (`target.source`), or
-/// read with `pread` into `into`. A count of 0 is the end of the file, below 0 an error (`errno`).
+/// The file's bytes `offset..<end` (fewer only at its end, so that chunks keep to whole pages):
+/// its mapping's own (`target.source`), or read with `pread` into `into`. A count of 0 is the end
+/// of the file, below 0 an error (`errno`).
 private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutablePointer<UInt8>, at offset: Int,
                        upTo end: Int) -> (bytes: UnsafeRawPointer, count: Int) {
     if let file = target.source { return (file.base + offset, max(0, min(end, file.count) - offset)) }
-    while true {
-        let n = pread(fd, into, end - offset, off_t(offset))
-        if n >= 0 || errno != EINTR { return (UnsafeRawPointer(into), n) }
+    var count = 0
+    while offset + count < end {
+        let n = pread(fd, into + count, end - offset - count, off_t(offset + count))
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 && count == 0 { return (UnsafeRawPointer(into), n) }
+        if n <= 0 { break }
+        count += n
     }
+    return (UnsafeRawPointer(into), count)
 }
 
 /// Takes a chunk just read (`chunk`, bytes `offset…` of the file) into `target`, and compares it
@@ -136,7 +144,8 @@ private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: 
     }
     guard let old else {
         if let shared = target.shared {
-            part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages)
+            part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages,
+                                                fingerprints: target.fingerprints.map { (last: nil, new: $0) })
         }
         return
     }
@@ -145,8 +154,9 @@ private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: 
         // `old` maps the same memory file: where it wrote no page of its own, its bytes are the
         // file's, and one comparison answers both questions.
         var comparison = part.comparison!
+        let prints = target.fingerprints.map { (last: old.fingerprints, new: $0) }
         part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages,
-                                            last: (old.writtenPages, o.baseAddress!)) { piece in
+                                            last: (old.writtenPages, o.baseAddress!), fingerprints: prints) { piece in
             comparison.add(piece, new + (piece.offset - offset), old: o.baseAddress!)
         }
         part.comparison = comparison

@@ -94,15 +94,22 @@ final class SnapshotReader: Sendable {
         defer { source?.unmap() }
         let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) },
                                     fresh: shared == nil ? block.sharedPages : nil, source: source,
+                                    fingerprints: shared == nil ? nil : PageFingerprints(bytes: expected),
                                     capacity: block.capacity, start: FileIdentity(before))
         let part = readParts(fd, into: target, expected: expected, comparingWith: old)
         // A writer at work: its file is read again once it has done (a read of half a file
         // is never parsed, nor held on to).
         // A page a truncation took read as zeroes: the file changed.
-        if part.changed || source?.lostPages == true { return (.unstable, nil) }
+        if part.changed || source?.lostPages == true {
+            // Its size is a half-written file's: no spare for the next revision.
+            block.keepsNoSpare()
+            return (.unstable, nil)
+        }
         if part.failure != 0 { return (.unreadable(String(cString: strerror(part.failure))), nil) }
         if shared != nil { block.noteWritten(part.pages) }
-        let bytes = DocumentBytes(block: rebasedIfDrifted(block, count: part.count, written: part.written), count: part.count)
+        let revision = rebasedIfDrifted(block, count: part.count, written: part.written)
+        revision.noteFingerprints(target.fingerprints)
+        let bytes = DocumentBytes(block: revision, count: part.count)
         let comparison = part.comparison
 
         var after = stat()
@@ -483,7 +490,8 @@ struct EndsComparison {
             prefix += matchingPrefix(new, old + piece.offset, piece.count)
             prefixFinal = true
         }
-        lastDifference = piece.offset + lastMismatch(new, old + piece.offset, piece.count)!
+        // A piece found different by its fingerprint differs in some byte.
+        lastDifference = piece.offset + (lastMismatch(new, old + piece.offset, piece.count) ?? 0)
     }
 
     /// The comparison of a read made of this part and `later`, the bytes right after it

@@ -18,6 +18,10 @@ public final class ByteBlock: @unchecked Sendable {
     /// differ from the memory file); nil for the memory file's own bytes. Told once, by the read
     /// that wrote them, before any other thread sees the block.
     package private(set) var writtenPages: PageSet?
+    /// For a memory file's bytes or a mapping of them, each page's fingerprint, when a read
+    /// computed them all: the next revision's pages are compared with these. Told once, as
+    /// `writtenPages` is.
+    package private(set) var fingerprints: PageFingerprints?
     /// Where the bytes start; stays put for the block's life (it never grows in place).
     public let base: UnsafeMutablePointer<UInt8>
     public let capacity: Int
@@ -54,8 +58,21 @@ public final class ByteBlock: @unchecked Sendable {
     /// Records the pages a read wrote into this block, a copy-on-write mapping (`writtenPages`).
     package func noteWritten(_ pages: PageSet) { writtenPages = pages }
 
+    /// Records the fingerprints of this block's pages (`fingerprints`), when every one is known.
+    package func noteFingerprints(_ prints: PageFingerprints?) {
+        fingerprints = prints?.complete.load(ordering: .relaxed) == true ? prints : nil
+    }
+
+    /// Whether the block's memory is kept as a spare when it goes (`RecycledMemory`).
+    private var keepsSpare = true
+
+    /// Gives the memory back when the block goes instead of keeping it as a spare: a block sized
+    /// for a half-written file fits no later revision, and held up to 15 MB while a large file
+    /// was followed.
+    package func keepsNoSpare() { keepsSpare = false }
+
     deinit {
-        memory?.releaseKeepingSpare()
+        if keepsSpare { memory?.releaseKeepingSpare() } else { memory?.release() }
         release?()
     }
 }
@@ -130,6 +147,12 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
     /// mapping of one (`ByteBlock.writtenPages`).
     package var writtenPages: PageSet? {
         if case .block(let b) = storage { return b.writtenPages }
+        return nil
+    }
+
+    /// The fingerprints of these bytes' pages, if a read computed them (`ByteBlock.fingerprints`).
+    package var fingerprints: PageFingerprints? {
+        if case .block(let b) = storage { return b.fingerprints }
         return nil
     }
 

@@ -201,7 +201,7 @@ private func largeViewerFollowing(
     let total = options.followEdits ?? (options.quick ? 40 : 1_000), timed = min(total, 100)
     var seen = 0
     for k in 0..<total {
-        let (child, _, savedAt) = saveEdit(&file, edit, to: path, style(ofEdit: edit))
+        let (child, _, savedAt, _) = saveEdit(&file, edit, to: path, style(ofEdit: edit))
         edit += 1
         guard let at = viewer.waitFor(Array(PlayersFile.key(child).utf8), timeout: 30) else { continue }
         seen += 1

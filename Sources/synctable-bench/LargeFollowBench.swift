@@ -20,10 +20,10 @@ enum SaveStyle: CaseIterable {
 
 /// Saves `file` with child `edit`'s pick given a score above every generated one, `style`;
 /// with `lengthChange`, half the edits give a score one digit longer (the file grows a byte). Returns
-/// the child, its score (this edit's own: no other edit of a run sets it) and the monotonic
-/// time right before the save's close or rename.
+/// the child, its score (this edit's own: no other edit of a run sets it), the monotonic time
+/// right before the save's close or rename, and for a rename how long the writer's `rename` took.
 func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String, _ style: SaveStyle,
-              lengthChange: Bool = false) -> (child: Int, score: Int, savedAt: Double) {
+              lengthChange: Bool = false) -> (child: Int, score: Int, savedAt: Double, renameMs: Double?) {
     // With `lengthChange`, every score has seven digits (above every six-digit one) and grows
     // with the edit, so that each edit enters the top (a six-digit one stopped entering once
     // twenty seven-digit ones were there): edits 0 and 1 of every four give a new child seven
@@ -40,12 +40,16 @@ func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String, _ style: 
     switch style {
     case .inPlace:
         writeFileInPlace(path, file.bytes, beforeClose: { savedAt = now() })
+        return (child, score, savedAt, nil)
     case .renamed:
-        writeFileInPlace(path + ".tmp", file.bytes)
+        // Synced before the rename, as a careful save is (and `synctable set`'s): unsynced,
+        // ext4 writes the new file out inside the rename that replaces a file (6–70 ms here),
+        // before anyone can see the edit — the writer's time, which this row counted before.
+        writeFileInPlace(path + ".tmp", file.bytes, sync: true)
         savedAt = now()
         rename(path + ".tmp", path)
+        return (child, score, savedAt, (now() - savedAt) * 1000)
     }
-    return (child, score, savedAt)
 }
 
 /// The style of edit `k` of a follower: in place and by rename in turn.
@@ -55,6 +59,8 @@ func style(ofEdit k: Int) -> SaveStyle { k % 2 == 0 ? .inPlace : .renamed }
 /// the sampled edits, and the resident counts after them.
 struct FollowFigures {
     var latencies: [SaveStyle: [Double]] = [.inPlace: [], .renamed: []]
+    /// The writer's `rename` calls of the timed saves by rename, in ms.
+    var renames: [Double] = []
     /// Held memory once settled after the sampled edits, and the most sampled during them.
     var held: (last: Int, peak: Int)?
     var resident: [Resident] = []
@@ -109,7 +115,7 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
             sampler = nil
         }
         let saveStyle = style(ofEdit: k)
-        let (child, score, savedAt) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
+        let (child, score, savedAt, renameMs) = saveEdit(&file, edit, to: path, saveStyle, lengthChange: lengthChanges)
         edit += 1
         // An in-place save's clock is read after its last write, whose IN_MODIFY may have woken
         // the follower already; a rename's before the call (never short: the follower's time
@@ -124,6 +130,7 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
         figures.otherBatches += others
         if k < timed && early { figures.untimed += 1 }
         if k < timed && !early { figures.latencies[saveStyle]!.append(latency) }
+        if k < timed, let renameMs { figures.renames.append(renameMs) }
         if k >= timed + sampled && ((k + 1) % 100 == 0 || k == timed + sampled), let rss = settledResident(events.pid) {
             figures.resident.append(rss)
         }
@@ -169,6 +176,8 @@ func addLatencyRows(_ report: Report, _ figures: FollowFigures, prefix: String, 
             + (figures.missed > 0 ? "; \(figures.missed) edits missing from their events" : "")
             + (figures.otherBatches > 0 ? "; \(figures.otherBatches) batches without the timed edit skipped" : "")
             + (figures.untimed > 0 ? "; \(figures.untimed) in-place edits untimed (answered before the bench's thread ran again)" : "")
+            + (row.contains("rename") && !figures.renames.isEmpty
+                ? "; the writer's rename took \(Report.fmt(Stats(figures.renames).median)) ms p50, \(Report.fmt(figures.renames.max()!)) ms max" : "")
         if engine.isEmpty {
             tuned[name] = value
             report.add(Figure(name: name, unit: "ms", synctable: stats, target: target.map { "≤ \(Report.fmt($0)) ms" } ?? "-",

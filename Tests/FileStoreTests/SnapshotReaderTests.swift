@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineMemory
 @testable import FileStore
 import JSONTree
 import Synchronization
@@ -158,7 +159,7 @@ import TestSupport
         #expect(pwrite(fd, [UInt8(66)], 1, off_t(old.count)) == 1)
         let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: old.count + 1)
         defer { memory.deallocate() }
-        let target = RevisionTarget(base: memory, shared: nil, fresh: nil, source: nil, capacity: old.count + 1, start: start)
+        let target = RevisionTarget(base: memory, shared: nil, fresh: nil, source: nil, fingerprints: nil, capacity: old.count + 1, start: start)
         let part = readPart(fd, into: target, from: 0, to: old.count + 1, comparingWith: DocumentBytes(old))
         #expect(part.changed && part.count == 0)
         let seen = target.changed.seen.load(ordering: .relaxed)
@@ -245,12 +246,13 @@ import TestSupport
     /// Tuned, a revision is read into a memory file, and the next one of the same length into a
     /// copy-on-write mapping of it, written only where it differs. Over a chain of edits (a few
     /// bytes, a rewrite of most pages, a change of length), every read is the file with its
-    /// exact shared ends, and no revision read earlier changes.
+    /// exact shared ends, and no revision read earlier changes. A revision read into a mapping
+    /// carries its pages' fingerprints, and the next one of its length is compared by them.
     @Test func revisionsReadIntoSharedPagesAreTheFileAndStayAsRead() throws {
         let folder = ScratchFolder()
         let path = folder.file("shared.bin")
         let reader = SnapshotReader(tuning: .tuned, sharedPagesFrom: 1)
-        var sharing = 0
+        var sharing = 0, byFingerprint = 0
         try forEachSeed(12, base: 0x5A5A) { seed, r in
             var state = (0..<r.int(1...60_000)).map { _ in UInt8(r.int(97...100)) }
             var kept: [(read: DocumentBytes, was: [UInt8])] = []
@@ -277,13 +279,22 @@ import TestSupport
                     let expected = Self.naiveEnds(current.array, state)
                     #expect(measured.prefix == expected.prefix && measured.suffix == expected.suffix, "seed \(seed) step \(step)")
                 }
-                if let current, bytes.sharedPages === current.sharedPages { sharing += 1 }
+                if let current, bytes.sharedPages === current.sharedPages {
+                    sharing += 1
+                    if current.fingerprints != nil { byFingerprint += 1 }
+                    let prints = try #require(bytes.fingerprints, "seed \(seed) step \(step)")
+                    let page = Posix.pageSize
+                    for p in 0..<prints.count {
+                        let print = state[p * page..<min(state.count, (p + 1) * page)].withUnsafeBytes { PageFingerprints.of($0.baseAddress!, count: $0.count) }
+                        #expect(PageFingerprints.same(prints[p], print), "seed \(seed) step \(step) page \(p)")
+                    }
+                }
                 kept.append((bytes, state))
                 current = bytes
             }
             for (k, revision) in kept.enumerated() { #expect(revision.read.array == revision.was, "seed \(seed): revision \(k) changed") }
         }
         // Small edits of one length shared their pages (a large rewrite or a new length did not).
-        #expect(sharing > 0)
+        #expect(sharing > 0 && byFingerprint > 0)
     }
 }
