@@ -8,11 +8,11 @@
 // (docs/engine/page-fingerprints.md).
 //
 // A fingerprint is XXH3's 128 bits keyed with a secret drawn at random for each process: two
-// different pages have the same fingerprint with a chance of about 2⁻¹²⁸, whatever the file
-// holds, since no writer knows the secret. (A cryptographic digest would say the same with
-// proof, but none reads 143 MB in a few milliseconds: SHA-256 takes 80 ms here.) A page whose
-// fingerprint differs is different for sure, and its bytes are compared with the old ones to
-// find where.
+// different pages share one by accident with a chance of about 2⁻¹²⁸. xxHash makes no
+// cryptographic claim, but no way is known to make two pages collide without the secret, which
+// no writer of the file sees. A cryptographic digest reads 143 MB in 80 ms here (SHA-256), ten
+// times an edit's budget. A page whose fingerprint differs is different for sure, and its bytes
+// are compared with the old ones to find where.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,17 +43,45 @@ package final class PageFingerprints: @unchecked Sendable {
         set { values[page] = newValue }
     }
 
+    /// Whether `count` bytes at `offset` are a page of their own: a whole page, or the last
+    /// page's bytes. Only those have a fingerprint.
+    package func isWhole(pageAt offset: Int, count: Int) -> Bool {
+        offset % Posix.pageSize == 0 && (count == Posix.pageSize || offset / Posix.pageSize == self.count - 1)
+    }
+
+    /// Sets the fingerprints of the pages of `bytes`, the revision's bytes from `offset` on
+    /// (a page boundary); one left in pieces marks the fingerprints incomplete.
+    package func set(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard let base = bytes.baseAddress else { return }
+        var at = 0
+        while at < bytes.count {
+            let count = min(bytes.count - at, Posix.pageSize - (offset + at) % Posix.pageSize)
+            if isWhole(pageAt: offset + at, count: count) {
+                self[(offset + at) / Posix.pageSize] = Self.of(base + at, count: count)
+            } else {
+                complete.store(false, ordering: .relaxed)
+            }
+            at += count
+        }
+    }
+
     /// The fingerprint of the `count` bytes at `bytes` (a page, or the last part of one).
     package static func of(_ bytes: UnsafeRawPointer, count: Int) -> XXH128_hash_t {
-        secret.withUnsafeBytes { cxxhash_128_with_secret(bytes, count, $0.baseAddress, $0.count) }
+        cxxhash_128_with_secret(bytes, count, secret.baseAddress, secret.count)
     }
 
     /// Whether two fingerprints are the same.
     package static func same(_ a: XXH128_hash_t, _ b: XXH128_hash_t) -> Bool { a.low64 == b.low64 && a.high64 == b.high64 }
 
-    /// Drawn once for the process: 192 random bytes (XXH3's own secret is as long).
-    private static let secret: [UInt8] = {
+    /// Drawn once for the process: 192 random bytes (XXH3's own secret is as long). Never
+    /// written after, nor freed. (Raw memory, not an array: no reference counted per page.)
+    nonisolated(unsafe) private static let secret: UnsafeRawBufferPointer = {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 192, alignment: 64)
         var generator = SystemRandomNumberGenerator()
-        return (0..<192).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        for k in bytes.indices { bytes[k] = UInt8.random(in: .min ... .max, using: &generator) }
+        // The library picks its vector code at its first call: made here, once, not by two
+        // threads of a read at once.
+        _ = cxxhash_128_with_secret(bytes.baseAddress, bytes.count, bytes.baseAddress, bytes.count)
+        return UnsafeRawBufferPointer(bytes)
     }()
 }

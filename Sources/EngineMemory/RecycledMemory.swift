@@ -1,6 +1,7 @@
 // Memory for tapes, for the bytes of large files' revisions, and for the synced lists' child
 // lists (LiveQuery's `OrdinalBuffer`): blocks that are allocated, grown, shrunk, recycled and
-// given back. Under `EngineTuning.plain` every block comes from malloc.
+// given back. Under `EngineTuning.plain` a block comes from malloc, or from 8 MiB is a mapping
+// of its own, never kept.
 //
 // Tuned (`recycledMappings`), large blocks are anonymous mappings with transparent huge pages
 // asked for: a 1,000,000-child file has a tape of over 100 MB, and touching it 4 KiB page by

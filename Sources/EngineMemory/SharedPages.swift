@@ -120,27 +120,31 @@ package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, 
     var pieces = 0, at = 0
     while at < new.count {
         let end = min(new.count, (offset + at) / page * page + page - offset)
-        let index = (offset + at) / page
+        let index = (offset + at) / page, count = end - at
         let lastWrote = last?.pages?.contains(index) ?? false
         let against = lastWrote ? last!.bytes : base
+        let whole = fingerprints?.new.isWhole(pageAt: offset + at, count: count) ?? false
         let differs: Bool
-        // A fingerprint is of a whole page, or of the last page's bytes.
-        if let fingerprints, (offset + at) % page == 0, end - at == page || index == fingerprints.new.count - 1 {
-            let print = PageFingerprints.of(source + at, count: end - at)
-            fingerprints.new[index] = print
-            if let old = fingerprints.last {
-                differs = !PageFingerprints.same(old[index], print)
-            } else {
-                differs = memcmp(source + at, against + offset + at, end - at) != 0
-            }
+        if whole, let old = fingerprints?.last {
+            differs = !PageFingerprints.same(old[index], PageFingerprints.of(source + at, count: count))
         } else {
-            fingerprints?.new.complete.store(false, ordering: .relaxed)
-            differs = memcmp(source + at, against + offset + at, end - at) != 0
+            differs = memcmp(source + at, against + offset + at, count) != 0
         }
         if differs || lastWrote {
-            (target + offset + at).update(from: source.assumingMemoryBound(to: UInt8.self) + at, count: end - at)
+            (target + offset + at).update(from: source.assumingMemoryBound(to: UInt8.self) + at, count: count)
             written.insert(index)
             pieces += 1
+        }
+        // The fingerprint of the bytes kept: the copy written (a file's mapping may change between
+        // two reads of it), else the last revision's page.
+        if let prints = fingerprints?.new {
+            if !whole {
+                prints.complete.store(false, ordering: .relaxed)
+            } else if differs || lastWrote {
+                prints[index] = PageFingerprints.of(target + offset + at, count: count)
+            } else {
+                prints[index] = fingerprints?.last?[index] ?? PageFingerprints.of(against + offset + at, count: count)
+            }
         }
         if last != nil { compared((offset + at, end - at, differs)) }
         at = end

@@ -22,7 +22,7 @@ struct RevisionTarget: @unchecked Sendable {
     /// Tuned, into shared pages: the file's own pages, compared where they are instead of
     /// read into a buffer first (nil: read with `pread`).
     let source: MappedFile?
-    /// Into shared pages: the fingerprints of the revision's pages, set as they are read.
+    /// Into a memory file or shared pages: the fingerprints of the revision's pages, set as they are read.
     let fingerprints: PageFingerprints?
     /// Bytes at `base` (whole pages for a mapping).
     let capacity: Int
@@ -141,6 +141,8 @@ private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: 
             part.failure = error.errno
             return
         }
+        // The next revision of this length is compared by them.
+        target.fingerprints?.set(chunk, at: offset)
     }
     guard let old else {
         if let shared = target.shared {

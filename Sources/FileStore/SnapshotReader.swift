@@ -94,7 +94,7 @@ final class SnapshotReader: Sendable {
         defer { source?.unmap() }
         let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) },
                                     fresh: shared == nil ? block.sharedPages : nil, source: source,
-                                    fingerprints: shared == nil ? nil : PageFingerprints(bytes: expected),
+                                    fingerprints: shared != nil || block.sharedPages != nil ? PageFingerprints(bytes: expected) : nil,
                                     capacity: block.capacity, start: FileIdentity(before))
         let part = readParts(fd, into: target, expected: expected, comparingWith: old)
         // A writer at work: its file is read again once it has done (a read of half a file
@@ -118,11 +118,11 @@ final class SnapshotReader: Sendable {
         // (its link count drops), which leaves its content whole.
         let identity = FileIdentity(after), start = FileIdentity(before)
         if identity.inode != start.inode || identity.size != start.size || identity.modified != start.modified
-            || bytes.count != expected
+            || bytes.count != expected || wd >= 0 && inodeWasModified(wd)
         {
+            revision.keepsNoSpare()
             return (.unstable, nil)
         }
-        if wd >= 0 && inodeWasModified(wd) { return (.unstable, nil) }
         kept = hold(fd, count: bytes.count)
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
@@ -490,7 +490,8 @@ struct EndsComparison {
             prefix += matchingPrefix(new, old + piece.offset, piece.count)
             prefixFinal = true
         }
-        // A piece found different by its fingerprint differs in some byte.
+        // None only if the file changed under the read (which is then dropped) or a fingerprint
+        // was not of its page's bytes: the piece's start only shortens the shared suffix.
         lastDifference = piece.offset + (lastMismatch(new, old + piece.offset, piece.count) ?? 0)
     }
 

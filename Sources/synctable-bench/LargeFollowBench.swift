@@ -43,8 +43,8 @@ func saveEdit(_ file: inout PlayersFile, _ edit: Int, to path: String, _ style: 
         return (child, score, savedAt, nil)
     case .renamed:
         // Synced before the rename, as a careful save is (and `synctable set`'s): unsynced,
-        // ext4 writes the new file out inside the rename that replaces a file (6–70 ms here),
-        // before anyone can see the edit — the writer's time, which this row counted before.
+        // ext4 writes the new file out inside the rename that replaces a file (6–70 ms here)
+        // before anyone can see the edit, and that is the writer's time, not the follower's.
         writeFileInPlace(path + ".tmp", file.bytes, sync: true)
         savedAt = now()
         rename(path + ".tmp", path)
@@ -59,7 +59,8 @@ func style(ofEdit k: Int) -> SaveStyle { k % 2 == 0 ? .inPlace : .renamed }
 /// the sampled edits, and the resident counts after them.
 struct FollowFigures {
     var latencies: [SaveStyle: [Double]] = [.inPlace: [], .renamed: []]
-    /// The writer's `rename` calls of the timed saves by rename, in ms.
+    /// The writer's `rename` calls of the timed saves by rename, in ms, as this thread timed
+    /// them (a wait for a core after the call counts too).
     var renames: [Double] = []
     /// Held memory once settled after the sampled edits, and the most sampled during them.
     var held: (last: Int, peak: Int)?

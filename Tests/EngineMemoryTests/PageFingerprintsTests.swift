@@ -66,10 +66,11 @@ import Testing
                     let print = next[range].withUnsafeBytes { PageFingerprints.of($0.baseAddress!, count: $0.count) }
                     #expect(PageFingerprints.same(found.fingerprints[p], print))
                 }
-                // Pages the memory file holds unchanged stay shared (not written).
+                // Pages the memory file holds unchanged stay shared (not written), unless the last
+                // revision wrote them (the new mapping reads the memory file there).
                 let unchanged = (0..<found.fingerprints.count).filter { p in
                     let range = p * Self.page..<min(count, (p + 1) * Self.page)
-                    return next[range] == first[range]
+                    return next[range] == first[range] && !(last.written.contains(p))
                 }
                 #expect(unchanged.allSatisfy { !found.written.contains($0) })
                 (last, lastBytes) = (found, next)
@@ -91,6 +92,22 @@ import Testing
         let complete = found.fingerprints.complete.load(ordering: .relaxed)
         #expect(!complete)
         #expect(found.differing == [1] && found.bytes == new)
+    }
+
+    /// The last revision's fingerprints decide: a page whose bytes are the same but whose last
+    /// fingerprint is not theirs is found different (and written), so the comparison is by
+    /// fingerprint, not by the bytes.
+    @Test func theLastFingerprintsDecide() throws {
+        let count = 3 * Self.page + 50
+        let old = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let pages = try SharedPages(capacity: count + 1)
+        try old.withUnsafeBytes { try pages.write($0.baseAddress!, count: count, at: 0) }
+        let first = try Self.read(old, over: pages, last: (nil, nil, old), chunk: 1 << 20)
+        #expect(first.differing.isEmpty)
+        let zero = [UInt8](repeating: 0, count: Self.page)
+        first.fingerprints[2] = zero.withUnsafeBytes { PageFingerprints.of($0.baseAddress!, count: $0.count) }
+        let again = try Self.read(old, over: pages, last: (first.fingerprints, first.written, old), chunk: 1 << 20)
+        #expect(again.differing == [2] && again.written.contains(2) && again.bytes == old)
     }
 
     /// Two pages that differ in one byte have different fingerprints; the same bytes anywhere

@@ -166,6 +166,22 @@ import TestSupport
         #expect(seen)
     }
 
+    /// A piece said to differ (by its fingerprint) whose bytes are the same, as when the file
+    /// changed under the read: the comparison's shared ends stay within the bytes, the piece
+    /// counted as changed.
+    @Test func aPieceSaidToDifferWithTheSameBytesOnlyShortensTheEnds() {
+        let page = 4096, count = 3 * page
+        let bytes = [UInt8](repeating: 9, count: count)
+        var comparison = EndsComparison(oldCount: count, newCount: count)
+        bytes.withUnsafeBufferPointer { b in
+            for p in 0..<3 {
+                comparison.add((p * page, page, p == 1), b.baseAddress! + p * page, old: b.baseAddress!)
+            }
+        }
+        let ends = comparison.sharedEnds
+        #expect(ends.prefix == 2 * page && ends.suffix == page)
+    }
+
     /// Reads `path`, which holds `new`, comparing it with `old`: the bytes and their shared ends.
     static func expectReadEnds(_ path: String, old: [UInt8], new: [UInt8]) throws {
         let (snapshot, ends) = SnapshotReader().read(path, comparingWith: DocumentBytes(old))
@@ -281,6 +297,7 @@ import TestSupport
                 }
                 if let current, bytes.sharedPages === current.sharedPages {
                     sharing += 1
+                    // The last revision carried fingerprints: this one was compared by them.
                     if current.fingerprints != nil { byFingerprint += 1 }
                     let prints = try #require(bytes.fingerprints, "seed \(seed) step \(step)")
                     let page = Posix.pageSize
