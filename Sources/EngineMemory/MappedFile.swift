@@ -30,6 +30,14 @@ package struct MappedFile: @unchecked Sendable {
     /// Unmaps the file; its bytes are not read after.
     package func unmap() { mapped_file_unmap(slot) }
 
+    /// Maps the pages of bytes `range` now, in one call. A page the file no longer has is left
+    /// to the guard, when it is read.
+    package func populate(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let start = UnsafeMutableRawPointer(mutating: base) + range.lowerBound
+        try? Posix.advise(start, Posix.wholePages(range.count), .populateRead)
+    }
+
     /// Gives back the pages of bytes `range` (they stay in the page cache): a copy of them was
     /// made. The last piece may end mid-page, at the file's end.
     package func giveBack(_ range: Range<Int>) {
