@@ -22,7 +22,8 @@ struct RevisionTarget: @unchecked Sendable {
     /// Tuned, into shared pages: the file's own pages, compared where they are instead of
     /// read into a buffer first (nil: read with `pread`).
     let source: MappedFile?
-    /// Into a memory file or shared pages: the fingerprints of the revision's pages, set as they are read.
+    /// Into a memory file or shared pages: the fingerprints of the revision's pages, set as they
+    /// are read.
     let fingerprints: PageFingerprints?
     /// Bytes at `base` (whole pages for a mapping).
     let capacity: Int

@@ -137,8 +137,9 @@ public final class DatabaseServer: Sendable {
     /// task is cancelled; `onListening` gets the bound port. Returns once its stores have
     /// stopped (their threads ended and their files let go, but for a read still under way on
     /// a store's read queue, which lets go when it ends: a program serving one file after
-    /// another, or a test, does not run out of watches or mappings). Signals are the program's: a program stops the server
-    /// on SIGTERM by calling `stopGracefully()` (`synctable serve` does).
+    /// another, or a test, does not run out of watches or mappings). Signals are the program's:
+    /// a program stops the server on SIGTERM by calling `stopGracefully()` (`synctable serve`
+    /// does).
     /// - Throws: `ServeError` when the file cannot be read as JSON at the start, or the address
     ///   cannot be bound.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {

@@ -150,7 +150,8 @@ final class UnfinishedMessages: Sendable {
 
 /// The connections' unfinished messages, watched by one task of the server rather than by one
 /// task a connection waking every second. A service of the server's group: it runs where the
-/// server runs, timed on an event loop (`ServiceTimer`), its wake-ups not waiting for the concurrency pool.
+/// server runs, timed on an event loop (`ServiceTimer`), its wake-ups not waiting for the
+/// concurrency pool.
 final class UnfinishedSweeper: Service, Sendable {
     typealias Close = @Sendable () async -> Void
 
