@@ -11,6 +11,9 @@ import SeededRandom
 struct PlayersFile {
     private(set) var bytes: [UInt8] = []
     private(set) var scoreOffsets: [Int] = []
+    /// The 4 KiB pages that edits of the same length have changed since the file was made: a
+    /// follower's revision holds its own copy of each until a rebase (docs/engine/shared-pages.md).
+    private(set) var editedPages = Set<Int>()
 
     static func key(_ i: Int) -> String { "p" + String(10_000_000 + i).dropFirst() }
 
@@ -50,6 +53,8 @@ struct PlayersFile {
         precondition((6...7).contains(digits.count))
         if end - start == digits.count {
             for (k, d) in digits.enumerated() { bytes[start + k] = d }
+            editedPages.insert(start / 4096)
+            editedPages.insert((end - 1) / 4096)
             return
         }
         bytes.replaceSubrange(start..<end, with: digits)
@@ -184,11 +189,15 @@ private func largeEventsFollowing(
 }
 
 /// The viewer following edits: the first 100 timed (edit → the edited child's key on the
-/// terminal), resident size sampled every 100.
+/// terminal), resident size sampled every 100. Its time machine keeps the last 100 revisions
+/// (`--history 100`; 1,000 by default, which it holds by design), so that the resident size of
+/// the second half measures what revisions leave behind. It may write (`--edit`): the last row
+/// is a write of its own.
 private func largeViewerFollowing(
     _ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile, edit: inout Int
 ) {
-    guard let viewer = try? PtyProcess(binary, [path] + topScores + ["--no-cache"], rows: 40, columns: 160) else { return }
+    let flags = ["--no-cache", "--edit", "--history", "100"]
+    guard let viewer = try? PtyProcess(binary, [path] + topScores + flags, rows: 40, columns: 160) else { return }
     defer { viewer.stop() }
     // The window's best child is the last edit's.
     let best = Int(UInt64(edit) &* 0x9E37_79B9 % UInt64(file.children))
@@ -207,7 +216,10 @@ private func largeViewerFollowing(
         seen += 1
         if k < timed { latencies.append((at - savedAt) * 1000) }
         viewer.drain(for: 0.02)
-        if (k + 1) % 100 == 0 || k == 0, let rss = settledResident(viewer.process.processIdentifier) { resident.append(rss) }
+        if (k + 1) % 100 == 0 || k == 0, var rss = settledResident(viewer.process.processIdentifier) {
+            rss.editedPages = file.editedPages.count
+            resident.append(rss)
+        }
     }
     largeViewerWrite(report, viewer)
     let p50 = Stats(latencies).median
@@ -243,20 +255,29 @@ private func largeViewerWrite(_ report: Report, _ viewer: PtyProcess) {
 
 /// Resident size after the first edit and every 100th. Flat means no growth per revision: over
 /// the second half of the edits (after the allocator's arenas have warmed up) the resident size
-/// grows by at most 1% of the file (1.5 KB a revision over 500). The note splits the growth
-/// into anonymous memory (the process's own) and file pages (its code, read in as new paths run).
+/// (the lower of two samples at each end) grows by at most 1% of the file (1.5 KB a revision over 500), beyond the pages the edits of
+/// that half changed for the first time. Those the follower's revision holds as copies of its
+/// own (copy-on-write pages of the shared memory file, anonymous) until they reach a quarter of
+/// the file and a rebase folds them in: growth by design, bounded, not per revision. The note
+/// splits the growth into anonymous memory (the process's own) and file pages (its code, read
+/// in as new paths run).
 private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Resident], size: Int) {
     guard samples.count >= 3 else {
         report.add(Figure(name: name, unit: "MB", synctable: nil, target: "flat", met: nil, note: "too few samples"))
         return
     }
-    let middle = samples[samples.count / 2], last = samples.last!
+    // The lower of two samples at each end: a block held for a moment (a read in flight, a
+    // spare not yet let go) lifts one sample by megabytes; what is held for good lifts both.
+    let m = samples.count / 2
+    let middle = samples[(m - 1)...m].min { $0.total < $1.total }!, last = samples.suffix(2).min { $0.total < $1.total }!
     func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
     let growth = Double(last.total - middle.total) / 1e6
+    let edited = (last.editedPages - middle.editedPages) * 4096
     let mbs = samples.map { mb($0.total) }.joined(separator: " ")
     report.add(Figure(name: name, unit: "MB", synctable: Stats(samples.map { Double($0.total) / 1e6 }),
-                      target: "flat: second half grows ≤ 1% of the file", met: growth <= 0.01 * Double(size) / 1e6,
-                      note: "second half grew \(Report.fmt(growth)) MB (anonymous \(mb(last.anonymous - middle.anonymous)), file pages \(mb(last.file - middle.file))); samples \(mbs)"))
+                      target: "flat: second half grows ≤ 1% of the file beyond the pages its edits changed",
+                      met: growth <= (0.01 * Double(size) + Double(edited)) / 1e6,
+                      note: "second half grew \(Report.fmt(growth)) MB (anonymous \(mb(last.anonymous - middle.anonymous)), file pages \(mb(last.file - middle.file))); its edits changed \(mb(edited)) MB of pages not changed before; samples \(mbs)"))
 }
 
 /// The viewer's first screen from the file (no cache), by child, limit 50: time until the
@@ -392,4 +413,6 @@ private func timedWithPeak(_ argv: [String]) -> (Double, Double, Int32)? {
 /// RssFile; shared memory is the rest), and the most it has been resident (VmHWM), in bytes.
 struct Resident {
     var total = 0, anonymous = 0, file = 0, peak = 0
+    /// The file's pages changed by the edits so far (`PlayersFile.editedPages`).
+    var editedPages = 0
 }

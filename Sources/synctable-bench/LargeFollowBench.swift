@@ -132,7 +132,8 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
         if k < timed && early { figures.untimed += 1 }
         if k < timed && !early { figures.latencies[saveStyle]!.append(latency) }
         if k < timed, let renameMs { figures.renames.append(renameMs) }
-        if k >= timed + sampled && ((k + 1) % 100 == 0 || k == timed + sampled), let rss = settledResident(events.pid) {
+        if k >= timed + sampled && ((k + 1) % 100 == 0 || k == timed + sampled), var rss = settledResident(events.pid) {
+            rss.editedPages = file.editedPages.count
             figures.resident.append(rss)
         }
     }
