@@ -5,7 +5,7 @@ import Synchronization
 
 /// The engine's tactics for large files, chosen once by the program that links the libraries.
 ///
-/// `.plain` is the default: memory from `malloc` (a block of 1 MiB or more mapped on its own), a
+/// `.plain` is the default: memory from `malloc` (a block of 8 MiB or more mapped on its own), a
 /// parse on the thread that asks for it, files read with `read(2)`, and nothing process-wide (no
 /// signal handler, no `mallopt`, no ignored signal, no helper process, no thread but the store's
 /// own workers). `.tuned` is what `synctable` runs with. Both give the same results, byte for

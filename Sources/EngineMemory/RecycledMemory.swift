@@ -1,6 +1,6 @@
 // Memory for tapes, for the bytes of large files' revisions, and for the synced lists' child
 // lists (LiveQuery's `OrdinalBuffer`): blocks that are allocated, grown, shrunk, recycled and
-// given back. Under `EngineTuning.plain` a block comes from malloc, or from 1 MiB is a mapping
+// given back. Under `EngineTuning.plain` a block comes from malloc, or from 8 MiB is a mapping
 // of its own, never kept.
 //
 // Tuned (`recycledMappings`), large blocks are anonymous mappings with transparent huge pages
@@ -101,17 +101,14 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`).
     private let recycles: Bool
 
-    /// Tuned, blocks at least this large are mapped, with huge pages (worth it well below this),
-    /// unless a smaller `mappedFrom` is asked for.
+    /// Blocks at least this large are mapped: tuned, with huge pages (worth it well below this)
+    /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own.
     package static var mappingThreshold: Int { 8 << 20 }
-    /// Plain, blocks at least this large are mappings of their own (`init`): a 150 MB file's
-    /// child lists (4 MB) among them, which glibc otherwise kept in a thread's heap when freed.
-    package static var plainMappingThreshold: Int { 1 << 20 }
 
     /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
     /// contents, or zeroes. With `tuning.recycledMappings`, blocks of `mappedFrom` bytes or
     /// more are mappings with huge pages asked for, and a spare is taken when it wastes at most
-    /// `waste` of itself. Without, blocks of `plainMappingThreshold` bytes or more are plain mappings
+    /// `waste` of itself. Without, blocks of `mappingThreshold` bytes or more are plain mappings
     /// of their own, given back when released: from malloc, freeing one moved glibc's threshold
     /// for mapping above the next blocks, which then stayed in its heap when freed (a follower
     /// of a 150 MB file held 19 MB of freed blocks). Other blocks are malloc'd.
@@ -120,7 +117,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
         recycles = tuning.recycledMappings
-        if recycles ? bytes >= threshold : bytes >= Self.plainMappingThreshold {
+        if recycles ? bytes >= threshold : bytes >= Self.mappingThreshold {
             if recycles, let spare = spareMappings.withLock({ $0.take(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) }) {
                 (base, self.capacity, isMapped) = (spare.base.assumingMemoryBound(to: Element.self), spare.bytes / MemoryLayout<Element>.stride, true)
                 checkInvariants()

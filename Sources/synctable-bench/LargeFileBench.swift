@@ -253,23 +253,26 @@ private func largeViewerWrite(_ report: Report, _ viewer: PtyProcess) {
     viewer.drain(for: 0.3)
 }
 
-/// Resident size after the first edit and every 100th. Flat means no growth per revision: over
-/// the second half of the edits (after the allocator's arenas have warmed up) the resident size
-/// (the lower of two samples at each end) grows by at most 1% of the file (1.5 KB a revision over 500), beyond the pages the edits of
-/// that half changed for the first time. Those the follower's revision holds as copies of its
-/// own (copy-on-write pages of the shared memory file, anonymous) until they reach a quarter of
-/// the file and a rebase folds them in: growth by design, bounded, not per revision. The note
-/// splits the growth into anonymous memory (the process's own) and file pages (its code, read
-/// in as new paths run).
+/// Resident size after the first edit and every 100th. Flat means no growth per revision: over the
+/// second half of the edits (after the allocator's arenas have warmed up) the resident size (the
+/// lowest of up to three samples at each end) grows by at most 1% of the file (1.5 KB a revision
+/// over 500), beyond the pages the edits of that half changed for the first time. Those the
+/// follower's revision holds as copies of its own (copy-on-write pages of the shared memory file,
+/// anonymous) until they reach a quarter of the file and a rebase folds them in: growth by design,
+/// bounded, not per revision. The note splits the growth into anonymous memory (the process's own)
+/// and file pages (its code, read in as new paths run).
 private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Resident], size: Int) {
     guard samples.count >= 3 else {
         report.add(Figure(name: name, unit: "MB", synctable: nil, target: "flat", met: nil, note: "too few samples"))
         return
     }
-    // The lower of two samples at each end: a block held for a moment (a read in flight, a
-    // spare not yet let go) lifts one sample by megabytes; what is held for good lifts both.
-    let m = samples.count / 2
-    let middle = samples[(m - 1)...m].min { $0.total < $1.total }!, last = samples.suffix(2).min { $0.total < $1.total }!
+    // The lowest of up to three samples at each end (three from nine samples, two from five):
+    // a block held for a moment (a read in flight, a spare not yet let go) lifts a sample by
+    // megabytes; what is held for good lifts them all. With fewer samples the ends would overlap
+    // and hide the last one's growth.
+    let m = samples.count / 2, pair = samples.count >= 9 ? 3 : samples.count >= 5 ? 2 : 1
+    func lowest(_ s: ArraySlice<Resident>) -> Resident { s.min { $0.total < $1.total }! }
+    let middle = lowest(samples[(m + 1 - pair)...m]), last = lowest(samples.suffix(pair))
     func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
     let growth = Double(last.total - middle.total) / 1e6
     let edited = (last.editedPages - middle.editedPages) * 4096
