@@ -1,8 +1,8 @@
 // Recycled blocks: pages of one mapping moved into another (`RecycledMemory.moveIn`), what the
-// parse on two threads does with the second thread's tape instead of copying it; mappings of
-// whole pages, which spares of one element type hand to another; the spares kept; and plain
-// blocks, mappings only from a threshold and never spares. What the kernel makes of the advice (huge pages or not) is the
-// bench's to measure (its resident rows), not these tests'.
+// parse on two threads does with the second thread's tape instead of copying it; mappings of whole
+// pages, which spares of one element type hand to another; the spares kept; and plain blocks,
+// mappings only from a threshold and never spares. What the kernel makes of the advice (huge pages
+// or not) is the bench's to measure (its resident rows), not these tests'.
 #if canImport(Glibc)
 import Glibc
 #endif
