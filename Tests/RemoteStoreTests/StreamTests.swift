@@ -74,11 +74,9 @@ import Synchronization
         let client = RemoteClient()
         defer { try? client.syncShutdown() }
         // Nothing listens on this port: every try fails, and the next one is a minute away.
-        let folder = ScratchFolder("remote-closed")
-        let closed = try ServedFile(file: folder.write("db.json", "{}"))
-        let url = closed.url("/a")
-        closed.kill()
-        let (connection, recorder) = try follow(url, client: client,
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let (connection, recorder) = try follow(closed.url("/a"), client: client,
                                                 options: .init(backoff: Backoff(initial: .seconds(60), maximum: .seconds(60))))
         #expect(await eventually { if case .reconnecting = recorder.state { true } else { false } })
         // Were stop to wait out the backoff, this would take a minute; it returns with the task

@@ -78,3 +78,33 @@ struct StartError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A loopback port that nothing listens on while this lives: a socket bound to it that never
+/// listens, so a connection is refused at once and no other test's server can take the port
+/// (a server killed to free its port could see the port given to the next server started).
+final class ClosedPort {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        let code = errno
+        if fd >= 0 && !bound { close(fd) }
+        try #require(fd >= 0 && bound, "bind a loopback socket: errno \(code)")
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+}
