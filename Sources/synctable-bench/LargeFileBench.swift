@@ -14,6 +14,8 @@ struct PlayersFile {
     /// The 4 KiB pages that edits of the same length have changed since the file was made: a
     /// follower's revision holds its own copy of each until a rebase (docs/engine/shared-pages.md).
     private(set) var editedPages = Set<Int>()
+    /// The page size `editedPages` counts in (this machine's).
+    static let page = 4096
 
     static func key(_ i: Int) -> String { "p" + String(10_000_000 + i).dropFirst() }
 
@@ -53,8 +55,8 @@ struct PlayersFile {
         precondition((6...7).contains(digits.count))
         if end - start == digits.count {
             for (k, d) in digits.enumerated() { bytes[start + k] = d }
-            editedPages.insert(start / 4096)
-            editedPages.insert((end - 1) / 4096)
+            editedPages.insert(start / Self.page)
+            editedPages.insert((end - 1) / Self.page)
             return
         }
         bytes.replaceSubrange(start..<end, with: digits)
@@ -270,12 +272,12 @@ private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Res
     // a block held for a moment (a read in flight, a spare not yet let go) lifts a sample by
     // megabytes; what is held for good lifts them all. With fewer samples the ends would overlap
     // and hide the last one's growth.
-    let m = samples.count / 2, pair = samples.count >= 9 ? 3 : samples.count >= 5 ? 2 : 1
+    let m = samples.count / 2, span = samples.count >= 9 ? 3 : samples.count >= 5 ? 2 : 1
     func lowest(_ s: ArraySlice<Resident>) -> Resident { s.min { $0.total < $1.total }! }
-    let middle = lowest(samples[(m + 1 - pair)...m]), last = lowest(samples.suffix(pair))
+    let middle = lowest(samples[(m + 1 - span)...m]), last = lowest(samples.suffix(span))
     func mb(_ bytes: Int) -> String { Report.fmt(Double(bytes) / 1e6) }
     let growth = Double(last.total - middle.total) / 1e6
-    let edited = (last.editedPages - middle.editedPages) * 4096
+    let edited = (last.editedPages - middle.editedPages) * PlayersFile.page
     let mbs = samples.map { mb($0.total) }.joined(separator: " ")
     report.add(Figure(name: name, unit: "MB", synctable: Stats(samples.map { Double($0.total) / 1e6 }),
                       target: "flat: second half grows ≤ 1% of the file beyond the pages its edits changed",
