@@ -43,6 +43,9 @@ package final class PageFingerprints: @unchecked Sendable {
         set { values[page] = newValue }
     }
 
+    /// The fingerprints themselves, for a loop over many pages that holds this object alive.
+    package var slots: UnsafeMutablePointer<XXH128_hash_t> { values }
+
     /// Whether `count` bytes at `offset` are a page of their own: a whole page, or the last
     /// page's bytes. Only those have a fingerprint.
     package func isWhole(pageAt offset: Int, count: Int) -> Bool {
@@ -53,11 +56,12 @@ package final class PageFingerprints: @unchecked Sendable {
     /// (a page boundary); one left in pieces marks the fingerprints incomplete.
     package func set(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
         guard let base = bytes.baseAddress else { return }
+        let fingerprinter = Fingerprinter()
         var at = 0
         while at < bytes.count {
             let count = min(bytes.count - at, Posix.pageSize - (offset + at) % Posix.pageSize)
             if isWhole(pageAt: offset + at, count: count) {
-                self[(offset + at) / Posix.pageSize] = Self.of(base + at, count: count)
+                values[(offset + at) / Posix.pageSize] = fingerprinter.of(base + at, count: count)
             } else {
                 complete.store(false, ordering: .relaxed)
             }
@@ -67,7 +71,20 @@ package final class PageFingerprints: @unchecked Sendable {
 
     /// The fingerprint of the `count` bytes at `bytes` (a page, or the last part of one).
     package static func of(_ bytes: UnsafeRawPointer, count: Int) -> XXH128_hash_t {
-        cxxhash_128_with_secret(bytes, count, secret.baseAddress, secret.count)
+        Fingerprinter().of(bytes, count: count)
+    }
+
+    /// `PageFingerprints.of` with the secret looked up once, for a loop over many pages: the
+    /// static's lazy initialisation is a call at each use.
+    package struct Fingerprinter {
+        private let secret = PageFingerprints.secret
+
+        package init() {}
+
+        @inline(__always)
+        package func of(_ bytes: UnsafeRawPointer, count: Int) -> XXH128_hash_t {
+            cxxhash_128_with_secret(bytes, count, secret.baseAddress, secret.count)
+        }
     }
 
     /// Whether two fingerprints are the same.

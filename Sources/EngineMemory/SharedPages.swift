@@ -117,16 +117,23 @@ package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, 
                                  compared: (PieceCompared) -> Void = { _ in }) -> Int {
     guard let source = new.baseAddress else { return 0 }
     let page = Posix.pageSize
+    // Unwrapped once and read through raw pointers, not through the objects page by page: each
+    // use retained and released them, 37,000 pages an edit of a 150 MB file.
+    let lastPages = last?.pages, lastBytes = last?.bytes, comparing = last != nil
+    let newPrints = fingerprints?.new, lastPrints = fingerprints?.last
+    let newSlots = newPrints?.slots, lastSlots = lastPrints?.slots
+    let fingerprinter = PageFingerprints.Fingerprinter()
+    defer { withExtendedLifetime((newPrints, lastPrints)) {} }
     var pieces = 0, at = 0
     while at < new.count {
         let end = min(new.count, (offset + at) / page * page + page - offset)
         let index = (offset + at) / page, count = end - at
-        let lastWrote = last?.pages?.contains(index) ?? false
-        let against = lastWrote ? last!.bytes : base
-        let whole = fingerprints?.new.isWhole(pageAt: offset + at, count: count) ?? false
+        let lastWrote = lastPages?.contains(index) ?? false
+        let against = lastWrote ? lastBytes! : base
+        let whole = newPrints?.isWhole(pageAt: offset + at, count: count) ?? false
         let differs: Bool
-        if whole, let old = fingerprints?.last {
-            differs = !PageFingerprints.same(old[index], PageFingerprints.of(source + at, count: count))
+        if whole, let lastSlots {
+            differs = !PageFingerprints.same(lastSlots[index], fingerprinter.of(source + at, count: count))
         } else {
             differs = memcmp(source + at, against + offset + at, count) != 0
         }
@@ -137,16 +144,16 @@ package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, 
         }
         // The fingerprint of the bytes kept: the copy written (a file's mapping may change between
         // two reads of it), else the last revision's page.
-        if let prints = fingerprints?.new {
+        if let newSlots {
             if !whole {
-                prints.complete.store(false, ordering: .relaxed)
+                newPrints!.complete.store(false, ordering: .relaxed)
             } else if differs || lastWrote {
-                prints[index] = PageFingerprints.of(target + offset + at, count: count)
+                newSlots[index] = fingerprinter.of(target + offset + at, count: count)
             } else {
-                prints[index] = fingerprints?.last?[index] ?? PageFingerprints.of(against + offset + at, count: count)
+                newSlots[index] = lastSlots?[index] ?? fingerprinter.of(against + offset + at, count: count)
             }
         }
-        if last != nil { compared((offset + at, end - at, differs)) }
+        if comparing { compared((offset + at, end - at, differs)) }
         at = end
     }
     return pieces
