@@ -123,7 +123,6 @@ package func writeDifferingPages(_ new: UnsafeRawBufferPointer, at offset: Int, 
     let newPrints = fingerprints?.new, lastPrints = fingerprints?.last
     let newSlots = newPrints?.slots, lastSlots = lastPrints?.slots
     let fingerprinter = PageFingerprints.Fingerprinter()
-    defer { withExtendedLifetime((newPrints, lastPrints)) {} }
     var pieces = 0, at = 0
     while at < new.count {
         let end = min(new.count, (offset + at) / page * page + page - offset)

@@ -321,8 +321,9 @@ final class ChildList: @unchecked Sendable {
                 if suffix > 0 {
                     let tapeShift = anchorTape - old.node(anchor)
                     if let oldNodes = old.nodes {
-                        // A copy, or a loop the compiler vectorises: a million children's suffix
-                        // copied child by child was 1.6 ms of an edit (docs/engine/follower-profile.md).
+                        // A copy, or a loop the compiler vectorises: a million children's
+                        // suffix copied child by child was 1.6 ms of an edit
+                        // (docs/engine/follower-profile.md).
                         let shift = Int32(truncatingIfNeeded: tapeShift)
                         ChildList.shiftCopy(oldNodes + anchor, to: list.nodes! + at, count: suffix, by: shift)
                     } else {

@@ -173,7 +173,7 @@ private func largeEventsCutShort(_ report: Report, binary: String, path: String,
 
 /// `synctable events` following edits (issue 54): 400 timed (edit → its events line), 200 in
 /// place and 200 by rename, then 400 more with its held memory sampled every 5 ms, then the
-/// rest (1,000 in all unless `--follow-edits` says) with the resident size sampled eleven times.
+/// rest (1,000 in all unless `--follow-edits` says) with the resident size sampled along them.
 private func largeEventsFollowing(
     _ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile, edit: inout Int, engine: String,
     tuned: inout [String: Double]
@@ -256,14 +256,14 @@ private func largeViewerWrite(_ report: Report, _ viewer: PtyProcess) {
 }
 
 /// Resident size sampled along the edits (the viewer's after the first and every 100th, the events
-/// follower's eleven times over its last 200). Flat means no growth per revision: over the second
-/// half of the edits (after the allocator's arenas have warmed up) the resident size (the lowest of
-/// up to three samples at each end) grows by at most 1% of the file (1.5 MB for the 150 MB file),
-/// beyond the pages the edits of that half changed for the first time. Those the follower's
-/// revision holds as copies of its own (copy-on-write pages of the shared memory file, anonymous)
-/// until they reach a quarter of the file and a rebase folds them in: growth by design, bounded,
-/// not per revision. The note splits the growth into anonymous memory (the process's own) and file
-/// pages (its code, read in as new paths run).
+/// follower's after the first of its last edits and each tenth of them). Flat means no growth per
+/// revision: over the second half of the edits (after the allocator's arenas have warmed up) the
+/// resident size (the lowest of up to three samples at each end) grows by at most 1% of the file
+/// (1.5 MB for the 150 MB file), beyond the pages the edits of that half changed for the first
+/// time. Those the follower's revision holds as copies of its own (copy-on-write pages of the
+/// shared memory file, anonymous) until they reach a quarter of the file and a rebase folds them
+/// in: growth by design, bounded, not per revision. The note splits the growth into anonymous
+/// memory (the process's own) and file pages (its code, read in as new paths run).
 private func addResidentFigure(_ report: Report, _ name: String, _ samples: [Resident], size: Int) {
     guard samples.count >= 3 else {
         report.add(Figure(name: name, unit: "MB", synctable: nil, target: "flat", met: nil, note: "too few samples"))

@@ -92,7 +92,8 @@ struct FollowFigures {
 /// Follows `timed` edits (half in place, half by rename) timing each edit → events line with
 /// nothing else sampling the process, then `sampled` more with its held memory sampled every
 /// 5 ms (walking its page tables would add to the latencies) and its VmHWM reset before them;
-/// then `rest` more, the resident size after the first and after each tenth of them. Nil when the follower did not start.
+/// then `rest` more, the resident size after the first and after each tenth of them. Nil when
+/// the follower did not start.
 func followEdits(binary: String, path: String, file: inout PlayersFile, edit: inout Int, timed: Int, sampled: Int, rest: Int = 0,
                  lengthChanges: Bool = false) -> FollowFigures? {
     guard let events = LineReadingProcess([binary, "events", path] + topScores) else { return nil }
@@ -105,7 +106,8 @@ func followEdits(binary: String, path: String, file: inout PlayersFile, edit: in
     var sampler: HeldMemorySampler?
     defer { _ = sampler?.stop() }
     let cpuStart = processCPUSeconds(events.pid)
-    // Eleven resident samples over the rest: the resident row compares the lowest of three at each end.
+    // About eleven resident samples over the rest: the resident row compares the lowest of
+    // three at each end.
     let residentEvery = max(1, rest / 10)
     for k in 0..<(timed + sampled + rest) {
         if k == timed { figures.cpuPerEdit = (processCPUSeconds(events.pid) - cpuStart) * 1000 / Double(timed) }

@@ -195,6 +195,41 @@ func columns(_ l: ChildList) -> [[Int64]] {
         }
     }
 
+    /// A long suffix of children after the edit, copied with its tape indexes shifted by the
+    /// entries the edit added or removed (none, some, fewer), and in an array with nulls its
+    /// element indexes shifted by elements inserted too: equal to the list read whole.
+    @Test func aLongSuffixIsCopiedShifted() throws {
+        func object(_ values: [String]) -> String {
+            "{\"items\":{" + values.enumerated().map { "\"k\($0.offset)\":\($0.element)" }.joined(separator: ",") + "}}"
+        }
+        func array(_ values: [String]) -> String { "{\"items\":[" + values.joined(separator: ",") + "]}" }
+        // Child 40 is [0,0] (four tape entries); in the array every seventh element is null, so
+        // its list keeps element indexes.
+        var members = (0..<600).map { "\($0)" }, elements = (0..<600).map { $0 % 7 == 0 ? "null" : "\($0)" }
+        members[40] = "[0,0]"
+        elements[40] = "[0,0]"
+        let after = { (values: [String]) in values[41...].filter { $0 != "null" }.count }
+        var cases: [(name: String, old: String, new: String, suffix: Int)] = []
+        for edit in ["[1,2]", "[1,{\"a\":2},3]", "7"] {
+            var m = members, e = elements
+            m[40] = edit
+            e[40] = edit
+            cases.append(("object, child 40 → \(edit)", object(members), object(m), after(members)))
+            cases.append(("array, element 40 → \(edit)", array(elements), array(e), after(elements)))
+        }
+        var inserted = elements
+        inserted.insert(contentsOf: ["null", "1", "null"], at: 41)
+        // Copied shifted, but reported as no suffix: their keys (element indexes) moved.
+        cases.append(("array, elements inserted", array(elements), array(inserted), 0))
+        for c in cases {
+            let old = ChildList(document: try JSONDocument(parsing: c.old), path: itemsPath)
+            let doc = try JSONDocument(parsing: c.new)
+            let derived = try #require(derive(old, doc, itemsPath), "\(c.name)")
+            #expect(columns(derived.list) == columns(ChildList(document: doc, path: itemsPath)), "\(c.name)")
+            #expect(derived.suffix == c.suffix, "\(c.name): suffix \(derived.suffix) of \(c.suffix)")
+        }
+    }
+
     @Test func metadataNullsAndEscapedKeys() throws {
         let doc = try JSONDocument(parsing: #"{"a":null,".priority":1,"\u002ehidden":2,"\u0062":3,"c":4}"#)
         let l = ChildList(document: doc, path: .root)
