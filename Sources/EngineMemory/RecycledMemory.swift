@@ -98,8 +98,13 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package private(set) var capacity: Int
     /// Whether the block is a mapping (else malloc'd).
     package private(set) var isMapped: Bool
-    /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`).
+    /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`, or
+    /// asked for: `keepsSpare`).
     private let recycles: Bool
+    /// Whether its mapping asked for huge pages (`EngineTuning.recycledMappings`).
+    private let hugePages: Bool
+    /// Its `mappedFrom`, for the block it grows into.
+    private let mappedFrom: Int
 
     /// Blocks at least this large are mapped: tuned, with huge pages (worth it well below this)
     /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own.
@@ -112,11 +117,16 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// of their own, given back when released: from malloc, freeing one moved glibc's threshold
     /// for mapping above the next blocks, which then stayed in its heap when freed (a follower
     /// of a 150 MB file held 19 MB of freed blocks). Other blocks are malloc'd.
+    /// - Parameter keepsSpare: without `recycledMappings` too, blocks of `mappedFrom` bytes or
+    ///   more are mappings (of small pages) kept as a spare when released: for a block made
+    ///   anew for every revision, of which malloc's heaps would keep two or three.
     package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold,
-                 tuning: EngineTuning = .current) {
+                 keepsSpare: Bool = false, tuning: EngineTuning = .current) {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
-        recycles = tuning.recycledMappings
+        recycles = tuning.recycledMappings || keepsSpare
+        hugePages = tuning.recycledMappings
+        mappedFrom = threshold
         if recycles ? bytes >= threshold : bytes >= Self.mappingThreshold {
             if recycles, let spare = spareMappings.withLock({ $0.take(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) }) {
                 (base, self.capacity, isMapped) = (spare.base.assumingMemoryBound(to: Element.self), spare.bytes / MemoryLayout<Element>.stride, true)
@@ -125,7 +135,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
             }
             let pages = Posix.wholePages(bytes)
             if let mapped = try? Posix.mapAnonymous(pages) {
-                if recycles { Posix.adviseHugePages(mapped, pages) }
+                if hugePages { Posix.adviseHugePages(mapped, pages) }
                 // The whole mapping, so that a block of another element type (each divides a page)
                 // taking it as a spare covers every page of it too: a byte block 1–7 bytes into its
                 // last page once lost that page to a tape, whose size in entries rounded down.
@@ -145,7 +155,8 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package mutating func resize(to capacity: Int) {
         if isMapped {
             // A mapping grows into a new one (moving the pages would need room after it).
-            let bigger = RecycledMemory(capacity: capacity, tuning: recycles ? .tuned : .plain)
+            let bigger = RecycledMemory(capacity: capacity, mappedFrom: mappedFrom, keepsSpare: recycles,
+                                        tuning: hugePages ? .tuned : .plain)
             bigger.base.update(from: base, count: min(self.capacity, bigger.capacity))
             release()
             self = bigger
