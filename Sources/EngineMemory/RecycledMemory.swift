@@ -227,10 +227,14 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
         return UnsafeMutablePointer(bitPattern: to)
     }
 
+    /// Whether `releaseKeepingSpare` offers the block to the spares (`SparePool.keep` decides
+    /// whether it stays): a mapping of a block that recycles.
+    package var offersSpare: Bool { isMapped && recycles }
+
     /// Gives the block back; a mapping is kept as a spare for the next block of its size
     /// (`SparePool`).
     package func releaseKeepingSpare() {
-        guard isMapped && recycles else { return release() }
+        guard offersSpare else { return release() }
         Self.keepSpare(mapping: UnsafeMutableRawPointer(base), bytes: Posix.wholePages(byteCount))
     }
 
