@@ -1,7 +1,8 @@
 // Memory for tapes, for the bytes of large files' revisions, and for the synced lists' child
 // lists (LiveQuery's `OrdinalBuffer`): blocks that are allocated, grown, shrunk, recycled and
 // given back. Under `EngineTuning.plain` a block comes from malloc, or from 8 MiB is a mapping
-// of its own, never kept.
+// of its own, never kept; a block that asks (`keepsSpare`: child lists) is a mapping from its
+// `mappedFrom`, and the last one released is kept as a spare.
 //
 // Tuned (`recycledMappings`), large blocks are anonymous mappings with transparent huge pages
 // asked for: a 1,000,000-child file has a tape of over 100 MB, and touching it 4 KiB page by
@@ -101,13 +102,14 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`, or
     /// asked for: `keepsSpare`).
     private let recycles: Bool
-    /// Whether its mapping asked for huge pages (`EngineTuning.recycledMappings`).
+    /// Whether a mapping it makes asks for huge pages (`EngineTuning.recycledMappings`).
     private let hugePages: Bool
     /// Its `mappedFrom`, for the block it grows into.
     private let mappedFrom: Int
 
     /// Blocks at least this large are mapped: tuned, with huge pages (worth it well below this)
-    /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own.
+    /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own (from
+    /// `mappedFrom`, with `keepsSpare`).
     package static var mappingThreshold: Int { 8 << 20 }
 
     /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
@@ -118,7 +120,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// for mapping above the next blocks, which then stayed in its heap when freed (a follower
     /// of a 150 MB file held 19 MB of freed blocks). Other blocks are malloc'd.
     /// - Parameter keepsSpare: without `recycledMappings` too, blocks of `mappedFrom` bytes or
-    ///   more are mappings (of small pages) kept as a spare when released: for a block made
+    ///   more are mappings (no huge pages asked for) kept as a spare when released: for a block made
     ///   anew for every revision, of which malloc's heaps would keep two or three.
     package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold,
                  keepsSpare: Bool = false, tuning: EngineTuning = .current) {
@@ -269,9 +271,4 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
 /// The spare mappings kept now (tests: `SparePool`'s invariants hold between blocks).
 package func checkSpareInvariants() {
     spareMappings.withLock { $0.checkInvariants() }
-}
-
-/// Whether a spare mapping starts at `base` (tests).
-package func isKeptAsSpare(_ base: UnsafeMutableRawPointer) -> Bool {
-    spareMappings.withLock { pool in pool.spares.contains { $0.base == base } }
 }

@@ -487,7 +487,7 @@ final class OrdinalBuffer: @unchecked Sendable {
     /// A list of a million children takes 4 MB each revision. From malloc, glibc's moving
     /// threshold for mapping put those in its heaps after the first few, which kept what one
     /// freed around the next: the viewer following edits grew by 4–15 MB now and then, and a
-    /// plain follower held 15–24 MB of freed lists. Mapped and given back or kept as a spare
+    /// plain follower's arenas grew to 9–24 MB, two or three freed lists a heap. Mapped and given back or kept as a spare
     /// (plain too, in small pages), the resident size stays flat. (Mapped afresh for every
     /// revision and never kept, plain took 5 ms more an edit: the kernel faulting its pages.)
     private let memory: RecycledMemory<Int32>
