@@ -5,17 +5,15 @@ import Synchronization
 
 /// The engine's tactics for large files, chosen once by the program that links the libraries.
 ///
-/// `.plain` is the default: memory from `malloc` (a block of 8 MiB or more mapped on its own; a
-/// child list of 1 MiB or more mapped, and the last one released kept as a spare for the next
-/// for as long as the process runs), a parse on the thread that asks for it, files read with
-/// `read(2)`, and nothing process-wide (no signal handler, no `mallopt`, no ignored signal, no
-/// helper process, no thread but the store's own workers). `.tuned` is what `synctable` runs with. Both give the same results, byte for
+/// `.plain` is the default: memory from `malloc` (a block of 8 MiB or more mapped on its own), a
+/// parse on the thread that asks for it, files read with `read(2)`, and nothing process-wide (no
+/// signal handler, no `mallopt`, no ignored signal, no helper process, no thread but the store's
+/// own workers). `.tuned` is what `synctable` runs with. Both give the same results, byte for
 /// byte; the property tests compare them.
 public struct EngineTuning: Sendable, Hashable, CustomStringConvertible {
     /// Large blocks (tapes, child lists, other bytes of 1 MiB or more) are anonymous mappings with
     /// huge pages asked for, and the mappings of a revision that went are kept for the next one
-    /// (`RecycledMemory`, docs/engine/recycled-mappings.md). (Child lists are mapped and kept
-    /// either way: docs/engine/plain-held-memory.md.) (A large file's revisions share a
+    /// (`RecycledMemory`, docs/engine/recycled-mappings.md). (A large file's revisions share a
     /// memory file's pages either way: docs/engine/shared-pages.md.)
     public var recycledMappings: Bool
     /// Large parses, reads, child lists and window evaluations split over two threads, and a

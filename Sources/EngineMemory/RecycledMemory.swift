@@ -1,8 +1,7 @@
 // Memory for tapes, for the bytes of large files' revisions, and for the synced lists' child
 // lists (LiveQuery's `OrdinalBuffer`): blocks that are allocated, grown, shrunk, recycled and
 // given back. Under `EngineTuning.plain` a block comes from malloc, or from 8 MiB is a mapping
-// of its own, never kept; a block that asks (`keepsSpare`: child lists) is a mapping from its
-// `mappedFrom`, and the last one released is kept as a spare.
+// of its own, never kept.
 //
 // Tuned (`recycledMappings`), large blocks are anonymous mappings with transparent huge pages
 // asked for: a 1,000,000-child file has a tape of over 100 MB, and touching it 4 KiB page by
@@ -99,17 +98,11 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package private(set) var capacity: Int
     /// Whether the block is a mapping (else malloc'd).
     package private(set) var isMapped: Bool
-    /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`, or
-    /// asked for: `keepsSpare`).
+    /// Whether a mapping is kept as a spare when released (`EngineTuning.recycledMappings`).
     private let recycles: Bool
-    /// Whether a mapping it makes asks for huge pages (`EngineTuning.recycledMappings`).
-    private let hugePages: Bool
-    /// Its `mappedFrom`, for the block it grows into.
-    private let mappedFrom: Int
 
     /// Blocks at least this large are mapped: tuned, with huge pages (worth it well below this)
-    /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own (from
-    /// `mappedFrom`, with `keepsSpare`).
+    /// unless a smaller `mappedFrom` is asked for; plain, as mappings of their own.
     package static var mappingThreshold: Int { 8 << 20 }
 
     /// A block of at least `capacity` elements (one, at least), uninitialized: a spare's old
@@ -119,16 +112,11 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     /// of their own, given back when released: from malloc, freeing one moved glibc's threshold
     /// for mapping above the next blocks, which then stayed in its heap when freed (a follower
     /// of a 150 MB file held 19 MB of freed blocks). Other blocks are malloc'd.
-    /// - Parameter keepsSpare: without `recycledMappings` too, blocks of `mappedFrom` bytes or
-    ///   more are mappings (no huge pages asked for) kept as a spare when released: for a block made
-    ///   anew for every revision, of which malloc's heaps would keep two or three.
     package init(capacity: Int, waste: Double = 0.25, mappedFrom threshold: Int = mappingThreshold,
-                 keepsSpare: Bool = false, tuning: EngineTuning = .current) {
+                 tuning: EngineTuning = .current) {
         let count = max(1, capacity)
         let bytes = count * MemoryLayout<Element>.stride
-        recycles = tuning.recycledMappings || keepsSpare
-        hugePages = tuning.recycledMappings
-        mappedFrom = threshold
+        recycles = tuning.recycledMappings
         if recycles ? bytes >= threshold : bytes >= Self.mappingThreshold {
             if recycles, let spare = spareMappings.withLock({ $0.take(fitting: bytes, waste: waste, kind: ObjectIdentifier(Element.self)) }) {
                 (base, self.capacity, isMapped) = (spare.base.assumingMemoryBound(to: Element.self), spare.bytes / MemoryLayout<Element>.stride, true)
@@ -137,7 +125,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
             }
             let pages = Posix.wholePages(bytes)
             if let mapped = try? Posix.mapAnonymous(pages) {
-                if hugePages { Posix.adviseHugePages(mapped, pages) }
+                if recycles { Posix.adviseHugePages(mapped, pages) }
                 // The whole mapping, so that a block of another element type (each divides a page)
                 // taking it as a spare covers every page of it too: a byte block 1–7 bytes into its
                 // last page once lost that page to a tape, whose size in entries rounded down.
@@ -157,8 +145,7 @@ package struct RecycledMemory<Element>: @unchecked Sendable {
     package mutating func resize(to capacity: Int) {
         if isMapped {
             // A mapping grows into a new one (moving the pages would need room after it).
-            let bigger = RecycledMemory(capacity: capacity, mappedFrom: mappedFrom, keepsSpare: recycles,
-                                        tuning: hugePages ? .tuned : .plain)
+            let bigger = RecycledMemory(capacity: capacity, tuning: recycles ? .tuned : .plain)
             bigger.base.update(from: base, count: min(self.capacity, bigger.capacity))
             release()
             self = bigger

@@ -486,14 +486,12 @@ final class OrdinalBuffer: @unchecked Sendable {
     private let claimed: Locked<Int>
     /// A list of a million children takes 4 MB each revision. From malloc, glibc's moving
     /// threshold for mapping put those in its heaps after the first few, which kept what one
-    /// freed around the next: the viewer following edits grew by 4–15 MB now and then, and a
-    /// plain follower's arenas grew to 9–24 MB, two or three freed lists a heap. Mapped and given back or kept as a spare
-    /// (plain too, in small pages), the resident size stays flat. (Mapped afresh for every
-    /// revision and never kept, plain took 5 ms more an edit: the kernel faulting its pages.)
+    /// freed around the next: the viewer following edits grew by 4–15 MB now and then. Mapped
+    /// (huge pages) and given back or kept as a spare, tuned, the resident size stays flat.
     private let memory: RecycledMemory<Int32>
 
     init(capacity: Int) {
-        memory = RecycledMemory(capacity: max(capacity, 1), mappedFrom: 1 << 20, keepsSpare: true)
+        memory = RecycledMemory(capacity: max(capacity, 1), mappedFrom: 1 << 20)
         self.capacity = memory.capacity
         base = memory.base
         claimed = Locked(self.capacity)

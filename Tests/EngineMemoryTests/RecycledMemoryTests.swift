@@ -1,9 +1,8 @@
 // Recycled blocks: pages of one mapping moved into another (`RecycledMemory.moveIn`), what the
 // parse on two threads does with the second thread's tape instead of copying it; mappings of whole
 // pages, which spares of one element type hand to another; the spares kept; and plain blocks,
-// mappings only from a threshold and never spares unless asked to keep one. What the kernel
-// makes of the advice (huge pages or not) is the bench's to measure (its resident rows), not
-// these tests'.
+// mappings only from a threshold and never spares. What the kernel makes of the advice (huge pages
+// or not) is the bench's to measure (its resident rows), not these tests'.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -171,28 +170,5 @@ import TestSupport
             block.releaseKeepingSpare()
             checkSpareInvariants()
         }
-    }
-
-    /// Plain, a block that asks to keep a spare (a child list) is malloc'd below `mappedFrom`,
-    /// and from it a mapping, though below `mappingThreshold`, which stays one when it grows and
-    /// is offered to the spares when released. (Whether the process's pool keeps it depends on
-    /// the spares other tests left there: `aSparePoolLosesNoMappingAndKeepsOneOfEachType`.)
-    @Test func plainBlocksThatKeepASpareAreMappedFromTheirThreshold() {
-        typealias Lists = RecycledMemory<Int32>
-        let from = 1 << 20, count = (5 << 20) / MemoryLayout<Int32>.stride + 3
-        let small = Lists(capacity: from / MemoryLayout<Int32>.stride - 1, mappedFrom: from, keepsSpare: true, tuning: .plain)
-        #expect(!small.isMapped && !small.offersSpare)
-        small.release()
-        var block = Lists(capacity: count / 2, mappedFrom: from, keepsSpare: true, tuning: .plain)
-        #expect(block.isMapped && block.offersSpare && count * MemoryLayout<Int32>.stride < Lists.mappingThreshold)
-        for k in 0..<block.capacity { block.base[k] = Int32(k) }
-        block.resize(to: count)
-        #expect(block.isMapped && block.offersSpare && (0..<count / 2).allSatisfy { block.base[$0] == Int32($0) })
-        block.releaseKeepingSpare()
-        checkSpareInvariants()
-        // Without asking, the same block is malloc'd and offers nothing.
-        let plain = Lists(capacity: count, mappedFrom: from, tuning: .plain)
-        #expect(!plain.isMapped && !plain.offersSpare)
-        plain.release()
     }
 }
