@@ -1,6 +1,9 @@
 // swift-tools-version:6.1
 // (6.1 for `traits:` on a dependency.)
 import PackageDescription
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Layers, each depending only on those above it:
 // CEngineMemory, CXXHash → EngineMemory (the engine's memory, mappings, threads and signals, and the write
@@ -227,3 +230,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make test` sets SYNCTABLE_OPTIMIZED=1: our own modules and tests are then compiled optimized,
+// with assertions and `#if DEBUG` checks kept, so that the tests run the code as it ships, in
+// about half the time. The dependencies build as they would, and a package that depends on this
+// one sees no unsafe flag.
+if let value = getenv("SYNCTABLE_OPTIMIZED"), String(cString: value) == "1" {
+    for target in package.targets where target.type != .system {
+        if ["CJSONScan", "CEngineMemory"].contains(target.name) {
+            target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-O2"])]
+        } else if target.name == "CRE2" {
+            target.cxxSettings = (target.cxxSettings ?? []) + [.unsafeFlags(["-O2"])]
+        } else {
+            target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O", "-assert-config", "Debug"])]
+        }
+    }
+}

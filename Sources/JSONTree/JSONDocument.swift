@@ -234,6 +234,16 @@ public final class JSONDocument: Sendable {
         self.init(bytes: bytes, tape: tape)
     }
 
+    /// Parses `bytes` tuned, as `init(parsing:tuning:)` does, except that a parse split over two
+    /// threads waits for the second one to settle on its key rather than reading on past it: the
+    /// split then never depends on which thread is quicker (tests of what a split gives).
+    package static func parsedOnTwoThreads(_ bytes: DocumentBytes) throws(JSONParseError) -> JSONDocument {
+        let tape = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+            try JSONParser.parse(buf, depthLimit: maximumJSONDepth, tuning: .tuned, fragmentTaken: { _ in })
+        }
+        return JSONDocument(bytes: bytes, tape: tape)
+    }
+
     /// Parses `source` as strictly as `init(parsing:)` (the same errors), and makes the
     /// document of the bytes `copy` gives once the parse has ended: the same bytes, in memory
     /// of their own. For a reader that parses a file's mapping while another thread copies it

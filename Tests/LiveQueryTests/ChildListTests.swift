@@ -123,7 +123,7 @@ func columns(_ l: ChildList) -> [[Int64]] {
             bytes += members[k].utf8.count + 4
         }
         let text = DocumentBytes(Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8))
-        let doc = try JSONDocument(parsing: text, tuning: .tuned), plain = try JSONDocument(parsing: text, tuning: .plain)
+        let doc = try JSONDocument.parsedOnTwoThreads(text), plain = try JSONDocument(parsing: text, tuning: .plain)
         let node = try #require(doc.root.node(at: itemsPath))
         let middle = try #require(doc.memberNearMiddle(of: node.index))
         #expect(middle > node.index + 2)
@@ -143,8 +143,8 @@ func columns(_ l: ChildList) -> [[Int64]] {
         var members = (0..<1_000_000).map { "\"m\($0)\": \($0)" }
         members[900_000] = "\".p\": 1"
         members[950_000] = "\"\\u002eq\": 2"
-        let doc = try JSONDocument(parsing: DocumentBytes(Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8)),
-                                   tuning: .tuned)
+        let doc = try JSONDocument.parsedOnTwoThreads(
+            DocumentBytes(Array(("{\"items\": {\n  " + members.joined(separator: ",\n  ") + "\n}}").utf8)))
         let node = try #require(doc.root.node(at: itemsPath))
         #expect(try #require(doc.memberNearMiddle(of: node.index)) < node.index + 2 + 2 * 900_000)
         #expect(doc.mayHaveMetadataKeys)

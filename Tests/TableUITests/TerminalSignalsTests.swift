@@ -61,10 +61,15 @@ import Testing
     }
 }
 
-/// Recurses until the stack is gone; the frame's array and the use of its result keep the
-/// recursion from becoming a loop.
+/// Recurses until the stack is gone. Each frame's memory is read after the call below it
+/// returns, by a function the optimizer does not look into, so no build turns the recursion
+/// into a loop (an optimized one did, when the frame was read before the call).
 @inline(never)
 private func dive(_ depth: Int) -> Int {
     var frame = (depth, depth &+ 1, depth &+ 2, depth &+ 3)
-    return withUnsafeMutableBytes(of: &frame) { $0.count } &+ dive(depth &+ 1)
+    let deeper = dive(depth &+ 1)
+    return deeper &+ withUnsafeMutableBytes(of: &frame) { opaqueCount($0) }
 }
+
+@_optimize(none)
+private func opaqueCount(_ bytes: UnsafeMutableRawBufferPointer) -> Int { bytes.count }
