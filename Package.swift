@@ -3,6 +3,8 @@
 import PackageDescription
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // Layers, each depending only on those above it:
