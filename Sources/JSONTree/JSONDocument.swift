@@ -234,9 +234,10 @@ public final class JSONDocument: Sendable {
         self.init(bytes: bytes, tape: tape)
     }
 
-    /// Parses `bytes` tuned, as `init(parsing:tuning:)` does, except that a parse split over two
-    /// threads waits for the second one to settle on its key rather than reading on past it: the
-    /// split then never depends on which thread is quicker (tests of what a split gives).
+    /// Parses `bytes` tuned, as `init(parsing:tuning:)` does, except that where the input is split
+    /// over two threads the first waits for the second's members when it reaches them, rather
+    /// than reading on alone: the split then never depends on which thread is quicker (tests of
+    /// what a split gives).
     package static func parsedOnTwoThreads(_ bytes: DocumentBytes) throws(JSONParseError) -> JSONDocument {
         let tape = try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
             try JSONParser.parse(buf, depthLimit: maximumJSONDepth, tuning: .tuned, fragmentTaken: { _ in })

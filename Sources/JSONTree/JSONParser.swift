@@ -53,8 +53,8 @@ enum JSONParser {
     ///     by default the middle of an input of `splitParseSize` bytes or more, none for less;
     ///     none unless `tuning` has a second thread.
     ///   - fragmentTaken: told whether the parse took the second thread's members; the parse
-    ///     then waits for that thread to settle on its key if it has not by the time the parse
-    ///     gets there, rather than reading on (tests: so that small inputs are split too).
+    ///     then waits for that thread to finish them when it gets to them, rather than reading
+    ///     on (tests: so that small or quickly parsed inputs are split too).
     static func parse(_ buf: UnsafeBufferPointer<UInt8>, depthLimit: Int, portable: Bool = false,
                       entryLimit: Int = Tape.entryLimit, splitFrom: Int? = nil, tuning: EngineTuning = .current,
                       fragmentTaken: ((Bool) -> Void)? = nil) throws(JSONParseError) -> TapeStorage

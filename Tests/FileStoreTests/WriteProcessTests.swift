@@ -8,7 +8,7 @@ import JSONTree
 import Testing
 import TestSupport
 
-/// The debug `synctable` built beside the test bundle.
+/// The `synctable` built beside the test bundle.
 func builtSynctable() throws -> String { try builtProduct("synctable") }
 
 /// Starts `argv` (argv[0] a path) without waiting.

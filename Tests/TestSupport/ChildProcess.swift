@@ -134,5 +134,5 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
-/// The debug `synctable` built beside the test bundle.
+/// The `synctable` built beside the test bundle.
 public func synctableBinary() throws -> String { try builtProduct("synctable") }
