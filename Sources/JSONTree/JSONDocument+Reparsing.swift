@@ -47,21 +47,25 @@ extension JSONDocument {
 
     /// `reparsedInPlace(_:prefix:suffix:)` with the shared ends measured here; this document
     /// itself for the same bytes.
-    func reparsedInPlace(_ new: DocumentBytes) -> JSONDocument? {
+    func reparsedInPlace(_ new: DocumentBytes, tuning: EngineTuning = .current, splitFrom: Int = splitSpliceEntries,
+                         piecesFrom: Int = pieceSpliceEntries) -> JSONDocument? {
         guard new.count < Int(UInt32.max), !bytes.isEmpty, !new.isEmpty else { return nil }
         let prefix = commonPrefix(bytes, new)
         if prefix == bytes.count && prefix == new.count { return self }
-        return reparsedInPlace(new, prefix: prefix, suffix: commonSuffix(bytes, new, limit: min(bytes.count, new.count) - prefix))
+        return reparsedInPlace(new, prefix: prefix, suffix: commonSuffix(bytes, new, limit: min(bytes.count, new.count) - prefix),
+                               tuning: tuning, splitFrom: splitFrom, piecesFrom: piecesFrom)
     }
 
     /// The new document when the change (after the first `prefix` bytes, before the last
     /// `suffix`) lies inside one container that is at most half of the file and still parses;
     /// nil when a full parse is needed (or the bytes are invalid, which the full parse reports
     /// with the right position).
-    /// - Parameter splitFrom: tapes of this many entries or more are spliced by two threads
-    ///   where `tuning` has a second thread (tests lower it).
+    /// - Parameters:
+    ///   - splitFrom: tapes of this many entries or more are copied by two threads where `tuning`
+    ///     has a second thread (tests lower it);
+    ///   - piecesFrom: tapes of this many entries or more are spliced as pieces (tests lower it).
     func reparsedInPlace(_ new: DocumentBytes, prefix: Int, suffix: Int, tuning: EngineTuning = .current,
-                         splitFrom: Int = splitSpliceEntries) -> JSONDocument? {
+                         splitFrom: Int = splitSpliceEntries, piecesFrom: Int = pieceSpliceEntries) -> JSONDocument? {
         let old = bytes
         // The changed bytes: old[prefix..<oldEnd], new[prefix..<new.count - suffix].
         let oldEnd = old.count - suffix
@@ -106,7 +110,7 @@ extension JSONDocument {
             return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix), childSamples: childSamples)
         }
         let spliced = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta,
-                             secondThreadFrom: tuning.secondThread ? splitFrom : nil)
+                             secondThreadFrom: tuning.secondThread ? splitFrom : nil, piecesFrom: piecesFrom)
         let samples = childSamples.spliced(at: container, oldNext: tape.next(container), countDelta: spliced.count - tape.count)
         return JSONDocument(bytes: new, tape: spliced, previous: self, shared: (prefix, suffix), childSamples: samples)
     }
@@ -126,30 +130,54 @@ extension JSONDocument {
     }
 
     /// This tape with the subtree at `index` replaced by `region` (parsed from the new bytes
-    /// at offset `offset`): entries before it copied (its ancestors' ends and next indexes
-    /// moved), the region's shifted into place, and the entries after it shifted — by two
-    /// threads for a tape of `secondThreadFrom` entries or more.
+    /// at offset `offset`): the entries before it as they are (its ancestors' ends and next
+    /// indexes moved), the region's shifted into place, and the entries after it shifted.
+    ///
+    /// A tape of `piecesFrom` entries or more is spliced as pieces (`TapeStorage`) that share
+    /// this tape's memory, while it has fewer than `maximumTapePieces`; any other is copied into
+    /// a tape of its own — by two threads for a tape of `secondThreadFrom` entries or more.
     private func splice(
-        _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int, secondThreadFrom: Int?
+        _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int,
+        secondThreadFrom: Int?, piecesFrom: Int
     ) -> TapeStorage {
         let oldNext = tape.next(index)
         let countDelta = region.count - (oldNext - index)
         let count = tape.count + countDelta
+        let byteShift = UInt32(truncatingIfNeeded: byteDelta)
+        // Added to a container's word, whose next index is the bits above bit 0.
+        let wordShift = UInt32(truncatingIfNeeded: countDelta) << 1
+        func moved(_ a: Int) -> (entry: TapeEntry, end: TapeEntry) {
+            var (e, end) = (tape[a], tape[a + 1])
+            e.word = Tape.containerWord(next: e.next + countDelta)
+            end.start = UInt32(Int(end.start) + byteDelta)
+            return (e, end)
+        }
+        let suffix = tape.pieces(of: oldNext..<tape.count, movedBy: countDelta, byteShift: byteShift, wordShift: wordShift)
+        let regionPiece = TapePiece(start: index, end: index + region.count, stored: region.head,
+                                    byteShift: UInt32(offset), wordShift: UInt32(index) << 1)
+
+        if tape.count >= piecesFrom && tape.pieceList.count + 2 * ancestors.count + 3 <= maximumTapePieces {
+            // The ancestors' two entries each, moved, in memory of their own; the rest shared.
+            let moves = TapeMemory(capacity: max(2, 2 * ancestors.count))
+            var list: [TapePiece] = []
+            var from = 0
+            for (k, a) in ancestors.enumerated() {
+                list += tape.pieces(of: from..<a)
+                (moves.base[2 * k], moves.base[2 * k + 1]) = moved(a)
+                list.append(TapePiece(start: a, end: a + 2, stored: moves.base + 2 * k))
+                from = a + 2
+            }
+            list += tape.pieces(of: from..<index) + [regionPiece] + suffix
+            return TapeStorage(pieces: list, count: count, blocks: tape.storage + region.storage + [TapeBlock(memory: moves)])
+        }
+
         let memory = TapeMemory(capacity: count)
         let out = memory.base
-        let around = TapeAround(source: tape.base, target: out, prefix: index, oldNext: oldNext, suffix: tape.count - oldNext,
-                                byteDelta: byteDelta, countDelta: countDelta)
-        around.copy(secondThread: secondThreadFrom.map { tape.count >= $0 } ?? false)
-        for a in ancestors {
-            out[a].word = Tape.containerWord(next: out[a].next + countDelta)
-            out[a + 1].start = UInt32(Int(out[a + 1].start) + byteDelta)
+        let copies = (tape.pieces(of: 0..<index) + [regionPiece] + suffix).map {
+            TapeCopy(source: $0.stored, target: out + $0.start, count: $0.end - $0.start, byteShift: $0.byteShift, wordShift: $0.wordShift)
         }
-        for k in 0..<region.count {
-            var e = region[k]
-            if e.isContainer { e.word += UInt32(index) << 1 }
-            e.start += UInt32(offset)
-            out[index + k] = e
-        }
+        TapeCopy.run(copies, secondThread: secondThreadFrom.map { tape.count >= $0 } ?? false)
+        for a in ancestors { (out[a], out[a + 1]) = moved(a) }
         return TapeStorage(memory: memory, count: count, keepsSpare: true)
     }
 }
@@ -158,49 +186,54 @@ extension JSONDocument {
 /// 7,000,000-child file is 0.8 GB, all copied for an edit that changes the file's length.
 let splitSpliceEntries = 4 << 20
 
-/// The entries a splice copies around the subtree it replaces: the `prefix` entries before it,
-/// as they are, and the `suffix` entries from `oldNext` on, shifted to `oldNext + countDelta`.
-private struct TapeAround {
-    let source: UnsafeMutablePointer<TapeEntry>
-    let target: UnsafeMutablePointer<TapeEntry>
-    let prefix: Int, oldNext: Int, suffix: Int, byteDelta: Int, countDelta: Int
+/// Tapes of this many entries or more are spliced as pieces that share the last tape's memory
+/// rather than copied: a copy of a smaller one takes a few milliseconds, and a flat tape is read
+/// the quickest.
+let pieceSpliceEntries = 1 << 20
 
-    /// Copies them all; with `secondThread`, another thread takes the last half of them (of the
-    /// suffix first, then of the prefix) while this one copies the rest.
-    func copy(secondThread: Bool) {
-        let second = secondThread ? (prefix + suffix) / 2 : 0
-        let laterSuffix = min(second, suffix), laterPrefix = second - laterSuffix
-        let other = ThreadWork(onThread: second > 0) {
-            copy(prefix: (prefix - laterPrefix)..<prefix, suffix: (suffix - laterSuffix)..<suffix)
+/// A pieced tape is copied whole (made flat) by the splice that would take it past this many
+/// pieces: each edit adds a few, and every read past a tape's head finds its piece.
+let maximumTapePieces = 64
+
+/// Entries a splice copies into a tape of its own, shifted.
+private struct TapeCopy {
+    let source: UnsafePointer<TapeEntry>
+    let target: UnsafeMutablePointer<TapeEntry>
+    let count: Int
+    let byteShift: UInt32, wordShift: UInt32
+
+    /// Makes `copies`; with `secondThread`, another thread takes the last half of their entries
+    /// (in the splice's order: those after the edit first) while this one makes the rest.
+    static func run(_ copies: [TapeCopy], secondThread: Bool) {
+        let total = copies.reduce(0) { $0 + $1.count }
+        var first: [TapeCopy] = [], second: [TapeCopy] = []
+        var firstLeft = secondThread ? total - total / 2 : total
+        for c in copies {
+            let n = min(firstLeft, c.count)
+            if n > 0 { first.append(c.part(0..<n)) }
+            if n < c.count { second.append(c.part(n..<c.count)) }
+            firstLeft -= n
         }
-        copy(prefix: 0..<(prefix - laterPrefix), suffix: 0..<(suffix - laterSuffix))
+        let other = ThreadWork(onThread: !second.isEmpty) { for c in second { c.copy() } }
+        for c in first { c.copy() }
         other.join()
     }
 
-    /// Copies prefix entries `prefix` and shifts suffix entries `suffix` (counted from `oldNext`).
-    private func copy(prefix: Range<Int>, suffix: Range<Int>) {
-        (target + prefix.lowerBound).update(from: source + prefix.lowerBound, count: prefix.count)
-        shiftEntries(from: source + oldNext + suffix.lowerBound, to: target + oldNext + countDelta + suffix.lowerBound,
-                     count: suffix.count, byteDelta: byteDelta, countDelta: countDelta)
+    func part(_ range: Range<Int>) -> TapeCopy {
+        TapeCopy(source: source + range.lowerBound, target: target + range.lowerBound, count: range.count,
+                 byteShift: byteShift, wordShift: wordShift)
     }
-}
 
-/// Copies `count` tape entries, moving where they start (and where containers end) by
-/// `byteDelta` and their containers' next indexes by `countDelta`. A copy when both are 0.
-private func shiftEntries(
-    from source: UnsafeMutablePointer<TapeEntry>, to target: UnsafeMutablePointer<TapeEntry>, count: Int,
-    byteDelta: Int, countDelta: Int
-) {
-    if byteDelta == 0 && countDelta == 0 { return target.update(from: source, count: count) }
-    let byteShift = UInt32(truncatingIfNeeded: byteDelta)
-    // Added to a container's word (bit 0 set), whose next index is the bits above: modulo 2^32,
-    // so a negative shift works too.
-    let wordShift = UInt32(truncatingIfNeeded: countDelta) << 1
-    for k in 0..<count {
-        var e = source[k]
-        e.start &+= byteShift
-        e.word &+= (e.word & 1) &* wordShift
-        target[k] = e
+    /// Copies the entries, moving where they start (and where containers end) by `byteShift` and
+    /// their containers' next indexes by `wordShift`: a plain copy when both are 0.
+    func copy() {
+        if byteShift == 0 && wordShift == 0 { return target.update(from: source, count: count) }
+        for k in 0..<count {
+            var e = source[k]
+            e.start &+= byteShift
+            e.word &+= (e.word & 1) &* wordShift
+            target[k] = e
+        }
     }
 }
 

@@ -102,20 +102,81 @@ final class TapeBlock: @unchecked Sendable {
     deinit { if keepsSpare { memory.releaseKeepingSpare() } else { memory.release() } }
 }
 
-/// The finished tape of one document: its first `count` entries of a block. Written before the
-/// document exists and read-only after (entries past `count` may still be written, for a later
-/// document), which is why sharing it between threads is safe.
+/// A run of a tape's entries kept where an earlier tape stored them: entries `start..<end` are
+/// the stored ones from `stored` on, each moved by `byteShift` and, a container's next index, by
+/// `wordShift` (a tape spliced by an edit shares the entries after it this way instead of copying
+/// them shifted). Shifts are modulo 2^32, so a negative one works too.
+@usableFromInline
+struct TapePiece {
+    @usableFromInline let start: Int
+    @usableFromInline let end: Int
+    @usableFromInline let stored: UnsafePointer<TapeEntry>
+    @usableFromInline let byteShift: UInt32
+    /// Added to a container's word (bit 0 set), whose next index is the bits above.
+    @usableFromInline let wordShift: UInt32
+
+    init(start: Int, end: Int, stored: UnsafePointer<TapeEntry>, byteShift: UInt32 = 0, wordShift: UInt32 = 0) {
+        self.start = start
+        self.end = end
+        self.stored = stored
+        self.byteShift = byteShift
+        self.wordShift = wordShift
+    }
+
+    var isShifted: Bool { byteShift != 0 || wordShift != 0 }
+
+    @inlinable func entry(_ i: Int) -> TapeEntry {
+        var e = stored[i - start]
+        e.start &+= byteShift
+        e.word &+= (e.word & 1) &* wordShift
+        return e
+    }
+}
+
+/// The pieces of a tape read past its head (see `TapeStorage`), found through a directory: the
+/// piece holding every `directoryStep`th entry. Plain pointers, so that a `TapeReader` holds
+/// them without retaining anything; valid while their `TapeStorage` is.
+@usableFromInline
+struct TapePieces {
+    static let directoryShift = 12
+    @usableFromInline let table: UnsafePointer<TapePiece>?
+    @usableFromInline let directory: UnsafePointer<UInt32>?
+
+    static var none: TapePieces { TapePieces(table: nil, directory: nil) }
+
+    /// Entry `i`, which lies in one of the pieces.
+    @usableFromInline func entry(_ i: Int) -> TapeEntry {
+        var p = Int(directory.unsafelyUnwrapped[i >> Self.directoryShift])
+        let table = table.unsafelyUnwrapped
+        while table[p].end <= i { p += 1 }
+        return table[p].entry(i)
+    }
+}
+
+/// The finished tape of one document. Written before the document exists and read-only after
+/// (entries of its memory past `count` may still be written, for a later document), which is
+/// why sharing it between threads is safe.
+///
+/// Its first `headCount` entries are read as stored from `head`: for a parsed tape, all of them.
+/// A tape spliced from a large one by an edit that moved entries (`JSONDocument.reparsedInPlace`)
+/// is pieces instead: the last tape's entries before the edit, the edited container's own parse,
+/// the last tape's entries after it with their offsets shifted, and the edit's ancestors with
+/// their next indexes and ends moved. It keeps the memory its pieces are stored in.
 ///
 /// The root's next index and end are the document's own: in a JSON Lines list, where the
 /// revisions share every record's entries, each has its own (where its records end).
 @usableFromInline
 final class TapeStorage: @unchecked Sendable {
-    @usableFromInline let base: UnsafeMutablePointer<TapeEntry>
+    @usableFromInline let head: UnsafePointer<TapeEntry>
+    @usableFromInline let headCount: Int
+    @usableFromInline let pieces: TapePieces
     @usableFromInline let count: Int
     /// When the root is a container: its next index and where it ends.
     @usableFromInline let rootNext: Int
     @usableFromInline let rootEnd: Int
-    private let block: TapeBlock
+    /// Every entry as pieces in order (one, unshifted, for a parsed tape): what a splice cuts.
+    let pieceList: [TapePiece]
+    private let blocks: [TapeBlock]
     /// For a tape parsed on two threads: the object whose members they shared, and the tape
     /// index of the first member the second thread parsed (a key near the input's middle).
     let split: (object: Int, member: Int)?
@@ -125,21 +186,27 @@ final class TapeStorage: @unchecked Sendable {
 
     init(memory: TapeMemory, count: Int, keepsSpare: Bool = false, split: (object: Int, member: Int)? = nil,
          metadataKeys: Bool = true) {
-        block = TapeBlock(memory: memory, keepsSpare: keepsSpare)
-        base = memory.base
+        blocks = [TapeBlock(memory: memory, keepsSpare: keepsSpare)]
+        head = UnsafePointer(memory.base)
+        headCount = count
+        pieces = .none
+        pieceList = [TapePiece(start: 0, end: count, stored: head)]
         self.count = count
         self.split = split
         self.metadataKeys = metadataKeys
-        let rootIsContainer = base[0].isContainer
-        rootNext = rootIsContainer ? base[0].next : 1
-        rootEnd = rootIsContainer ? Int(base[1].start) : 0
+        let rootIsContainer = head[0].isContainer
+        rootNext = rootIsContainer ? head[0].next : 1
+        rootEnd = rootIsContainer ? Int(head[1].start) : 0
     }
 
     /// The first `count` entries of `block`, whose root (a container) has this next index and end.
     init(sharing block: TapeBlock, count: Int, rootNext: Int, rootEnd: Int) {
         precondition(count >= 2 && count <= block.memory.capacity)
-        self.block = block
-        base = block.memory.base
+        blocks = [block]
+        head = UnsafePointer(block.memory.base)
+        headCount = count
+        pieces = .none
+        pieceList = [TapePiece(start: 0, end: count, stored: head)]
         self.count = count
         split = nil
         metadataKeys = true
@@ -147,21 +214,70 @@ final class TapeStorage: @unchecked Sendable {
         self.rootEnd = rootEnd
     }
 
-    @inlinable subscript(i: Int) -> TapeEntry { base[i] }
+    /// A tape of `pieces` (in order, covering `0..<count`), stored in `blocks` (and perhaps in
+    /// blocks no piece reads any more: those are let go).
+    init(pieces list: [TapePiece], count: Int, blocks: [TapeBlock]) {
+        precondition(list.first?.start == 0 && list.last?.end == count)
+        pieceList = list
+        self.count = count
+        self.blocks = blocks.filter { b in
+            let range = UnsafePointer(b.memory.base)..<UnsafePointer(b.memory.base + b.memory.capacity)
+            return list.contains { range.contains($0.stored) }
+        }
+        let first = list[0]
+        head = first.stored
+        headCount = first.isShifted ? 0 : first.end
+        let table = UnsafeMutablePointer<TapePiece>.allocate(capacity: list.count)
+        table.initialize(from: list, count: list.count)
+        let directory = UnsafeMutablePointer<UInt32>.allocate(capacity: (count >> TapePieces.directoryShift) + 1)
+        var p = 0
+        for k in 0...(count >> TapePieces.directoryShift) {
+            while list[p].end <= k << TapePieces.directoryShift && p + 1 < list.count { p += 1 }
+            directory[k] = UInt32(p)
+        }
+        pieces = TapePieces(table: table, directory: directory)
+        split = nil
+        metadataKeys = true
+        func entry(_ i: Int) -> TapeEntry { list.first { $0.start <= i && i < $0.end }!.entry(i) }
+        let root = entry(0)
+        rootNext = root.isContainer ? root.next : 1
+        rootEnd = root.isContainer ? Int(entry(1).start) : 0
+    }
+
+    deinit {
+        pieces.table.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+        pieces.directory.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+    }
+
+    @inlinable subscript(i: Int) -> TapeEntry { i < headCount ? head[i] : pieces.entry(i) }
 
     /// The first entry after node `i`'s subtree.
     @inlinable func next(_ i: Int) -> Int {
-        let e = base[i]
+        let e = self[i]
         return e.isContainer ? (i == 0 ? rootNext : e.next) : i + 1
     }
 
     /// Where node `i` ends in `bytes` (just past its last byte).
     @inlinable func end(_ i: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let e = base[i]
-        if e.isContainer { return i == 0 ? rootEnd : Int(base[i + 1].start) }
+        let e = self[i]
+        if e.isContainer { return i == 0 ? rootEnd : Int(self[i + 1].start) }
         let length = e.length
         return length != Tape.longLength ? Int(e.start + length) : Tape.scalarEnd(bytes, from: Int(e.start))
     }
+
+    /// The pieces of entries `range`, moved to start `indexDelta` later and shifted by
+    /// `byteShift` and `wordShift` more.
+    func pieces(of range: Range<Int>, movedBy indexDelta: Int = 0, byteShift: UInt32 = 0, wordShift: UInt32 = 0) -> [TapePiece] {
+        pieceList.compactMap { p in
+            let lo = max(p.start, range.lowerBound), hi = min(p.end, range.upperBound)
+            guard lo < hi else { return nil }
+            return TapePiece(start: lo + indexDelta, end: hi + indexDelta, stored: p.stored + (lo - p.start),
+                             byteShift: p.byteShift &+ byteShift, wordShift: p.wordShift &+ wordShift)
+        }
+    }
+
+    /// The memory this tape's pieces are stored in, for a tape spliced from it.
+    var storage: [TapeBlock] { blocks }
 }
 
 /// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.

@@ -16,7 +16,12 @@
 public struct TapeReader {
     /// The document's bytes.
     public let bytes: UnsafeBufferPointer<UInt8>
-    @usableFromInline let entries: UnsafeBufferPointer<TapeEntry>
+    /// The tape's entries, as `TapeStorage` reads them: the first `headCount` from `head`, the
+    /// rest from `pieces`.
+    @usableFromInline let head: UnsafePointer<TapeEntry>
+    @usableFromInline let headCount: Int
+    @usableFromInline let pieces: TapePieces
+    @usableFromInline let entryCount: Int
     /// The root's next index and end, which are the document's own (see `TapeStorage`).
     @usableFromInline let rootNext: Int
     @usableFromInline let rootEnd: Int
@@ -24,36 +29,44 @@ public struct TapeReader {
     @inlinable
     init(bytes: UnsafeBufferPointer<UInt8>, tape: TapeStorage) {
         self.bytes = bytes
-        self.entries = UnsafeBufferPointer(start: tape.base, count: tape.count)
+        head = tape.head
+        headCount = tape.headCount
+        pieces = tape.pieces
+        entryCount = tape.count
         rootNext = tape.rootNext
         rootEnd = tape.rootEnd
     }
 
     /// Number of entries on the tape (a node's, and a container's second; see `TapeEntry`).
-    @inlinable public var count: Int { entries.count }
+    @inlinable public var count: Int { entryCount }
+
+    @inlinable func entry(_ i: Int) -> TapeEntry {
+        assert(i >= 0 && i < entryCount, "tape index out of range")
+        return i < headCount ? head[i] : pieces.entry(i)
+    }
 
     /// Byte offset where node `i` starts (a string's opening quote).
-    @inlinable public func start(_ i: Int) -> Int { Int(entries[i].start) }
+    @inlinable public func start(_ i: Int) -> Int { Int(entry(i).start) }
     /// Byte offset just after node `i`.
     @inlinable
     public func end(_ i: Int) -> Int {
-        let e = entries[i]
-        if e.isContainer { return i == 0 ? rootEnd : Int(entries[i + 1].start) }
+        let e = entry(i)
+        if e.isContainer { return i == 0 ? rootEnd : Int(entry(i + 1).start) }
         let length = e.length
         return length != Tape.longLength ? Int(e.start + length) : Tape.scalarEnd(bytes, from: Int(e.start))
     }
     /// The first byte of node `i`, which tells its kind.
-    @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entries[i].start)] }
+    @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entry(i).start)] }
 
     @inlinable
     public func kind(_ i: Int) -> JSONKind { JSONKind(firstByte: firstByte(i)) }
 
-    @inlinable public func isContainer(_ i: Int) -> Bool { entries[i].isContainer }
+    @inlinable public func isContainer(_ i: Int) -> Bool { entry(i).isContainer }
 
     /// The index of the first node after node `i` and its subtree.
     @inlinable
     public func nextIndex(_ i: Int) -> Int {
-        let e = entries[i]
+        let e = entry(i)
         return e.isContainer ? (i == 0 ? rootNext : e.next) : i + 1
     }
 
@@ -74,10 +87,10 @@ public struct TapeReader {
     }
 
     /// Whether key node `i` is overridden by a later member with the same key (skipped by `forEachMember`).
-    @inlinable public func isShadowed(_ i: Int) -> Bool { entries[i].word & Tape.shadowed != 0 }
+    @inlinable public func isShadowed(_ i: Int) -> Bool { entry(i).word & Tape.shadowed != 0 }
 
     /// Whether string node `i` holds escapes (its decoded bytes differ from its raw bytes).
-    @inlinable public func hasEscapes(_ i: Int) -> Bool { entries[i].word & Tape.escaped != 0 }
+    @inlinable public func hasEscapes(_ i: Int) -> Bool { entry(i).word & Tape.escaped != 0 }
 
     /// Calls `body(key, value)` with the tape indexes of each member of object `i`, in file order,
     /// skipping members overridden by a later duplicate key.
@@ -90,7 +103,7 @@ public struct TapeReader {
         while k < end {
             let v = k + 1
             let next = nextIndex(v)
-            if entries[k].word & Tape.shadowed == 0 { try body(k, v) }
+            if entry(k).word & Tape.shadowed == 0 { try body(k, v) }
             k = next
         }
     }
@@ -132,7 +145,7 @@ public struct TapeReader {
     public func member(of i: Int, named key: UnsafeBufferPointer<UInt8>) -> Int? {
         var found: Int?
         forEachMember(of: i) { k, v in
-            let e = entries[k]
+            let e = entry(k)
             if e.word & Tape.escaped == 0 && e.length != Tape.longLength {
                 let n = Int(e.length) - 2
                 if n == key.count && (n == 0 || bytesEqual(bytes.baseAddress! + Int(e.start) + 1, key.baseAddress!, n)) {

@@ -308,4 +308,58 @@ import TestSupport
         }
         #expect(partial > 250 && sampled > 200, "\(partial) partial re-parses, \(sampled) sampled containers checked")
     }
+
+    /// Every node as a `TapeReader` reads it: where it starts and ends, and its next index.
+    static func readerOutcome(_ doc: JSONDocument) -> [Int] {
+        doc.withTapeReader { tape in
+            (0..<tape.count).flatMap { i in [tape.start(i), tape.end(i), tape.nextIndex(i), tape.hasEscapes(i) ? 1 : 0, tape.isShadowed(i) ? 1 : 0] }
+        }
+    }
+
+    /// Spliced as pieces that share the last tapes' memory (every tape here, as large tapes
+    /// are): a chain of edits that move entries, nested at several depths, gives at every step
+    /// what a full parse gives, read through the tape or a `TapeReader`; the revisions kept
+    /// still read as they did when made (nothing shared was written over); and a chain long
+    /// enough is made flat again, by one thread or two.
+    @Test func aChainOfEditsSplicedAsPiecesIsAFullParseAtEveryStep() throws {
+        var r = SplitMix64(seed: 0x91EC)
+        let big = (0..<800).map { Self.member($0, &r) }.joined(separator: ",\n")
+        let list = (0..<800).map { "[\($0), {\"d\": [\(r.int(0...9))]}]" }.joined(separator: ", ")
+        var bytes = Array("{\"big\": {\(big)}, \"list\": [\(list)], \"tail\": {\"a\": 1}}".utf8)
+        var doc = try JSONDocument(parsing: bytes)
+        var kept: [(doc: JSONDocument, outcome: [Int])] = []
+        var pieced = 0, madeFlat = 0
+        for step in 0..<240 {
+            let old = doc
+            switch r.int(0..<5) {
+            case 0, 1:
+                let k = r.int(0..<800)
+                let value = try #require(doc.root[key: "big"]?[key: "k\(k)"]?[key: "v"])
+                bytes.replaceSubrange(value.byteRange, with: Array("\(r.chance(0.5) ? r.int(0...9) : r.int(100_000...999_999_999))".utf8))
+            case 2:
+                let k = r.int(0..<800)
+                let object = try #require(doc.root[key: "big"]?[key: "k\(k)"])
+                bytes.insert(contentsOf: Array(", \"n\(step)\": [\(step), {}]".utf8), at: object.byteRange.upperBound - 1)
+            case 3:
+                // Three levels down: an array inside an object inside an element of "list".
+                let i = r.int(0..<800)
+                let inner = try #require(doc.root[key: "list"]?[index: i]?[index: 1]?[key: "d"])
+                bytes.replaceSubrange(inner.byteRange, with: Array((r.chance(0.5) ? "[]" : "[\(step), [\(step)], \"s\"]").utf8))
+            default:
+                let tail = try #require(doc.root[key: "tail"]?[key: "a"])
+                bytes.replaceSubrange(tail.byteRange, with: Array("[\(step), \(step)]".utf8))
+            }
+            let spliced = old.reparsedInPlace(DocumentBytes(bytes), tuning: .tuned, splitFrom: step % 2 == 0 ? 1 : .max, piecesFrom: 1)
+            doc = try #require(spliced, "step \(step): parsed whole")
+            let full = try JSONDocument(parsing: bytes)
+            #expect(Self.sameTape(doc, full), "step \(step): not what a full parse gives")
+            #expect(Self.readerOutcome(doc) == Self.readerOutcome(full), "step \(step): read otherwise through a TapeReader")
+            if doc.tape.pieceList.count > 1 { pieced += 1 } else if old.tape.pieceList.count > 1 { madeFlat += 1 }
+            if step % 40 == 0 { kept.append((doc, Self.readerOutcome(doc))) }
+        }
+        for (k, revision) in kept.enumerated() {
+            #expect(Self.readerOutcome(revision.doc) == revision.outcome, "kept revision \(k) changed")
+        }
+        #expect(pieced > 150 && madeFlat >= 4, "\(pieced) tapes in pieces, \(madeFlat) made flat")
+    }
 }
