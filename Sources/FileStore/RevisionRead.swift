@@ -19,8 +19,8 @@ struct RevisionTarget: @unchecked Sendable {
     /// A memory file of the revision's own (no `shared` base) that `base` maps: each chunk is
     /// written into it with `pwrite` rather than read into `base` (`SharedPages.write`).
     let fresh: SharedPages?
-    /// Tuned, into shared pages: the file's own pages, compared where they are instead of
-    /// read into a buffer first (nil: read with `pread`).
+    /// Tuned, into shared pages or a memory file of its own: the file's own pages, compared
+    /// (and written) where they are instead of read into a buffer first (nil: read with `pread`).
     let source: MappedFile?
     /// Into a memory file or shared pages: the fingerprints of the revision's pages, set as they
     /// are read.
@@ -71,7 +71,8 @@ struct PartRead {
 /// mapping (whose `old` is one of the same memory file, of the same length), each chunk is read
 /// into a buffer of its own and compared once, page by page: the pages that differ are written,
 /// and the same comparison gives the shared ends. Into a memory file of its own (`fresh`), each
-/// chunk is read into a buffer and written into the file (`SharedPages.write`).
+/// chunk is written into the file (`SharedPages.write`): tuned from the file's mapping, plain
+/// from a buffer it is read into.
 ///
 /// After each chunk the file's size and modification time are checked against the read's start:
 /// a writer rewriting the file in place is met at its first chunk (the file growing), and the
@@ -102,7 +103,7 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
             break
         }
         take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, comparingWith: old, &part)
-        if part.failure != 0 { break }
+        if part.failure != 0 || part.changed { break }
         offset += n
         // Compared: the file's pages are given back, so the read never holds the file twice.
         let whole = offset / Posix.hugePageSize * Posix.hugePageSize
@@ -145,7 +146,14 @@ private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: 
     let new = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
     if target.shared == nil, let pages = target.fresh {
         do { try pages.write(chunk.baseAddress!, count: chunk.count, at: offset) } catch {
-            part.failure = error.errno
+            // Written from the file's mapping, a page a truncation took fails the write: the
+            // file changed under the read, which is made again.
+            if error.errno == EFAULT && target.source != nil {
+                target.changed.seen.store(true, ordering: .relaxed)
+                part.changed = true
+            } else {
+                part.failure = error.errno
+            }
             return
         }
         // The next revision of this length is compared by them.
