@@ -202,8 +202,9 @@ private struct TapeCopy {
     let count: Int
     let byteShift: UInt32, wordShift: UInt32
 
-    /// Makes `copies`; with `secondThread`, another thread takes the last half of their entries
-    /// (in the splice's order: those after the edit first) while this one makes the rest.
+    /// Makes `copies` (in tape order); with `secondThread`, another thread takes the last half of
+    /// their entries (from the tape's end: those after the edit, then those before it) while
+    /// this one makes the rest.
     static func run(_ copies: [TapeCopy], secondThread: Bool) {
         let total = copies.reduce(0) { $0 + $1.count }
         var first: [TapeCopy] = [], second: [TapeCopy] = []

@@ -251,6 +251,14 @@ import TestSupport
             && (0..<a.tape.count).allSatisfy { a.tape[$0].start == b.tape[$0].start && a.tape[$0].word == b.tape[$0].word }
     }
 
+    /// `{"big": {…}, "list": […], "tail": {"a": 1}}`: `count` members in "big" and `count`
+    /// elements in "list", element `i` as `element` writes it.
+    static func chainDocument(_ count: Int, _ r: inout SplitMix64, element: (Int, inout SplitMix64) -> String) -> [UInt8] {
+        let big = (0..<count).map { Self.member($0, &r) }.joined(separator: ",\n")
+        let list = (0..<count).map { element($0, &r) }.joined(separator: ", ")
+        return Array("{\"big\": {\(big)}, \"list\": [\(list)], \"tail\": {\"a\": 1}}".utf8)
+    }
+
     /// The tape index of the value at `key` of the root, and whether it is an object.
     static func container(_ doc: JSONDocument, _ key: String) -> (index: Int, isObject: Bool)? {
         guard let node = doc.root[key: key] else { return nil }
@@ -259,9 +267,7 @@ import TestSupport
 
     @Test func aChainOfEditsThroughLargeContainersKeepsExactSamples() throws {
         var r = SplitMix64(seed: 0x5A3B)
-        let big = (0..<6_000).map { Self.member($0, &r) }.joined(separator: ",\n")
-        let list = (0..<6_000).map { "[\($0), \(r.int(0...9))]" }.joined(separator: ", ")
-        var bytes = Array("{\"big\": {\(big)}, \"list\": [\(list)], \"tail\": {\"a\": 1}}".utf8)
+        var bytes = Self.chainDocument(6_000, &r) { i, r in "[\(i), \(r.int(0...9))]" }
         var doc = try JSONDocument(parsing: bytes)
         var partial = 0, sampled = 0
         for step in 0..<300 {
@@ -323,9 +329,7 @@ import TestSupport
     /// enough is made flat again, by one thread or two.
     @Test func aChainOfEditsSplicedAsPiecesIsAFullParseAtEveryStep() throws {
         var r = SplitMix64(seed: 0x91EC)
-        let big = (0..<800).map { Self.member($0, &r) }.joined(separator: ",\n")
-        let list = (0..<800).map { "[\($0), {\"d\": [\(r.int(0...9))]}]" }.joined(separator: ", ")
-        var bytes = Array("{\"big\": {\(big)}, \"list\": [\(list)], \"tail\": {\"a\": 1}}".utf8)
+        var bytes = Self.chainDocument(800, &r) { i, r in "[\(i), {\"d\": [\(r.int(0...9))]}]" }
         var doc = try JSONDocument(parsing: bytes)
         var kept: [(doc: JSONDocument, outcome: [Int])] = []
         var pieced = 0, madeFlat = 0
