@@ -103,6 +103,13 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
             break
         }
         take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, comparingWith: old, &part)
+        // Written from the file's mapping, a page a truncation took fails the write: the file
+        // changed under the read, which is made again (an I/O error leaves the file as it was).
+        if part.failure == EFAULT && target.source != nil && fileChanged(fd, since: target.start) {
+            target.changed.seen.store(true, ordering: .relaxed)
+            part.failure = 0
+            part.changed = true
+        }
         if part.failure != 0 || part.changed { break }
         offset += n
         // Compared: the file's pages are given back, so the read never holds the file twice.
@@ -141,24 +148,21 @@ private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutab
 
 /// Takes a chunk just read (`chunk`, bytes `offset…` of the file) into `target`, and compares it
 /// with `old`.
-private func take(_ chunk: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, comparingWith old: DocumentBytes?,
+private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, comparingWith old: DocumentBytes?,
                   _ part: inout PartRead) {
-    let new = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    var chunk = read
     if target.shared == nil, let pages = target.fresh {
-        do { try pages.write(chunk.baseAddress!, count: chunk.count, at: offset) } catch {
-            // Written from the file's mapping, a page a truncation took fails the write: the
-            // file changed under the read, which is made again.
-            if error.errno == EFAULT && target.source != nil {
-                target.changed.seen.store(true, ordering: .relaxed)
-                part.changed = true
-            } else {
-                part.failure = error.errno
-            }
+        do { try pages.write(read.baseAddress!, count: read.count, at: offset) } catch {
+            part.failure = error.errno
             return
         }
+        // Written from the file's mapping, whose pages may change between two reads of them:
+        // fingerprinted and compared as written.
+        if target.source != nil { chunk = UnsafeRawBufferPointer(start: target.base + offset, count: read.count) }
         // The next revision of this length is compared by them.
         target.fingerprints?.set(chunk, at: offset)
     }
+    let new = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
     guard let old else {
         if let shared = target.shared {
             part.written += writeDifferingPages(chunk, at: offset, into: target.base, over: shared, written: &part.pages,

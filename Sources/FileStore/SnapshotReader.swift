@@ -91,8 +91,8 @@ final class SnapshotReader: Sendable {
         // Tuned, a read into shared pages compares the file's pages where they are: copying
         // them into a buffer first was a third of an edit's time (docs/engine/mapped-compare.md).
         // So does a read into a memory file of its own, which writes them from where they are.
-        let source = shared == nil && block.sharedPages == nil || expected == 0 ? nil
-            : MappedFile(fd, count: expected, populate: false, tuning: tuning)
+        let mapped = (shared != nil || block.sharedPages != nil) && expected > 0
+        let source = mapped ? MappedFile(fd, count: expected, populate: false, tuning: tuning) : nil
         defer { source?.unmap() }
         let target = RevisionTarget(base: block.base, shared: shared.map { UnsafePointer($0) },
                                     fresh: shared == nil ? block.sharedPages : nil, source: source,

@@ -1,5 +1,6 @@
 // Parsing a file's next state from its last one: an edit to one child re-parses that child,
-// and the rest of the tape is carried over with its offsets shifted.
+// and the rest of the tape is carried over with its offsets shifted (copied, or for a large
+// tape read where it is, as pieces).
 import EngineMemory
 #if canImport(Glibc)
 import Glibc
@@ -10,11 +11,11 @@ import Darwin
 extension JSONDocument {
     /// Parses `bytes`, a later state of the same file. Where the bytes differ from this
     /// document's only inside one container (an edit to one child of a large collection),
-    /// only that container is parsed and the rest of the tape is copied with its offsets
+    /// only that container is parsed and the rest of the tape is carried over with its offsets
     /// shifted; otherwise all of `bytes` is parsed. Either way the result, or the error, is
     /// exactly what `JSONDocument(parsing: bytes)` gives; the same bytes give this document back.
-    /// - Complexity: O(n) to compare the bytes and copy the tape, O(k) to parse the k bytes
-    ///   of the container edited, instead of O(n) parsing.
+    /// - Complexity: O(n) to compare the bytes and (below a million tape entries) copy the tape,
+    ///   O(k) to parse the k bytes of the container edited, instead of O(n) parsing.
     public func reparsing(_ bytes: [UInt8]) throws(JSONParseError) -> JSONDocument {
         try reparsing(DocumentBytes(bytes))
     }
@@ -33,8 +34,9 @@ extension JSONDocument {
     /// document: the first `sharedPrefix` bytes, and the last `sharedSuffix` (at most the rest
     /// of the shorter of the two) — as a reader can while the bytes arrive.
     /// - Precondition: the counts are exactly those (they are trusted, not checked).
-    /// - Complexity: O(n) to copy the tape, O(k) to parse the k bytes of the container edited;
-    ///   O(k) alone when the edit moved no node (a number's digits changed, say): the tape is shared.
+    /// - Complexity: O(n) to copy a tape below a million entries (a larger one is shared, as
+    ///   pieces), O(k) to parse the k bytes of the container edited; O(k) alone when the edit
+    ///   moved no node (a number's digits changed, say): the tape is shared.
     public func reparsing(_ bytes: DocumentBytes, sharedPrefix prefix: Int, sharedSuffix suffix: Int) throws(JSONParseError) -> JSONDocument {
         guard bytes.count < Int(UInt32.max), !self.bytes.isEmpty, !bytes.isEmpty else {
             return try JSONDocument(parsing: bytes)
@@ -134,8 +136,10 @@ extension JSONDocument {
     /// indexes moved), the region's shifted into place, and the entries after it shifted.
     ///
     /// A tape of `piecesFrom` entries or more is spliced as pieces (`TapeStorage`) that share
-    /// this tape's memory, while it has fewer than `maximumTapePieces`; any other is copied into
-    /// a tape of its own — by two threads for a tape of `secondThreadFrom` entries or more.
+    /// this tape's memory, unless that could take it past `maximumTapePieces` or keep more than
+    /// half as many entries again as it reads (the entries of containers edited away); any other
+    /// is copied into a tape of its own — by two threads for a tape of `secondThreadFrom`
+    /// entries or more.
     private func splice(
         _ region: TapeStorage, replacing index: Int, at offset: Int, ancestors: [Int], byteDelta: Int,
         secondThreadFrom: Int?, piecesFrom: Int
@@ -152,28 +156,31 @@ extension JSONDocument {
             end.start = UInt32(Int(end.start) + byteDelta)
             return (e, end)
         }
-        let suffix = tape.pieces(of: oldNext..<tape.count, movedBy: countDelta, byteShift: byteShift, wordShift: wordShift)
+        let suffix = tape.piecesCovering(oldNext..<tape.count, movedBy: countDelta, byteShift: byteShift, wordShift: wordShift)
         let regionPiece = TapePiece(start: index, end: index + region.count, stored: region.head,
                                     byteShift: UInt32(offset), wordShift: UInt32(index) << 1)
 
-        if tape.count >= piecesFrom && tape.pieceList.count + 2 * ancestors.count + 3 <= maximumTapePieces {
+        let kept = (tape.blocksRead + region.blocksRead).reduce(0) { $0 + $1.memory.capacity }
+        if tape.count >= piecesFrom && tape.pieceList.count + 2 * ancestors.count + 3 <= maximumTapePieces
+            && kept <= count + count / 2
+        {
             // The ancestors' two entries each, moved, in memory of their own; the rest shared.
             let moves = TapeMemory(capacity: max(2, 2 * ancestors.count))
             var list: [TapePiece] = []
             var from = 0
             for (k, a) in ancestors.enumerated() {
-                list += tape.pieces(of: from..<a)
+                list += tape.piecesCovering(from..<a)
                 (moves.base[2 * k], moves.base[2 * k + 1]) = moved(a)
                 list.append(TapePiece(start: a, end: a + 2, stored: moves.base + 2 * k))
                 from = a + 2
             }
-            list += tape.pieces(of: from..<index) + [regionPiece] + suffix
-            return TapeStorage(pieces: list, count: count, blocks: tape.storage + region.storage + [TapeBlock(memory: moves)])
+            list += tape.piecesCovering(from..<index) + [regionPiece] + suffix
+            return TapeStorage(pieces: list, count: count, blocks: tape.blocksRead + region.blocksRead + [TapeBlock(memory: moves)])
         }
 
         let memory = TapeMemory(capacity: count)
         let out = memory.base
-        let copies = (tape.pieces(of: 0..<index) + [regionPiece] + suffix).map {
+        let copies = (tape.piecesCovering(0..<index) + [regionPiece] + suffix).map {
             TapeCopy(source: $0.stored, target: out + $0.start, count: $0.end - $0.start, byteShift: $0.byteShift, wordShift: $0.wordShift)
         }
         TapeCopy.run(copies, secondThread: secondThreadFrom.map { tape.count >= $0 } ?? false)
@@ -182,8 +189,8 @@ extension JSONDocument {
     }
 }
 
-/// Tapes of this many entries or more are spliced by two threads, tuned: the tape of a 1 GB,
-/// 7,000,000-child file is 0.8 GB, all copied for an edit that changes the file's length.
+/// Tapes of this many entries or more are copied by two threads, tuned, when they are copied
+/// (made flat again, or spliced with no pieces): the tape of a 1 GB, 7,000,000-child file is 0.8 GB.
 let splitSpliceEntries = 4 << 20
 
 /// Tapes of this many entries or more are spliced as pieces that share the last tape's memory

@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-// A parsed JSON file: the bytes as read, and a flat tape of nodes pointing into them.
+// A parsed JSON file: the bytes as read, and a tape of nodes pointing into them.
 
 /// One entry of the tape: 8 bytes. A node's kind is read from its first byte.
 ///
@@ -86,8 +86,9 @@ enum Tape {
     }
 }
 
-/// Tape memory and who owns it: one tape, or the revisions of a JSON Lines list, which share
-/// one block that only grows past the entries any of them reads.
+/// Tape memory and who owns it: one tape, the revisions of a JSON Lines list, which share one
+/// block that only grows past the entries any of them reads, or the tapes spliced from a large
+/// tape as pieces, which read its entries where it stored them.
 final class TapeBlock: @unchecked Sendable {
     let memory: TapeMemory
     /// Whether the memory is kept as a spare when it goes: a re-parsed tape (a file followed
@@ -174,9 +175,11 @@ final class TapeStorage: @unchecked Sendable {
     /// When the root is a container: its next index and where it ends.
     @usableFromInline let rootNext: Int
     @usableFromInline let rootEnd: Int
-    /// Every entry as pieces in order (one, unshifted, for a parsed tape): what a splice cuts.
-    let pieceList: [TapePiece]
-    private let blocks: [TapeBlock]
+    /// A parsed tape's memory; nil for pieces.
+    private let block: TapeBlock?
+    /// For pieces: each piece, in order, and the memory they are stored in (empty for a parsed tape).
+    private let pieceTable: [TapePiece]
+    private let pieceBlocks: [TapeBlock]
     /// For a tape parsed on two threads: the object whose members they shared, and the tape
     /// index of the first member the second thread parsed (a key near the input's middle).
     let split: (object: Int, member: Int)?
@@ -186,11 +189,12 @@ final class TapeStorage: @unchecked Sendable {
 
     init(memory: TapeMemory, count: Int, keepsSpare: Bool = false, split: (object: Int, member: Int)? = nil,
          metadataKeys: Bool = true) {
-        blocks = [TapeBlock(memory: memory, keepsSpare: keepsSpare)]
+        block = TapeBlock(memory: memory, keepsSpare: keepsSpare)
         head = UnsafePointer(memory.base)
         headCount = count
         pieces = .none
-        pieceList = [TapePiece(start: 0, end: count, stored: head)]
+        pieceTable = []
+        pieceBlocks = []
         self.count = count
         self.split = split
         self.metadataKeys = metadataKeys
@@ -202,11 +206,12 @@ final class TapeStorage: @unchecked Sendable {
     /// The first `count` entries of `block`, whose root (a container) has this next index and end.
     init(sharing block: TapeBlock, count: Int, rootNext: Int, rootEnd: Int) {
         precondition(count >= 2 && count <= block.memory.capacity)
-        blocks = [block]
+        self.block = block
         head = UnsafePointer(block.memory.base)
         headCount = count
         pieces = .none
-        pieceList = [TapePiece(start: 0, end: count, stored: head)]
+        pieceTable = []
+        pieceBlocks = []
         self.count = count
         split = nil
         metadataKeys = true
@@ -218,9 +223,11 @@ final class TapeStorage: @unchecked Sendable {
     /// blocks no piece reads any more: those are let go).
     init(pieces list: [TapePiece], count: Int, blocks: [TapeBlock]) {
         precondition(list.first?.start == 0 && list.last?.end == count)
-        pieceList = list
+        assert(zip(list, list.dropFirst()).allSatisfy { $0.end == $1.start && $0.start < $0.end }, "pieces not in order")
+        block = nil
+        pieceTable = list
         self.count = count
-        self.blocks = blocks.filter { b in
+        pieceBlocks = blocks.filter { b in
             let range = UnsafePointer(b.memory.base)..<UnsafePointer(b.memory.base + b.memory.capacity)
             return list.contains { range.contains($0.stored) }
         }
@@ -245,8 +252,8 @@ final class TapeStorage: @unchecked Sendable {
     }
 
     deinit {
-        pieces.table.map { UnsafeMutablePointer(mutating: $0).deallocate() }
-        pieces.directory.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+        if let table = pieces.table { UnsafeMutablePointer(mutating: table).deallocate() }
+        if let directory = pieces.directory { UnsafeMutablePointer(mutating: directory).deallocate() }
     }
 
     @inlinable subscript(i: Int) -> TapeEntry { i < headCount ? head[i] : pieces.entry(i) }
@@ -265,9 +272,13 @@ final class TapeStorage: @unchecked Sendable {
         return length != Tape.longLength ? Int(e.start + length) : Tape.scalarEnd(bytes, from: Int(e.start))
     }
 
-    /// The pieces of entries `range`, moved to start `indexDelta` later and shifted by
-    /// `byteShift` and `wordShift` more.
-    func pieces(of range: Range<Int>, movedBy indexDelta: Int = 0, byteShift: UInt32 = 0, wordShift: UInt32 = 0) -> [TapePiece] {
+    /// Every entry as pieces in order (one, unshifted, for a parsed tape): what a splice cuts.
+    var pieceList: [TapePiece] { pieceTable.isEmpty ? [TapePiece(start: 0, end: count, stored: head)] : pieceTable }
+
+    /// Entries `range` as pieces, moved to start `indexDelta` later and shifted by `byteShift`
+    /// and `wordShift` more.
+    func piecesCovering(_ range: Range<Int>, movedBy indexDelta: Int = 0, byteShift: UInt32 = 0,
+                        wordShift: UInt32 = 0) -> [TapePiece] {
         pieceList.compactMap { p in
             let lo = max(p.start, range.lowerBound), hi = min(p.end, range.upperBound)
             guard lo < hi else { return nil }
@@ -276,8 +287,8 @@ final class TapeStorage: @unchecked Sendable {
         }
     }
 
-    /// The memory this tape's pieces are stored in, for a tape spliced from it.
-    var storage: [TapeBlock] { blocks }
+    /// The memory this tape's entries are stored in, which a tape spliced from it as pieces keeps.
+    var blocksRead: [TapeBlock] { block.map { [$0] } ?? pieceBlocks }
 }
 
 /// A parsed JSON document. Immutable and `Sendable`: every revision of a file is one.
