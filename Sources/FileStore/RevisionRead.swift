@@ -146,7 +146,7 @@ private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutab
     return (UnsafeRawPointer(into), count)
 }
 
-/// Takes a chunk just read (`chunk`, bytes `offset…` of the file) into `target`, and compares it
+/// Takes a chunk just read (`read`, bytes `offset…` of the file) into `target`, and compares it
 /// with `old`.
 private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, comparingWith old: DocumentBytes?,
                   _ part: inout PartRead) {

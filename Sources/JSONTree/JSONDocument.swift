@@ -135,8 +135,8 @@ struct TapePiece {
 }
 
 /// The pieces of a tape read past its head (see `TapeStorage`), found through a directory: the
-/// piece holding every `directoryStep`th entry. Plain pointers, so that a `TapeReader` holds
-/// them without retaining anything; valid while their `TapeStorage` is.
+/// piece holding every 4,096th entry (`1 << directoryShift`). Plain pointers, so that a
+/// `TapeReader` holds them without retaining anything; valid while their `TapeStorage` is.
 @usableFromInline
 struct TapePieces {
     static let directoryShift = 12
