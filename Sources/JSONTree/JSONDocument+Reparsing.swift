@@ -160,10 +160,11 @@ extension JSONDocument {
         let regionPiece = TapePiece(start: index, end: index + region.count, stored: region.head,
                                     byteShift: UInt32(offset), wordShift: UInt32(index) << 1)
 
-        let kept = (tape.blocksRead + region.blocksRead).reduce(0) { $0 + $1.memory.capacity }
-        if tape.count >= piecesFrom && tape.pieceList.count + 2 * ancestors.count + 3 <= maximumTapePieces
-            && kept <= count + count / 2
-        {
+        // Entries of memory the pieces would keep: at most half as many again as they read.
+        func keepsLittle() -> Bool {
+            (tape.blocksRead + region.blocksRead).reduce(0) { $0 + $1.memory.capacity } <= count + count / 2
+        }
+        if tape.count >= piecesFrom && tape.pieceList.count + 2 * ancestors.count + 3 <= maximumTapePieces && keepsLittle() {
             // The ancestors' two entries each, moved, in memory of their own; the rest shared.
             let moves = TapeMemory(capacity: max(2, 2 * ancestors.count))
             var list: [TapePiece] = []
