@@ -82,12 +82,22 @@ package enum Posix {
     }
 
     /// `bytes` (whole pages) of the file `fd` mapped read-write: `shared`, writes go to the
-    /// file; else a write copies its page, and the file stays as it was.
-    package static func mapFile(_ fd: Int32, _ bytes: Int, shared: Bool) throws(PosixError) -> UnsafeMutableRawPointer {
-        checkPages(nil, bytes)
-        guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, shared ? MAP_SHARED : MAP_PRIVATE | MAP_NORESERVE, fd, 0),
-              p != MAP_FAILED
+    /// file; else a write copies its page, and the file stays as it was. With `at` (whole pages
+    /// of a mapping of ours), mapped there, in place of what was.
+    package static func mapFile(_ fd: Int32, _ bytes: Int, shared: Bool, at: UnsafeMutableRawPointer? = nil) throws(PosixError) -> UnsafeMutableRawPointer {
+        checkPages(at, bytes)
+        let flags = (shared ? MAP_SHARED : MAP_PRIVATE | MAP_NORESERVE) | (at == nil ? 0 : MAP_FIXED)
+        guard let p = mmap(at, bytes, PROT_READ | PROT_WRITE, flags, fd, 0), p != MAP_FAILED
         else { throw PosixError(call: "mmap(\(bytes), fd \(fd))", errno: Glibc.errno) }
+        return p
+    }
+
+    /// `bytes` (whole pages) of addresses, no memory behind them: room for mappings put there
+    /// one after another (`mapFile(at:)`), unmapped as one.
+    package static func reserveAddresses(_ bytes: Int) throws(PosixError) -> UnsafeMutableRawPointer {
+        checkPages(nil, bytes)
+        guard let p = mmap(nil, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), p != MAP_FAILED
+        else { throw PosixError(call: "mmap(\(bytes), PROT_NONE)", errno: Glibc.errno) }
         return p
     }
 

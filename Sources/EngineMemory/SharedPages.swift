@@ -14,7 +14,9 @@ import Glibc
 #endif
 
 /// A memory file holding one revision's bytes, mapped shared (that revision's own bytes) and
-/// lent, copy-on-write, to later revisions that differ from it in a few pages.
+/// lent, copy-on-write, to later revisions that differ from it in a few pages. Split in two
+/// files where two threads write it (`split`): two threads writing one file take turns on its
+/// lock, and each file has its own (docs/engine/gigabyte.md, "Two memory files").
 package final class SharedPages: @unchecked Sendable {
     // @unchecked: `base` is written only while the first revision is read, before any other
     // thread sees these pages; after that, never.
@@ -22,24 +24,49 @@ package final class SharedPages: @unchecked Sendable {
     package let base: UnsafeMutablePointer<UInt8>
     /// Bytes (whole pages).
     package let capacity: Int
-    private let fd: Int32
+    /// The memory files, in order, and the offset of each one's first byte: one, or two.
+    private let files: [(fd: Int32, start: Int)]
 
     /// A memory file of at least `capacity` bytes, mapped; its pages take memory once written.
-    package init(capacity: Int) throws(PosixError) {
+    /// With `split` (whole pages, inside the capacity), two files: the bytes before it, and
+    /// those from it on, for two threads writing a half each.
+    package init(capacity: Int, split: Int? = nil) throws(PosixError) {
         let bytes = Posix.wholePages(max(1, capacity))
-        fd = try Posix.memoryFile(bytes)
+        let starts = split.map { [0, $0] } ?? [0]
+        precondition(split.map { $0 > 0 && $0 < bytes && $0 % Posix.pageSize == 0 } ?? true, "a split outside the memory file")
+        var files: [(fd: Int32, start: Int)] = []
         do {
-            base = try Posix.mapFile(fd, bytes, shared: true).assumingMemoryBound(to: UInt8.self)
+            for (k, start) in starts.enumerated() {
+                files.append((try Posix.memoryFile((k + 1 < starts.count ? starts[k + 1] : bytes) - start), start))
+            }
+            base = try Self.map(files, bytes, shared: true).assumingMemoryBound(to: UInt8.self)
         } catch {
-            close(fd)
+            for file in files { close(file.fd) }
             throw error
         }
-        self.capacity = bytes
+        (self.capacity, self.files) = (bytes, files)
     }
 
     deinit {
         Posix.unmap(UnsafeMutableRawPointer(base), capacity)
-        close(fd)
+        for file in files { close(file.fd) }
+    }
+
+    /// The files mapped one after another, `bytes` in all: one mapping, or reserved addresses
+    /// with each file mapped in its place.
+    private static func map(_ files: [(fd: Int32, start: Int)], _ bytes: Int, shared: Bool) throws(PosixError) -> UnsafeMutableRawPointer {
+        guard files.count > 1 else { return try Posix.mapFile(files[0].fd, bytes, shared: shared) }
+        let base = try Posix.reserveAddresses(bytes)
+        do {
+            for (k, file) in files.enumerated() {
+                let end = k + 1 < files.count ? files[k + 1].start : bytes
+                _ = try Posix.mapFile(file.fd, end - file.start, shared: shared, at: base + file.start)
+            }
+        } catch {
+            Posix.unmap(base, bytes)
+            throw error
+        }
+        return base
     }
 
     /// Writes `count` bytes from `bytes` into the file at `offset` with `pwrite`, then maps the
@@ -54,7 +81,10 @@ package final class SharedPages: @unchecked Sendable {
         precondition(offset >= 0 && count >= 0 && offset + count <= capacity, "a write outside the memory file")
         var done = 0
         while done < count {
-            let n = try Posix.retrying("pwrite") { pwrite(fd, bytes + done, count - done, off_t(offset + done)) }
+            let at = offset + done
+            let file = files.last { $0.start <= at }!
+            let end = files.first { $0.start > at }?.start ?? capacity
+            let n = try Posix.retrying("pwrite") { pwrite(file.fd, bytes + done, min(count - done, end - at), off_t(at - file.start)) }
             if n == 0 { throw PosixError(call: "pwrite", errno: ENOSPC) }
             done += n
         }
@@ -68,7 +98,7 @@ package final class SharedPages: @unchecked Sendable {
     /// copies the page written. The caller unmaps it (`capacity` bytes) and keeps this file
     /// alive while it is mapped.
     package func copyOnWrite() throws(PosixError) -> UnsafeMutablePointer<UInt8> {
-        try Posix.mapFile(fd, capacity, shared: false).assumingMemoryBound(to: UInt8.self)
+        try Self.map(files, capacity, shared: false).assumingMemoryBound(to: UInt8.self)
     }
 }
 

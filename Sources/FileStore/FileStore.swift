@@ -265,7 +265,9 @@ public final class FileStore: DocumentStore {
         if settleTimer.fired() {
             settleTimer.disarm()
             settleExpired = true
-            noteChange(complete: lastEventComplete)
+            // Not a change: a read in flight is let finish, not cancelled and made again (at
+            // 1 GB, a second read of a whole save).
+            noteChange(complete: lastEventComplete, supersedes: false)
         }
         let results = worker.takeFinished()
         for result in results { finish(result) }
@@ -316,6 +318,8 @@ public final class FileStore: DocumentStore {
             generation: nextGeneration, path: absolutePath, current: currentRevision?.document,
             settled: lastEventComplete || settleExpired, listeners: hub.listenerSnapshots)
         nextGeneration += 1
+        // A settled read is the one the settle delay would ask for.
+        if request.settled { settleTimer.disarm() }
         settleExpired = false
         changePending = false
         inFlight = request

@@ -133,12 +133,18 @@ final class SnapshotReader: Sendable {
     /// file by two threads, a half each (copying and comparing 150 MB takes one core 25 ms;
     /// without an old state to compare with, most of it is the kernel zeroing new memory).
     private func readParts(_ fd: Int32, into target: RevisionTarget, expected: Int, comparingWith old: DocumentBytes?) -> PartRead {
-        guard tuning.secondThread && expected >= splitReadSize else {
+        guard let half = splitRead(expected) else {
             return readPart(fd, into: target, from: 0, to: expected + 1, comparingWith: old)
         }
-        let half = expected / 2 / Posix.hugePageSize * Posix.hugePageSize
         let second = ThreadWork { readPart(fd, into: target, from: half, to: expected + 1, comparingWith: old) }
         return readPart(fd, into: target, from: 0, to: half, comparingWith: old).followed(by: second.join(), at: half)
+    }
+
+    /// Where a read of a file of `expected` bytes is split between two threads (tuned, a large
+    /// file): a huge page boundary near the middle; nil for one thread.
+    private func splitRead(_ expected: Int) -> Int? {
+        guard tuning.secondThread && expected >= splitReadSize else { return nil }
+        return expected / 2 / Posix.hugePageSize * Posix.hugePageSize
     }
 
     /// A follower holds the file of a large revision it read (`HeldFile`), and lets go of the
@@ -169,7 +175,10 @@ final class SnapshotReader: Sendable {
         {
             return (ByteBlock(sharing: pages, mapping: mapping), pages.base)
         }
-        guard let pages = try? SharedPages(capacity: capacity) else { return (ByteBlock(capacity: capacity), nil) }
+        // In two memory files where two threads write it, a half each.
+        guard let pages = try? SharedPages(capacity: capacity, split: splitRead(capacity - 1)) else {
+            return (ByteBlock(capacity: capacity), nil)
+        }
         return (ByteBlock(sharing: pages), nil)
     }
 

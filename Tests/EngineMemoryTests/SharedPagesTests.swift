@@ -8,11 +8,13 @@ import Glibc
 import Testing
 
 @Suite struct SharedPagesTests {
-    /// Pieces written at offsets off page boundaries, across pages and up to the last byte,
-    /// read back through the file's mapping and through a copy-on-write mapping of it.
-    @Test func piecesWrittenAreReadThroughEveryMapping() throws {
+    /// Pieces written at offsets off page boundaries, across pages (and across the split of a
+    /// memory file in two) and up to the last byte, read back through the file's mapping and
+    /// through a copy-on-write mapping of it, whose writes the file never sees.
+    @Test(arguments: [nil, 1, 2, 5])
+    func piecesWrittenAreReadThroughEveryMapping(splitPage: Int?) throws {
         let page = Posix.pageSize
-        let pages = try SharedPages(capacity: 5 * page + 17)
+        let pages = try SharedPages(capacity: 5 * page + 17, split: splitPage.map { $0 * page })
         let bytes = (0..<pages.capacity).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
         var offset = 0
         for count in [1, page - 3, 2 * page + 5, 7, pages.capacity] where offset < pages.capacity {
@@ -24,6 +26,12 @@ import Testing
         let mapping = try pages.copyOnWrite()
         defer { Posix.unmap(UnsafeMutableRawPointer(mapping), pages.capacity) }
         #expect(Array(UnsafeBufferPointer(start: mapping, count: pages.capacity)) == bytes)
+        for k in 0..<6 { mapping[k * page + 3] = ~bytes[k * page + 3] }
+        #expect(Array(UnsafeBufferPointer(start: pages.base, count: pages.capacity)) == bytes)
+        let second = try pages.copyOnWrite()
+        defer { Posix.unmap(UnsafeMutableRawPointer(second), pages.capacity) }
+        #expect(Array(UnsafeBufferPointer(start: second, count: pages.capacity)) == bytes)
+        #expect((0..<6).allSatisfy { mapping[$0 * page + 3] == ~bytes[$0 * page + 3] })
     }
 
     /// A source page that cannot be read (as a mapped file's page a truncation took) fails the

@@ -76,6 +76,36 @@ import TestSupport
         #expect(r.contents == [#"{"a":1}"#, #"{"a":2}"#])
     }
 
+    /// A save that ends a half-written state while its settle delay runs: the read the save
+    /// starts is let finish, never cancelled when the delay ends and made again. The save
+    /// comes at several times before the delay ends, so that one read is in flight then.
+    @Test func theSettleDelayNeverCancelsTheReadOfASave() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        // Some megabytes, so that reading and parsing them takes a while.
+        func state(_ k: Int) -> String {
+            "{" + (0..<60_000).map { #""k\#($0)":{"v":\#($0 + k),"s":"some text to read and parse"}"# }.joined(separator: ",") + "}"
+        }
+        writeInPlace(path, state(0))
+        let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 300))
+        try r.store.waitForRevision(1, timeoutMilliseconds: 10_000)
+        for (k, delay) in [200, 230, 260, 280, 290, 300].enumerated() {
+            // Half-written: one write, the file kept open, so the store waits out the delay.
+            let fd = open(path, O_WRONLY)
+            let parses = r.store.statistics.parses
+            #expect(pwrite(fd, "[", 1, 0) == 1)
+            r.run { r.store.statistics.parses > parses }
+            let superseded = r.store.statistics.superseded
+            usleep(UInt32(delay * 1000))
+            writeByRename(path, state(k + 1))
+            r.waitForContent(state(k + 1))
+            #expect(r.store.statistics.superseded == superseded, "the save \(delay) ms into the delay was read twice")
+            close(fd)
+            r.settle(milliseconds: 100)
+        }
+        #expect(r.revisions.count == 7)
+    }
+
     @Test func emptyFileIsInvalid() throws {
         let folder = ScratchFolder()
         let path = folder.file("data.json")
