@@ -27,8 +27,8 @@ package final class SharedPages: @unchecked Sendable {
     /// The memory files, in order, and the offset of each one's first byte: one, or two.
     private let files: [(fd: Int32, start: Int)]
 
-    /// A memory file of at least `capacity` bytes, mapped; its pages take memory once written.
-    /// With `split` (whole pages, inside the capacity), two files: the bytes before it, and
+    /// Memory of at least `capacity` bytes in one memory file, mapped; its pages take memory
+    /// once written. With `split` (whole pages, inside the capacity), in two files: the bytes before it, and
     /// those from it on, for two threads writing a half each.
     package init(capacity: Int, split: Int? = nil) throws(PosixError) {
         let bytes = Posix.wholePages(max(1, capacity))
@@ -69,7 +69,7 @@ package final class SharedPages: @unchecked Sendable {
         return base
     }
 
-    /// Writes `count` bytes from `bytes` into the file at `offset` with `pwrite`, then maps the
+    /// Writes `count` bytes from `bytes` into the files at `offset` with `pwrite`, then maps the
     /// pages written at `base` (so that the held memory counts them and no read faults on them).
     /// Copying into the mapping instead faults each fresh page and has the kernel zero it first:
     /// a write of whole pages takes them unzeroed, and was a third cheaper for a 1 GB revision
@@ -94,8 +94,8 @@ package final class SharedPages: @unchecked Sendable {
         do { try Posix.advise(UnsafeMutableRawPointer(base) + first, end - first, .populateRead) } catch { return }
     }
 
-    /// A private mapping of the whole file: it reads the file's bytes until a write, which
-    /// copies the page written. The caller unmaps it (`capacity` bytes) and keeps this file
+    /// A private mapping of the whole of the files: it reads their bytes until a write, which
+    /// copies the page written. The caller unmaps it (`capacity` bytes) and keeps this object
     /// alive while it is mapped.
     package func copyOnWrite() throws(PosixError) -> UnsafeMutablePointer<UInt8> {
         try Self.map(files, capacity, shared: false).assumingMemoryBound(to: UInt8.self)

@@ -265,8 +265,8 @@ public final class FileStore: DocumentStore {
         if settleTimer.fired() {
             settleTimer.disarm()
             settleExpired = true
-            // Not a change: a read in flight is let finish, not cancelled and made again (at
-            // 1 GB, a second read of a whole save).
+            // The delay is no change of the file: a read in flight is let finish (at 1 GB a whole
+            // save's read), and a settled one follows it.
             noteChange(complete: lastEventComplete, supersedes: false)
         }
         let results = worker.takeFinished()

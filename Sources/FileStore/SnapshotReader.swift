@@ -87,7 +87,8 @@ final class SnapshotReader: Sendable {
         // One byte more than the size: reading it means the file grew during the read.
         let expected = Int(before.st_size)
         let capacity = expected + 1
-        let (block, shared) = revisionBlock(capacity: capacity, following: old)
+        let split = splitRead(expected)
+        let (block, shared) = revisionBlock(capacity: capacity, split: split, following: old)
         // Tuned, a read into shared pages compares the file's pages where they are: copying
         // them into a buffer first was a third of an edit's time (docs/engine/mapped-compare.md).
         // So does a read into a memory file of its own, which writes them from where they are.
@@ -98,7 +99,7 @@ final class SnapshotReader: Sendable {
                                     fresh: shared == nil ? block.sharedPages : nil, source: source,
                                     fingerprints: shared != nil || block.sharedPages != nil ? PageFingerprints(bytes: expected) : nil,
                                     capacity: block.capacity, start: FileIdentity(before))
-        let part = readParts(fd, into: target, expected: expected, comparingWith: old)
+        let part = readParts(fd, into: target, expected: expected, split: split, comparingWith: old)
         // A writer at work: its file is read again once it has done (a read of half a file
         // is never parsed, nor held on to).
         // A page a truncation took read as zeroes: the file changed.
@@ -129,11 +130,12 @@ final class SnapshotReader: Sendable {
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
 
-    /// The file's `expected` bytes (and one more, if it grew) read into `target`: tuned, a large
-    /// file by two threads, a half each (copying and comparing 150 MB takes one core 25 ms;
-    /// without an old state to compare with, most of it is the kernel zeroing new memory).
-    private func readParts(_ fd: Int32, into target: RevisionTarget, expected: Int, comparingWith old: DocumentBytes?) -> PartRead {
-        guard let half = splitRead(expected) else {
+    /// The file's `expected` bytes (and one more, if it grew) read into `target`: with `split`
+    /// (`splitRead`), by two threads, a half each (copying and comparing 150 MB takes one core
+    /// 25 ms; without an old state to compare with, most of it is the kernel zeroing new memory).
+    private func readParts(_ fd: Int32, into target: RevisionTarget, expected: Int, split half: Int?,
+                           comparingWith old: DocumentBytes?) -> PartRead {
+        guard let half else {
             return readPart(fd, into: target, from: 0, to: expected + 1, comparingWith: old)
         }
         let second = ThreadWork { readPart(fd, into: target, from: half, to: expected + 1, comparingWith: old) }
@@ -168,15 +170,15 @@ final class SnapshotReader: Sendable {
     /// Plain too: a revision in memory of its own held the file twice during every read (over
     /// the 2.3 × the file a follower may hold), and the kernel zeroing that memory was half of
     /// plain's time per edit. A memory file and its mappings change nothing process-wide.
-    private func revisionBlock(capacity: Int, following old: DocumentBytes?) -> (ByteBlock, shared: UnsafeMutablePointer<UInt8>?) {
+    /// A memory file of its own is split in two at `split`, where two threads write it.
+    private func revisionBlock(capacity: Int, split: Int?, following old: DocumentBytes?) -> (ByteBlock, shared: UnsafeMutablePointer<UInt8>?) {
         guard capacity > sharedPagesSize else { return (ByteBlock(capacity: capacity), nil) }
         if let old, old.count + 1 == capacity, let pages = old.sharedPages, pages.capacity >= capacity,
            let mapping = try? pages.copyOnWrite()
         {
             return (ByteBlock(sharing: pages, mapping: mapping), pages.base)
         }
-        // In two memory files where two threads write it, a half each.
-        guard let pages = try? SharedPages(capacity: capacity, split: splitRead(capacity - 1)) else {
+        guard let pages = try? SharedPages(capacity: capacity, split: split) else {
             return (ByteBlock(capacity: capacity), nil)
         }
         return (ByteBlock(sharing: pages), nil)

@@ -76,34 +76,66 @@ import TestSupport
         #expect(r.contents == [#"{"a":1}"#, #"{"a":2}"#])
     }
 
-    /// A save that ends a half-written state while its settle delay runs: the read the save
-    /// starts is let finish, never cancelled when the delay ends and made again. The save
-    /// comes at several times before the delay ends, so that one read is in flight then.
-    @Test func theSettleDelayNeverCancelsTheReadOfASave() throws {
+    /// Some megabytes of JSON, different for each `k`: reading and parsing them takes a while.
+    private static func state(_ k: Int) -> String {
+        "{" + (0..<60_000).map { #""k\#($0)":{"v":\#($0 + k),"s":"some text to read and parse"}"# }.joined(separator: ",") + "}"
+    }
+
+    /// A store of `state(0)` made half-written (one write, the file kept open: the store waits out
+    /// the settle delay), and that write's read done. Returns the descriptor.
+    private static func halfWritten(_ path: String, _ r: RecordingStore) -> Int32 {
+        let fd = open(path, O_WRONLY)
+        let parses = r.store.statistics.parses
+        #expect(pwrite(fd, "[", 1, 0) == 1)
+        r.run { r.store.statistics.parses > parses }
+        return fd
+    }
+
+    /// A save by rename that ends a half-written state before or after its settle delay would
+    /// end: the save's read is the one read made, never cancelled when the delay ends, nor
+    /// followed by another.
+    @Test func aSaveEndingAHalfWrittenStateIsReadOnce() throws {
         let folder = ScratchFolder()
         let path = folder.file("data.json")
-        // Some megabytes, so that reading and parsing them takes a while.
-        func state(_ k: Int) -> String {
-            "{" + (0..<60_000).map { #""k\#($0)":{"v":\#($0 + k),"s":"some text to read and parse"}"# }.joined(separator: ",") + "}"
-        }
-        writeInPlace(path, state(0))
+        writeInPlace(path, Self.state(0))
         let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 300))
         try r.store.waitForRevision(1, timeoutMilliseconds: 10_000)
-        for (k, delay) in [200, 230, 260, 280, 290, 300].enumerated() {
-            // Half-written: one write, the file kept open, so the store waits out the delay.
-            let fd = open(path, O_WRONLY)
-            let parses = r.store.statistics.parses
-            #expect(pwrite(fd, "[", 1, 0) == 1)
-            r.run { r.store.statistics.parses > parses }
-            let superseded = r.store.statistics.superseded
+        for (k, delay) in [200, 280, 350].enumerated() {
+            let fd = Self.halfWritten(path, r)
+            let (reads, superseded) = (r.store.statistics.reads, r.store.statistics.superseded)
+            // The store's loop runs on this thread only: nothing is read while it sleeps.
             usleep(UInt32(delay * 1000))
-            writeByRename(path, state(k + 1))
-            r.waitForContent(state(k + 1))
-            #expect(r.store.statistics.superseded == superseded, "the save \(delay) ms into the delay was read twice")
+            writeByRename(path, Self.state(k + 1))
+            r.waitForContent(Self.state(k + 1))
+            r.settle(milliseconds: 400)
+            #expect(r.store.statistics.superseded == superseded, "the save \(delay) ms into the delay was cancelled")
+            #expect(r.store.statistics.reads == reads + 1, "the save \(delay) ms into the delay was read again")
             close(fd)
             r.settle(milliseconds: 100)
         }
-        #expect(r.revisions.count == 7)
+        #expect(r.revisions.count == 4)
+    }
+
+    /// The writer of a half-written state puts the last good bytes back after its settle delay
+    /// has run out, the file still open: the read that write starts is let finish, not
+    /// cancelled by the delay ending in the same turn of the loop.
+    @Test func theSettleDelayLetsAReadInFlightFinish() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("data.json")
+        writeInPlace(path, Self.state(0))
+        let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 200))
+        try r.store.waitForRevision(1, timeoutMilliseconds: 10_000)
+        let fd = Self.halfWritten(path, r)
+        let (reads, superseded) = (r.store.statistics.reads, r.store.statistics.superseded)
+        usleep(300_000)
+        #expect(pwrite(fd, "{", 1, 0) == 1)
+        // That write's read, then the settled one the delay asks for after it.
+        r.run { r.store.statistics.reads >= reads + 2 }
+        r.settle(milliseconds: 300)
+        #expect(r.store.statistics.superseded == superseded)
+        #expect(r.store.status.problem == nil)
+        #expect(r.revisions.count == 1)
+        close(fd)
     }
 
     @Test func emptyFileIsInvalid() throws {
