@@ -28,8 +28,8 @@ package final class SharedPages: @unchecked Sendable {
     private let files: [(fd: Int32, start: Int)]
 
     /// Memory of at least `capacity` bytes in one memory file, mapped; its pages take memory
-    /// once written. With `split` (whole pages, inside the capacity), in two files: the bytes before it, and
-    /// those from it on, for two threads writing a half each.
+    /// once written. With `split` (whole pages, inside the capacity), in two files: the bytes
+    /// before it, and those from it on, for two threads writing a half each.
     package init(capacity: Int, split: Int? = nil) throws(PosixError) {
         let bytes = Posix.wholePages(max(1, capacity))
         let starts = split.map { [0, $0] } ?? [0]

@@ -81,6 +81,15 @@ import TestSupport
         "{" + (0..<60_000).map { #""k\#($0)":{"v":\#($0 + k),"s":"some text to read and parse"}"# }.joined(separator: ",") + "}"
     }
 
+    /// A store of a file in `folder` holding `state(0)`, its first revision read.
+    private static func store(in folder: ScratchFolder, settleMilliseconds: Int) throws -> (path: String, store: RecordingStore) {
+        let path = folder.file("data.json")
+        writeInPlace(path, state(0))
+        let r = try RecordingStore(path: path, options: .init(settleMilliseconds: settleMilliseconds))
+        try r.store.waitForRevision(1, timeoutMilliseconds: 10_000)
+        return (path, r)
+    }
+
     /// A store of `state(0)` made half-written (one write, the file kept open: the store waits out
     /// the settle delay), and that write's read done. Returns the descriptor.
     private static func halfWritten(_ path: String, _ r: RecordingStore) -> Int32 {
@@ -96,10 +105,7 @@ import TestSupport
     /// followed by another.
     @Test func aSaveEndingAHalfWrittenStateIsReadOnce() throws {
         let folder = ScratchFolder()
-        let path = folder.file("data.json")
-        writeInPlace(path, Self.state(0))
-        let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 300))
-        try r.store.waitForRevision(1, timeoutMilliseconds: 10_000)
+        let (path, r) = try Self.store(in: folder, settleMilliseconds: 300)
         for (k, delay) in [200, 280, 350].enumerated() {
             let fd = Self.halfWritten(path, r)
             let (reads, superseded) = (r.store.statistics.reads, r.store.statistics.superseded)
@@ -121,10 +127,7 @@ import TestSupport
     /// cancelled by the delay ending in the same turn of the loop.
     @Test func theSettleDelayLetsAReadInFlightFinish() throws {
         let folder = ScratchFolder()
-        let path = folder.file("data.json")
-        writeInPlace(path, Self.state(0))
-        let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 200))
-        try r.store.waitForRevision(1, timeoutMilliseconds: 10_000)
+        let (path, r) = try Self.store(in: folder, settleMilliseconds: 200)
         let fd = Self.halfWritten(path, r)
         let (reads, superseded) = (r.store.statistics.reads, r.store.statistics.superseded)
         usleep(300_000)
