@@ -57,7 +57,7 @@ private final class ChartedViewer {
     /// the bytes drawn in the chart's lines.
     func edit(_ file: inout PlayersFile, _ path: String, child i: Int, score: Int) -> Edit? {
         canvas.clearOperations()
-        let descriptor = open(path, O_WRONLY)
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         file.setScore(i, score)
         let offset = file.scoreOffsets[i]

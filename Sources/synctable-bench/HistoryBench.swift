@@ -34,7 +34,7 @@ private final class ScreenedViewer {
     /// Writes the scores into the file in place (6 bytes each, as an editor saving in place) and
     /// waits for the revision that has them all.
     func edit(_ file: inout PlayersFile, _ path: String, _ changes: [(child: Int, score: Int)]) -> Bool {
-        let descriptor = open(path, O_WRONLY)
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         for c in changes {
             file.setScore(c.child, c.score)

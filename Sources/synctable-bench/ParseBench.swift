@@ -103,7 +103,7 @@ func parseMemoryMode(_ path: String) -> Never {
 
 /// Reads a file straight into one byte array (as the store does: no second copy).
 func readWholeFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var st = stat()

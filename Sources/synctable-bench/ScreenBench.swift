@@ -213,7 +213,7 @@ struct EditableCollection {
         out += "  }\n}\n"
         let bytes = Array(out.utf8)
         let target = style == .inPlace ? path : path + ".tmp"
-        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         bytes.withUnsafeBytes { p in
             var done = 0
             while done < p.count { done += max(0, write(fd, p.baseAddress! + done, p.count - done)) }

@@ -41,7 +41,7 @@ private final class CapturedOutput {
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "/synctable-output-XXXXXX").utf8CString)
-        fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        fd = closeOnExecTemporaryFile(&template)
         guard fd >= 0 else { throw ChildProcessError(description: "cannot make a file for the output: errno \(errno)") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
     }
@@ -66,8 +66,8 @@ private final class InputPipe {
 
     /// - Throws: for more than the pipe holds (64 KiB), which would wait for the command to read.
     init(_ text: String) throws {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw ChildProcessError(description: "cannot make a pipe: errno \(errno)") }
+        guard let made = closeOnExecPipe() else { throw ChildProcessError(description: "cannot make a pipe: errno \(errno)") }
+        let ends = [made.read, made.write]
         fd = ends[0]
         defer { close(ends[1]) }
         let bytes = Array(text.utf8)

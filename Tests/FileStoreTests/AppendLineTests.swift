@@ -23,7 +23,7 @@ import TestSupport
         // The other writer ends its line while the append waits: the record goes after it.
         let finisher = Thread {
             usleep(100_000)
-            let fd = open(log, O_WRONLY | O_APPEND)
+            let fd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC)
             _ = "\"}\n".withCString { write(fd, $0, 3) }
             close(fd)
         }
@@ -69,7 +69,7 @@ import TestSupport
         let before = Array(#"{"n":1}"#.utf8) + [0x0A] + Array(#"{"n":2}"#.utf8) + [0x0A]
         writeInPlace(log, String(decoding: before, as: UTF8.self))
         // Fill the disk, then give back two pages.
-        let filler = open(disk + "/filler", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let filler = open(disk + "/filler", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         let page = [UInt8](repeating: 0x20, count: 4096)
         while page.withUnsafeBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
         var st = stat()

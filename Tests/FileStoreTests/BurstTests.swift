@@ -120,7 +120,7 @@ func sampleDocument(seq: Int, count: Int) -> String {
 }
 
 func readAll(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var out = [UInt8](), chunk = [UInt8](repeating: 0, count: 4096)

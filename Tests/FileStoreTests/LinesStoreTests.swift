@@ -18,7 +18,7 @@ private func append(_ path: String, _ bytes: some Collection<UInt8>) {
 }
 
 private func readAll(_ path: String) -> [UInt8] {
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     defer { close(fd) }
     var out = [UInt8](), chunk = [UInt8](repeating: 0, count: 65536)
     while case let n = read(fd, &chunk, chunk.count), n > 0 { out += chunk[0..<n] }
@@ -175,8 +175,8 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
     }
 
     @Test func aPipeOfValuesIsAListAndItsEndIsReported() throws {
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        let made = try #require(closeOnExecPipe())
+        let fds = [made.read, made.write]
         let store = try FileStore(stream: fds[0])
         let text = "{\"a\":1} {\"a\":\n2}\n[3]\n"
         _ = text.withCString { write(fds[1], $0, strlen($0)) }
@@ -192,8 +192,8 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
     }
 
     @Test func aPipeHoldingOneDocumentIsThatDocument() throws {
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        let made = try #require(closeOnExecPipe())
+        let fds = [made.read, made.write]
         let store = try FileStore(stream: fds[0])
         _ = "{\"players\": {\"x\": {\"score\": 1}}}\n".withCString { write(fds[1], $0, strlen($0)) }
         close(fds[1])
@@ -205,8 +205,8 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
     /// `yes '{"a":1}' | synctable view -`: a writer faster than the store is held by the pipe
     /// once a bounded backlog is read, and goes on as the store takes it.
     @Test func aPipeIsReadNoFasterThanTheStoreTakesIt() throws {
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
+        let made = try #require(closeOnExecPipe())
+        let fds = [made.read, made.write]
         defer { close(fds[0]) }
         let store = try FileStore(stream: fds[0])
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)

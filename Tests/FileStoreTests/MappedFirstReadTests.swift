@@ -181,13 +181,13 @@ import TestSupport
                 // One letter of the last item, keeping the size and the JSON valid.
                 let at = Self.text.utf8.count - 10
                 #expect(Array(Self.text.utf8)[at] == UInt8(ascii: "a"))
-                let fd = open(file, O_WRONLY)
+                let fd = open(file, O_WRONLY | O_CLOEXEC)
                 #expect(pwrite(fd, "c", 1, off_t(at)) == 1)
                 close(fd)
             case .inPlaceShorter: writeInPlace(file, sampleDocument(seq: 2, count: 1_000))
             case .truncated: #expect(truncate(file, off_t(Self.text.utf8.count / 2)) == 0)
             case .appended:
-                let fd = open(file, O_WRONLY | O_APPEND)
+                let fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)
                 #expect(write(fd, " ", 1) == 1)
                 close(fd)
             case .renamedOver: writeByRename(file, sampleDocument(seq: 3, count: 1_000))

@@ -51,7 +51,7 @@ import TestSupport
         // Its old timestamps put back: as a write within one clock tick leaves them.
         var before = stat()
         stat(file, &before)
-        let fd = open(file, O_WRONLY)
+        let fd = open(file, O_WRONLY | O_CLOEXEC)
         #expect(pwrite(fd, "2", 1, 6) == 1)
         let times = [before.st_atim, before.st_mtim]
         #expect(futimens(fd, times) == 0)

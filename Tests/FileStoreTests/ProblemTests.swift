@@ -61,7 +61,7 @@ import TestSupport
         let r = try RecordingStore(path: path, options: .init(settleMilliseconds: 300))
         try r.store.waitForRevision(1, timeoutMilliseconds: 5000)
 
-        let fd = open(path, O_WRONLY | O_TRUNC)
+        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
         _ = write(fd, "{\"a\":", 5)
         let start = monotonicNanoseconds()
         r.run { r.store.status.problem != nil }
@@ -91,9 +91,11 @@ import TestSupport
     }
 
     /// A store of `state(0)` made half-written (one write, the file kept open: the store waits out
-    /// the settle delay), and that write's read done. Returns the descriptor.
+    /// the settle delay), and that write's read done. Returns the descriptor: close-on-exec, or
+    /// a process another test starts meanwhile holds it, and closes it (a real `IN_CLOSE_WRITE`,
+    /// which asks for a read) whenever it ends.
     private static func halfWritten(_ path: String, _ r: RecordingStore) -> Int32 {
-        let fd = open(path, O_WRONLY)
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
         let parses = r.store.statistics.parses
         #expect(pwrite(fd, "[", 1, 0) == 1)
         r.run { r.store.statistics.parses > parses }

@@ -116,7 +116,7 @@ struct SaveStyle: CustomTestStringConvertible, Sendable {
                 unlink(path + "~")
             case 1:  // delete and re-create, written in two pieces
                 unlink(path)
-                let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                 _ = write(fd, "{\"v\":", 5)
                 usleep(2000)
                 var rest = "\(v)}"

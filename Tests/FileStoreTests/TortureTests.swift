@@ -17,7 +17,7 @@ final class WrittenStates {
 
     init(logPath: String) {
         // Created here so that it can be opened before the writer starts.
-        fd = open(logPath, O_RDONLY | O_CREAT, 0o644)
+        fd = open(logPath, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
     }
 
     deinit { close(fd) }

@@ -8,7 +8,6 @@ import Foundation
 import JSONTree
 import LiveQuery
 import Serve
-import ServeTestSupport
 import Testing
 import TestSupport
 
@@ -16,10 +15,16 @@ import TestSupport
 private let sdkBundle = packageRoot + "/../shared/firebase-js-sdk/firebase-database.cjs"
 private let sdkAvailable = access(sdkBundle, R_OK) == 0 && access("/usr/bin/node", X_OK) == 0
 
-/// A Node client (Tests/ServeTests/Node/client.js) connected to `port`.
-private func jsClient(port: Int) throws -> ChildProcess {
-    try ChildProcess(["/usr/bin/node", packageRoot + "/Tests/ServeTests/Node/client.js", String(port), sdkBundle],
+/// A Node client (Tests/ServeTests/Node/client.js) connected to `port`; the SDK's log goes to
+/// `log` when given.
+private func jsClient(port: Int, log: String? = nil) throws -> ChildProcess {
+    try ChildProcess(["/usr/bin/node", packageRoot + "/Tests/ServeTests/Node/client.js", String(port), sdkBundle] + (log.map { [$0] } ?? []),
                      environment: ["NODE_PATH": "/usr/share/nodejs"])
+}
+
+/// The last `count` lines of the file at `path`.
+private func lastLines(of path: String, _ count: Int = 30) -> String {
+    (readFileText(path) ?? "").split(separator: "\n").suffix(count).joined(separator: "\n")
 }
 
 extension ChildProcess {
@@ -51,9 +56,12 @@ private struct PrintedList {
     }
 }
 
+/// Each test spawns `synctable serve`, as an app's test suite runs the emulator. An in-process
+/// server shares this process with every other serve test (at most four run at once): under the
+/// whole suite one waited up to a minute to start, and the SDKs waited past their own timeouts.
 @Suite(.serialized, .enabled(if: sdkAvailable, "needs ../shared/firebase-js-sdk and /usr/bin/node (skipped: not beside this clone)"))
 struct JSClientTests {
-    @Test func aListBoundToALimitedQueryFollowsEditsByAnotherProcess() async throws {
+    @Test func aListBoundToALimitedQueryFollowsEditsByAnotherProcess() throws {
         let folder = ScratchFolder()
         var random = SplitMix64(seed: 0x51DE)
         var scores = (0..<30).map { _ in Int(random.next() % 100) }
@@ -62,8 +70,9 @@ struct JSClientTests {
             return "{\"players\": {" + players.joined(separator: ", ") + "}}"
         }
         let file = folder.write("db.json", document())
-        let server = try await InProcessServer(file: file)
-        let client = try jsClient(port: server.port)
+        let server = try TestServer(file: file)
+        let log = folder.file("sdk.log")
+        let client = try jsClient(port: server.port, log: log)
         client.send(#"{"do":"list","path":"players","child":"score","last":10}"#)
         let query = try Query().orderByChild("score").limitToLast(10)
         func expected() throws -> JSON {
@@ -71,9 +80,14 @@ struct JSClientTests {
             let window = Window(query: query, path: Path(keys: ["players"]), document: parsed)
             return ["list": .array(window.map { .array([.string($0.key), $0.value.json]) })]
         }
+        // What a failure shows: both sides of the connection. The test stops at its first
+        // failure (each later wait would only wait out its time).
+        func sides() -> String {
+            "port \(server.port); the client's standard error: \(client.standardError())\nthe SDK's log ends:\n\(lastLines(of: log))"
+        }
         var printed = PrintedList()
         let first = printed.reach(try expected(), from: client)
-        #expect(first, "the first window: \(client.standardError())")
+        try #require(first, "the first window: \(sides())")
         for edit in 0..<200 {
             scores[Int(random.next() % 30)] = Int(random.next() % 100)
             // Every save style: rewritten in place, or replaced by rename, as editors save.
@@ -84,15 +98,13 @@ struct JSClientTests {
             }
             let want = try expected()
             let reached = printed.reach(want, from: client)
-            #expect(reached, "edit \(edit): the client's list \(printed.last?.serializedString() ?? "none") is not the window \(want.serializedString())")
+            try #require(reached, "edit \(edit): the client's list \(printed.last?.serializedString() ?? "none") is not the window \(want.serializedString()); \(sides())")
         }
         client.closeInput()
         #expect(client.wait() == 0)
-        try await server.stop()
+        #expect(server.stop() == 0)
     }
 
-    /// A spawned server: four clients contending under a loaded suite ran out of their SDK's
-    /// 25 retries once against the in-process server (its tasks on one thread of the test process).
     @Test func transactionsFromFourProcessesLoseNoUpdate() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"n": 0, "other": 0}"#)
@@ -118,27 +130,25 @@ struct JSClientTests {
         #expect(server.stop() == 0)
     }
 
-    @Test func onDisconnectRemoveIsCarriedOutWhenTheClientIsKilled() async throws {
+    @Test func onDisconnectRemoveIsCarriedOutWhenTheClientIsKilled() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"presence": {"a": true, "b": true}}"#)
-        let server = try await InProcessServer(file: file)
+        let server = try TestServer(file: file)
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"onDisconnectRemove","path":"presence/a"}"#)
         #expect(client.waitFor(["onDisconnect": "ok"]), "\(client.standardError())")
         #expect(folder.read("db.json") == #"{"presence": {"a": true, "b": true}}"#, "nothing is written before the client goes")
         client.signal(SIGKILL)
         _ = client.wait()
-        // Off the pool: the session's end after the cut is the server's, on its own threads.
-        let port = server.port
-        let gone = await offPool { waitUntil(seconds: 10) { (try? HTTPConnection(port: port).request("GET", "/presence.json").json) == ["b": true] } }
+        let gone = waitUntil(seconds: 10) { (try? server.connect().request("GET", "/presence.json", seconds: 5).json) == ["b": true] }
         #expect(gone, "presence/a is still there: \(folder.read("db.json"))")
-        try await server.stop()
+        #expect(server.stop() == 0)
     }
 
-    @Test func restAndWebSocketWritesReachEachOther() async throws {
+    @Test func restAndWebSocketWritesReachEachOther() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"greeting": "hello"}"#)
-        let server = try await InProcessServer(file: file)
+        let server = try TestServer(file: file)
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"value","path":"greeting"}"#)
         #expect(client.waitFor(["value": "hello"]))
@@ -149,7 +159,7 @@ struct JSClientTests {
         #expect(try server.request("GET", "/fromApp.json").json == ["n": 1, "s": "ok"], "a WebSocket write reaches REST")
         client.closeInput()
         #expect(client.wait() == 0)
-        try await server.stop()
+        #expect(server.stop() == 0)
     }
 }
 
@@ -158,11 +168,11 @@ extension JSClientTests {
     /// rules loaded with the owner credential (comments and all), users signed in with the SDK's
     /// unsigned mock tokens (custom claims as `auth.token`), assertSucceeds/assertFails, rules
     /// disabled, rules replaced mid-suite, a listen cancelled when it loses access, clearDatabase.
-    @Test func theFlowsOfRulesUnitTestingPass() async throws {
+    @Test func theFlowsOfRulesUnitTestingPass() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"users": {"bob": {"name": "Bob", "age": 40}}}"#)
         let rules = folder.write("database.rules.json", #"{"rules": {".read": false, ".write": false}}"#)
-        let server = try await InProcessServer(file: file, options: ServeOptions(rulesFile: rules, acceptUnverifiedTokens: true))
+        let server = try TestServer(file: file, options: ServeOptions(rulesFile: rules, acceptUnverifiedTokens: true))
         let flows = try ChildProcess(["/usr/bin/node", packageRoot + "/Tests/ServeTests/Node/rules-unit-testing.js", String(server.port), sdkBundle],
                                      environment: ["NODE_PATH": "/usr/share/nodejs"])
         var steps = [String: JSON]()
@@ -184,16 +194,16 @@ extension JSClientTests {
         // loaded them, comments included.
         #expect(folder.read("db.json") == "{}")
         #expect(folder.read("database.rules.json").contains("// Each user reads and writes their own profile"))
-        try await server.stop()
+        #expect(server.stop() == 0)
     }
 
-    @Test func securityRulesDecideWhatAnAppReadsAndWrites() async throws {
+    @Test func securityRulesDecideWhatAnAppReadsAndWrites() throws {
         let folder = ScratchFolder()
         let file = folder.write("db.json", #"{"public": {"a": 1}, "secret": {"b": 2}}"#)
         let rules = folder.write("database.rules.json", #"""
             {"rules": {"public": {".read": true, "$k": {".write": "newData.isNumber()"}}, "secret": {".read": false}}}
             """#)
-        let server = try await InProcessServer(file: file, options: ServeOptions(rulesFile: rules))
+        let server = try TestServer(file: file, options: ServeOptions(rulesFile: rules))
         let client = try jsClient(port: server.port)
         client.send(#"{"do":"get","path":"public/a"}"#)
         #expect(client.waitFor(["get": 1]), "\(client.standardError())")
@@ -208,7 +218,7 @@ extension JSClientTests {
         #expect(client.waitFor(["set": "ok"]))
         client.closeInput()
         #expect(client.wait() == 0)
-        try await server.stop()
+        #expect(server.stop() == 0)
     }
 }
 

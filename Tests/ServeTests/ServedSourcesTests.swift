@@ -78,9 +78,8 @@ import TestSupport
     /// A line longer than `--max-line-bytes` on standard input is an error row naming its line,
     /// never held whole; the lines after it are served.
     @Test func aLineLongerThanTheLimitIsAnErrorRowAndReadingGoesOn() throws {
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let made = try #require(closeOnExecPipe())
+        let ends = [made.read, made.write]
         let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         // (The server listens once it has its first revision: the first line comes first.)
         writer.write(Data("{\"a\": 1}\n".utf8))
@@ -136,10 +135,9 @@ import TestSupport
     }
 
     @Test func standardInputIsServedAsItArrivesAndCannotBeWritten() throws {
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        let made = try #require(closeOnExecPipe())
+        let ends = [made.read, made.write]
         // The write end stays here: a server that inherited it would never see its input end.
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         writer.write(Data("{\"a\": 1}\n{\"a\": 2}\n".utf8))
         let server = try TestServer(file: "-", standardInput: ends[0])

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import TableUI
+import TestSupport
 
 @Suite struct TerminalSignalsTests {
     /// Issue 47: a stack overflow (a parser recursing 7,000 deep) left the terminal raw, as the
@@ -42,8 +43,8 @@ import Testing
     /// Runs `body` in a forked child, given the write end of a pipe for the restoring bytes;
     /// the child's wait status and what it wrote there.
     private func inAChild(_ body: (Int32) -> Void) throws -> (status: Int32, received: [UInt8]) {
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        let made = try #require(closeOnExecPipe())
+        let ends = [made.read, made.write]
         let child = fork()
         try #require(child >= 0)
         if child == 0 {

@@ -96,3 +96,23 @@ private func exitStatus(_ status: Int32) -> Int32 {
 
 /// Held while pipes are made and a child spawned.
 let spawnLock = Mutex(())
+
+/// A pipe whose two ends are close-on-exec (made and marked under the lock spawns take, so that
+/// no test's child falls between): `(read, write)`, nil when it cannot be made.
+public func closeOnExecPipe() -> (read: Int32, write: Int32)? {
+    spawnLock.withLock { _ -> (read: Int32, write: Int32)? in
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+}
+
+/// `mkstemp(template)`, its descriptor close-on-exec (as `closeOnExecPipe`).
+public func closeOnExecTemporaryFile(_ template: inout [CChar]) -> Int32 {
+    spawnLock.withLock { _ -> Int32 in
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return fd
+    }
+}

@@ -109,7 +109,7 @@ struct ViewerEditTests {
     func statusBarShowsAWriteInFlight() throws {
         let h = try ViewerHarness(itemsJSON(50), path: "/items") { $0.edit = true }
         // Another writer holds the file's lock, so the viewer's write waits for it.
-        let fd = open(h.file, O_RDONLY)
+        let fd = open(h.file, O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX) == 0)
         let selected = h.selectedKey

@@ -12,7 +12,7 @@ import ViewerCore
 
 /// Appends `text` to the file at `path` with one write, as a logger's `>>` does.
 private func append(_ text: String, to path: String) {
-    let fd = open(path, O_WRONLY | O_APPEND)
+    let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
     precondition(fd >= 0, "cannot open \(path)")
     let bytes = Array(text.utf8)
     precondition(write(fd, bytes, bytes.count) == bytes.count, "short append to \(path)")

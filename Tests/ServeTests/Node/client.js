@@ -1,5 +1,7 @@
 // One Firebase JS SDK client of `synctable serve`, driven line by line for the Swift tests:
-//   node client.js PORT SDK_PATH
+//   node client.js PORT SDK_PATH [LOG]
+// With LOG, the SDK's own log (its connection and every frame) is written to that file: what a
+// failed test shows of the client's side.
 // Reads commands (JSON, one a line) on standard input and prints what happens (JSON, one a line).
 //   {"do":"list","path":"players","child":"score","last":10}   follow a query with child events;
 //                                                               prints {"list":[[key,value],…]} after each
@@ -8,8 +10,13 @@
 //   {"do":"set","path":"a","value":1}                           prints {"set":"ok"} (or the error)
 //   {"do":"increment","path":"n","times":25}                    runTransaction n+1, `times` times, one after another
 //   {"do":"onDisconnectRemove","path":"p"}                      prints {"onDisconnect":"ok"}
-const [port, sdkPath] = [Number(process.argv[2]), process.argv[3]];
+const [port, sdkPath, logPath] = [Number(process.argv[2]), process.argv[3], process.argv[4]];
 const fb = require(sdkPath);
+if (logPath) {
+  const fs = require('fs');
+  const log = fs.openSync(logPath, 'w');
+  fb.enableLogging((message) => fs.writeSync(log, `${Date.now()} ${message}\n`));
+}
 const app = fb.initializeApp({ projectId: 'demo', databaseURL: `http://127.0.0.1:${port}?ns=demo` });
 const db = fb.getDatabase(app);
 fb.connectDatabaseEmulator(db, '127.0.0.1', port);

@@ -42,7 +42,7 @@ final class HTTPConnection {
     private var streamEnded = false
 
     init(port: Int, receiveBuffer: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HTTPTestError(description: "socket: \(errno)") }
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -75,9 +75,10 @@ final class HTTPConnection {
         return true
     }
 
-    /// Sends a request and reads its response.
+    /// Sends a request and reads its response, within a minute by default (under the whole suite
+    /// an in-process server's answer has taken over 20 s).
     func request(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, seconds: Double = 20
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil, seconds: Double = 60
     ) throws -> HTTPResult {
         send(Self.requestBytes(method, target, headers: headers, body: body))
         return try readResponse(seconds: seconds)

@@ -9,10 +9,11 @@ import Testing
 import TestSupport
 
 extension TestServer {
-    /// `synctable serve` with `options`' rules and tokens (for a test of the signals that end it).
+    /// `synctable serve` with `options`' rules and tokens.
     convenience init(file: String, options: ServeOptions) throws {
         var arguments = [String]()
         if let rules = options.rulesFile { arguments += ["--rules", rules] }
+        if let token = options.authToken { arguments += ["--auth-token", token] }
         if options.acceptUnverifiedTokens { arguments.append("--accept-unverified-tokens") }
         try self.init(file: file, arguments: arguments)
     }

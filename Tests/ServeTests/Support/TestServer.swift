@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import FileStore
+import Foundation
 import JSONTree
 import ServeTestSupport
 import TestSupport
@@ -11,7 +12,8 @@ import Synchronization
 import Testing
 
 /// A server a test talks to on loopback: in this process (`InProcessServer`, the usual one) or
-/// a child (`TestServer`, for what needs a process: signals, exit statuses, standard input).
+/// a child (`TestServer`, for what needs a process: signals, exit statuses, standard input; and
+/// the official SDKs' tests, as an app's suite runs the emulator).
 protocol ServedForTest: AnyObject {
     var port: Int { get }
 }
@@ -52,10 +54,11 @@ final class TestServer: ServedForTest {
         self.pid = child.pid
         output = child.pipes[1]!
         self.file = file
-        // "listening on http://127.0.0.1:PORT"
+        // "listening on http://127.0.0.1:PORT", within a minute (under the whole suite a start has
+        // taken over 30 s).
         var line = [UInt8]()
         var byte: UInt8 = 0
-        let deadline = monotonicNanoseconds() + 30_000_000_000
+        let deadline = monotonicNanoseconds() + 60_000_000_000
         while monotonicNanoseconds() < deadline {
             var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
             guard poll(&fds, 1, 100) > 0 else { continue }
@@ -65,10 +68,21 @@ final class TestServer: ServedForTest {
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
-            kill(pid, SIGKILL)
-            waitForExit(pid)
+            // How it ended, or, still running, each thread's state and where it waits.
+            let pid = child.pid
+            let ended = waitForExit(pid, seconds: 0)
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            let states = threads.sorted().map { task in
+                let state = readFileText("/proc/\(pid)/task/\(task)/stat")?.split(separator: ")").last?.split(separator: " ").first ?? "?"
+                return "\(state) \(readFileText("/proc/\(pid)/task/\(task)/wchan") ?? "?")"
+            }
+            if ended == nil {
+                kill(pid, SIGKILL)
+                waitForExit(pid)
+            }
             close(output)
-            throw HTTPTestError(description: "the server did not start: '\(text)'")
+            let how = ended.map { "it exited with status \($0)" } ?? "its threads: \(states.joined(separator: ", "))"
+            throw HTTPTestError(description: "the server did not start: '\(text)'; \(how)")
         }
         self.port = port
     }
@@ -88,13 +102,16 @@ final class TestServer: ServedForTest {
         return exitStatus
     }
 
-    /// Stops the server with SIGTERM; its exit status.
+    /// Stops the server with SIGTERM; its exit status (137 when it did not end within 30 s and
+    /// was killed).
     @discardableResult
     func stop() -> Int32 {
         if let exitStatus { return exitStatus }
-        kill(pid, SIGTERM)
-        exitStatus = waitForExit(pid)
-        return exitStatus!
+        return stop(signal: SIGTERM, within: 30) ?? {
+            kill(pid, SIGKILL)
+            exitStatus = waitForExit(pid)
+            return exitStatus!
+        }()
     }
 }
 
