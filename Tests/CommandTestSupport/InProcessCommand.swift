@@ -66,8 +66,7 @@ private final class InputPipe {
 
     /// - Throws: for more than the pipe holds (64 KiB), which would wait for the command to read.
     init(_ text: String) throws {
-        guard let made = closeOnExecPipe() else { throw ChildProcessError(description: "cannot make a pipe: errno \(errno)") }
-        let ends = [made.read, made.write]
+        guard let ends = closeOnExecPipe() else { throw ChildProcessError(description: "cannot make a pipe: errno \(errno)") }
         fd = ends[0]
         defer { close(ends[1]) }
         let bytes = Array(text.utf8)

@@ -175,8 +175,7 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
     }
 
     @Test func aPipeOfValuesIsAListAndItsEndIsReported() throws {
-        let made = try #require(closeOnExecPipe())
-        let fds = [made.read, made.write]
+        let fds = try #require(closeOnExecPipe())
         let store = try FileStore(stream: fds[0])
         let text = "{\"a\":1} {\"a\":\n2}\n[3]\n"
         _ = text.withCString { write(fds[1], $0, strlen($0)) }
@@ -192,8 +191,7 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
     }
 
     @Test func aPipeHoldingOneDocumentIsThatDocument() throws {
-        let made = try #require(closeOnExecPipe())
-        let fds = [made.read, made.write]
+        let fds = try #require(closeOnExecPipe())
         let store = try FileStore(stream: fds[0])
         _ = "{\"players\": {\"x\": {\"score\": 1}}}\n".withCString { write(fds[1], $0, strlen($0)) }
         close(fds[1])
@@ -205,8 +203,7 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
     /// `yes '{"a":1}' | synctable view -`: a writer faster than the store is held by the pipe
     /// once a bounded backlog is read, and goes on as the store takes it.
     @Test func aPipeIsReadNoFasterThanTheStoreTakesIt() throws {
-        let made = try #require(closeOnExecPipe())
-        let fds = [made.read, made.write]
+        let fds = try #require(closeOnExecPipe())
         defer { close(fds[0]) }
         let store = try FileStore(stream: fds[0])
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)

@@ -78,8 +78,7 @@ import TestSupport
     /// A line longer than `--max-line-bytes` on standard input is an error row naming its line,
     /// never held whole; the lines after it are served.
     @Test func aLineLongerThanTheLimitIsAnErrorRowAndReadingGoesOn() throws {
-        let made = try #require(closeOnExecPipe())
-        let ends = [made.read, made.write]
+        let ends = try #require(closeOnExecPipe())
         let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         // (The server listens once it has its first revision: the first line comes first.)
         writer.write(Data("{\"a\": 1}\n".utf8))
@@ -135,8 +134,7 @@ import TestSupport
     }
 
     @Test func standardInputIsServedAsItArrivesAndCannotBeWritten() throws {
-        let made = try #require(closeOnExecPipe())
-        let ends = [made.read, made.write]
+        let ends = try #require(closeOnExecPipe())
         // The write end stays here: a server that inherited it would never see its input end.
         let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         writer.write(Data("{\"a\": 1}\n{\"a\": 2}\n".utf8))

@@ -43,8 +43,7 @@ import TestSupport
     /// Runs `body` in a forked child, given the write end of a pipe for the restoring bytes;
     /// the child's wait status and what it wrote there.
     private func inAChild(_ body: (Int32) -> Void) throws -> (status: Int32, received: [UInt8]) {
-        let made = try #require(closeOnExecPipe())
-        let ends = [made.read, made.write]
+        let ends = try #require(closeOnExecPipe())
         let child = fork()
         try #require(child >= 0)
         if child == 0 {

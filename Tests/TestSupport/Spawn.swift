@@ -52,9 +52,7 @@ public func spawnProgram(_ argv: [String], pipes: [Int32] = [], descriptors: [In
     // spawned under one lock, so that no spawn falls between pipe() and fcntl().
     let rc = spawnLock.withLock { _ -> Int32 in
         for fd in pipes {
-            var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { return EMFILE }
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            guard let ends = pipeClosedOnExec() else { return EMFILE }
             made[fd] = ends
             posix_spawn_file_actions_adddup2(&actions, fd == 0 ? ends[0] : ends[1], fd)
         }
@@ -98,14 +96,17 @@ private func exitStatus(_ status: Int32) -> Int32 {
 let spawnLock = Mutex(())
 
 /// A pipe whose two ends are close-on-exec (made and marked under the lock spawns take, so that
-/// no test's child falls between): `(read, write)`, nil when it cannot be made.
-public func closeOnExecPipe() -> (read: Int32, write: Int32)? {
-    spawnLock.withLock { _ -> (read: Int32, write: Int32)? in
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return (ends[0], ends[1])
-    }
+/// no test's child falls between): `[read, write]`, as pipe(2) gives them; nil when it cannot be made.
+public func closeOnExecPipe() -> [Int32]? {
+    spawnLock.withLock { _ in pipeClosedOnExec() }
+}
+
+/// A pipe, both ends marked close-on-exec; called under `spawnLock`.
+private func pipeClosedOnExec() -> [Int32]? {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return nil }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    return ends
 }
 
 /// `mkstemp(template)`, its descriptor close-on-exec (as `closeOnExecPipe`).

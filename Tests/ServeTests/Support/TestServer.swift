@@ -70,18 +70,19 @@ final class TestServer: ServedForTest {
         guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
             // How it ended, or, still running, each thread's state and where it waits.
             let pid = child.pid
-            let ended = waitForExit(pid, seconds: 0)
-            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            let states = threads.sorted().map { task in
-                let state = readFileText("/proc/\(pid)/task/\(task)/stat")?.split(separator: ")").last?.split(separator: " ").first ?? "?"
-                return "\(state) \(readFileText("/proc/\(pid)/task/\(task)/wchan") ?? "?")"
-            }
-            if ended == nil {
+            let how: String
+            if let status = waitForExit(pid, seconds: 0) {
+                how = "it exited with status \(status)"
+            } else {
+                let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+                how = "its threads: " + threads.sorted().map { task in
+                    let state = readFileText("/proc/\(pid)/task/\(task)/stat")?.split(separator: ")").last?.split(separator: " ").first ?? "?"
+                    return "\(state) \(readFileText("/proc/\(pid)/task/\(task)/wchan") ?? "?")"
+                }.joined(separator: ", ")
                 kill(pid, SIGKILL)
                 waitForExit(pid)
             }
             close(output)
-            let how = ended.map { "it exited with status \($0)" } ?? "its threads: \(states.joined(separator: ", "))"
             throw HTTPTestError(description: "the server did not start: '\(text)'; \(how)")
         }
         self.port = port
