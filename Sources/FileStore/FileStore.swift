@@ -208,7 +208,7 @@ public final class FileStore: DocumentStore {
         self.options = options
         absolutePath = name
         let wake = try WakeSignal()
-        let input = StreamInput(fd: fd)
+        let input = try StreamInput(fd: fd)
         worker = ReadWorker(wake: wake, lines: LinesReader(source: .stream(input), maxLineBytes: options.maxLineBytes))
         writer = WriteWorker(wake: wake)
         pollTimer = LoopTimer(wake: wake)
@@ -221,6 +221,9 @@ public final class FileStore: DocumentStore {
             worker: worker.windows, inlineEvaluationLimit: options.inlineEvaluationLimit)
         input.start(wake: wake)
     }
+
+    /// A stream's reading thread ends with the store.
+    deinit { stream?.stop() }
 
     /// Whether the store reads a stream (`init(stream:)`) rather than a file.
     public var isStream: Bool { stream != nil }

@@ -236,6 +236,10 @@ final class LinesReader: @unchecked Sendable {
 /// taken, the thread waits, the pipe fills, and its writer waits in turn. A writer faster than
 /// the store (`yes | synctable view -`) costs the backlog and the records taken, not what it
 /// could write meanwhile.
+///
+/// The thread reads a copy of the descriptor given, and stops when the store goes (`stop()`):
+/// the caller may close its descriptor at any time, and a number the kernel then gives to
+/// another file (a socket, another program's pipe) is never read here.
 final class StreamInput: Sendable {
     private struct State {
         var bytes: [UInt8] = []
@@ -245,17 +249,25 @@ final class StreamInput: Sendable {
         var unread = false
         /// Whether the reading thread waits for `take()` to make room.
         var readerWaits = false
+        /// Whether the store has gone: the reading thread ends.
+        var stopped = false
     }
 
     /// Bytes read and not yet taken, past which the reading thread stops reading.
     let backlogLimit: Int
     private let state = Mutex(State())
-    /// Signalled by `take()` when the reading thread waits for room.
+    /// Signalled by `take()` when the reading thread waits for room, and by `stop()`.
     private let room = DispatchSemaphore(value: 0)
-    let fd: Int32
+    /// The reading thread's own copy of the descriptor.
+    private let input: OwnedDescriptor
+    /// Polled beside `input`: `stop()` ends a read that waits for bytes.
+    private let stopping: WakeSignal
 
-    init(fd: Int32, backlogLimit: Int = 1 << 20) {
-        self.fd = fd
+    init(fd: Int32, backlogLimit: Int = 1 << 20) throws(FileStoreError) {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .system("dup", errno) }
+        input = OwnedDescriptor(copy)
+        stopping = try WakeSignal()
         self.backlogLimit = backlogLimit
     }
 
@@ -281,6 +293,13 @@ final class StreamInput: Sendable {
         pthread_detach(thread)
     }
 
+    /// Ends the reading thread (the store has gone); any thread.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        stopping.signal()
+        room.signal()
+    }
+
     private final class StartBox {
         let input: StreamInput
         let wake: WakeSignal
@@ -293,8 +312,13 @@ final class StreamInput: Sendable {
     private func readUntilEnd(wake: WakeSignal) {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            var ready = [pollfd(fd: input.raw, events: Int16(POLLIN), revents: 0),
+                         pollfd(fd: stopping.fd, events: Int16(POLLIN), revents: 0)]
+            if poll(&ready, 2, -1) < 0 && errno == EINTR { continue }
+            if ready[1].revents != 0 { return }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(input.raw, $0.baseAddress, $0.count) }
+            // A descriptor left non-blocking by the program that gave it: wait on poll again.
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             let error = n < 0 ? String(cString: strerror(errno)) : nil
             let full = state.withLock { state in
                 if n > 0 { state.bytes.append(contentsOf: buffer[0..<n]) } else { state.ended = true }
@@ -305,7 +329,10 @@ final class StreamInput: Sendable {
             }
             wake.signal()
             if n <= 0 { return }
-            if full { room.wait() }
+            if full {
+                room.wait()
+                if state.withLock({ $0.stopped }) { return }
+            }
         }
     }
 

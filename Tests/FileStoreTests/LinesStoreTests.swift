@@ -200,6 +200,29 @@ private let jsonLines = FileStore.Options(format: .jsonLines)
         close(fds[0])
     }
 
+    /// The store reads a copy of the descriptor it is given and stops with the store: the caller
+    /// may close its own at once (and the kernel give the number to another file), and what is
+    /// written once the store has gone stays in the pipe for whoever reads it next.
+    @Test func aStreamStoreReadsItsOwnCopyOfTheDescriptorAndStopsWithTheStore() throws {
+        let fds = try #require(closeOnExecPipe())
+        defer { close(fds[1]) }
+        let ours = fcntl(fds[0], F_DUPFD_CLOEXEC, 0)
+        try #require(ours >= 0)
+        defer { close(ours) }
+        var store: FileStore? = try FileStore(stream: fds[0])
+        close(fds[0])
+        _ = "{\"a\":1}\n".withCString { write(fds[1], $0, strlen($0)) }
+        try store!.run(timeoutMilliseconds: 10_000) { (store!.currentRevision?.root.count ?? 0) == 1 }
+        #expect(store!.status.lines?.inputEnded == false)
+        store = nil
+        _ = "{\"a\":2}\n".withCString { write(fds[1], $0, strlen($0)) }
+        var ready = [pollfd(fd: ours, events: Int16(POLLIN), revents: 0)]
+        #expect(poll(&ready, 1, 10_000) == 1, "the store's thread took what was written after the store had gone")
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let n = read(ours, &bytes, bytes.count)
+        #expect(String(decoding: bytes[0..<max(n, 0)], as: UTF8.self) == "{\"a\":2}\n")
+    }
+
     /// `yes '{"a":1}' | synctable view -`: a writer faster than the store is held by the pipe
     /// once a bounded backlog is read, and goes on as the store takes it.
     @Test func aPipeIsReadNoFasterThanTheStoreTakesIt() throws {
