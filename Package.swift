@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "FileStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "EngineMemory"]),
         // A command run every interval as a store: beside FileStore on StoreInterface, not inside it, since
         // it spawns and ends processes, which no file store does, and needs none of FileStore's reading.
-        .target(name: "CommandStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery"]),
+        .target(name: "CommandStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "EngineMemory"]),
         // A log folded by a key (`--key`): a store over any other store's log, so every log (a file,
         // a pipe, a command's stream) is folded the same way; the key is a jq expression.
         .target(name: "KeyedStore", dependencies: ["StoreInterface", "JSONTree", "LiveQuery", "Expressions"]),
@@ -182,7 +182,7 @@ let package = Package(
                            "Expressions", "Journal", "CommandStore", "StoreInterface", "SeededRandom"]
         ),
         // A seeded random generator shared by the property tests.
-        .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SeededRandom", "EngineMemory"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineMemoryTests", dependencies: ["EngineMemory", "TestSupport"]),
         .testTarget(name: "JSONTreeTests", dependencies: ["JSONTree", "EngineMemory", "CJSONScan", "TestSupport"]),
         .testTarget(name: "LiveQueryTests", dependencies: ["LiveQuery", "JSONTree", "EngineMemory", "TestSupport", "Expressions", "Sequences"]),

@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineMemory
 import StoreInterface
 
 /// How one run ended.
@@ -119,6 +120,8 @@ private func spawnInOwnGroup(_ executable: String, _ arguments: [String], stdout
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_adddup2(&actions, stdout, 1)
     posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+    // Nothing else of ours (a server's client sockets, another run's pipes).
+    Posix.closeFrom(3, in: &actions)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

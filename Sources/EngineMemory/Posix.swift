@@ -133,6 +133,19 @@ package enum Posix {
         guard engine_move_pages(from, bytes, to) == 0 else { throw PosixError(call: "mremap", errno: Glibc.errno) }
     }
 
+    /// Adds to `actions` that the child closes every descriptor from `lowest` up, whatever its
+    /// flags: descriptors that libraries open without close-on-exec (SwiftNIO's sockets) or that
+    /// another thread has not yet marked do not reach the child. False where the C library lacks
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34; the Glibc module map leaves it out).
+    @discardableResult
+    package static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Bool {
+        guard let addCloseFrom else { return false }
+        return addCloseFrom(&actions, lowest) == 0
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom = cLibraryFunction("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
+
     /// The C library's function `name` as `type`, for those the Glibc module map leaves out
     /// (behind `_GNU_SOURCE`, or newer); nil where the library lacks it.
     package static func cLibraryFunction<Function>(_ name: String, as type: Function.Type) -> Function? {

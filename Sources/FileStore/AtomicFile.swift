@@ -693,7 +693,7 @@ struct WriteSession {
     /// left as it is.
     func removeLeftovers() {
         let prefix = Array(temporaryPrefix.utf8.dropLast(String(getpid()).utf8.count + 1))
-        let copy = dup(folderFD)
+        let copy = fcntl(folderFD, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let dir = fdopendir(copy) else {
             if copy >= 0 { Glibc.close(copy) }
             return

@@ -41,7 +41,7 @@ enum ReplacedFileRelease {
         posix_spawn_file_actions_adddup2(&actions, held, 3)
         posix_spawn_file_actions_adddup2(&actions, folder, 4)
         // Nothing else of ours: a caller reading our output to its end must not wait for it.
-        _ = addCloseFrom?(&actions, 5)
+        Posix.closeFrom(5, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -85,8 +85,3 @@ enum ReplacedFileRelease {
     /// The shell that runs the helper.
     private static let shell: String? = ["/bin/sh", "/usr/bin/sh"].first { access($0, X_OK) == 0 }
 }
-
-/// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), found at run time: Glibc's module
-/// map leaves it out. Without it, only close-on-exec keeps our descriptors from the helper.
-private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-private let addCloseFrom = Posix.cLibraryFunction("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)

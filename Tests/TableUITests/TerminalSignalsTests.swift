@@ -47,8 +47,9 @@ import TestSupport
         let child = fork()
         try #require(child >= 0)
         if child == 0 {
-            close(ends[0])
-            body(ends[1])
+            dup2(ends[1], 3)
+            closeInheritedDescriptors(from: 4)
+            body(3)
             _exit(0)
         }
         close(ends[1])

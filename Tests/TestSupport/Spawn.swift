@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineMemory
 import Foundation
 import Synchronization
 
@@ -56,6 +57,8 @@ public func spawnProgram(_ argv: [String], pipes: [Int32] = [], descriptors: [In
             made[fd] = ends
             posix_spawn_file_actions_adddup2(&actions, fd == 0 ? ends[0] : ends[1], fd)
         }
+        // Nothing else of this process's, close-on-exec or not (SwiftNIO's sockets are not).
+        Posix.closeFrom((pipes + devNull + Array(descriptors.keys)).max().map { max($0, 2) + 1 } ?? 3, in: &actions)
         return posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, env)
     }
     // The child's ends, which this process no longer needs.
@@ -116,4 +119,12 @@ public func closeOnExecTemporaryFile(_ template: inout [CChar]) -> Int32 {
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return fd
     }
+}
+
+/// In a child forked from the test process: closes its copies of every descriptor from `lowest`
+/// up (`close_range`, glibc 2.34, found at run time), so that it delays no other test's ends
+/// (a writer's close seen by inotify, a pipe's end of input) while it runs.
+public func closeInheritedDescriptors(from lowest: Int32) {
+    typealias CloseRange = @convention(c) (UInt32, UInt32, Int32) -> Int32
+    _ = Posix.cLibraryFunction("close_range", as: CloseRange.self)?(UInt32(lowest), UInt32.max, 0)
 }

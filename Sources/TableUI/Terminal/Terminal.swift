@@ -105,8 +105,9 @@ public final class Terminal {
 
         var mode = termios()
         _ = tcgetattr(options.outputFD, &mode)
-        let inFD = dup(options.inputFD)
-        let outFD = dup(options.outputFD)
+        // Close-on-exec, as `dup` would not keep them: the commands a viewer runs get no terminal.
+        let inFD = fcntl(options.inputFD, F_DUPFD_CLOEXEC, 0)
+        let outFD = fcntl(options.outputFD, F_DUPFD_CLOEXEC, 0)
         guard inFD >= 0, outFD >= 0, let inFile = fdopen(inFD, "r"), let outFile = fdopen(outFD, "w") else {
             throw TerminalError("cannot open the terminal: \(String(cString: strerror(errno)))")
         }

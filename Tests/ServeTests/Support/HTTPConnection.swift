@@ -42,7 +42,9 @@ final class HTTPConnection {
     private var streamEnded = false
 
     init(port: Int, receiveBuffer: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // The socket becomes `fd` only once connected: a connection that failed was closed
+        // here, and `deinit` must not close its number again (another test's by then).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HTTPTestError(description: "socket: \(errno)") }
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -55,9 +57,11 @@ final class HTTPConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard rc == 0 else {
+            let code = errno
             close(fd)
-            throw HTTPTestError(description: "connect to port \(port): \(String(cString: strerror(errno)))")
+            throw HTTPTestError(description: "connect to port \(port): \(String(cString: strerror(code)))")
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }
