@@ -202,7 +202,8 @@ public final class FileStore: DocumentStore {
     /// Opens a store on a stream of JSON values — JSON Lines, or values separated by any
     /// whitespace — read from `fd` (standard input: 0) as they arrive: value N is the child `N`
     /// of an array. When the input ends holding exactly one value, that value (a JSON document
-    /// piped in) is the revision instead. The store never writes.
+    /// piped in) is the revision instead. The store never writes. It reads a copy of `fd`, which
+    /// the caller may close at any time, and stops reading when it goes.
     public init(stream fd: Int32, name: String = "-", options: Options = Options()) throws(FileStoreError) {
         path = name
         self.options = options
