@@ -203,7 +203,7 @@ public final class FileStore: DocumentStore {
     /// whitespace — read from `fd` (standard input: 0) as they arrive: value N is the child `N`
     /// of an array. When the input ends holding exactly one value, that value (a JSON document
     /// piped in) is the revision instead. The store never writes. It reads a copy of `fd`, which
-    /// the caller may close at any time, and stops reading when it goes.
+    /// the caller may close at any time (but not read), and stops reading once it is released.
     public init(stream fd: Int32, name: String = "-", options: Options = Options()) throws(FileStoreError) {
         path = name
         self.options = options

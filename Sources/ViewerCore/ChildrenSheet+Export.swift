@@ -79,7 +79,7 @@ func writeAtomically(to path: String, _ produce: (inout [UInt8], (inout [UInt8])
     var template = Array("\(folder).\(name).XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw ExportError("mkstemp") }
-    // (Glibc's module map leaves out `mkostemp`.) No command the viewer runs is to hold it.
+    // No command the viewer runs is to hold it (Glibc's module map leaves out `mkostemp`).
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     var failure: ExportError?

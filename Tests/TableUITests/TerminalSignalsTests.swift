@@ -44,11 +44,13 @@ import TestSupport
     /// the child's wait status and what it wrote there.
     private func inAChild(_ body: (Int32) -> Void) throws -> (status: Int32, received: [UInt8]) {
         let ends = try #require(closeOnExecPipe())
+        let closeFrom = closeRange
         let child = fork()
         try #require(child >= 0)
         if child == 0 {
+            // The pipe as 3, and no copy of another test's descriptors kept meanwhile.
             dup2(ends[1], 3)
-            closeInheritedDescriptors(from: 4)
+            _ = closeFrom?(4, .max, 0)
             body(3)
             _exit(0)
         }

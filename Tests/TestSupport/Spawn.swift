@@ -14,15 +14,17 @@ public struct SpawnedProgram {
     public let pipes: [Int32: Int32]
 }
 
-/// Starts `argv` (argv[0] a path) without waiting for it.
+/// Starts `argv` (argv[0] a path) without waiting for it. It gets no other descriptor of this
+/// process than those given, as 0, 1 and 2.
 /// - Parameters:
 ///   - pipes: the program's descriptors (0, 1, 2) that are pipes to this process.
-///   - descriptors: the program's descriptors that are copies of this process's (dup2).
-///   - devNull: the program's descriptors opened on /dev/null.
+///   - descriptors: the program's descriptors (0, 1, 2) that are copies of this process's (dup2).
+///   - devNull: the program's descriptors (0, 1, 2) opened on /dev/null.
 ///   - environment: replaces the environment when given.
 /// - Throws: `ChildProcessError` naming the program when it cannot start.
 public func spawnProgram(_ argv: [String], pipes: [Int32] = [], descriptors: [Int32: Int32] = [:], devNull: [Int32] = [],
                          environment: [String: String]? = nil) throws -> SpawnedProgram {
+    precondition((pipes + devNull + descriptors.keys).allSatisfy { (0...2).contains($0) }, "a child descriptor other than 0, 1 or 2")
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -58,7 +60,7 @@ public func spawnProgram(_ argv: [String], pipes: [Int32] = [], descriptors: [In
             posix_spawn_file_actions_adddup2(&actions, fd == 0 ? ends[0] : ends[1], fd)
         }
         // Nothing else of this process's, close-on-exec or not (SwiftNIO's sockets are not).
-        Posix.closeFrom((pipes + devNull + Array(descriptors.keys)).max().map { max($0, 2) + 1 } ?? 3, in: &actions)
+        Posix.closeFrom(3, in: &actions)
         return posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, env)
     }
     // The child's ends, which this process no longer needs.
@@ -121,10 +123,8 @@ public func closeOnExecTemporaryFile(_ template: inout [CChar]) -> Int32 {
     }
 }
 
-/// In a child forked from the test process: closes its copies of every descriptor from `lowest`
-/// up (`close_range`, glibc 2.34, found at run time), so that it delays no other test's ends
-/// (a writer's close seen by inotify, a pipe's end of input) while it runs.
-public func closeInheritedDescriptors(from lowest: Int32) {
-    typealias CloseRange = @convention(c) (UInt32, UInt32, Int32) -> Int32
-    _ = Posix.cLibraryFunction("close_range", as: CloseRange.self)?(UInt32(lowest), UInt32.max, 0)
-}
+/// `close_range(first, last, flags)` (glibc 2.34, found at run time), for a child forked from the
+/// test process to close its copies of other tests' descriptors, so that it delays none of their
+/// ends (a writer's close seen by inotify, a pipe's end of input) while it runs. Read it before
+/// `fork()`: the child must not look it up (another thread may have held the loader's lock).
+public let closeRange = Posix.cLibraryFunction("close_range", as: (@convention(c) (UInt32, UInt32, Int32) -> Int32).self)

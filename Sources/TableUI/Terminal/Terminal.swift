@@ -105,7 +105,7 @@ public final class Terminal {
 
         var mode = termios()
         _ = tcgetattr(options.outputFD, &mode)
-        // Close-on-exec, as `dup` would not keep them: the commands a viewer runs get no terminal.
+        // Close-on-exec (`dup` clears the flag): the commands a viewer runs get no terminal.
         let inFD = fcntl(options.inputFD, F_DUPFD_CLOEXEC, 0)
         let outFD = fcntl(options.outputFD, F_DUPFD_CLOEXEC, 0)
         guard inFD >= 0, outFD >= 0, let inFile = fdopen(inFD, "r"), let outFile = fdopen(outFD, "w") else {
