@@ -40,7 +40,9 @@ func viewerCommand(_ arguments: [String], environment: [String: String] = [:]) t
     let line = words.map(shellQuoted).joined(separator: " ")
     // The shell traps SIGINT (a handler, which synctable does not inherit) so that Ctrl-C
     // ends only synctable and the shell still says how it ended; a crash leaves no core file.
-    return "sh -c " + shellQuoted("ulimit -c 0; trap true INT; " + line + "; echo EXITED $?")
+    // It stays after its last line: tmux can drop what a pane printed just before it died,
+    // remain-on-exit or not (a run showed the signal's name, then "Pane is dead", no EXITED).
+    return "sh -c " + shellQuoted("ulimit -c 0; trap true INT; " + line + "; echo EXITED $?; sleep 600")
 }
 
 /// Polls `path` until its JSON satisfies `condition` (up to `seconds`); records an issue with
