@@ -40,8 +40,8 @@ func viewerCommand(_ arguments: [String], environment: [String: String] = [:]) t
     let line = words.map(shellQuoted).joined(separator: " ")
     // The shell traps SIGINT (a handler, which synctable does not inherit) so that Ctrl-C
     // ends only synctable and the shell still says how it ended; a crash leaves no core file.
-    // It stays after its last line: tmux can drop what a pane printed just before it died,
-    // remain-on-exit or not (a run showed the signal's name, then "Pane is dead", no EXITED).
+    // It stays after its last line (as TableUITests' shells do): tmux can drop what a pane
+    // printed just before it died, remain-on-exit or not.
     return "sh -c " + shellQuoted("ulimit -c 0; trap true INT; " + line + "; echo EXITED $?; sleep 600")
 }
 
