@@ -79,17 +79,50 @@ package final class SharedPages: @unchecked Sendable {
     /// - Precondition: `offset + count` ≤ `capacity`; only while the first revision is read.
     package func write(_ bytes: UnsafeRawPointer, count: Int, at offset: Int) throws(PosixError) {
         precondition(offset >= 0 && count >= 0 && offset + count <= capacity, "a write outside the memory file")
+        let written = try inFiles(offset, count) { (fd, at, length, done) throws(PosixError) in
+            try Posix.retrying("pwrite") { pwrite(fd, bytes + done, length, at) }
+        }
+        if written < count { throw PosixError(call: "pwrite", errno: ENOSPC) }
+        mapWritten(offset, count)
+    }
+
+    /// Copies up to `count` bytes of the file open as `source`, from `offset`, into the files at
+    /// the same offset, then maps them as `write` does: how many it copied (fewer only at the
+    /// end of `source`). One copy, in the kernel (`sendfile`), where a read into a buffer and a
+    /// `write` from it are two.
+    /// - Precondition: as `write`'s; one thread at a time in each file (it moves the file's offset).
+    package func copy(from source: Int32, count: Int, at offset: Int) throws(PosixError) -> Int {
+        precondition(offset >= 0 && count >= 0 && offset + count <= capacity, "a copy outside the memory file")
+        let copied = try inFiles(offset, count) { (fd, at, length, done) throws(PosixError) in
+            guard lseek(fd, at, SEEK_SET) >= 0 else { throw PosixError(call: "lseek", errno: errno) }
+            var from = off_t(offset + done)
+            return try Posix.retrying("sendfile") { sendfile(fd, source, &from, length) }
+        }
+        mapWritten(offset, copied)
+        return copied
+    }
+
+    /// Moves `count` bytes at `offset` in runs that each lie in one file: `move(fd, offset in
+    /// that file, length, bytes moved before)` moves some of a run and says how many. Stops at
+    /// the end or at a move of none: how many were moved.
+    private func inFiles(_ offset: Int, _ count: Int,
+                         _ move: (Int32, off_t, Int, Int) throws(PosixError) -> Int) throws(PosixError) -> Int {
         var done = 0
         while done < count {
             let at = offset + done
             let file = files.last { $0.start <= at }!
             let end = files.first { $0.start > at }?.start ?? capacity
-            let n = try Posix.retrying("pwrite") { pwrite(file.fd, bytes + done, min(count - done, end - at), off_t(at - file.start)) }
-            if n == 0 { throw PosixError(call: "pwrite", errno: ENOSPC) }
+            let n = try move(file.fd, off_t(at - file.start), min(count - done, end - at), done)
+            if n == 0 { break }
             done += n
         }
+        return done
+    }
+
+    /// Maps the pages of `count` bytes written at `offset`, in one call (where the kernel
+    /// cannot, older than 5.14, each page is mapped when first read).
+    private func mapWritten(_ offset: Int, _ count: Int) {
         let first = offset / Posix.pageSize * Posix.pageSize, end = Posix.wholePages(offset + count)
-        // Where the kernel cannot (older than 5.14), each page is mapped when first read.
         guard end > first else { return }
         do { try Posix.advise(UnsafeMutableRawPointer(base) + first, end - first, .populateRead) } catch { return }
     }

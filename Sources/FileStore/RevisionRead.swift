@@ -72,7 +72,8 @@ struct PartRead {
 /// into a buffer of its own and compared once, page by page: the pages that differ are written,
 /// and the same comparison gives the shared ends. Into a memory file of its own (`fresh`), each
 /// chunk is written into the file (`SharedPages.write`): tuned from the file's mapping, plain
-/// from a buffer it is read into.
+/// from a buffer it is read into, or, with nothing to compare (a first read), copied from the
+/// file by the kernel (`SharedPages.copy`).
 ///
 /// After each chunk the file's size and modification time are checked against the read's start:
 /// a writer rewriting the file in place is met at its first chunk (the file growing), and the
@@ -83,7 +84,9 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
                         pages: PageSet(bytes: target.shared == nil ? 0 : target.capacity))
     // Small chunks when comparing or writing a memory file, so that each is still in the cache.
     let chunk = old == nil && target.fresh == nil ? 64 << 20 : readChunk
-    let buffered = (target.shared != nil || target.fresh != nil) && target.source == nil
+    // Plain, into a memory file of its own with nothing to compare: one copy, the kernel's.
+    let sent = target.shared == nil && target.source == nil && old == nil ? target.fresh : nil
+    let buffered = (target.shared != nil || target.fresh != nil) && target.source == nil && sent == nil
     let buffer = buffered ? UnsafeMutablePointer<UInt8>.allocate(capacity: chunk) : nil
     defer { buffer?.deallocate() }
     var offset = from, givenBack = from
@@ -91,10 +94,19 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
     // part of one splits its mapping (a TLB flush on every core).
     defer { if offset > givenBack { target.source?.giveBack(givenBack..<offset) } }
     while offset < to {
-        let (bytes, n) = nextChunk(fd, of: target, into: buffer ?? target.base + offset, at: offset, upTo: min(to, offset + chunk))
-        if n < 0 {
-            part.failure = errno
-            break
+        let (bytes, n): (UnsafeRawPointer, Int)
+        if let sent {
+            bytes = UnsafeRawPointer(target.base + offset)
+            do throws(PosixError) { n = try sent.copy(from: fd, count: min(to, offset + chunk) - offset, at: offset) } catch {
+                part.failure = error.errno
+                break
+            }
+        } else {
+            (bytes, n) = nextChunk(fd, of: target, into: buffer ?? target.base + offset, at: offset, upTo: min(to, offset + chunk))
+            if n < 0 {
+                part.failure = errno
+                break
+            }
         }
         if n == 0 { break }
         if offset + n > expected || target.changed.seen.load(ordering: .relaxed) || fileChanged(fd, since: target.start) {
@@ -102,7 +114,7 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
             part.changed = true
             break
         }
-        take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, comparingWith: old, &part)
+        take(UnsafeRawBufferPointer(start: bytes, count: n), at: offset, into: target, written: sent != nil, comparingWith: old, &part)
         // Written from the file's mapping, a page a truncation took fails the write: the file
         // changed under the read, which is made again (an I/O error leaves the file as it was).
         if part.failure == EFAULT && target.source != nil && fileChanged(fd, since: target.start) {
@@ -148,13 +160,15 @@ private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutab
 
 /// Takes a chunk just read (`read`, bytes `offset…` of the file) into `target`, and compares it
 /// with `old`.
-private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, comparingWith old: DocumentBytes?,
-                  _ part: inout PartRead) {
+private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, written: Bool,
+                  comparingWith old: DocumentBytes?, _ part: inout PartRead) {
     var chunk = read
     if target.shared == nil, let pages = target.fresh {
-        do { try pages.write(read.baseAddress!, count: read.count, at: offset) } catch {
-            part.failure = error.errno
-            return
+        if !written {
+            do { try pages.write(read.baseAddress!, count: read.count, at: offset) } catch {
+                part.failure = error.errno
+                return
+            }
         }
         // Written from the file's mapping, whose pages may change between two reads of them:
         // fingerprinted and compared as written.

@@ -34,6 +34,29 @@ import Testing
         #expect((0..<6).allSatisfy { mapping[$0 * page + 3] == ~bytes[$0 * page + 3] })
     }
 
+    /// Pieces copied from a file (`copy`, plain's first read) at offsets off page boundaries and
+    /// across the split, up to past the file's end: the file's bytes, fewer where it ends.
+    @Test(arguments: [nil, 2])
+    func piecesCopiedFromAFileAreItsBytes(splitPage: Int?) throws {
+        let page = Posix.pageSize
+        let pages = try SharedPages(capacity: 5 * page + 17, split: splitPage.map { $0 * page })
+        let bytes = (0..<pages.capacity - 40).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 11) }
+        var name = Array("/tmp/synctable-shared-pages-XXXXXX".utf8CString)
+        let fd = mkstemp(&name)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        unlink(name)
+        try bytes.withUnsafeBytes { try Posix.writeAll(fd, $0) }
+        var offset = 0, copied: [Int] = []
+        for count in [1, page - 3, 2 * page + 5, 7, pages.capacity, 1] {
+            let n = try pages.copy(from: fd, count: min(count, pages.capacity - offset), at: offset)
+            copied.append(n)
+            offset += n
+        }
+        #expect(copied == [1, page - 3, 2 * page + 5, 7, bytes.count - 3 * page - 10, 0])
+        #expect(Array(UnsafeBufferPointer(start: pages.base, count: bytes.count)) == bytes)
+    }
+
     /// A source page that cannot be read (as a mapped file's page a truncation took) fails the
     /// write with EFAULT; the bytes written before it stay.
     @Test func aSourceThatCannotBeReadFailsTheWrite() throws {

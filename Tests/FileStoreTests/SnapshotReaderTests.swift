@@ -145,6 +145,33 @@ import TestSupport
 
     /// A read meets a writer at work at its first chunk (the file no longer its size when the
     /// read began) and stops there, having kept nothing.
+    /// Plain's first read, copied into its memory file by the kernel: the file's bytes, and a
+    /// file that grew after the read began stops it at its first chunk, as a read into a buffer does.
+    @Test func aFirstReadCopiedByTheKernelIsTheFileAndStopsAtAWriter() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("first.bin")
+        let bytes = (0..<(3 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 13) }
+        writeFileInPlace(path, bytes)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        defer { close(fd) }
+        var st = stat()
+        #expect(fstat(fd, &st) == 0)
+        func read() throws -> (PartRead, [UInt8]) {
+            let pages = try SharedPages(capacity: bytes.count + 2)
+            let target = RevisionTarget(base: pages.base, shared: nil, fresh: pages, source: nil, fingerprints: nil,
+                                        capacity: pages.capacity, start: FileIdentity(st))
+            let part = readPart(fd, into: target, from: 0, to: bytes.count + 1, comparingWith: nil)
+            return (part, Array(UnsafeBufferPointer(start: pages.base, count: part.count)))
+        }
+        let (whole, seen) = try read()
+        #expect(!whole.changed && whole.failure == 0 && whole.count == bytes.count)
+        #expect(seen == bytes)
+        // The writer appends after the read began.
+        #expect(pwrite(fd, [UInt8(66)], 1, off_t(bytes.count)) == 1)
+        let (grown, _) = try read()
+        #expect(grown.changed && grown.count == 0)
+    }
+
     @Test func aReadStopsAtTheFirstChunkOnceTheFileChanges() throws {
         let folder = ScratchFolder()
         let path = folder.file("growing.bin")
