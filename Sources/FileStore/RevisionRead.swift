@@ -17,7 +17,8 @@ struct RevisionTarget: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
     let shared: UnsafePointer<UInt8>?
     /// A memory file of the revision's own (no `shared` base) that `base` maps: each chunk is
-    /// written into it with `pwrite` rather than read into `base` (`SharedPages.write`).
+    /// written into it with `pwrite` (`SharedPages.write`), or copied from the file by the kernel
+    /// (`SharedPages.copy`), rather than read into `base`, whose fresh pages the kernel would zero.
     let fresh: SharedPages?
     /// Tuned, into shared pages or a memory file of its own: the file's own pages, compared
     /// (and written) where they are instead of read into a buffer first (nil: read with `pread`).
@@ -84,10 +85,12 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
                         pages: PageSet(bytes: target.shared == nil ? 0 : target.capacity))
     // Small chunks when comparing or writing a memory file, so that each is still in the cache.
     let chunk = old == nil && target.fresh == nil ? 64 << 20 : readChunk
-    // Plain, into a memory file of its own with nothing to compare: one copy, the kernel's.
-    let sent = target.shared == nil && target.source == nil && old == nil ? target.fresh : nil
+    // Into a memory file of its own without the file's mapping (plain) and with nothing to
+    // compare: one copy, the kernel's, where a buffer takes two. A file the kernel cannot copy
+    // from (`EINVAL`) is read into the buffer.
+    var sent = target.shared == nil && target.source == nil && old == nil ? target.fresh : nil
     let buffered = (target.shared != nil || target.fresh != nil) && target.source == nil && sent == nil
-    let buffer = buffered ? UnsafeMutablePointer<UInt8>.allocate(capacity: chunk) : nil
+    var buffer = buffered ? UnsafeMutablePointer<UInt8>.allocate(capacity: chunk) : nil
     defer { buffer?.deallocate() }
     var offset = from, givenBack = from
     // Compared pages are given back whole huge pages at a time, the rest at the end: giving back
@@ -95,9 +98,14 @@ func readPart(_ fd: Int32, into target: RevisionTarget, from: Int, to: Int, comp
     defer { if offset > givenBack { target.source?.giveBack(givenBack..<offset) } }
     while offset < to {
         let (bytes, n): (UnsafeRawPointer, Int)
-        if let sent {
+        if let pages = sent {
             bytes = UnsafeRawPointer(target.base + offset)
-            do throws(PosixError) { n = try sent.copy(from: fd, count: min(to, offset + chunk) - offset, at: offset) } catch {
+            do throws(PosixError) { n = try pages.copy(from: fd, count: min(to, offset + chunk) - offset, at: offset) } catch {
+                if error.errno == EINVAL && buffer == nil {
+                    sent = nil
+                    buffer = .allocate(capacity: chunk)
+                    continue
+                }
                 part.failure = error.errno
                 break
             }
@@ -159,7 +167,7 @@ private func nextChunk(_ fd: Int32, of target: RevisionTarget, into: UnsafeMutab
 }
 
 /// Takes a chunk just read (`read`, bytes `offset…` of the file) into `target`, and compares it
-/// with `old`.
+/// with `old`; `written`: the chunk is in `target`'s memory file already (copied there).
 private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: RevisionTarget, written: Bool,
                   comparingWith old: DocumentBytes?, _ part: inout PartRead) {
     var chunk = read
@@ -207,5 +215,6 @@ private func fileChanged(_ fd: Int32, since start: FileIdentity) -> Bool {
     return identity.size != start.size || identity.modified != start.modified
 }
 
-/// Bytes read per `read(2)`: small enough that a chunk is still in the cache when it is compared.
+/// Bytes read (or copied) at a time: small enough that a chunk is still in the cache when it is
+/// compared or fingerprinted.
 let readChunk = 1 << 20

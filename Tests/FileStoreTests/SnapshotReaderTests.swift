@@ -143,10 +143,9 @@ import TestSupport
         }
     }
 
-    /// A read meets a writer at work at its first chunk (the file no longer its size when the
-    /// read began) and stops there, having kept nothing.
-    /// Plain's first read, copied into its memory file by the kernel: the file's bytes, and a
-    /// file that grew after the read began stops it at its first chunk, as a read into a buffer does.
+    /// A first read without a mapping, copied into its memory file by the kernel: the file's
+    /// bytes, and a file that grew after the read began stops it at its first chunk, as a read
+    /// into a buffer does.
     @Test func aFirstReadCopiedByTheKernelIsTheFileAndStopsAtAWriter() throws {
         let folder = ScratchFolder()
         let path = folder.file("first.bin")
@@ -172,6 +171,8 @@ import TestSupport
         #expect(grown.changed && grown.count == 0)
     }
 
+    /// A read meets a writer at work at its first chunk (the file no longer its size when the
+    /// read began) and stops there, having kept nothing.
     @Test func aReadStopsAtTheFirstChunkOnceTheFileChanges() throws {
         let folder = ScratchFolder()
         let path = folder.file("growing.bin")
