@@ -95,7 +95,8 @@ package final class PageFingerprints: @unchecked Sendable {
     nonisolated(unsafe) private static let secret: UnsafeRawBufferPointer = {
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 192, alignment: 64)
         var generator = SystemRandomNumberGenerator()
-        for k in bytes.indices { bytes[k] = UInt8.random(in: .min ... .max, using: &generator) }
+        // Eight bytes a draw: each draw is a system call.
+        for k in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next(), toByteOffset: k, as: UInt64.self) }
         // The library picks its vector code at its first call: made here, once, not by two
         // threads of a read at once.
         _ = cxxhash_128_with_secret(bytes.baseAddress, bytes.count, bytes.baseAddress, bytes.count)

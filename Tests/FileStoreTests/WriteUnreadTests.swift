@@ -15,19 +15,20 @@ import TestSupport
 
     /// Random writes (set, remove, past the end of an array, nested, several at once) on files
     /// of random layout: the file `writeUnread` leaves is byte for byte the one `write` leaves,
-    /// with the file read or mapped (as a large one is: `MappedWriteTests`).
-    @Test(arguments: [false, true])
-    func writesWhatTheReadingWriteWrites(mapped: Bool) throws {
+    /// with the file read or mapped (as a large one is: `MappedWriteTests`), its unchanged bytes
+    /// copied by the kernel or written.
+    @Test(arguments: [(false, false), (false, true), (true, true)])
+    func writesWhatTheReadingWriteWrites(mapped: Bool, copiedByKernel: Bool) throws {
         let folder = ScratchFolder()
         var options = AtomicFile.Options()
         options.mappingThreshold = mapped ? 1 : .max
+        options.kernelCopyThreshold = copiedByKernel ? 1 : .max
         options.tuning = mapped ? .tuned : .plain
-        // A mapped file's unchanged bytes are copied by the kernel, from the file.
         let copied = Mutex((files: 0, bytes: 0))
         options.copiedByKernel = { bytes in copied.withLock { $0 = ($0.files + 1, $0.bytes + bytes) } }
         defer {
             let (files, bytes) = copied.withLock { $0 }
-            #expect(mapped ? files > 40 && bytes > files * 20 : bytes == 0, "\(bytes) bytes copied by the kernel into \(files) files")
+            #expect(copiedByKernel ? files > 40 && bytes > files * 20 : bytes == 0, "\(bytes) bytes copied by the kernel into \(files) files")
         }
         forEachSeed(150) { seed, rng in
             let (text, writes) = randomWriteCase(&rng)
@@ -50,24 +51,57 @@ import TestSupport
         }
     }
 
-    /// The kernel copies the old bytes that keep their place in a page: all but the value when
-    /// it keeps its length; the bytes before it when it does not (`write` is cheaper for bytes
-    /// that move within their pages), unless they move by whole pages.
-    @Test(arguments: [("12345", true), ("123456", false), (String(repeating: "7", count: 4096 + 5), true)])
-    func theKernelCopiesTheBytesThatKeepTheirPlaceInAPage(value: String, suffixCopied: Bool) throws {
+    /// The kernel copies the old bytes around the value. From a mapping, those that keep their
+    /// place in a page: all of them when the value keeps its length; the bytes before it when it
+    /// does not (`write` from the mapping is cheaper for bytes that move within their pages),
+    /// unless they move by whole pages. From a file read, all of them (`write` from a read copy
+    /// costs more).
+    @Test(arguments: [("12345", true, true), ("123456", true, false), (String(repeating: "7", count: 4096 + 5), true, true),
+                      ("12345", false, true), ("123456", false, true), ("1", false, true)])
+    func theKernelCopiesTheUnchangedBytes(value: String, mapped: Bool, suffixCopied: Bool) throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         let before = #"{"pad": ""# + String(repeating: "x", count: 50_000) + #"", "n": "#
         let after = #", "more": ""# + String(repeating: "y", count: 50_000) + #""}"#
         writeInPlace(file, before + "54321" + after)
         var options = AtomicFile.Options()
-        options.mappingThreshold = 1
-        options.tuning = .tuned
+        options.mappingThreshold = mapped ? 1 : .max
+        options.kernelCopyThreshold = 1
+        options.tuning = mapped ? .tuned : .plain
         let copied = Mutex([Int]())
         options.copiedByKernel = { bytes in copied.withLock { $0.append(bytes) } }
         let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), .number(try #require(JSONNumber(text: value)))), toFile: file, options: options)
-        #expect(outcome.changed && Disk.text(file) == before + value + after)
+        #expect(outcome.changed && outcome.attempts == 1 && Disk.text(file) == before + value + after)
         #expect(copied.withLock { $0 } == [before.utf8.count + (suffixCopied ? after.utf8.count : 0)])
+    }
+
+    /// The kernel copies the file as it is when it copies: another process's write in place
+    /// just before the copy, undone just after it (the same bytes, size and time as read, so
+    /// that neither the check nor the file's identity tells), is seen by the watch, and the
+    /// edit made again; its bytes never reach the file.
+    @Test func aWriteUnderTheKernelsCopyIsSeenThoughItIsUndone() throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        let original = #"{"n": 1, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
+        let foreign = #"{"n": 1, "text": ""# + String(repeating: "b", count: 20_000) + #""}"#
+        writeInPlace(file, original)
+        var options = AtomicFile.Options()
+        options.mappingThreshold = .max
+        options.kernelCopyThreshold = 1
+        options.tuning = .plain
+        // 0: before the first copy; 1: the foreign bytes in; 2: undone.
+        let stage = Mutex(0)
+        options.beforeKernelCopy = {
+            if stage.withLock({ stage in stage == 0 && { stage = 1; return true }() }) { overwriteKeepingTime(file, foreign) }
+        }
+        options.copiedByKernel = { _ in
+            if stage.withLock({ stage in stage == 1 && { stage = 2; return true }() }) { overwriteKeepingTime(file, original) }
+        }
+        let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), 2), toFile: file, options: options)
+        #expect(stage.withLock { $0 } == 2)
+        #expect(outcome.changed && outcome.attempts == 2)
+        let edited = Disk.text(file) == #"{"n": 2, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
+        #expect(edited, "the file is not the original with the edit")
     }
 
     /// A write that changes nothing leaves the very same file (not even rewritten).
@@ -98,6 +132,19 @@ import TestSupport
         #expect(outcome.changed && outcome.attempts == 2 && calls == 2)
         #expect(Disk.text(file) == #"{"n": [10, 2, 3, 4], "other": true}"#)
     }
+}
+
+/// Writes `text` over the file in place (the same length) and gives it back the modification
+/// time it had, as a writer can: its identity then looks unchanged.
+private func overwriteKeepingTime(_ path: String, _ text: String) {
+    var st = stat()
+    precondition(stat(path, &st) == 0)
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
+    precondition(fd >= 0)
+    defer { close(fd) }
+    precondition(Array(text.utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == text.utf8.count)
+    var times = [st.st_atim, st.st_mtim]
+    precondition(futimens(fd, &times) == 0)
 }
 
 /// One number, string or boolean set, or one removal: its new file is started while the parse
