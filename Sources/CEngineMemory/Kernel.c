@@ -1,8 +1,11 @@
-// The small requests of `CEngineMemory.h`: `mremap`, `memfd_create`, and names of the system's headers.
+// The small requests of `CEngineMemory.h`: `mremap`, `memfd_create`, `fstatfs`, and names of the system's headers.
 #define _GNU_SOURCE
 #include "CEngineMemory.h"
 #include <errno.h>
 #include <sys/mman.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -32,6 +35,17 @@ int engine_advice_populate_write(void) {
 #if defined(MADV_POPULATE_WRITE)
     return MADV_POPULATE_WRITE;
 #else
+    return -1;
+#endif
+}
+
+long engine_file_system_type(int fd) {
+#if defined(__linux__)
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 ? (long)fs.f_type : -1;
+#else
+    (void)fd;
+    errno = ENOSYS;
     return -1;
 #endif
 }

@@ -23,6 +23,12 @@ package enum Posix {
     /// `bytes` rounded up to whole pages.
     package static func wholePages(_ bytes: Int) -> Int { (bytes + pageSize - 1) / pageSize * pageSize }
 
+    /// The magic number of the file system holding `fd` (<linux/magic.h>); nil where unknown.
+    package static func fileSystemType(_ fd: Int32) -> Int? {
+        let type = engine_file_system_type(fd)
+        return type < 0 ? nil : type
+    }
+
     /// What `advise` tells the kernel about a range of pages.
     package enum Advice: CustomStringConvertible {
         /// Give the pages back; they read as zeroes (anonymous) or the file's bytes after.

@@ -122,7 +122,8 @@ public enum AtomicFile {
         /// Tests only: called before each piece the kernel copies, to change the file under it.
         var beforeKernelCopy: (@Sendable () -> Void)?
         /// Files read rather than mapped have their unchanged bytes copied by the kernel from
-        /// this size on (`KernelCopySource`); tests lower it.
+        /// this size on, in pieces of at least this size or 4 KiB, whichever is less
+        /// (`KernelCopySource`); tests lower it.
         var kernelCopyThreshold = 1 << 20
         /// Files this large or larger are mapped, not read (`SnapshotReader.map`); nil: never.
         /// Only for a write whose caller keeps nothing of the content it was given, since
@@ -440,7 +441,7 @@ struct WriteSession {
             pause(attempt)
             return .again
         }
-        guard try swapIn(created, replacing: read.base, attempt) else { return .again }
+        guard try swapIn(created, replacing: read.base, source: read.source, attempt) else { return .again }
         return .done(AtomicFile.ContentOutcome(base: read.base, written: content, identity: created.identity, attempts: attempt,
                                                wroteEarly: wroteEarly))
     }
@@ -494,10 +495,11 @@ struct WriteSession {
     /// unnamed temporary file gets its name in between.
     /// - Returns: false when the file changed, or another writer's rename landed in the window
     ///   (its file is put back): the attempt is to be made again.
-    func swapIn(_ created: Temporary, replacing base: FileSnapshot, _ attempt: Int) throws(WriteError) -> Bool {
+    func swapIn(_ created: Temporary, replacing base: FileSnapshot, source: KernelCopySource?, _ attempt: Int) throws(WriteError) -> Bool {
         let temporary: String
         if let named = created.name { temporary = named } else { temporary = try name(created.fd) }
-        guard isFile(name, base.identity) else {
+        // The watch asked again, last: a write is queued on it only once it has returned.
+        guard isFile(name, base.identity), source?.isUnchanged() != false else {
             discard(temporary)
             pause(attempt)
             return false
@@ -537,7 +539,7 @@ struct WriteSession {
     /// file's from `kernelCopyThreshold` bytes on; nil where it is not to be or cannot be.
     func copySource(_ base: FileSnapshot, mapped: Bool) -> KernelCopySource? {
         guard mapped || base.bytes.count >= options.kernelCopyThreshold else { return nil }
-        return KernelCopySource(folderFD, name, base, mapped: mapped)
+        return KernelCopySource(folderFD, name, base, mapped: mapped, smallest: min(options.kernelCopyThreshold, 4096))
     }
 
     /// The file's current content; nil (after a pause) when a writer was busy with it. Mapped
@@ -847,28 +849,34 @@ private final class PieceWriter {
 ///   their pages, `write` from the mapping costs less (the sync at the end 70 ms less for 150 MB
 ///   here).
 /// - A read snapshot's bytes are a copy, and the kernel copies the file as it is when it copies.
-///   So the file is watched for writes from before the write and the check, and the attempt
-///   holds only if none came until both were done (`isUnchanged`): the file then held the
-///   bytes read (the check) throughout, and so does what was copied. Every piece is copied:
-///   `write` from a read copy into a new file took 0.08–0.6 s for 150 MB here, the kernel's
-///   copy 0.05 s, or 0.11 s for bytes that moved within their pages.
+///   So the file is watched for writes from before the check and the copy, and the attempt
+///   holds only if the watch saw none once both are done and again just before the swap
+///   (`isUnchanged`). Every piece of 4 KiB or more is copied, moved or not: `write` from a read
+///   copy into a new file took 0.08–0.6 s for 150 MB here, the kernel's copy 0.05 s, or 0.11 s
+///   for bytes that moved within their pages. Only on local file systems, whose writes inotify
+///   always reports; not on network or FUSE ones, where another machine's write raises no event.
 final class KernelCopySource: @unchecked Sendable {
     let fd: Int32
     let bytes: UnsafeRawBufferPointer
     let mapped: Bool
+    /// A read snapshot's smallest piece to copy: smaller ones are gathered and written.
+    let smallest: Int
     /// An inotify instance of its own watching the file for writes (a read snapshot's); -1 for
-    /// a mapping. Not the reader's: a check adds and removes its own watch on the same inode.
+    /// a mapping. Not the reader's: a check adds and removes its own watch on the same inode,
+    /// and drains that instance's queue first.
     private let watch: Int32
 
     /// nil when `name` is no longer the file `snapshot` was taken from, or cannot be opened or
-    /// (read) watched, or the C library lacks the call.
-    init?(_ folderFD: Int32, _ name: String, _ snapshot: FileSnapshot, mapped: Bool) {
+    /// (read) watched, or lies on a file system not known to be local, or the C library lacks
+    /// the call.
+    init?(_ folderFD: Int32, _ name: String, _ snapshot: FileSnapshot, mapped: Bool, smallest: Int) {
         guard copyFileRange != nil else { return nil }
         let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
-        let watch = mapped ? -1 : inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let watch = mapped || !localFileSystems.contains(Posix.fileSystemType(fd) ?? -1) ? -1 : inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         var st = stat()
-        // The watch first, then the identity: a write after the read is seen by one or the other.
+        // The watch before the check: a write before it is seen by the check (`hasBytes`), one
+        // after it by the watch. The identity spares copying from a file already replaced.
         guard mapped || (watch >= 0 && inotify_add_watch(watch, "/proc/self/fd/\(fd)", UInt32(IN_MODIFY)) >= 0),
               fstat(fd, &st) == 0, sameFile(FileIdentity(st), snapshot.identity)
         else {
@@ -879,6 +887,7 @@ final class KernelCopySource: @unchecked Sendable {
         self.fd = fd
         self.watch = watch
         self.mapped = mapped
+        self.smallest = smallest
         bytes = snapshot.bytes.withUnsafeBufferPointer { UnsafeRawBufferPointer($0) }
     }
 
@@ -887,12 +896,14 @@ final class KernelCopySource: @unchecked Sendable {
         if watch >= 0 { Glibc.close(watch) }
     }
 
-    /// Whether the file was not written since the source was made (any event, an overflow
-    /// too, counts as a write); true for a mapping, which its own watch answers for.
+    /// Whether no write of the file was queued since the last call, or since the source was
+    /// made (any event, an overflow too, counts as a write); true for a mapping, which its own
+    /// watch answers for.
     func isUnchanged() -> Bool {
         guard watch >= 0 else { return true }
-        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { Glibc.read(watch, $0.baseAddress, $0.count) } < 0
-            && errno == EAGAIN
+        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {
+            Glibc.read(watch, $0.baseAddress, $0.count) < 0 && errno == EAGAIN
+        }
     }
 
     /// Copies `count` bytes of the file, those at `address` in the snapshot's bytes, to the end
@@ -908,15 +919,20 @@ final class KernelCopySource: @unchecked Sendable {
         }
     }
 
-    /// Whether `copy` copies `piece` to a file `at` bytes long: it is in the bytes (and, from
-    /// a mapping, at the same place in its page).
+    /// Whether `copy` copies `piece` to a file `at` bytes long: it is in the bytes and, from a
+    /// mapping, at the same place in its page; from a read copy, at least `smallest` bytes
+    /// (a call each for an edit's many small pieces would cost more than writing them together).
     func copies(_ piece: UnsafeRawBufferPointer, at: Int) -> Bool {
         guard let start = bytes.baseAddress, let address = piece.baseAddress,
               address >= start && address + piece.count <= start + bytes.count
         else { return false }
-        return !mapped || (address - start - at) % pageSize == 0
+        return mapped ? (address - start - at) % pageSize == 0 : piece.count >= smallest
     }
 }
+
+/// `statfs.f_type` of the file systems whose every write inotify reports (<linux/magic.h>):
+/// ext2–4, XFS, btrfs, tmpfs, F2FS, bcachefs.
+private let localFileSystems: Set<Int> = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010, 0xCA45_1A4E]
 
 private let pageSize = Posix.pageSize
 

@@ -35,6 +35,10 @@ int engine_move_pages(void *from, size_t bytes, void *to);
 /// share. A descriptor, or -1 (errno set; ENOSYS where the system has none).
 int engine_memory_file(const char *name);
 
+/// The magic number of the file system holding `fd` (`fstatfs`'s `f_type`, <linux/magic.h>), or
+/// -1 (errno set).
+long engine_file_system_type(int fd);
+
 /// MADV_POPULATE_WRITE (Linux 5.14) as the system's headers name it; -1 where they do not
 /// (then `madvise` refuses it with EINVAL, as an older kernel would).
 int engine_advice_populate_write(void);
