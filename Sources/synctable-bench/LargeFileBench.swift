@@ -134,8 +134,6 @@ func runLargeFollowBenchmarks(_ report: Report, _ options: BenchOptions) {
     _ = shellStatus("rm -rf '\(folder)'")
 }
 
-/// Runs `body` for `synctable` tuned (its default; the name of a figure as it was), then plain
-/// (`SYNCTABLE_ENGINE=plain`; the name ends " (plain)"), so that the two stand side by side.
 /// A row's target by engine, as issue 54 sets it: tuned's own figure; plain within 2 × of
 /// tuned's row of the same name in the same run (nil, not judged, when that row is missing).
 struct EngineTarget {
@@ -158,6 +156,8 @@ struct EngineTarget {
     }
 }
 
+/// Runs `body` for `synctable` tuned (its default; the name of a figure as it was), then plain
+/// (`SYNCTABLE_ENGINE=plain`; the name ends " (plain)"), so that the two stand side by side.
 func withEngines(_ body: (String) -> Void) {
     body("")
     setenv(engineVariable, "plain", 1)
