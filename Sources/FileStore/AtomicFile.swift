@@ -484,10 +484,8 @@ struct WriteSession {
         let checkedHere = read.checking.set() ? hasBytes(read.base) : nil
         let done = writing.join()
         let created = try done.temporary.get()
-        if read.mapping != nil { return (created, !changedMeanwhile(read)) }
-        let held = done.holds ?? checkedHere ?? hasBytes(read.base)
-        // Last, after the check and the copy: the file was not written since before either.
-        return (created, held && read.source?.isUnchanged() != false)
+        let holds = read.mapping != nil ? !changedMeanwhile(read) : done.holds ?? checkedHere ?? hasBytes(read.base)
+        return (created, holds)
     }
 
     /// The fast half of the check, last — the file still is the same file (the window for
@@ -498,7 +496,8 @@ struct WriteSession {
     func swapIn(_ created: Temporary, replacing base: FileSnapshot, source: KernelCopySource?, _ attempt: Int) throws(WriteError) -> Bool {
         let temporary: String
         if let named = created.name { temporary = named } else { temporary = try name(created.fd) }
-        // The watch asked again, last: a write is queued on it only once it has returned.
+        // A read file's watch, last, after the check and the copy: the file not written since
+        // before either (a write is queued on it only once it has returned).
         guard isFile(name, base.identity), source?.isUnchanged() != false else {
             discard(temporary)
             pause(attempt)
@@ -850,11 +849,11 @@ private final class PieceWriter {
 ///   here).
 /// - A read snapshot's bytes are a copy, and the kernel copies the file as it is when it copies.
 ///   So the file is watched for writes from before the check and the copy, and the attempt
-///   holds only if the watch saw none once both are done and again just before the swap
-///   (`isUnchanged`). Every piece of 4 KiB or more is copied, moved or not: `write` from a read
-///   copy into a new file took 0.08–0.6 s for 150 MB here, the kernel's copy 0.05 s, or 0.11 s
-///   for bytes that moved within their pages. Only on local file systems, whose writes inotify
-///   always reports; not on network or FUSE ones, where another machine's write raises no event.
+///   holds only if the watch saw none by the swap, once both are done (`isUnchanged`). Every
+///   piece of 4 KiB or more is copied, moved or not: `write` from a read copy into a new file
+///   took 0.08–0.6 s for 150 MB here, the kernel's copy 0.05 s, or 0.11 s for bytes that moved
+///   within their pages. Only on local file systems, whose writes inotify always reports; not
+///   on network or FUSE ones, where another machine's write raises no event.
 final class KernelCopySource: @unchecked Sendable {
     let fd: Int32
     let bytes: UnsafeRawBufferPointer
@@ -896,9 +895,8 @@ final class KernelCopySource: @unchecked Sendable {
         if watch >= 0 { Glibc.close(watch) }
     }
 
-    /// Whether no write of the file was queued since the last call, or since the source was
-    /// made (any event, an overflow too, counts as a write); true for a mapping, which its own
-    /// watch answers for.
+    /// Whether no write of the file was queued since the source was made (any event, an
+    /// overflow too, counts as a write); true for a mapping, which its own watch answers for.
     func isUnchanged() -> Bool {
         guard watch >= 0 else { return true }
         return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {

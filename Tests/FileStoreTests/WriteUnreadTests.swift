@@ -80,7 +80,8 @@ import TestSupport
     /// that neither the check nor the file's identity tells), is seen by the watch, and the
     /// edit made again; its bytes never reach the file.
     /// Plain checks the file before the copy, so only the watch can tell; tuned, unmapped,
-    /// checks beside the copy on another thread, and its check may see the write too.
+    /// checks beside the copy on another thread, and its check sees the write only if it reads
+    /// the file while the write is there: the watch makes the outcome certain either way.
     @Test(arguments: [EngineTuning.plain, .tuned])
     func aWriteUnderTheKernelsCopyIsSeenThoughItIsUndone(tuning: EngineTuning) throws {
         let folder = ScratchFolder()
