@@ -387,6 +387,10 @@ struct WriteSession {
         let source: KernelCopySource?
         /// Set by whichever thread makes the slow half of the check (`hasBytes`).
         let checking = OnceFlag()
+
+        /// Whether the file read is watched for writes since before the read: then the watch,
+        /// asked at the swap, answers for the bytes, and no check reads them again.
+        var isWatched: Bool { mapping == nil && source?.watchesSinceRead == true }
     }
 
     /// The tuned writer (`AtomicFile.modifyPlainly` is its plain twin, which must leave the
@@ -397,12 +401,14 @@ struct WriteSession {
         // Whether a helper holds the file for after this process's exit (`guardUntilExit`).
         var guarded = false
         for attempt in 1...options.maxAttempts {
+            let watched = watchedBeforeRead()
             guard let (base, mapping) = try readTarget(attempt) else { continue }
             if !guarded && options.freesReplacedFileAfterExit && options.tuning.replacedFileHelper { guarded = guardUntilExit() }
             options.afterRead?(attempt)
-            let read = Read(base: base, mapping: mapping, source: copySource(base, mapped: mapping != nil))
-            // A mapped file's check is quick, and made once the writer is done.
-            if mapping != nil { read.checking.set() }
+            let read = Read(base: base, mapping: mapping, source: copySource(base, mapped: mapping != nil, watched: watched))
+            // A mapped file's check is quick, and made once the writer is done; a file watched
+            // since before its read needs none (`Read.isWatched`).
+            if mapping != nil || read.isWatched { read.checking.set() }
             if case .done(let outcome) = try attemptWrite(read, attempt, transform) { return outcome }
         }
         throw .conflict(path: path, attempts: options.maxAttempts)
@@ -484,7 +490,8 @@ struct WriteSession {
         let checkedHere = read.checking.set() ? hasBytes(read.base) : nil
         let done = writing.join()
         let created = try done.temporary.get()
-        let holds = read.mapping != nil ? !changedMeanwhile(read) : done.holds ?? checkedHere ?? hasBytes(read.base)
+        let holds = read.mapping != nil ? !changedMeanwhile(read)
+            : read.isWatched || (done.holds ?? checkedHere ?? hasBytes(read.base))
         return (created, holds)
     }
 
@@ -496,8 +503,8 @@ struct WriteSession {
     func swapIn(_ created: Temporary, replacing base: FileSnapshot, source: KernelCopySource?, _ attempt: Int) throws(WriteError) -> Bool {
         let temporary: String
         if let named = created.name { temporary = named } else { temporary = try name(created.fd) }
-        // A read file's watch, last, after the check and the copy: the file not written since
-        // before either (a write is queued on it only once it has returned).
+        // A read file's watch, last, after the copy: the file not written since before its read
+        // (a write is queued on it only once it has returned).
         guard isFile(name, base.identity), source?.isUnchanged() != false else {
             discard(temporary)
             pause(attempt)
@@ -534,11 +541,20 @@ struct WriteSession {
         discard(temporary)
     }
 
+    /// The file open and watched for writes before it is read, where it has `kernelCopyThreshold`
+    /// bytes or more: a read file's source for the kernel's copy (`copySource`).
+    func watchedBeforeRead() -> WatchedFile? {
+        var st = stat()
+        guard fstatat(folderFD, name, &st, 0) == 0, Int(st.st_size) >= options.kernelCopyThreshold else { return nil }
+        return WatchedFile(folderFD, name, watch: true)
+    }
+
     /// The file `base` was taken from, for the kernel to copy from: a mapped file's, or a read
-    /// file's from `kernelCopyThreshold` bytes on; nil where it is not to be or cannot be.
-    func copySource(_ base: FileSnapshot, mapped: Bool) -> KernelCopySource? {
-        guard mapped || base.bytes.count >= options.kernelCopyThreshold else { return nil }
-        return KernelCopySource(folderFD, name, base, mapped: mapped, smallest: min(options.kernelCopyThreshold, 4096))
+    /// file's watched since before its read (`watched`, the same file); nil where it is not to
+    /// be or cannot be.
+    func copySource(_ base: FileSnapshot, mapped: Bool, watched: WatchedFile?) -> KernelCopySource? {
+        guard let file = mapped ? watched ?? WatchedFile(folderFD, name, watch: false) : watched else { return nil }
+        return KernelCopySource(file, base, mapped: mapped, smallest: min(options.kernelCopyThreshold, 4096))
     }
 
     /// The file's current content; nil (after a pause) when a writer was busy with it. Mapped
@@ -848,61 +864,37 @@ private final class PieceWriter {
 ///   their pages, `write` from the mapping costs less (the sync at the end 70 ms less for 150 MB
 ///   here).
 /// - A read snapshot's bytes are a copy, and the kernel copies the file as it is when it copies.
-///   So the file is watched for writes from before the check and the copy, and the attempt
-///   holds only if the watch saw none by the swap, once both are done (`isUnchanged`). Every
-///   piece of 4 KiB or more is copied, moved or not: `write` from a read copy into a new file
-///   took 0.08–0.6 s for 150 MB here, the kernel's copy 0.05 s, or 0.11 s for bytes that moved
-///   within their pages. Only on local file systems, whose writes inotify always reports; not
-///   on network or FUSE ones, where another machine's write raises no event.
+///   So the file is watched for writes from before its read (`WatchedFile`), and the attempt
+///   holds only if the watch saw none by the swap, once the copy is done (`isUnchanged`): then
+///   the file still holds the bytes read, and no check reads it again. Every piece of 4 KiB or
+///   more is copied, moved or not: `write` from a read copy into a new file took 0.08–0.6 s for
+///   150 MB here, the kernel's copy 0.05 s, or 0.11 s for bytes that moved within their pages.
 final class KernelCopySource: @unchecked Sendable {
-    let fd: Int32
+    let file: WatchedFile
     let bytes: UnsafeRawBufferPointer
     let mapped: Bool
     /// A read snapshot's smallest piece to copy: smaller ones are gathered and written.
     let smallest: Int
-    /// An inotify instance of its own watching the file for writes (a read snapshot's); -1 for
-    /// a mapping. Not the reader's: a check adds and removes its own watch on the same inode,
-    /// and drains that instance's queue first.
-    private let watch: Int32
 
-    /// nil when `name` is no longer the file `snapshot` was taken from, or cannot be opened or
-    /// (read) watched, or lies on a file system not known to be local, or the C library lacks
-    /// the call.
-    init?(_ folderFD: Int32, _ name: String, _ snapshot: FileSnapshot, mapped: Bool, smallest: Int) {
-        guard copyFileRange != nil else { return nil }
-        let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        let watch = mapped || !localFileSystems.contains(Posix.fileSystemType(fd) ?? -1) ? -1 : inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    /// nil when `file` is no longer the file `snapshot` was taken from, or (read) is not
+    /// watched, or the C library lacks the call.
+    init?(_ file: WatchedFile, _ snapshot: FileSnapshot, mapped: Bool, smallest: Int) {
         var st = stat()
-        // The watch before the check: a write before it is seen by the check (`hasBytes`), one
-        // after it by the watch. The identity spares copying from a file already replaced.
-        guard mapped || (watch >= 0 && inotify_add_watch(watch, "/proc/self/fd/\(fd)", UInt32(IN_MODIFY)) >= 0),
-              fstat(fd, &st) == 0, sameFile(FileIdentity(st), snapshot.identity)
-        else {
-            Glibc.close(fd)
-            if watch >= 0 { Glibc.close(watch) }
-            return nil
-        }
-        self.fd = fd
-        self.watch = watch
+        // The identity spares copying from a file already replaced, or written since the read.
+        guard copyFileRange != nil, mapped || file.watch >= 0, fstat(file.fd, &st) == 0, sameFile(FileIdentity(st), snapshot.identity)
+        else { return nil }
+        self.file = file
         self.mapped = mapped
         self.smallest = smallest
         bytes = snapshot.bytes.withUnsafeBufferPointer { UnsafeRawBufferPointer($0) }
     }
 
-    deinit {
-        Glibc.close(fd)
-        if watch >= 0 { Glibc.close(watch) }
-    }
+    /// Whether the file is watched since before the bytes were read (a read snapshot's).
+    var watchesSinceRead: Bool { !mapped }
 
-    /// Whether no write of the file was queued since the source was made (any event, an
-    /// overflow too, counts as a write); true for a mapping, which its own watch answers for.
-    func isUnchanged() -> Bool {
-        guard watch >= 0 else { return true }
-        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {
-            Glibc.read(watch, $0.baseAddress, $0.count) < 0 && errno == EAGAIN
-        }
-    }
+    /// Whether no write of the file was queued since it was watched (any event, an overflow
+    /// too, counts as a write); true for a mapping, which its own watch answers for.
+    func isUnchanged() -> Bool { mapped || file.isUnchanged() }
 
     /// Copies `count` bytes of the file, those at `address` in the snapshot's bytes, to the end
     /// of `target`, which is `at` bytes long: how many it copied, or 0 or -1 when `copies` says
@@ -911,7 +903,7 @@ final class KernelCopySource: @unchecked Sendable {
         guard copies(UnsafeRawBufferPointer(start: address, count: count), at: at), let start = bytes.baseAddress else { return -1 }
         var offset = Int64(address - start)
         while true {
-            let n = copyFileRange!(fd, &offset, target, nil, count, 0)
+            let n = copyFileRange!(file.fd, &offset, target, nil, count, 0)
             if n < 0 && errno == EINTR { continue }
             return n
         }
@@ -925,6 +917,45 @@ final class KernelCopySource: @unchecked Sendable {
               address >= start && address + piece.count <= start + bytes.count
         else { return false }
         return mapped ? (address - start - at) % pageSize == 0 : piece.count >= smallest
+    }
+}
+
+/// A file open for reading and, where asked, watched for writes by an inotify instance of its
+/// own (not the reader's: a check adds and removes its own watch on the same inode, and drains
+/// that instance's queue first). Opened and watched before the file is read, so that a write
+/// before the watch is in the bytes read and one after it on the watch. Watched only on local
+/// file systems, whose every write inotify reports; not on network or FUSE ones, where another
+/// machine's write raises no event.
+final class WatchedFile: Sendable {
+    let fd: Int32
+    /// The inotify instance; -1: not watched.
+    let watch: Int32
+
+    /// nil when `name` cannot be opened, or (`watch`) not watched.
+    init?(_ folderFD: Int32, _ name: String, watch: Bool) {
+        let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        let instance = watch && localFileSystems.contains(Posix.fileSystemType(fd) ?? -1) ? inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) : -1
+        guard !watch || (instance >= 0 && inotify_add_watch(instance, "/proc/self/fd/\(fd)", UInt32(IN_MODIFY)) >= 0) else {
+            Glibc.close(fd)
+            if instance >= 0 { Glibc.close(instance) }
+            return nil
+        }
+        self.fd = fd
+        self.watch = instance
+    }
+
+    deinit {
+        Glibc.close(fd)
+        if watch >= 0 { Glibc.close(watch) }
+    }
+
+    /// Whether no write of the file was queued since it was watched (any event, an overflow
+    /// too, counts as a write); false when it is not watched.
+    func isUnchanged() -> Bool {
+        watch >= 0 && withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {
+            Glibc.read(watch, $0.baseAddress, $0.count) < 0 && errno == EAGAIN
+        }
     }
 }
 

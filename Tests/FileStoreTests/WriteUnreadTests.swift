@@ -77,11 +77,9 @@ import TestSupport
 
     /// The kernel copies the file as it is when it copies: another process's write in place
     /// just before the copy, undone just after it (the same bytes, size and time as read, so
-    /// that neither the check nor the file's identity tells), is seen by the watch, and the
-    /// edit made again; its bytes never reach the file.
-    /// Plain checks the file before the copy, so only the watch can tell; tuned, unmapped,
-    /// checks beside the copy on another thread, and its check sees the write only if it reads
-    /// the file while the write is there: the watch makes the outcome certain either way.
+    /// that the file's identity does not tell), is seen by the watch, and the edit made again;
+    /// its bytes never reach the file. Neither engine reads the file again to check it (it is
+    /// watched from before its read): only the watch can tell.
     @Test(arguments: [EngineTuning.plain, .tuned])
     func aWriteUnderTheKernelsCopyIsSeenThoughItIsUndone(tuning: EngineTuning) throws {
         let folder = ScratchFolder()
@@ -106,6 +104,31 @@ import TestSupport
         #expect(outcome.changed && outcome.attempts == 2)
         let edited = Disk.text(file) == #"{"n": 2, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
         #expect(edited, "the file is not the original with the edit")
+    }
+
+    /// Another process's write in place just after the read, of the same length and with the
+    /// file's time given back (so that the identity does not tell), is seen by the watch kept
+    /// since before the read: the edit, which depends on what was read, is made again on the
+    /// new bytes, and the other process's edit is not lost.
+    @Test(arguments: [EngineTuning.plain, .tuned])
+    func aWriteJustAfterTheReadIsSeenThoughItKeepsTheTime(tuning: EngineTuning) throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        let text = #""text": ""# + String(repeating: "a", count: 20_000) + #"""#
+        writeInPlace(file, #"{"n": 1, "#  + text + "}")
+        var options = AtomicFile.Options()
+        options.mappingThreshold = .max
+        options.kernelCopyThreshold = 1
+        options.tuning = tuning
+        options.afterRead = { attempt in
+            if attempt == 1 { overwriteKeepingTime(file, #"{"n": 5, "# + text + "}") }
+        }
+        let outcome = try FileStore.writeUnread(toFile: file, options: options) { document throws(WriteError) in
+            JSONWrite.set(try! Path("/n"), .number(JSONNumber((document.root.child("n")?.doubleValue ?? 0) + 1)))
+        }
+        #expect(outcome.changed && outcome.attempts == 2)
+        let edited = Disk.text(file) == #"{"n": 6, "# + text + "}"
+        #expect(edited, "the file is not the other process's edit with ours on it")
     }
 
     /// A write that changes nothing leaves the very same file (not even rewritten).
