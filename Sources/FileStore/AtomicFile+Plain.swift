@@ -21,7 +21,7 @@ extension AtomicFile {
         defer { session.close() }
         for attempt in 1...options.maxAttempts {
             // 1. Read the file: one consistent state (nil while a writer is busy with it).
-            guard let (base, _) = try session.readTarget(attempt) else { continue }
+            guard let (base, _, _) = try session.readTarget(attempt, watching: false) else { continue }
             options.afterRead?(attempt)
             // 2. Splice: the new content, or nil to leave the file as it is.
             guard let content = try transform(base) else {

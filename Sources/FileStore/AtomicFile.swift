@@ -52,8 +52,10 @@ extension DocumentBytes: FileContent {
 /// 4. writes it to a new temporary file in the same folder (same permission bits, and owner
 ///    when allowed) on a thread of its own, handing it to the disk as it goes, and `fsync`s
 ///    it; a transform may start this before it has finished (`EarlyWrite`);
-/// 5. checks that the file still holds the bytes read (while the temporary file is written,
-///    on whichever thread is free), then (last, a few microseconds before the swap) that it
+/// 5. checks that the file still holds the bytes read — a file mapped, or read and watched
+///    since before its read (from `kernelCopyThreshold` bytes on a local file system), by its
+///    inotify watch; any other by comparing its bytes while the temporary file is written, on
+///    whichever thread is free — then (last, a few microseconds before the swap) that it
 ///    still is the same file: inode, size, mtime. If not, it drops the temporary file and goes
 ///    back to 3 with the newer content — at most `maxAttempts` times, with a short growing
 ///    pause — then fails with `.conflict`;
@@ -97,7 +99,8 @@ extension DocumentBytes: FileContent {
 ///   Without `RENAME_EXCHANGE` (plain `rename`), a rename landing in that window is overwritten.
 /// - A program that writes the file in place (truncate and write) is not atomic: readers can
 ///   see its half-written file. Its completed writes are seen by the check like any other,
-///   except one of the same size within the same clock tick landing after the byte check.
+///   except, where the bytes are compared, one of the same size within the same clock tick
+///   landing after the comparison, and, where a watch answers, one still running at the swap.
 /// - Not kept: extended attributes, ACLs, hard links (a rename gives the path a new inode).
 public enum AtomicFile {
     /// Limits of `modify`.
@@ -113,6 +116,9 @@ public enum AtomicFile {
         /// Tests only: called with the attempt's number once the file is read (or mapped), to
         /// change it while its bytes are in use.
         var afterRead: (@Sendable (Int) -> Void)?
+        /// Tests only: called with the attempt's number just before a file not mapped is read
+        /// (once it is open and watched for the kernel's copy), to replace it there.
+        var beforeRead: (@Sendable (Int) -> Void)?
         /// Tests only: false makes temporary files named from the start (as on file systems
         /// without `O_TMPFILE`).
         var unnamedTemporaries = true
@@ -385,12 +391,14 @@ struct WriteSession {
         let mapping: FileMapping?
         /// The file, for the kernel to copy the content's unchanged bytes from; nil: written.
         let source: KernelCopySource?
-        /// Set by whichever thread makes the slow half of the check (`hasBytes`).
+        /// Set by whichever thread makes the slow half of the check (`hasBytes`), or at once
+        /// where no such check is made (mapped, `isWatched`).
         let checking = OnceFlag()
 
-        /// Whether the file read is watched for writes since before the read: then the watch,
-        /// asked at the swap, answers for the bytes, and no check reads them again.
-        var isWatched: Bool { mapping == nil && source?.watchesSinceRead == true }
+        /// Whether the file read is watched for writes since before the read (a read file's
+        /// source always is): then the watch, asked at the swap, answers for the bytes, and no
+        /// check reads them again.
+        var isWatched: Bool { mapping == nil && source != nil }
     }
 
     /// The tuned writer (`AtomicFile.modifyPlainly` is its plain twin, which must leave the
@@ -401,8 +409,7 @@ struct WriteSession {
         // Whether a helper holds the file for after this process's exit (`guardUntilExit`).
         var guarded = false
         for attempt in 1...options.maxAttempts {
-            let watched = watchedBeforeRead()
-            guard let (base, mapping) = try readTarget(attempt) else { continue }
+            guard let (base, mapping, watched) = try readTarget(attempt, watching: true) else { continue }
             if !guarded && options.freesReplacedFileAfterExit && options.tuning.replacedFileHelper { guarded = guardUntilExit() }
             options.afterRead?(attempt)
             let read = Read(base: base, mapping: mapping, source: copySource(base, mapped: mapping != nil, watched: watched))
@@ -541,30 +548,30 @@ struct WriteSession {
         discard(temporary)
     }
 
-    /// The file open and watched for writes before it is read, where it has `kernelCopyThreshold`
-    /// bytes or more: a read file's source for the kernel's copy (`copySource`).
-    func watchedBeforeRead() -> WatchedFile? {
-        var st = stat()
-        guard fstatat(folderFD, name, &st, 0) == 0, Int(st.st_size) >= options.kernelCopyThreshold else { return nil }
-        return WatchedFile(folderFD, name, watch: true)
-    }
-
     /// The file `base` was taken from, for the kernel to copy from: a mapped file's, or a read
-    /// file's watched since before its read (`watched`, the same file); nil where it is not to
-    /// be or cannot be.
-    func copySource(_ base: FileSnapshot, mapped: Bool, watched: WatchedFile?) -> KernelCopySource? {
-        guard let file = mapped ? watched ?? WatchedFile(folderFD, name, watch: false) : watched else { return nil }
-        return KernelCopySource(file, base, mapped: mapped, smallest: min(options.kernelCopyThreshold, 4096))
+    /// file's watched since before its read (`watched`); nil where it is not to be or cannot
+    /// be (then a read file is checked byte for byte).
+    func copySource(_ base: FileSnapshot, mapped: Bool, watched: SourceFile?) -> KernelCopySource? {
+        let file = mapped ? SourceFile(folderFD, name, watched: false) : watched
+        return file.flatMap { KernelCopySource($0, base, mapped: mapped, smallest: min(options.kernelCopyThreshold, 4096)) }
     }
 
     /// The file's current content; nil (after a pause) when a writer was busy with it. Mapped
-    /// where the options allow (`SnapshotReader.map`): then with the mapping to check.
-    func readTarget(_ attempt: Int) throws(WriteError) -> (FileSnapshot, FileMapping?)? {
+    /// where the options allow (`SnapshotReader.map`): then with the mapping to check. Read,
+    /// and `watching`, from `kernelCopyThreshold` bytes: with the file open and watched for
+    /// writes from before the read (`SourceFile`), for the kernel's copy.
+    func readTarget(_ attempt: Int, watching: Bool) throws(WriteError) -> (FileSnapshot, FileMapping?, SourceFile?)? {
         if let threshold = options.mappingThreshold, let (bytes, mapping) = reader.map(folder + "/" + name, from: threshold) {
-            return (FileSnapshot(bytes: bytes, identity: mapping.identity), mapping)
+            return (FileSnapshot(bytes: bytes, identity: mapping.identity), mapping, nil)
         }
+        // Watched before the read, not after: a write before the watch is in the bytes read, one
+        // after it on the watch, so no moment between the two goes unseen.
+        var st = stat()
+        let watched = watching && fstatat(folderFD, name, &st, 0) == 0 && Int(st.st_size) >= options.kernelCopyThreshold
+            ? SourceFile(folderFD, name, watched: true) : nil
+        options.beforeRead?(attempt)
         switch reader.read(folder + "/" + name) {
-        case .bytes(let bytes, let identity): return (FileSnapshot(bytes: bytes, identity: identity), nil)
+        case .bytes(let bytes, let identity): return (FileSnapshot(bytes: bytes, identity: identity), nil, watched)
         case .missing: throw .missing(path: path)
         case .unreadable(let why): throw unreadable(path, why)
         case .unstable:
@@ -864,13 +871,13 @@ private final class PieceWriter {
 ///   their pages, `write` from the mapping costs less (the sync at the end 70 ms less for 150 MB
 ///   here).
 /// - A read snapshot's bytes are a copy, and the kernel copies the file as it is when it copies.
-///   So the file is watched for writes from before its read (`WatchedFile`), and the attempt
+///   So the file is watched for writes from before its read (`SourceFile`), and the attempt
 ///   holds only if the watch saw none by the swap, once the copy is done (`isUnchanged`): then
 ///   the file still holds the bytes read, and no check reads it again. Every piece of 4 KiB or
 ///   more is copied, moved or not: `write` from a read copy into a new file took 0.08–0.6 s for
 ///   150 MB here, the kernel's copy 0.05 s, or 0.11 s for bytes that moved within their pages.
 final class KernelCopySource: @unchecked Sendable {
-    let file: WatchedFile
+    let file: SourceFile
     let bytes: UnsafeRawBufferPointer
     let mapped: Bool
     /// A read snapshot's smallest piece to copy: smaller ones are gathered and written.
@@ -878,9 +885,10 @@ final class KernelCopySource: @unchecked Sendable {
 
     /// nil when `file` is no longer the file `snapshot` was taken from, or (read) is not
     /// watched, or the C library lacks the call.
-    init?(_ file: WatchedFile, _ snapshot: FileSnapshot, mapped: Bool, smallest: Int) {
+    init?(_ file: SourceFile, _ snapshot: FileSnapshot, mapped: Bool, smallest: Int) {
         var st = stat()
-        // The identity spares copying from a file already replaced, or written since the read.
+        // Not the file read (replaced between its opening and the read), or written since the
+        // read: the kernel would copy other bytes.
         guard copyFileRange != nil, mapped || file.watch >= 0, fstat(file.fd, &st) == 0, sameFile(FileIdentity(st), snapshot.identity)
         else { return nil }
         self.file = file
@@ -888,9 +896,6 @@ final class KernelCopySource: @unchecked Sendable {
         self.smallest = smallest
         bytes = snapshot.bytes.withUnsafeBufferPointer { UnsafeRawBufferPointer($0) }
     }
-
-    /// Whether the file is watched since before the bytes were read (a read snapshot's).
-    var watchesSinceRead: Bool { !mapped }
 
     /// Whether no write of the file was queued since it was watched (any event, an overflow
     /// too, counts as a write); true for a mapping, which its own watch answers for.
@@ -920,23 +925,23 @@ final class KernelCopySource: @unchecked Sendable {
     }
 }
 
-/// A file open for reading and, where asked, watched for writes by an inotify instance of its
-/// own (not the reader's: a check adds and removes its own watch on the same inode, and drains
-/// that instance's queue first). Opened and watched before the file is read, so that a write
-/// before the watch is in the bytes read and one after it on the watch. Watched only on local
-/// file systems, whose every write inotify reports; not on network or FUSE ones, where another
-/// machine's write raises no event.
-final class WatchedFile: Sendable {
+/// The file a write copies from: open for reading and, for a file to be read, watched for
+/// writes by an inotify instance of its own (not the reader's: its reads and checks add and
+/// remove their own watch on the same inode, and drain that instance's queue). Watched only on
+/// local file systems, where inotify reports every `write`; not on network or FUSE ones, where
+/// another machine's write raises no event. A write that raises no event at all (through
+/// another process's shared mapping, for one) is not seen: the limit of tuned's mapped writes.
+final class SourceFile: Sendable {
     let fd: Int32
     /// The inotify instance; -1: not watched.
     let watch: Int32
 
-    /// nil when `name` cannot be opened, or (`watch`) not watched.
-    init?(_ folderFD: Int32, _ name: String, watch: Bool) {
+    /// nil when `name` cannot be opened, or (`watched`) not watched.
+    init?(_ folderFD: Int32, _ name: String, watched: Bool) {
         let fd = openat(folderFD, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
-        let instance = watch && localFileSystems.contains(Posix.fileSystemType(fd) ?? -1) ? inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) : -1
-        guard !watch || (instance >= 0 && inotify_add_watch(instance, "/proc/self/fd/\(fd)", UInt32(IN_MODIFY)) >= 0) else {
+        let instance = watched && localFileSystems.contains(Posix.fileSystemType(fd) ?? -1) ? inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) : -1
+        guard !watched || (instance >= 0 && inotify_add_watch(instance, "/proc/self/fd/\(fd)", UInt32(IN_MODIFY)) >= 0) else {
             Glibc.close(fd)
             if instance >= 0 { Glibc.close(instance) }
             return nil
@@ -951,7 +956,8 @@ final class WatchedFile: Sendable {
     }
 
     /// Whether no write of the file was queued since it was watched (any event, an overflow
-    /// too, counts as a write); false when it is not watched.
+    /// too, counts as a write); false when it is not watched. Asked once: reading drains the
+    /// queue.
     func isUnchanged() -> Bool {
         watch >= 0 && withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {
             Glibc.read(watch, $0.baseAddress, $0.count) < 0 && errno == EAGAIN

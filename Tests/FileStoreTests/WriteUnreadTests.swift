@@ -115,7 +115,7 @@ import TestSupport
         let folder = ScratchFolder()
         let file = folder.file("data.json")
         let text = #""text": ""# + String(repeating: "a", count: 20_000) + #"""#
-        writeInPlace(file, #"{"n": 1, "#  + text + "}")
+        writeInPlace(file, #"{"n": 1, "# + text + "}")
         var options = AtomicFile.Options()
         options.mappingThreshold = .max
         options.kernelCopyThreshold = 1
@@ -123,12 +123,40 @@ import TestSupport
         options.afterRead = { attempt in
             if attempt == 1 { overwriteKeepingTime(file, #"{"n": 5, "# + text + "}") }
         }
+        let copied = Mutex(0)
+        options.copiedByKernel = { bytes in copied.withLock { $0 += bytes } }
         let outcome = try FileStore.writeUnread(toFile: file, options: options) { document throws(WriteError) in
             JSONWrite.set(try! Path("/n"), .number(JSONNumber((document.root.child("n")?.doubleValue ?? 0) + 1)))
         }
+        try #require(copied.withLock { $0 } > 0, "the kernel copied nothing (no inotify, or not a local file system?)")
         #expect(outcome.changed && outcome.attempts == 2)
         let edited = Disk.text(file) == #"{"n": 6, "# + text + "}"
         #expect(edited, "the file is not the other process's edit with ours on it")
+    }
+
+    /// A file replaced by another of the same length between its opening for the kernel's copy
+    /// and its read: the kernel copies nothing from the file opened (the file replaced), and
+    /// the edit is made on the bytes read, in one attempt.
+    @Test(arguments: [EngineTuning.plain, .tuned])
+    func aFileReplacedJustBeforeItsReadIsNotCopiedFrom(tuning: EngineTuning) throws {
+        let folder = ScratchFolder()
+        let file = folder.file("data.json")
+        let original = #"{"n": 1, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
+        let replacing = #"{"n": 1, "text": ""# + String(repeating: "b", count: 20_000) + #""}"#
+        writeInPlace(file, original)
+        var options = AtomicFile.Options()
+        options.mappingThreshold = .max
+        options.kernelCopyThreshold = 1
+        options.tuning = tuning
+        options.beforeRead = { attempt in
+            if attempt == 1 { writeByRename(file, replacing) }
+        }
+        let copied = Mutex([Int]())
+        options.copiedByKernel = { bytes in copied.withLock { $0.append(bytes) } }
+        let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), 2), toFile: file, options: options)
+        #expect(outcome.changed && outcome.attempts == 1 && copied.withLock { $0 } == [0])
+        let edited = Disk.text(file) == #"{"n": 2, "text": ""# + String(repeating: "b", count: 20_000) + #""}"#
+        #expect(edited, "the file is not the replacing file with the edit")
     }
 
     /// A write that changes nothing leaves the very same file (not even rewritten).
