@@ -84,13 +84,9 @@ import TestSupport
     func aWriteUnderTheKernelsCopyIsSeenThoughItIsUndone(tuning: EngineTuning) throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
-        let original = #"{"n": 1, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
-        let foreign = #"{"n": 1, "text": ""# + String(repeating: "b", count: 20_000) + #""}"#
+        let original = counterFile(1, "a"), foreign = counterFile(1, "b")
         writeInPlace(file, original)
-        var options = AtomicFile.Options()
-        options.mappingThreshold = .max
-        options.kernelCopyThreshold = 1
-        options.tuning = tuning
+        var options = readAndKernelCopied(tuning)
         // 0: before the first copy; 1: the foreign bytes in; 2: undone.
         let stage = Mutex(0)
         options.beforeKernelCopy = {
@@ -102,7 +98,7 @@ import TestSupport
         let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), 2), toFile: file, options: options)
         try #require(stage.withLock { $0 } == 2, "the kernel copied nothing (no inotify, or not a local file system?)")
         #expect(outcome.changed && outcome.attempts == 2)
-        let edited = Disk.text(file) == #"{"n": 2, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
+        let edited = Disk.text(file) == counterFile(2, "a")
         #expect(edited, "the file is not the original with the edit")
     }
 
@@ -114,14 +110,10 @@ import TestSupport
     func aWriteJustAfterTheReadIsSeenThoughItKeepsTheTime(tuning: EngineTuning) throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
-        let text = #""text": ""# + String(repeating: "a", count: 20_000) + #"""#
-        writeInPlace(file, #"{"n": 1, "# + text + "}")
-        var options = AtomicFile.Options()
-        options.mappingThreshold = .max
-        options.kernelCopyThreshold = 1
-        options.tuning = tuning
+        writeInPlace(file, counterFile(1, "a"))
+        var options = readAndKernelCopied(tuning)
         options.afterRead = { attempt in
-            if attempt == 1 { overwriteKeepingTime(file, #"{"n": 5, "# + text + "}") }
+            if attempt == 1 { overwriteKeepingTime(file, counterFile(5, "a")) }
         }
         let copied = Mutex(0)
         options.copiedByKernel = { bytes in copied.withLock { $0 += bytes } }
@@ -130,7 +122,7 @@ import TestSupport
         }
         try #require(copied.withLock { $0 } > 0, "the kernel copied nothing (no inotify, or not a local file system?)")
         #expect(outcome.changed && outcome.attempts == 2)
-        let edited = Disk.text(file) == #"{"n": 6, "# + text + "}"
+        let edited = Disk.text(file) == counterFile(6, "a")
         #expect(edited, "the file is not the other process's edit with ours on it")
     }
 
@@ -141,21 +133,16 @@ import TestSupport
     func aFileReplacedJustBeforeItsReadIsNotCopiedFrom(tuning: EngineTuning) throws {
         let folder = ScratchFolder()
         let file = folder.file("data.json")
-        let original = #"{"n": 1, "text": ""# + String(repeating: "a", count: 20_000) + #""}"#
-        let replacing = #"{"n": 1, "text": ""# + String(repeating: "b", count: 20_000) + #""}"#
-        writeInPlace(file, original)
-        var options = AtomicFile.Options()
-        options.mappingThreshold = .max
-        options.kernelCopyThreshold = 1
-        options.tuning = tuning
+        writeInPlace(file, counterFile(1, "a"))
+        var options = readAndKernelCopied(tuning)
         options.beforeRead = { attempt in
-            if attempt == 1 { writeByRename(file, replacing) }
+            if attempt == 1 { writeByRename(file, counterFile(1, "b")) }
         }
         let copied = Mutex([Int]())
         options.copiedByKernel = { bytes in copied.withLock { $0.append(bytes) } }
         let outcome = try FileStore.writeUnread(JSONWrite.set(try Path("/n"), 2), toFile: file, options: options)
         #expect(outcome.changed && outcome.attempts == 1 && copied.withLock { $0 } == [0])
-        let edited = Disk.text(file) == #"{"n": 2, "text": ""# + String(repeating: "b", count: 20_000) + #""}"#
+        let edited = Disk.text(file) == counterFile(2, "b")
         #expect(edited, "the file is not the replacing file with the edit")
     }
 
@@ -187,6 +174,21 @@ import TestSupport
         #expect(outcome.changed && outcome.attempts == 2 && calls == 2)
         #expect(Disk.text(file) == #"{"n": [10, 2, 3, 4], "other": true}"#)
     }
+}
+
+/// `{"n": n, "text": "…"}` with 20,000 of `letter`: a file whose bytes around `n` the kernel
+/// copies, and another process can change without changing its length.
+private func counterFile(_ n: Int, _ letter: Character) -> String {
+    #"{"n": \#(n), "text": ""# + String(repeating: letter, count: 20_000) + #""}"#
+}
+
+/// Options that read the file (never map it) and have the kernel copy every piece it keeps.
+private func readAndKernelCopied(_ tuning: EngineTuning) -> AtomicFile.Options {
+    var options = AtomicFile.Options()
+    options.mappingThreshold = .max
+    options.kernelCopyThreshold = 1
+    options.tuning = tuning
+    return options
 }
 
 /// Writes `text` over the file in place (the same length) and gives it back the modification
