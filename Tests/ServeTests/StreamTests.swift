@@ -16,7 +16,7 @@ import TestSupport
         connection.send(HTTPConnection.requestBytes("GET", target, headers: [("Accept", "text/event-stream")]))
         let head = try connection.readHead()
         #expect(head.status == 200 && head.header("content-type") == "text/event-stream; charset=utf-8")
-        let first = try #require(try connection.readEvent())
+        let first = try #require(try connection.readDataEvent())
         return (connection, first)
     }
 
@@ -30,23 +30,23 @@ import TestSupport
 
         // A REST write: the deepest location that changed.
         _ = try server.request("PUT", "/players/alice/score.json", body: "5")
-        #expect(try stream.readEvent()?.json == json(#"{"path":"/alice/score","data":5}"#))
+        #expect(try stream.readDataEvent()?.json == json(#"{"path":"/alice/score","data":5}"#))
         // Paths are the database's: a key with "~" is as it is (no JSON-pointer escapes).
         _ = try server.request("PUT", "/players/alice/a~b.json", body: "1")
-        #expect(try stream.readEvent()?.json == json(#"{"path":"/alice/a~b","data":1}"#))
+        #expect(try stream.readDataEvent()?.json == json(#"{"path":"/alice/a~b","data":1}"#))
         _ = try server.request("DELETE", "/players/alice/a~b.json")
-        #expect(try stream.readEvent()?.json == json(#"{"path":"/alice/a~b","data":null}"#))
+        #expect(try stream.readDataEvent()?.json == json(#"{"path":"/alice/a~b","data":null}"#))
 
         // Another process's edit of the file (an editor's save by rename), changing two children: a patch.
         folder.write("db.json", #"{"players": {"alice": {"score": 5}, "bob": {"score": 3}, "carol": {"score": 4}}, "other": 0}"#)
-        let patch = try #require(try stream.readEvent())
+        let patch = try #require(try stream.readDataEvent())
         #expect(patch.name == "patch")
         #expect(patch.json == json(#"{"path":"/","data":{"bob":{"score":3},"carol":{"score":4}}}"#))
 
         // A change elsewhere in the file sends nothing; a removal is a put of null.
         folder.write("db.json", #"{"players": {"alice": {"score": 5}, "bob": {"score": 3}, "carol": {"score": 4}}, "other": 1}"#)
         _ = try server.request("DELETE", "/players/carol.json")
-        let removal = try #require(try stream.readEvent())
+        let removal = try #require(try stream.readDataEvent())
         #expect(removal.name == "put" && removal.json == json(#"{"path":"/carol","data":null}"#))
         try await server.stop()
     }
@@ -66,9 +66,7 @@ import TestSupport
         let server = try await InProcessServer(file: file)
         let (stream, _) = try Self.open(server, "/a.json")
         unlink(file)
-        var event = try stream.readEvent(seconds: 30)
-        while event?.name == "keep-alive" { event = try stream.readEvent(seconds: 30) }
-        #expect(event?.name == "cancel")
+        #expect(try stream.readDataEvent(seconds: 30)?.name == "cancel")
         #expect(try stream.readEvent() == nil)
         try await server.stop()
     }
@@ -97,10 +95,7 @@ import TestSupport
         #expect(served.server.events.computations == 2, "one put of the file for six streams, one of /n")
 
         _ = try served.request("PUT", "/n.json", body: "1")
-        // (On a loaded machine the streams may have been idle long enough for a keep-alive.)
-        var event = try reader.readEvent()
-        while event?.name == "keep-alive" { event = try reader.readEvent() }
-        #expect(event?.json == json(#"{"path":"/","data":1}"#))
+        #expect(try reader.readDataEvent()?.json == json(#"{"path":"/","data":1}"#))
         eventually("the slow streams dropped") { served.server.feed.streamCount == 1 }
         #expect(await closedByServer(slow, seconds: 10) == Array(repeating: true, count: slow.count))
         try await served.stop()

@@ -153,6 +153,14 @@ final class HTTPConnection {
         }
     }
 
+    /// The next event other than a keep-alive, which a slow run of the suite may see at any point
+    /// (a stream idle for the keep-alive period); nil when the stream ended.
+    func readDataEvent(seconds: Double = 20) throws -> ServerEvent? {
+        var event = try readEvent(seconds: seconds)
+        while event?.name == "keep-alive" { event = try readEvent(seconds: seconds) }
+        return event
+    }
+
     /// Whether the server has closed the connection (waits up to `seconds` for it).
     func isClosedByServer(seconds: Double) -> Bool {
         let deadline = Self.deadline(seconds)

@@ -33,11 +33,7 @@ final class OpenStream {
 
     /// The next event other than a keep-alive (which a slow run of the suite may see at any
     /// point); nil when the stream ended.
-    func next() throws -> ServerEvent? {
-        var event = try connection.readEvent()
-        while event?.name == "keep-alive" { event = try connection.readEvent() }
-        return event
-    }
+    func next() throws -> ServerEvent? { try connection.readDataEvent() }
 }
 
 /// A Firebase ID token with `claims` (accepted only with `--accept-unverified-tokens`): unsigned

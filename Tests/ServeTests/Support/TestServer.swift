@@ -33,7 +33,7 @@ extension ServedForTest {
         let connection = try connect()
         connection.send(HTTPConnection.requestBytes("GET", target, headers: headers + [("Accept", "text/event-stream")]))
         let head = try connection.readHead()
-        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readEvent() : nil)
+        return OpenStream(connection: connection, head: head, first: head.status == 200 ? try connection.readDataEvent() : nil)
     }
 }
 
