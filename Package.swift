@@ -233,10 +233,11 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// `make test` sets SYNCTABLE_OPTIMIZED=1: our own modules and tests are then compiled optimized,
-// with assertions and `#if DEBUG` checks kept, so that the tests run the code as it ships, in
-// about half the time. The dependencies build as they would, and a package that depends on this
-// one sees no unsafe flag.
+// `make test` sets SYNCTABLE_OPTIMIZED=1 and builds the release configuration: our own modules
+// and tests are then compiled optimized, with assertions, `#if DEBUG` checks and testability
+// kept (in either configuration), so that the tests run the code as it ships, in about half the
+// time. The dependencies build as they would, and a package that depends on this one sees no
+// unsafe flag.
 if let value = getenv("SYNCTABLE_OPTIMIZED"), String(cString: value) == "1" {
     for target in package.targets where target.type != .system {
         if ["CJSONScan", "CEngineMemory"].contains(target.name) {
@@ -244,7 +245,7 @@ if let value = getenv("SYNCTABLE_OPTIMIZED"), String(cString: value) == "1" {
         } else if target.name == "CRE2" {
             target.cxxSettings = (target.cxxSettings ?? []) + [.unsafeFlags(["-O2"])]
         } else {
-            target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O", "-assert-config", "Debug"])]
+            target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O", "-assert-config", "Debug", "-DDEBUG", "-enable-testing"])]
         }
     }
 }

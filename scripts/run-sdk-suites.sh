@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Firebase JS SDK's own Realtime Database test suites (../shared/firebase-js-sdk, the ones its
 # CI runs against the Firebase emulator) against `synctable serve` on a scratch file.
-#   scripts/run-sdk-suites.sh [database|compat|both]     (after `swift build`; `make test` runs it)
+#   scripts/run-sdk-suites.sh [database|compat|both]     (after `make test`'s build, which runs it;
+#   SYNCTABLE=path/to/synctable to serve with another build)
 # Every failing test must be in Tests/ServeTests/Node/sdk-known-failures.txt, with its reason;
 # a clone without ../shared/firebase-js-sdk skips the suites and says so.
 set -u
@@ -18,7 +19,7 @@ which=${1:-both}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/synctable-sdk-suites.XXXXXX")
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$scratch"' EXIT
 echo '{}' >"$scratch/db.json"
-.build/debug/synctable serve "$scratch/db.json" --port 0 >"$scratch/serve.out" 2>"$scratch/serve.err" &
+"${SYNCTABLE:-.build/tests/release/synctable}" serve "$scratch/db.json" --port 0 >"$scratch/serve.out" 2>"$scratch/serve.err" &
 server=$!
 port=
 for _ in $(seq 1 300); do
