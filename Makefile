@@ -19,10 +19,12 @@ build: deps
 	$(SWIFT) build
 
 # Build everything (with tests), then run every test. The build is the release configuration,
-# in .build/tests (apart from the release builds below): the dependencies run as they ship
-# (swift-argument-parser's debug build checks every command's definition at each parse, 40 %
-# of the tests' time), and our own modules keep their assertions and debug checks
-# (SYNCTABLE_OPTIMIZED, in Package.swift). The terminal tests use the `synctable` and
+# in a scratch path of its own, .build/tests, so that it and the static release builds below do
+# not rebuild over each other: the dependencies run as they ship, without their debug-only checks
+# (swift-argument-parser's debug build checks every command's definition at each parse: 40 % of
+# the tests' CPU time; CommandDefinitionTests makes those checks once), and our own modules keep
+# their assertions, debug checks and testability (SYNCTABLE_OPTIMIZED, in Package.swift).
+# The terminal tests use the `synctable` and
 # `tabledemo` binaries built here; the serve tests, the Firebase Admin SDK for Python in
 # .build/firebase-venv; then the Firebase JS SDK's own suites run against `synctable serve`
 # (when ../shared/firebase-js-sdk is beside the clone).

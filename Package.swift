@@ -234,10 +234,10 @@ let package = Package(
 )
 
 // `make test` sets SYNCTABLE_OPTIMIZED=1 and builds the release configuration: our own modules
-// and tests are then compiled optimized, with assertions, `#if DEBUG` checks and testability
-// kept (in either configuration), so that the tests run the code as it ships, in about half the
-// time. The dependencies build as they would, and a package that depends on this one sees no
-// unsafe flag.
+// and tests are then compiled optimized as they ship, with assertions, `#if DEBUG` checks and
+// testability kept (in a release build as `make test`'s, or a debug one), in about half the time.
+// The dependencies build as their configuration has them (release under `make test`, without
+// their debug-only checks), and a package that depends on this one sees no unsafe flag.
 if let value = getenv("SYNCTABLE_OPTIMIZED"), String(cString: value) == "1" {
     for target in package.targets where target.type != .system {
         if ["CJSONScan", "CEngineMemory"].contains(target.name) {

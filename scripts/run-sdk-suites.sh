@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Firebase JS SDK's own Realtime Database test suites (../shared/firebase-js-sdk, the ones its
 # CI runs against the Firebase emulator) against `synctable serve` on a scratch file.
-#   scripts/run-sdk-suites.sh [database|compat|both]     (after `make test`'s build, which runs it;
-#   SYNCTABLE=path/to/synctable to serve with another build)
+#   scripts/run-sdk-suites.sh [database|compat|both]
+# `make test` runs it after its build; run alone, it serves .build/tests/release/synctable (that
+# build's), or $SYNCTABLE.
 # Every failing test must be in Tests/ServeTests/Node/sdk-known-failures.txt, with its reason;
 # a clone without ../shared/firebase-js-sdk skips the suites and says so.
 set -u

@@ -17,7 +17,7 @@ import TestSupport
 
     @Test func quickRunReportsTheSyncedArrayFigures() throws {
         let bench = Self.productsDirectory + "/synctable-bench"
-        try #require(FileManager.default.isExecutableFile(atPath: bench), "build the benchmark runner first (swift build --build-tests)")
+        try #require(FileManager.default.isExecutableFile(atPath: bench), "build the benchmark runner first (make test, or swift build --build-tests)")
         let scratch = ScratchFolder()
         let result = try runProgram(bench, ["--root", scratch.path, "--quick", "--only", "syncedarray"])
         let text = result.output + result.errors

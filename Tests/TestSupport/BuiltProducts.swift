@@ -17,5 +17,5 @@ public func builtProduct(_ name: String) throws -> String {
 
 public struct MissingProduct: Error, CustomStringConvertible {
     public let name: String
-    public var description: String { "\(name) is not built beside the tests; run `swift build --build-tests` first" }
+    public var description: String { "\(name) is not built beside the tests; run `make test`, or `swift build --build-tests` in the configuration you test" }
 }

@@ -136,7 +136,20 @@ final class HTTPConnection {
 
     /// The next server-sent event of a streaming response; nil when the stream ended.
     func readEvent(seconds: Double = 20) throws -> ServerEvent? {
+        try readEvent(until: Self.deadline(seconds))
+    }
+
+    /// The next event other than a keep-alive, which the server sends every waiting stream each
+    /// keep-alive period (counted from its start), so a slow run may see one anywhere; nil when
+    /// the stream ended. `seconds` bounds the whole wait, keep-alives and all.
+    func readDataEvent(seconds: Double = 20) throws -> ServerEvent? {
         let deadline = Self.deadline(seconds)
+        var event = try readEvent(until: deadline)
+        while event?.name == "keep-alive" { event = try readEvent(until: deadline) }
+        return event
+    }
+
+    private func readEvent(until deadline: UInt64) throws -> ServerEvent? {
         while true {
             if let end = streamed.firstRange(of: [10, 10]) {
                 let block = String(decoding: streamed[..<end.lowerBound], as: UTF8.self)
@@ -151,14 +164,6 @@ final class HTTPConnection {
             if streamEnded { return nil }
             try readChunk(seconds: Double(Int64(deadline) - Int64(monotonicNanoseconds())) / 1e9)
         }
-    }
-
-    /// The next event other than a keep-alive, which a slow run of the suite may see at any point
-    /// (a stream idle for the keep-alive period); nil when the stream ended.
-    func readDataEvent(seconds: Double = 20) throws -> ServerEvent? {
-        var event = try readEvent(seconds: seconds)
-        while event?.name == "keep-alive" { event = try readEvent(seconds: seconds) }
-        return event
     }
 
     /// Whether the server has closed the connection (waits up to `seconds` for it).
