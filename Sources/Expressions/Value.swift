@@ -168,7 +168,7 @@ struct Reader {
         case .node(let i) where rank(v) == .number:
             // Past a double's range (`1e400`) jq gives the largest double, as for one it computes.
             if tape.number(i).isInfinite { return json(.number(tape.number(i))) }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: tape.bytes[tape.start(i)..<tape.end(i)]), as: UTF8.self)
+            let text = tape.withBytes(tape.start(i)..<tape.end(i)) { String(decoding: $0, as: UTF8.self) }
             return JSONNumber(text: text).map(JSON.number) ?? .number(JSONNumber(tape.number(i)))
         case .node:
             return json(owned(v))

@@ -25,8 +25,7 @@ extension JSONDocument {
         guard bytes.count < Int(UInt32.max), !self.bytes.isEmpty, !bytes.isEmpty else {
             return try JSONDocument(parsing: bytes)
         }
-        let prefix = commonPrefix(self.bytes, bytes)
-        let suffix = commonSuffix(self.bytes, bytes, limit: min(self.bytes.count, bytes.count) - prefix)
+        let (prefix, suffix) = self.bytes.sharedEnds(with: bytes)
         return try reparsing(bytes, sharedPrefix: prefix, sharedSuffix: suffix)
     }
 
@@ -52,10 +51,9 @@ extension JSONDocument {
     func reparsedInPlace(_ new: DocumentBytes, tuning: EngineTuning = .current, splitFrom: Int = splitSpliceEntries,
                          piecesFrom: Int = pieceSpliceEntries) -> JSONDocument? {
         guard new.count < Int(UInt32.max), !bytes.isEmpty, !new.isEmpty else { return nil }
-        let prefix = commonPrefix(bytes, new)
+        let (prefix, suffix) = bytes.sharedEnds(with: new)
         if prefix == bytes.count && prefix == new.count { return self }
-        return reparsedInPlace(new, prefix: prefix, suffix: commonSuffix(bytes, new, limit: min(bytes.count, new.count) - prefix),
-                               tuning: tuning, splitFrom: splitFrom, piecesFrom: piecesFrom)
+        return reparsedInPlace(new, prefix: prefix, suffix: suffix, tuning: tuning, splitFrom: splitFrom, piecesFrom: piecesFrom)
     }
 
     /// The new document when the change (after the first `prefix` bytes, before the last
@@ -242,39 +240,6 @@ private struct TapeCopy {
             e.start &+= byteShift
             e.word &+= (e.word & 1) &* wordShift
             target[k] = e
-        }
-    }
-}
-
-/// How many leading bytes `a` and `b` share. - Complexity: O(n), 8 bytes a step.
-private func commonPrefix(_ a: DocumentBytes, _ b: DocumentBytes) -> Int {
-    a.withUnsafeBytes { pa in
-        b.withUnsafeBytes { pb in
-            let n = min(pa.count, pb.count)
-            var i = 0
-            while i + 8 <= n && pa.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                == pb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            {
-                i += 8
-            }
-            while i < n && pa[i] == pb[i] { i += 1 }
-            return i
-        }
-    }
-}
-
-/// How many trailing bytes `a` and `b` share, at most `limit`.
-private func commonSuffix(_ a: DocumentBytes, _ b: DocumentBytes, limit: Int) -> Int {
-    a.withUnsafeBytes { pa in
-        b.withUnsafeBytes { pb in
-            var k = 0
-            while k + 8 <= limit && pa.loadUnaligned(fromByteOffset: pa.count - k - 8, as: UInt64.self)
-                == pb.loadUnaligned(fromByteOffset: pb.count - k - 8, as: UInt64.self)
-            {
-                k += 8
-            }
-            while k < limit && pa[pa.count - k - 1] == pb[pb.count - k - 1] { k += 1 }
-            return k
         }
     }
 }

@@ -14,8 +14,9 @@
 /// }
 /// ```
 public struct TapeReader {
-    /// The document's bytes.
-    public let bytes: UnsafeBufferPointer<UInt8>
+    /// The document's bytes: read through `byte(at:)`, `withBytes` and `sameBytes`, so that
+    /// no reader outside this module depends on their being one buffer.
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
     /// The tape's entries, as `TapeStorage` reads them: the first `headCount` from `head`, the
     /// rest from `pieces`.
     @usableFromInline let head: UnsafePointer<TapeEntry>
@@ -35,6 +36,35 @@ public struct TapeReader {
         entryCount = tape.count
         rootNext = tape.rootNext
         rootEnd = tape.rootEnd
+    }
+
+    /// How many bytes the document has.
+    @inlinable public var byteCount: Int { bytes.count }
+
+    /// The byte at `offset`.
+    @inlinable public func byte(at offset: Int) -> UInt8 { bytes[offset] }
+
+    /// Calls `body` with the bytes in `range`, read in place; the pointer must not escape the call.
+    @inlinable
+    public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// The bytes between the quotes of string node `i`, which has no escapes (`hasEscapes`), in
+    /// place: unlike other pointers into the bytes, valid for as long as the document lives
+    /// (a sort key keeps it), not only inside the reader's call.
+    @inlinable
+    public func unescapedStringBytes(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        assert(!hasEscapes(i), "a string with escapes read in place")
+        return UnsafeBufferPointer(rebasing: bytes[(start(i) + 1)..<(end(i) - 1)])
+    }
+
+    /// Whether the bytes in `range` are `other`'s bytes from `otherStart` on.
+    @inlinable
+    public func sameBytes(_ range: Range<Int>, as other: TapeReader, from otherStart: Int) -> Bool {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count && otherStart >= 0
+                         && otherStart + range.count <= other.bytes.count, "byte range out of range")
+        return range.isEmpty || bytesEqual(bytes.baseAddress! + range.lowerBound, other.bytes.baseAddress! + otherStart, range.count)
     }
 
     /// Number of entries on the tape (a node's, and a container's second; see `TapeEntry`).

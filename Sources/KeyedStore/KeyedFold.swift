@@ -116,19 +116,20 @@ public struct KeyedFold: Sendable {
 
     /// Folds record `index`, node `node` of `tape`.
     private mutating func apply(_ tape: TapeReader, _ node: Int, index: Int) {
-        let record = UnsafeBufferPointer(rebasing: tape.bytes[tape.start(node)..<tape.end(node)])
-        if tape.kind(node) == .object, Self.errorMember.withUnsafeBufferPointer({ tape.member(of: node, named: $0) }) != nil {
-            return set(index, record)
-        }
-        if let name = plainKey(tape, node) {
-            let deletes = removes(tape, node)
-            return tape.withStringBytes(name) { deletes ? children.remove($0) : children.set($0, record) }
-        }
-        switch keyOf(tape, node, index: index) {
-        case .failure(let row): row.bytes.withUnsafeBufferPointer { set(index, $0) }
-        case .success(let name):
-            let deletes = removes(tape, node)
-            Array(name.utf8).withUnsafeBufferPointer { deletes ? children.remove($0) : children.set($0, record) }
+        tape.withBytes(tape.start(node)..<tape.end(node)) { record in
+            if tape.kind(node) == .object, Self.errorMember.withUnsafeBufferPointer({ tape.member(of: node, named: $0) }) != nil {
+                return set(index, record)
+            }
+            if let name = plainKey(tape, node) {
+                let deletes = removes(tape, node)
+                return tape.withStringBytes(name) { deletes ? children.remove($0) : children.set($0, record) }
+            }
+            switch keyOf(tape, node, index: index) {
+            case .failure(let row): row.bytes.withUnsafeBufferPointer { set(index, $0) }
+            case .success(let name):
+                let deletes = removes(tape, node)
+                Array(name.utf8).withUnsafeBufferPointer { deletes ? children.remove($0) : children.set($0, record) }
+            }
         }
     }
 

@@ -141,7 +141,6 @@ final class ChildList: @unchecked Sendable {
     /// index `from` and end before `to`, writing from ordinal `at` (the buffers have room).
     /// - Returns: the count of children, and whether a member overridden by a duplicate was seen.
     private func append(_ tape: TapeReader, from: Int, to: Int, elementIndex: Int32, at: Int) -> (count: Int, shadowed: Bool) {
-        let bytes = tape.bytes.baseAddress!
         let metadata = document.mayHaveMetadataKeys
         var n = at
         var shadowed = false
@@ -152,7 +151,7 @@ final class ChildList: @unchecked Sendable {
                 let v = k
                 k = tape.nextIndex(v)
                 defer { index += 1 }
-                guard !isNull(v, tape, bytes) else { continue }
+                guard !isNull(v, tape) else { continue }
                 nodes![n] = Int32(truncatingIfNeeded: v)
                 // (No indexes: the elements are consecutive, see `extensionBuffers`.)
                 if let indexes { indexes[n] = index }
@@ -167,11 +166,11 @@ final class ChildList: @unchecked Sendable {
                 shadowed = true
                 continue
             }
-            guard !isNull(v, tape, bytes) else { continue }
+            guard !isNull(v, tape) else { continue }
             // A key is metadata when its first decoded byte is "."; only an escape can hide it.
             // (Not read where the parse saw no such key: that byte is a cache miss per child.)
             if metadata {
-                let first = bytes[tape.start(key) + 1]
+                let first = tape.byte(at: tape.start(key) + 1)
                 if first == UInt8(ascii: ".") { continue }
                 if first == UInt8(ascii: "\\") && tape.withStringBytes(key, { $0.first == UInt8(ascii: ".") }) { continue }
             }
@@ -208,8 +207,8 @@ final class ChildList: @unchecked Sendable {
     /// Whether node `v` is null. A container is known from its tape entry alone: a million
     /// objects are told from null without reading a byte of the file for each.
     @inline(__always)
-    private func isNull(_ v: Int, _ tape: TapeReader, _ bytes: UnsafePointer<UInt8>) -> Bool {
-        !tape.isContainer(v) && bytes[tape.start(v)] == UInt8(ascii: "n")
+    private func isNull(_ v: Int, _ tape: TapeReader) -> Bool {
+        !tape.isContainer(v) && tape.firstByte(v) == UInt8(ascii: "n")
     }
 
     /// The children of the same location in a newer revision, made from `old`'s where the file
@@ -253,7 +252,7 @@ final class ChildList: @unchecked Sendable {
                 // A child ending exactly there is unchanged too unless the new byte there could
                 // continue it: only a number (or literal) can grow at its end. (A log's last
                 // record, followed by the next one's comma.)
-                if lo < nOld && old.end(lo, ot) == cp && cp < nt.bytes.count && endsValue(nt.bytes[cp])
+                if lo < nOld && old.end(lo, ot) == cp && cp < nt.byteCount && endsValue(nt.byte(at: cp))
                     && old.end(lo, ot) == nt.end(old.valueIndex(lo))
                 {
                     lo += 1
@@ -264,8 +263,8 @@ final class ChildList: @unchecked Sendable {
                 let first = prefix > 0 ? ot.nextIndex(old.valueIndex(prefix - 1)) : ot.firstChild(old.location)
                 let firstElement: Int32 = prefix > 0 && old.isArray ? old.elementIndex(prefix - 1) + 1 : 0
                 let newEnd = nt.nextIndex(node.index)
-                let byteShift = nt.bytes.count - ot.bytes.count
-                let suffixStart = nt.bytes.count - cs
+                let byteShift = nt.byteCount - ot.byteCount
+                let suffixStart = nt.byteCount - cs
                 // Walk the new members until one is an old child at the same distance from the end.
                 var k = first
                 var anchor = nOld  // the first old child of the suffix
@@ -365,12 +364,12 @@ final class ChildList: @unchecked Sendable {
     /// edit's time (docs/engine/follower-profile.md).
     private static func keysAreOld(of list: ChildList, _ nt: TapeReader, at: Int, count: Int, in old: ChildList, _ ot: TapeReader,
                                    from: Int, to: Int) -> Bool {
-        guard count <= 8, to - from <= 8, let new = nt.bytes.baseAddress, let was = ot.bytes.baseAddress else { return false }
+        guard count <= 8, to - from <= 8 else { return false }
         return (at..<at + count).allSatisfy { o in
-            let k = list.keyIndex(o), start = nt.start(k), length = nt.end(k) - start
+            let k = list.keyIndex(o), key = nt.start(k)..<nt.end(k)
             return (from..<to).contains { p in
                 let q = old.keyIndex(p)
-                return ot.end(q) - ot.start(q) == length && bytesEqual(new + start, was + ot.start(q), length)
+                return ot.end(q) - ot.start(q) == key.count && nt.sameBytes(key, as: ot, from: ot.start(q))
             }
         }
     }
@@ -443,8 +442,8 @@ final class ChildList: @unchecked Sendable {
         }
         let ka = keyIndex(a), kb = other.keyIndex(b)
         if !tape.hasEscapes(ka) && !otherTape.hasEscapes(kb) {
-            let la = tape.end(ka) - tape.start(ka), lb = otherTape.end(kb) - otherTape.start(kb)
-            return la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(ka), otherTape.bytes.baseAddress! + otherTape.start(kb), la)
+            let a = tape.start(ka)..<tape.end(ka)
+            return a.count == otherTape.end(kb) - otherTape.start(kb) && tape.sameBytes(a, as: otherTape, from: otherTape.start(kb))
         }
         return tape.withStringBytes(ka) { x in otherTape.withStringBytes(kb) { y in x.elementsEqual(y) } }
     }
@@ -453,17 +452,16 @@ final class ChildList: @unchecked Sendable {
     /// key to the end of the value (then the same key with the same value).
     @inline(__always)
     func sameBytes(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
-        let sa = start(a, tape), sb = other.start(b, otherTape)
-        let la = end(a, tape) - sa
-        return la == other.end(b, otherTape) - sb && bytesEqual(tape.bytes.baseAddress! + sa, otherTape.bytes.baseAddress! + sb, la)
+        let ra = start(a, tape)..<end(a, tape), sb = other.start(b, otherTape)
+        return ra.count == other.end(b, otherTape) - sb && tape.sameBytes(ra, as: otherTape, from: sb)
     }
 
     /// Whether children `a` of this list and `b` of `other` have equal values: identical bytes, or
     /// equal as JSON (numbers by value, objects in any order).
     func sameValue(_ a: Int, _ tape: TapeReader, _ b: Int, of other: ChildList, _ otherTape: TapeReader) -> Bool {
         let va = valueIndex(a), vb = other.valueIndex(b)
-        let la = tape.end(va) - tape.start(va), lb = otherTape.end(vb) - otherTape.start(vb)
-        if la == lb && bytesEqual(tape.bytes.baseAddress! + tape.start(va), otherTape.bytes.baseAddress! + otherTape.start(vb), la) {
+        let ra = tape.start(va)..<tape.end(va)
+        if ra.count == otherTape.end(vb) - otherTape.start(vb) && tape.sameBytes(ra, as: otherTape, from: otherTape.start(vb)) {
             return true
         }
         return value(a).valueEquals(other.value(b))

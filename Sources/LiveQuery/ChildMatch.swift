@@ -86,8 +86,7 @@ struct ChildMatch {
     static func commonEnds(_ old: ChildList, _ ot: TapeReader, _ new: ChildList, _ nt: TapeReader, sameDocument: Bool) -> (prefix: Int, suffix: Int) {
         let nOld = old.count, nNew = new.count
         var prefix = 0, suffix = 0
-        let cp = sameDocument ? ot.bytes.count : commonPrefixLength(ot.bytes, nt.bytes)
-        let cs = sameDocument ? 0 : commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp)
+        let (cp, cs) = sameDocument ? (ot.byteCount, 0) : old.document.bytes.sharedEnds(with: new.document.bytes)
         let both = min(nOld, nNew)
         // Leading children: same offsets, ending inside the common prefix.
         while prefix < both && old.isArray == new.isArray && old.start(prefix, ot) == new.start(prefix, nt)
@@ -97,8 +96,8 @@ struct ChildMatch {
             prefix += 1
         }
         // Trailing children: same distance from the end, starting inside the common suffix.
-        let delta = nt.bytes.count - ot.bytes.count
-        let suffixStart = nt.bytes.count - cs
+        let delta = nt.byteCount - ot.byteCount
+        let suffixStart = nt.byteCount - cs
         while suffix < both - prefix {
             let o = nOld - 1 - suffix, n = nNew - 1 - suffix
             guard old.isArray == new.isArray, new.start(n, nt) >= suffixStart, old.start(o, ot) + delta == new.start(n, nt),

@@ -139,7 +139,7 @@ extension TapeReader {
 
     /// The decoded bytes of string node `i`: in the document when unescaped, else copied into `arena`.
     func stringBytes(_ i: Int, arena: ByteArena) -> UnsafeBufferPointer<UInt8> {
-        if !hasEscapes(i) { return UnsafeBufferPointer(rebasing: bytes[(start(i) + 1)..<(end(i) - 1)]) }
+        if !hasEscapes(i) { return unescapedStringBytes(i) }
         return withStringBytes(i) { arena.copy($0) }
     }
 

@@ -31,12 +31,7 @@ extension Window {
     /// the edit changed when possible (`ChildList.derived`), else read in full.
     static func matchChildren(_ old: ChildList, _ document: JSONDocument, _ path: Path) -> (ChildList, ChildMatch) {
         // A document re-parsed from the old one knows the ends they share; else they are compared.
-        let (cp, cs) = document.sharedEnds(with: old.document) ?? old.document.withTapeReader { ot in
-            document.withTapeReader { nt in
-                let cp = commonPrefixLength(ot.bytes, nt.bytes)
-                return (cp, commonSuffixLength(ot.bytes, nt.bytes, limit: Swift.min(ot.bytes.count, nt.bytes.count) - cp))
-            }
-        }
+        let (cp, cs) = document.sharedEnds(with: old.document) ?? old.document.bytes.sharedEnds(with: document.bytes)
         if let d = ChildList.derived(from: old, document: document, path: path, commonPrefix: cp, commonSuffix: cs) {
             return (d.list, ChildMatch(old: old, new: d.list, prefix: d.prefix, suffix: d.suffix))
         }

@@ -39,6 +39,25 @@ import TestSupport
         }
     }
 
+    /// The ends two revisions share, as `reparsing` and the child lists take them: the same
+    /// counts as comparing byte by byte, for edits anywhere in bytes of one to five pages
+    /// (a page at a time is compared first, then byte by byte).
+    @Test func sharedEndsAreTheBytesInCommon() {
+        var r = SplitMix64(seed: 54)
+        for _ in 0..<300 {
+            let old = (0..<r.int(0...20_000)).map { _ in UInt8(r.int(0...2)) }
+            var new = old
+            let at = r.int(0...old.count), cut = r.int(0...min(old.count - at, 9_000))
+            new.replaceSubrange(at..<at + cut, with: (0..<r.int(0...9_000)).map { _ in UInt8(r.int(0...2)) })
+            var prefix = 0
+            while prefix < min(old.count, new.count) && old[prefix] == new[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < min(old.count, new.count) - prefix && old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+            let ends = DocumentBytes(old).sharedEnds(with: DocumentBytes(new))
+            #expect(ends.prefix == prefix && ends.suffix == suffix, "\(old.count) bytes, \(cut) replaced at \(at)")
+        }
+    }
+
     @Test func reparsingGivesWhatAFullParseGives() throws {
         var partial = 0, changed = 0
         try forEachSeed(2_000) { seed, r in

@@ -14,12 +14,7 @@ func columns(_ l: ChildList) -> [[Int64]] {
 
 @Suite struct ChildListTests {
     func derive(_ old: ChildList, _ doc: JSONDocument, _ path: Path) -> (list: ChildList, prefix: Int, suffix: Int)? {
-        let (cp, cs) = old.document.withTapeReader { ot in
-            doc.withTapeReader { nt in
-                let cp = commonPrefixLength(ot.bytes, nt.bytes)
-                return (cp, commonSuffixLength(ot.bytes, nt.bytes, limit: min(ot.bytes.count, nt.bytes.count) - cp))
-            }
-        }
+        let (cp, cs) = old.document.bytes.sharedEnds(with: doc.bytes)
         return ChildList.derived(from: old, document: doc, path: path, commonPrefix: cp, commonSuffix: cs)
     }
 

@@ -1,36 +1,4 @@
-// Comparing and hashing byte ranges: what two revisions have in common, and keys as hash-table entries.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// The number of leading bytes `a` and `b` have in common.
-/// - Complexity: O(result), at memory speed (blocks compared with `memcmp`).
-func commonPrefixLength(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-    let n = min(a.count, b.count)
-    guard n > 0 else { return 0 }
-    let pa = a.baseAddress!, pb = b.baseAddress!
-    let block = 4096
-    var i = 0
-    while i + block <= n && memcmp(pa + i, pb + i, block) == 0 { i += block }
-    while i < n && pa[i] == pb[i] { i += 1 }
-    return i
-}
-
-/// The number of trailing bytes `a` and `b` have in common, at most `limit`.
-/// - Complexity: O(result).
-func commonSuffixLength(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, limit: Int) -> Int {
-    let n = min(a.count, b.count, limit)
-    guard n > 0 else { return 0 }
-    let ea = a.baseAddress! + a.count, eb = b.baseAddress! + b.count
-    let block = 4096
-    var i = 0
-    while i + block <= n && memcmp(ea - i - block, eb - i - block, block) == 0 { i += block }
-    while i < n && ea[-i - 1] == eb[-i - 1] { i += 1 }
-    return i
-}
-
+// A hash table of ordinals, keyed by byte strings (a child list's keys), and the hash it uses.
 /// A 64-bit hash of a byte string (multiply-and-mix over 8-byte words).
 /// - Complexity: O(length).
 func hashBytes(_ p: UnsafeBufferPointer<UInt8>) -> UInt64 {
