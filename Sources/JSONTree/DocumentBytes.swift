@@ -80,15 +80,94 @@ public final class ByteBlock: @unchecked Sendable {
     }
 }
 
+/// A document's bytes in pieces, each contiguous in memory, cut only between tokens: a string,
+/// number or literal lies in one piece. The way a revision of a large file that an edit made
+/// longer or shorter can share the last revision's memory on both sides of the edit
+/// (docs/engine/gigabyte.md, "A plan"); so far only tests make them, to hold every reader to it.
+public final class BytePieces: @unchecked Sendable {
+    // @unchecked: immutable after init; the blocks are never written again.
+    /// Where each piece starts in the document, ascending from 0.
+    @usableFromInline let starts: [Int]
+    /// Each piece's first byte.
+    @usableFromInline let bases: [UnsafePointer<UInt8>]
+    /// How many bytes in all.
+    public let count: Int
+    /// The memory the pieces lie in, kept while they are.
+    private let blocks: [ByteBlock]
+
+    /// The bytes `parts` hold, one after another: each the `count` bytes of `block` from `offset`.
+    /// - Precondition: no token is cut (not checked: a reader would see a token in two pieces).
+    public init(_ parts: [(block: ByteBlock, offset: Int, count: Int)]) {
+        var starts: [Int] = [], bases: [UnsafePointer<UInt8>] = [], at = 0
+        for part in parts where part.count > 0 {
+            precondition(part.offset >= 0 && part.offset + part.count <= part.block.capacity, "a piece outside its block")
+            starts.append(at)
+            bases.append(UnsafePointer(part.block.base + part.offset))
+            at += part.count
+        }
+        (self.starts, self.bases, count, blocks) = (starts, bases, at, parts.map(\.block))
+    }
+
+    /// The index of the piece holding byte `offset`.
+    @usableFromInline
+    func piece(holding offset: Int) -> Int {
+        precondition(offset >= 0 && offset < count, "byte index out of range")
+        var lo = 0, hi = starts.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if starts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    /// Where byte `offset` lies.
+    @usableFromInline
+    func address(of offset: Int) -> UnsafePointer<UInt8> {
+        let k = piece(holding: offset)
+        return bases[k] + (offset - starts[k])
+    }
+
+    /// The piece holding byte `offset`: its bytes, and where it starts in the document.
+    @usableFromInline
+    func run(holding offset: Int) -> (bytes: UnsafeBufferPointer<UInt8>, start: Int) {
+        let k = piece(holding: offset)
+        let end = k + 1 < starts.count ? starts[k + 1] : count
+        return (UnsafeBufferPointer(start: bases[k], count: end - starts[k]), starts[k])
+    }
+
+    /// Calls `body` with the bytes in `range`: in place when one piece holds them, else copied.
+    @usableFromInline
+    func withBytes<R, E: Error>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "byte range out of range")
+        guard !range.isEmpty else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        let (run, start) = run(holding: range.lowerBound)
+        if range.upperBound - start <= run.count {
+            return try body(UnsafeBufferPointer(rebasing: run[(range.lowerBound - start)..<(range.upperBound - start)]))
+        }
+        var copy = [UInt8]()
+        copy.reserveCapacity(range.count)
+        var at = range.lowerBound
+        while at < range.upperBound {
+            let (run, start) = self.run(holding: at)
+            let end = Swift.min(range.upperBound, start + run.count)
+            copy.append(contentsOf: run[(at - start)..<(end - start)])
+            at = end
+        }
+        return try copy.withUnsafeBufferPointer(body)
+    }
+}
+
 /// A document's bytes: exactly as read or made, immutable while the document exists.
 ///
-/// An array for documents made from one, or the first `count` bytes of a `ByteBlock`: a large
+/// An array for documents made from one, the first `count` bytes of a `ByteBlock` (a large
 /// file's revision read into recycled memory, or a JSON Lines list whose revisions share one
-/// growing block. Either way the bytes are contiguous; `withUnsafeBufferPointer` reads them.
+/// growing block), or pieces (`BytePieces`). `TapeReader` reads any of them in place; the
+/// readers that need all the bytes as one buffer, `withUnsafeBufferPointer`, get pieces copied.
 public struct DocumentBytes: RandomAccessCollection, Sendable {
     @usableFromInline enum Storage: Sendable {
         case array([UInt8])
         case block(ByteBlock)
+        case pieces(BytePieces)
     }
 
     @usableFromInline let storage: Storage
@@ -106,6 +185,18 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         self.count = count
     }
 
+    /// The bytes of `pieces`, which must not change while these bytes exist.
+    public init(pieces: BytePieces) {
+        storage = .pieces(pieces)
+        count = pieces.count
+    }
+
+    /// The pieces these bytes are held in, if they are not one buffer.
+    @inlinable public var pieces: BytePieces? {
+        if case .pieces(let p) = storage { return p }
+        return nil
+    }
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
@@ -115,6 +206,7 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         switch storage {
         case .array(let a): return a[i]
         case .block(let b): return b.base[i]
+        case .pieces(let p): return p.address(of: i).pointee
         }
     }
 
@@ -127,6 +219,8 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         case .block(let b):
             defer { withExtendedLifetime(b) {} }
             return try body(UnsafeBufferPointer(start: b.base, count: count))
+        case .pieces(let p):
+            return try p.withBytes(0..<count, body)
         }
     }
 
@@ -163,7 +257,7 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
     public var array: [UInt8] {
         switch storage {
         case .array(let a): return a
-        case .block: return withUnsafeBufferPointer { Array($0) }
+        case .block, .pieces: return withUnsafeBufferPointer { Array($0) }
         }
     }
 

@@ -24,8 +24,8 @@ public struct JSONNode: Sendable {
 
     /// The bytes this node was parsed from (strings include their quotes).
     public var byteRange: Range<Int> {
-        let (tape, index) = (document.tape, index)
-        return Int(tape[index].start)..<document.bytes.withUnsafeBufferPointer { tape.end(index, $0) }
+        let index = index
+        return document.withTapeReader { $0.start(index)..<$0.end(index) }
     }
 
     /// The raw bytes of this node as written in the document.
@@ -56,9 +56,8 @@ public struct JSONNode: Sendable {
     /// The number's value; nil when the node is not a number.
     public var doubleValue: Double? {
         guard kind == .number else { return nil }
-        return document.bytes.withUnsafeBufferPointer { p in
-            parseJSONNumber(UnsafeBufferPointer(rebasing: p[byteRange]))
-        }
+        let index = index
+        return document.withTapeReader { $0.number(index) }
     }
 
     /// The number as written (`1.0`, `1e3`); nil when the node is not a number.
@@ -80,15 +79,8 @@ public struct JSONNode: Sendable {
     /// - Precondition: the node is a string.
     @inlinable
     public func withStringBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let (e, tape, index) = (entry, document.tape, index)
-        return try document.bytes.withUnsafeBufferPointer { p in
-            let end = tape.end(index, p)
-            if e.word & Tape.escaped == 0 {
-                return try body(UnsafeBufferPointer(rebasing: p[Int(e.start + 1)..<(end - 1)]))
-            }
-            let decoded = decodeString(p, Int(e.start), end)
-            return try decoded.withUnsafeBufferPointer(body)
-        }
+        let index = index
+        return try document.withTapeReader { try $0.withStringBytes(index, body) }
     }
 
     /// True when both nodes were parsed from identical bytes (and so hold equal values).
@@ -97,11 +89,7 @@ public struct JSONNode: Sendable {
         let a = byteRange, b = other.byteRange
         guard a.count == b.count else { return false }
         if document === other.document && a == b { return true }
-        return document.bytes.withUnsafeBytes { pa in
-            other.document.bytes.withUnsafeBytes { pb in
-                memcmpEqual(pa.baseAddress! + a.lowerBound, pb.baseAddress! + b.lowerBound, a.count)
-            }
-        }
+        return document.withTapeReader { ta in other.document.withTapeReader { tb in ta.sameBytes(a, as: tb, from: b.lowerBound) } }
     }
 }
 

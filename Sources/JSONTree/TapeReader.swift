@@ -14,9 +14,13 @@
 /// }
 /// ```
 public struct TapeReader {
-    /// The document's bytes: read through `byte(at:)`, `withBytes` and `sameBytes`, so that
-    /// no reader outside this module depends on their being one buffer.
+    /// The document's bytes when they are one buffer, else empty and `bytePieces` holds them
+    /// (`DocumentBytes.pieces`). Read through `byte(at:)`, `withBytes`, `sameBytes` and the
+    /// node readers, which take either.
     @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let bytePieces: BytePieces?
+    /// How many bytes the document has.
+    public let byteCount: Int
     /// The tape's entries, as `TapeStorage` reads them: the first `headCount` from `head`, the
     /// rest from `pieces`.
     @usableFromInline let head: UnsafePointer<TapeEntry>
@@ -28,8 +32,10 @@ public struct TapeReader {
     @usableFromInline let rootEnd: Int
 
     @inlinable
-    init(bytes: UnsafeBufferPointer<UInt8>, tape: TapeStorage) {
+    init(bytes: UnsafeBufferPointer<UInt8>, bytePieces: BytePieces? = nil, tape: TapeStorage) {
         self.bytes = bytes
+        self.bytePieces = bytePieces
+        byteCount = bytePieces?.count ?? bytes.count
         head = tape.head
         headCount = tape.headCount
         pieces = tape.pieces
@@ -38,16 +44,27 @@ public struct TapeReader {
         rootEnd = tape.rootEnd
     }
 
-    /// How many bytes the document has.
-    @inlinable public var byteCount: Int { bytes.count }
-
     /// The byte at `offset`.
-    @inlinable public func byte(at offset: Int) -> UInt8 { bytes[offset] }
+    @inlinable
+    public func byte(at offset: Int) -> UInt8 {
+        guard let bytePieces else { return bytes[offset] }
+        return bytePieces.address(of: offset).pointee
+    }
 
-    /// Calls `body` with the bytes in `range`, read in place; the pointer must not escape the call.
+    /// Where byte `offset` lies: bytes up to the end of its token lie after it.
+    @inlinable
+    func address(of offset: Int) -> UnsafePointer<UInt8> {
+        guard let bytePieces else { return bytes.baseAddress! + offset }
+        return bytePieces.address(of: offset)
+    }
+
+    /// Calls `body` with the bytes in `range`, read in place (copied only where they are pieces
+    /// and it crosses from one to the next: never within a token); the pointer must not escape
+    /// the call.
     @inlinable
     public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(rebasing: bytes[range]))
+        guard let bytePieces else { return try body(UnsafeBufferPointer(rebasing: bytes[range])) }
+        return try bytePieces.withBytes(range, body)
     }
 
     /// The bytes between the quotes of string node `i`, which has no escapes (`hasEscapes`), in
@@ -56,15 +73,20 @@ public struct TapeReader {
     @inlinable
     public func unescapedStringBytes(_ i: Int) -> UnsafeBufferPointer<UInt8> {
         assert(!hasEscapes(i), "a string with escapes read in place")
-        return UnsafeBufferPointer(rebasing: bytes[(start(i) + 1)..<(end(i) - 1)])
+        let s = start(i), e = end(i)
+        return UnsafeBufferPointer(start: address(of: s) + 1, count: e - s - 2)
     }
 
     /// Whether the bytes in `range` are `other`'s bytes from `otherStart` on.
     @inlinable
     public func sameBytes(_ range: Range<Int>, as other: TapeReader, from otherStart: Int) -> Bool {
-        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count && otherStart >= 0
-                         && otherStart + range.count <= other.bytes.count, "byte range out of range")
-        return range.isEmpty || bytesEqual(bytes.baseAddress! + range.lowerBound, other.bytes.baseAddress! + otherStart, range.count)
+        precondition(range.lowerBound >= 0 && range.upperBound <= byteCount && otherStart >= 0
+                         && otherStart + range.count <= other.byteCount, "byte range out of range")
+        guard !range.isEmpty else { return true }
+        guard bytePieces == nil && other.bytePieces == nil else {
+            return withBytes(range) { a in other.withBytes(otherStart..<otherStart + range.count) { b in a.elementsEqual(b) } }
+        }
+        return bytesEqual(bytes.baseAddress! + range.lowerBound, other.bytes.baseAddress! + otherStart, range.count)
     }
 
     /// Number of entries on the tape (a node's, and a container's second; see `TapeEntry`).
@@ -83,10 +105,20 @@ public struct TapeReader {
         let e = entry(i)
         if e.isContainer { return i == 0 ? rootEnd : Int(entry(i + 1).start) }
         let length = e.length
-        return length != Tape.longLength ? Int(e.start + length) : Tape.scalarEnd(bytes, from: Int(e.start))
+        return length != Tape.longLength ? Int(e.start + length) : scalarEnd(from: Int(e.start))
     }
+    /// Where the scalar starting at byte `start` ends, read from its bytes (for one too long for
+    /// its tape entry to say).
+    @inlinable
+    func scalarEnd(from start: Int) -> Int {
+        guard let bytePieces else { return Tape.scalarEnd(bytes, from: start) }
+        // A token lies in one piece, and ends at the piece's end at the latest.
+        let (run, runStart) = bytePieces.run(holding: start)
+        return runStart + Tape.scalarEnd(run, from: start - runStart)
+    }
+
     /// The first byte of node `i`, which tells its kind.
-    @inlinable public func firstByte(_ i: Int) -> UInt8 { bytes[Int(entry(i).start)] }
+    @inlinable public func firstByte(_ i: Int) -> UInt8 { byte(at: Int(entry(i).start)) }
 
     @inlinable
     public func kind(_ i: Int) -> JSONKind { JSONKind(firstByte: firstByte(i)) }
@@ -156,15 +188,17 @@ public struct TapeReader {
     @inlinable
     public func withStringBytes<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let (s, e) = (start(i), end(i))
-        if !hasEscapes(i) { return try body(UnsafeBufferPointer(rebasing: bytes[(s + 1)..<(e - 1)])) }
-        return try decodeString(bytes, s, e).withUnsafeBufferPointer(body)
+        let token = UnsafeBufferPointer(start: address(of: s), count: e - s)
+        if !hasEscapes(i) { return try body(UnsafeBufferPointer(rebasing: token[1..<(e - s - 1)])) }
+        return try decodeString(token, 0, e - s).withUnsafeBufferPointer(body)
     }
 
     /// The value of number node `i`.
     /// - Precondition: node `i` is a number.
     @inlinable
     public func number(_ i: Int) -> Double {
-        parseJSONNumber(UnsafeBufferPointer(rebasing: bytes[start(i)..<end(i)]))
+        let s = start(i)
+        return parseJSONNumber(UnsafeBufferPointer(start: address(of: s), count: end(i) - s))
     }
 
     /// The value of the member of object `i` whose key has these decoded bytes — of duplicates,
@@ -178,7 +212,7 @@ public struct TapeReader {
             let e = entry(k)
             if e.word & Tape.escaped == 0 && e.length != Tape.longLength {
                 let n = Int(e.length) - 2
-                if n == key.count && (n == 0 || bytesEqual(bytes.baseAddress! + Int(e.start) + 1, key.baseAddress!, n)) {
+                if n == key.count && (n == 0 || bytesEqual(address(of: Int(e.start) + 1), key.baseAddress!, n)) {
                     found = v
                 }
             } else if withStringBytes(k, { s in s.elementsEqual(key) }) {
@@ -212,7 +246,12 @@ extension JSONDocument {
     /// Calls `body` with a reader of this document's nodes; the reader must not escape the call.
     @inlinable
     public func withTapeReader<R>(_ body: (TapeReader) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBufferPointer { b in
+        if let pieces = bytes.pieces {
+            return try withExtendedLifetime(pieces) {
+                try body(TapeReader(bytes: UnsafeBufferPointer(start: nil, count: 0), bytePieces: pieces, tape: tape))
+            }
+        }
+        return try bytes.withUnsafeBufferPointer { b in
             try body(TapeReader(bytes: b, tape: tape))
         }
     }

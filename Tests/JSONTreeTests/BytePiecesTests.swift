@@ -1,0 +1,108 @@
+// A document's bytes held in pieces (`BytePieces`) must read exactly as the same bytes in one
+// buffer, through every reader of nodes: `TapeReader` and `JSONNode`.
+@testable import JSONTree
+import Testing
+import TestSupport
+
+@Suite struct BytePiecesTests {
+    /// Every node's tape index, keys included (shadowed ones too), in file order.
+    static func nodes(_ t: TapeReader) -> [Int] {
+        var out: [Int] = []
+        func walk(_ i: Int) {
+            out.append(i)
+            guard t.isContainer(i) else { return }
+            var k = t.firstChild(i)
+            let end = t.nextIndex(i)
+            while k < end {
+                if t.kind(i) == .object {
+                    out.append(k)
+                    k += 1
+                }
+                walk(k)
+                k = t.nextIndex(k)
+            }
+        }
+        walk(0)
+        return out
+    }
+
+    /// `document`'s bytes cut into pieces between tokens (at random, some pieces a byte long),
+    /// each piece in a block of its own at a random offset, the block's other bytes `0xFF`.
+    static func pieced(_ document: JSONDocument, _ r: inout SplitMix64) -> (JSONDocument, pieces: Int) {
+        let bytes = document.bytes.array
+        var insideToken = [Bool](repeating: false, count: bytes.count + 1)
+        document.withTapeReader { t in
+            for i in nodes(t) where !t.isContainer(i) {
+                for p in (t.start(i) + 1)..<t.end(i) { insideToken[p] = true }
+            }
+        }
+        let cutChance = r.pick([0.05, 0.3, 0.9])
+        var parts: [(block: ByteBlock, offset: Int, count: Int)] = []
+        var start = 0
+        for p in 1...bytes.count where p == bytes.count || (!insideToken[p] && r.chance(cutChance)) {
+            let lead = r.int(0...9), count = p - start
+            let block = ByteBlock(capacity: lead + count + r.int(0...9))
+            block.base.initialize(repeating: 0xFF, count: block.capacity)
+            for k in 0..<count { block.base[lead + k] = bytes[start + k] }
+            parts.append((block, lead, count))
+            start = p
+        }
+        let pieces = BytePieces(parts)
+        return (JSONDocument(bytes: DocumentBytes(pieces: pieces), tape: document.tape), parts.count)
+    }
+
+    @Test func aDocumentInPiecesReadsAsInOneBuffer() throws {
+        var r = SplitMix64(seed: 54)
+        var most = 0
+        for round in 0..<200 {
+            let value: JSON = round % 4 == 0 ? Gen.value(&r, depth: 2) : .object(JSONObject((0..<r.int(1...6)).map { k in
+                (key: r.chance(0.2) ? "k" : "m\(k)", value: Gen.value(&r, depth: 3))
+            }))
+            let flat = try JSONDocument(parsing: value.serialized(r.chance(0.5) ? .pretty : .compact))
+            let (doc, pieces) = Self.pieced(flat, &r)
+            most = max(most, pieces)
+            #expect(doc.bytes.pieces != nil && doc.bytes == flat.bytes && Array(doc.bytes) == flat.bytes.array)
+            flat.withTapeReader { f in
+                doc.withTapeReader { p in
+                    #expect(p.byteCount == f.byteCount)
+                    #expect((0..<f.byteCount).allSatisfy { p.byte(at: $0) == f.byte(at: $0) })
+                    let all = Self.nodes(f)
+                    for i in all {
+                        let range = f.start(i)..<f.end(i)
+                        #expect(p.kind(i) == f.kind(i) && p.start(i) == range.lowerBound && p.end(i) == range.upperBound
+                                    && p.firstByte(i) == f.firstByte(i), "node \(i)")
+                        #expect(p.withBytes(range) { Array($0) } == f.withBytes(range) { Array($0) })
+                        // How a scalar too long for its tape entry (512 MB) is measured.
+                        if !f.isContainer(i) { #expect(p.scalarEnd(from: range.lowerBound) == range.upperBound) }
+                        #expect(p.sameBytes(range, as: f, from: range.lowerBound) && f.sameBytes(range, as: p, from: range.lowerBound))
+                        let other = all[r.int(0..<all.count)], otherRange = f.start(other)..<f.end(other)
+                        if otherRange.count == range.count {
+                            #expect(p.sameBytes(range, as: p, from: otherRange.lowerBound) == f.sameBytes(range, as: f, from: otherRange.lowerBound))
+                        }
+                        switch f.kind(i) {
+                        case .string:
+                            #expect(p.withStringBytes(i) { Array($0) } == f.withStringBytes(i) { Array($0) })
+                            if !f.hasEscapes(i) { #expect(Array(p.unescapedStringBytes(i)) == Array(f.unescapedStringBytes(i))) }
+                        case .number:
+                            #expect(p.number(i).bitPattern == f.number(i).bitPattern)
+                        case .object:
+                            f.forEachMember(of: i) { key, value in
+                                let name = f.withStringBytes(key) { Array($0) }
+                                let found = name.withUnsafeBufferPointer { (p.member(of: i, named: $0), f.member(of: i, named: $0)) }
+                                #expect(found.0 == found.1 && found.1 != nil)
+                            }
+                        default: break
+                        }
+                        let a = JSONNode(document: doc, index: i), b = JSONNode(document: flat, index: i)
+                        #expect(Array(a.rawBytes) == Array(b.rawBytes) && a.hasSameBytes(as: b) && a.json == b.json)
+                    }
+                    for _ in 0..<20 {
+                        let x = r.int(0...f.byteCount), y = r.int(x...f.byteCount)
+                        #expect(p.withBytes(x..<y) { Array($0) } == f.withBytes(x..<y) { Array($0) })
+                    }
+                }
+            }
+        }
+        #expect(most > 100, "documents were cut into \(most) pieces at most")
+    }
+}
