@@ -1,6 +1,8 @@
-// The bytes of a document: an array, or the first bytes of a block that only grows.
+// The bytes of a document: an array, the first bytes of a block that only grows, or pieces.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import EngineMemory
 
@@ -85,7 +87,7 @@ public final class ByteBlock: @unchecked Sendable {
 /// longer or shorter can share the last revision's memory on both sides of the edit
 /// (docs/engine/gigabyte.md, "A plan"); so far only tests make them, to hold every reader to it.
 public final class BytePieces: @unchecked Sendable {
-    // @unchecked: immutable after init; the blocks are never written again.
+    // @unchecked: immutable after init, and so are the bytes of the blocks that the pieces cover.
     /// Where each piece starts in the document, ascending from 0.
     @usableFromInline let starts: [Int]
     /// Each piece's first byte.
@@ -99,8 +101,8 @@ public final class BytePieces: @unchecked Sendable {
     /// - Precondition: no token is cut (not checked: a reader would see a token in two pieces).
     public init(_ parts: [(block: ByteBlock, offset: Int, count: Int)]) {
         var starts: [Int] = [], bases: [UnsafePointer<UInt8>] = [], at = 0
-        for part in parts where part.count > 0 {
-            precondition(part.offset >= 0 && part.offset + part.count <= part.block.capacity, "a piece outside its block")
+        for part in parts where part.count != 0 {
+            precondition(part.offset >= 0 && part.count > 0 && part.offset + part.count <= part.block.capacity, "a piece outside its block")
             starts.append(at)
             bases.append(UnsafePointer(part.block.base + part.offset))
             at += part.count
@@ -224,8 +226,10 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         }
     }
 
+    /// nil for pieces: a slice's bytes are then read one by one, not all copied for each slice.
     public func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-        try withUnsafeBufferPointer { p -> R in try body(p) }
+        if pieces != nil { return nil }
+        return try withUnsafeBufferPointer { p -> R in try body(p) }
     }
 
     /// Calls `body` with the bytes as raw memory; the pointer must not escape the call.

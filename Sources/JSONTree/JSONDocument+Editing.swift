@@ -344,15 +344,14 @@ struct DocumentEditor {
             document.withTapeReader { tape in
                 for (m, position) in raw.keys.enumerated() {
                     let p = Int(position)
-                    let start = tape.start(p), end = tape.end(p)
                     if tape.hasEscapes(p) {
-                        let key = decodeString(tape.bytes, start, end)
+                        let key = tape.withStringBytes(p) { Array($0) }
                         for i in wanted.indices where wanted[i] == key { result[i].append(m) }
                         continue
                     }
-                    let count = end - start - 2
+                    let count = tape.end(p) - tape.start(p) - 2
                     for i in wanted.indices where wanted[i].count == count {
-                        let same = count == 0 || wanted[i].withUnsafeBytes { memcmpEqual($0.baseAddress!, tape.bytes.baseAddress! + start + 1, count) }
+                        let same = count == 0 || wanted[i].withUnsafeBytes { memcmpEqual($0.baseAddress!, tape.unescapedStringBytes(p).baseAddress!, count) }
                         if same { result[i].append(m) }
                     }
                 }
@@ -383,13 +382,7 @@ struct DocumentEditor {
         // of a large object are read in milliseconds).
         document.withTapeReader { tape in
             for (m, position) in raw.keys.enumerated() {
-                let p = Int(position)
-                let start = tape.start(p), end = tape.end(p)
-                if tape.hasEscapes(p) {
-                    decodeString(tape.bytes, start, end).withUnsafeBufferPointer { match($0, m) }
-                } else {
-                    match(UnsafeBufferPointer(rebasing: tape.bytes[(start + 1)..<(end - 1)]), m)
-                }
+                tape.withStringBytes(Int(position)) { match($0, m) }
             }
         }
         return result
@@ -473,11 +466,10 @@ struct DocumentEditor {
                 var position = node.index + 2
                 let end = tape.nextIndex(node.index)
                 while position < end {
-                    let start = tape.start(position), stop = tape.end(position)
                     if tape.hasEscapes(position) {
-                        if decodeString(tape.bytes, start, stop).elementsEqual(wanted) { found = position }
-                    } else if stop - start - 2 == wanted.count
-                        && (wanted.isEmpty || memcmpEqual(wanted.baseAddress!, tape.bytes.baseAddress! + start + 1, wanted.count)) {
+                        if tape.withStringBytes(position, { $0.elementsEqual(wanted) }) { found = position }
+                    } else if tape.end(position) - tape.start(position) - 2 == wanted.count
+                        && (wanted.isEmpty || memcmpEqual(wanted.baseAddress!, tape.unescapedStringBytes(position).baseAddress!, wanted.count)) {
                         found = position
                     }
                     position = tape.nextIndex(position + 1)

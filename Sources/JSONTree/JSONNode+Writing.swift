@@ -72,7 +72,7 @@ private struct CompactWriter {
                 writeString(i, to: &out, drain)
             default:
                 // null, true, false and numbers are written as spelled in the file.
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: tape.bytes[tape.start(i)..<tape.end(i)]))
+                tape.withBytes(tape.start(i)..<tape.end(i)) { out.append(contentsOf: $0) }
             }
             i = tape.isContainer(i) ? tape.firstChild(i) : i + 1
             if out.count >= limit { drain(&out) }

@@ -63,7 +63,8 @@ public struct JSONNode: Sendable {
     /// The number as written (`1.0`, `1e3`); nil when the node is not a number.
     public var numberText: String? {
         guard kind == .number else { return nil }
-        return String(decoding: rawBytes, as: UTF8.self)
+        let index = index
+        return document.withTapeReader { t in t.withBytes(t.start(index)..<t.end(index)) { String(decoding: $0, as: UTF8.self) } }
     }
 
     /// Whether this string node contains escapes (its decoded bytes differ from its raw bytes).

@@ -15,10 +15,12 @@
 /// ```
 public struct TapeReader {
     /// The document's bytes when they are one buffer, else empty and `bytePieces` holds them
-    /// (`DocumentBytes.pieces`). Read through `byte(at:)`, `withBytes`, `sameBytes` and the
-    /// node readers, which take either.
-    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
-    @usableFromInline let bytePieces: BytePieces?
+    /// (`DocumentBytes.pieces`). Read only through `byte(at:)`, `address(of:)`, `withBytes`,
+    /// `sameBytes` and the node readers, which take either.
+    @usableFromInline let buffer: UnsafeBufferPointer<UInt8>
+    /// Not retained (a reader is copied into every call that takes one): `withTapeReader` keeps
+    /// the pieces alive.
+    @usableFromInline unowned(unsafe) let bytePieces: BytePieces?
     /// How many bytes the document has.
     public let byteCount: Int
     /// The tape's entries, as `TapeStorage` reads them: the first `headCount` from `head`, the
@@ -33,7 +35,7 @@ public struct TapeReader {
 
     @inlinable
     init(bytes: UnsafeBufferPointer<UInt8>, bytePieces: BytePieces? = nil, tape: TapeStorage) {
-        self.bytes = bytes
+        buffer = bytes
         self.bytePieces = bytePieces
         byteCount = bytePieces?.count ?? bytes.count
         head = tape.head
@@ -47,14 +49,17 @@ public struct TapeReader {
     /// The byte at `offset`.
     @inlinable
     public func byte(at offset: Int) -> UInt8 {
-        guard let bytePieces else { return bytes[offset] }
+        guard let bytePieces else { return buffer[offset] }
         return bytePieces.address(of: offset).pointee
     }
 
     /// Where byte `offset` lies: bytes up to the end of its token lie after it.
     @inlinable
     func address(of offset: Int) -> UnsafePointer<UInt8> {
-        guard let bytePieces else { return bytes.baseAddress! + offset }
+        guard let bytePieces else {
+            assert(offset >= 0 && offset < buffer.count, "byte index out of range")
+            return buffer.baseAddress! + offset
+        }
         return bytePieces.address(of: offset)
     }
 
@@ -63,13 +68,13 @@ public struct TapeReader {
     /// the call.
     @inlinable
     public func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        guard let bytePieces else { return try body(UnsafeBufferPointer(rebasing: bytes[range])) }
+        guard let bytePieces else { return try body(UnsafeBufferPointer(rebasing: buffer[range])) }
         return try bytePieces.withBytes(range, body)
     }
 
     /// The bytes between the quotes of string node `i`, which has no escapes (`hasEscapes`), in
     /// place: unlike other pointers into the bytes, valid for as long as the document lives
-    /// (a sort key keeps it), not only inside the reader's call.
+    /// (its bytes never move), not only inside the reader's call.
     @inlinable
     public func unescapedStringBytes(_ i: Int) -> UnsafeBufferPointer<UInt8> {
         assert(!hasEscapes(i), "a string with escapes read in place")
@@ -84,9 +89,9 @@ public struct TapeReader {
                          && otherStart + range.count <= other.byteCount, "byte range out of range")
         guard !range.isEmpty else { return true }
         guard bytePieces == nil && other.bytePieces == nil else {
-            return withBytes(range) { a in other.withBytes(otherStart..<otherStart + range.count) { b in a.elementsEqual(b) } }
+            return withBytes(range) { a in other.withBytes(otherStart..<otherStart + range.count) { b in bytesEqual(a.baseAddress!, b.baseAddress!, a.count) } }
         }
-        return bytesEqual(bytes.baseAddress! + range.lowerBound, other.bytes.baseAddress! + otherStart, range.count)
+        return bytesEqual(buffer.baseAddress! + range.lowerBound, other.buffer.baseAddress! + otherStart, range.count)
     }
 
     /// Number of entries on the tape (a node's, and a container's second; see `TapeEntry`).
@@ -111,7 +116,7 @@ public struct TapeReader {
     /// its tape entry to say).
     @inlinable
     func scalarEnd(from start: Int) -> Int {
-        guard let bytePieces else { return Tape.scalarEnd(bytes, from: start) }
+        guard let bytePieces else { return Tape.scalarEnd(buffer, from: start) }
         // A token lies in one piece, and ends at the piece's end at the latest.
         let (run, runStart) = bytePieces.run(holding: start)
         return runStart + Tape.scalarEnd(run, from: start - runStart)

@@ -1,4 +1,5 @@
 // A hash table of ordinals, keyed by byte strings (a child list's keys), and the hash it uses.
+
 /// A 64-bit hash of a byte string (multiply-and-mix over 8-byte words).
 /// - Complexity: O(length).
 func hashBytes(_ p: UnsafeBufferPointer<UInt8>) -> UInt64 {

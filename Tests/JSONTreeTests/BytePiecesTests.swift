@@ -1,5 +1,5 @@
 // A document's bytes held in pieces (`BytePieces`) must read exactly as the same bytes in one
-// buffer, through every reader of nodes: `TapeReader` and `JSONNode`.
+// buffer, through every reader of nodes (`TapeReader`, `JSONNode`), the writer and the edits.
 @testable import JSONTree
 import Testing
 import TestSupport
@@ -104,5 +104,30 @@ import TestSupport
             }
         }
         #expect(most > 100, "documents were cut into \(most) pieces at most")
+    }
+
+    @Test func aDocumentInPiecesIsWrittenAndEditedAsInOneBuffer() throws {
+        var r = SplitMix64(seed: 55)
+        for _ in 0..<200 {
+            let value = JSON.object(JSONObject((0..<r.int(1...6)).map { k in
+                (key: r.chance(0.2) ? "k" : r.chance(0.1) ? "m\\u0030" : "m\(k)", value: Gen.value(&r, depth: 3))
+            }))
+            let flat = try JSONDocument(parsing: value.serialized(r.chance(0.5) ? .pretty : .compact))
+            let doc = Self.pieced(flat, &r).0
+            var a: [UInt8] = [], b: [UInt8] = []
+            doc.root.writeCompact(to: &a)
+            flat.root.writeCompact(to: &b)
+            #expect(a == b)
+            // An edit finds its members by their keys' bytes: one key compared directly, six hashed.
+            let keys = ["k", "m0", "m1", "m2", "m3", "m4", "absent"].shuffled(using: &r)
+            let edits = [set("/m1", Gen.value(&r, depth: 1)), remove("/k"),
+                         update("/", keys.prefix(6).map { ($0, Gen.value(&r, depth: 1)) })]
+            for writes in edits {
+                func outcome(_ d: JSONDocument) -> String {
+                    do { return String(decoding: try d.applying(writes).bytes.array, as: UTF8.self) } catch { return "\(error)" }
+                }
+                #expect(outcome(doc) == outcome(flat))
+            }
+        }
     }
 }
