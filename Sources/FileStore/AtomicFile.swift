@@ -889,7 +889,9 @@ final class KernelCopySource: @unchecked Sendable {
         var st = stat()
         // Not the file read (replaced between its opening and the read), or written since the
         // read: the kernel would copy other bytes.
-        guard copyFileRange != nil, mapped || file.watch >= 0, fstat(file.fd, &st) == 0, sameFile(FileIdentity(st), snapshot.identity)
+        // Bytes in pieces have no one address to copy from (a write's own reads never make them).
+        guard copyFileRange != nil, mapped || file.watch >= 0, snapshot.bytes.pieces == nil, fstat(file.fd, &st) == 0,
+              sameFile(FileIdentity(st), snapshot.identity)
         else { return nil }
         self.file = file
         self.mapped = mapped

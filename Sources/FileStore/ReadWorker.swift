@@ -131,7 +131,7 @@ final class ReadWorker: Sendable {
                 return .parsed(document, identity, changes(request, document))
             }
         }
-        let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes)
+        let (snapshot, sharedEnds) = reader.read(request.path, comparingWith: request.current?.bytes, following: request.current)
         switch snapshot {
         case .missing: return .missing
         case .unreadable(let why): return .unreadable(why)

@@ -192,8 +192,8 @@ private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: R
         }
         return
     }
+    guard let shared = target.shared else { return part.comparison!.add(new, from: offset, count: chunk.count, old: old) }
     old.withUnsafeBufferPointer { o in
-        guard let shared = target.shared else { return part.comparison!.add(new, from: offset, count: chunk.count, old: o) }
         // `old` maps the same memory file: where it wrote no page of its own, its bytes are the
         // file's, and one comparison answers both questions.
         var comparison = part.comparison!
@@ -208,7 +208,7 @@ private func take(_ read: UnsafeRawBufferPointer, at offset: Int, into target: R
 
 /// Whether the file open as `fd` is no longer as it was at `start` (its size or modification
 /// time), or cannot be asked.
-private func fileChanged(_ fd: Int32, since start: FileIdentity) -> Bool {
+func fileChanged(_ fd: Int32, since start: FileIdentity) -> Bool {
     var now = stat()
     guard fstat(fd, &now) == 0 else { return true }
     let identity = FileIdentity(now)

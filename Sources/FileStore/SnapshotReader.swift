@@ -43,12 +43,19 @@ final class SnapshotReader: Sendable {
     /// A follower's: the file of its last large revision, held until the next is delivered.
     let held: HeldFile?
 
+    /// A revision shares the last one's bytes (`readSharing`) only in at most this many pieces.
+    let maximumPieces: Int
+
     /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`
     ///   after the next read (a store following the file; never a write command's reads).
-    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false) {
+    /// - Parameter pieces: a revision shares the last one's bytes in at most this many (tests
+    ///   lower it).
+    init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false,
+         pieces: Int = maximumBytePieces) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
         sharedPagesSize = size
+        maximumPieces = pieces
         held = holdsFiles ? HeldFile(tuning: tuning) : nil
     }
 
@@ -64,7 +71,9 @@ final class SnapshotReader: Sendable {
     /// - Returns: the snapshot, and for bytes read the shared prefix and suffix (the suffix at
     ///   most the rest of the shorter one).
     /// - Complexity: O(file size).
-    func read(_ path: String, comparingWith old: DocumentBytes?) -> (snapshot: Snapshot, sharedEnds: SharedEnds?) {
+    /// - Parameter document: the document whose bytes `old` are, when it is one: a large file's
+    ///   revision may then share its bytes (`readSharing`).
+    func read(_ path: String, comparingWith old: DocumentBytes?, following document: JSONDocument? = nil) -> (snapshot: Snapshot, sharedEnds: SharedEnds?) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
@@ -84,8 +93,18 @@ final class SnapshotReader: Sendable {
         // the watch counts as before the read, not during it.
         guard fstat(fd, &before) == 0 else { return (.unreadable(String(cString: strerror(errno))), nil) }
 
-        // One byte more than the size: reading it means the file grew during the read.
         let expected = Int(before.st_size)
+        if let document, let sharing = readSharing(fd, expected: expected, start: FileIdentity(before), following: document) {
+            switch sharing {
+            case .changed: return (.unstable, nil)
+            case .failed(let code): return (.unreadable(String(cString: strerror(code))), nil)
+            case .bytes(let bytes, let ends):
+                guard let identity = stillAsRead(fd, before: before, count: bytes.count, watch: wd) else { return (.unstable, nil) }
+                kept = hold(fd, count: bytes.count)
+                return (.bytes(bytes, identity), ends)
+            }
+        }
+        // One byte more than the size: reading it means the file grew during the read.
         let capacity = expected + 1
         let split = splitRead(expected)
         let (block, shared) = revisionBlock(capacity: capacity, split: split, following: old)
@@ -115,19 +134,29 @@ final class SnapshotReader: Sendable {
         let bytes = DocumentBytes(block: revision, count: part.count)
         let comparison = part.comparison
 
-        var after = stat()
-        guard fstat(fd, &after) == 0 else { return (.unreadable(String(cString: strerror(errno))), nil) }
-        // ctime is left out: it also changes when a rename replaces the file we are reading
-        // (its link count drops), which leaves its content whole.
-        let identity = FileIdentity(after), start = FileIdentity(before)
-        if identity.inode != start.inode || identity.size != start.size || identity.modified != start.modified
-            || bytes.count != expected || wd >= 0 && inodeWasModified(wd)
-        {
+        guard let identity = stillAsRead(fd, before: before, count: bytes.count, watch: wd) else {
             revision.keepsNoSpare()
             return (.unstable, nil)
         }
         kept = hold(fd, count: bytes.count)
         return (.bytes(bytes, identity), comparison?.sharedEnds)
+    }
+
+    /// The identity of the file open as `fd`, when it is as it was `before` a read of `count`
+    /// bytes (its size and modification time, and no write seen on the watch `wd`); nil when
+    /// it changed or cannot be asked.
+    private func stillAsRead(_ fd: Int32, before: stat, count: Int, watch wd: Int32) -> FileIdentity? {
+        var after = stat()
+        guard fstat(fd, &after) == 0 else { return nil }
+        // ctime is left out: it also changes when a rename replaces the file we are reading
+        // (its link count drops), which leaves its content whole.
+        let identity = FileIdentity(after), start = FileIdentity(before)
+        if identity.inode != start.inode || identity.size != start.size || identity.modified != start.modified
+            || count != Int(before.st_size) || wd >= 0 && inodeWasModified(wd)
+        {
+            return nil
+        }
+        return identity
     }
 
     /// The file's `expected` bytes (and one more, if it grew) read into `target`: with `split`
@@ -470,12 +499,10 @@ struct EndsComparison {
     }
 
     /// Compares new bytes `from..<from + count` (read just now, at `new`) with `old`.
-    mutating func add(_ new: UnsafePointer<UInt8>, from: Int, count: Int, old: UnsafeBufferPointer<UInt8>) {
-        guard let o = old.baseAddress else { return }
+    mutating func add(_ new: UnsafePointer<UInt8>, from: Int, count: Int, old: DocumentBytes) {
         var prefixCovered = false
         if !prefixFinal {
-            let comparable = max(0, min(count, oldCount - from))
-            let same = matchingPrefix(new, o + from, comparable)
+            let same = old.matching(prefixOf: UnsafeBufferPointer(start: new, count: count), at: from)
             prefix += same
             if same < count { prefixFinal = true } else { prefixCovered = true }
         }
@@ -485,9 +512,9 @@ struct EndsComparison {
         // New position p sits at old position p - shift, as far from the end.
         let first = max(from, shift)
         guard first < from + count else { return }
-        if let last = lastMismatch(new + (first - from), o + (first - shift), from + count - first) {
-            lastDifference = first + last
-        }
+        let compared = from + count - first
+        let same = old.matching(suffixOf: UnsafeBufferPointer(start: new + (first - from), count: compared), endingAt: from + count - shift)
+        if same < compared { lastDifference = from + count - 1 - same }
     }
 
     /// Notes a piece of the new state (`new`, its bytes) found equal to the old state's bytes
@@ -525,21 +552,6 @@ struct EndsComparison {
         let limit = min(oldCount, newCount) - prefix
         return (prefix, min(limit, newCount - 1 - lastDifference))
     }
-}
-
-/// How many leading bytes `a` and `b` share, of `count`: 4 KiB at a time with `memcmp` (vector
-/// code, several times faster than a loop of 8-byte loads), then byte by byte in the block that differs.
-private func matchingPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Int {
-    var i = 0
-    while i < count {
-        let n = min(compareBlock, count - i)
-        if memcmp(a + i, b + i, n) != 0 {
-            while a[i] == b[i] { i += 1 }
-            return i
-        }
-        i += n
-    }
-    return count
 }
 
 /// The offset of the last byte where `a` and `b` differ, of `count`; nil when they are equal.

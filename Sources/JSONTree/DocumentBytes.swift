@@ -82,10 +82,21 @@ public final class ByteBlock: @unchecked Sendable {
     }
 }
 
+/// The `count` bytes of `block` from `offset`: one piece of a document's bytes (`BytePieces`).
+public struct BytePart {
+    public let block: ByteBlock
+    public let offset: Int
+    public let count: Int
+
+    public init(block: ByteBlock, offset: Int, count: Int) {
+        (self.block, self.offset, self.count) = (block, offset, count)
+    }
+}
+
 /// A document's bytes in pieces, each contiguous in memory, cut only between tokens: a string,
-/// number or literal lies in one piece. The way a revision of a large file that an edit made
-/// longer or shorter can share the last revision's memory on both sides of the edit
-/// (docs/engine/gigabyte.md, "A plan"); so far only tests make them, to hold every reader to it.
+/// number or literal lies in one piece. How a large file's revision after an edit inside one
+/// container shares the last revision's memory on both sides of the edit (FileStore's
+/// `readSharing`; docs/engine/gigabyte.md, "Step 3").
 public final class BytePieces: @unchecked Sendable {
     // @unchecked: immutable after init, and so are the bytes of the blocks that the pieces cover.
     /// Where each piece starts in the document, ascending from 0.
@@ -94,20 +105,44 @@ public final class BytePieces: @unchecked Sendable {
     @usableFromInline let bases: [UnsafePointer<UInt8>]
     /// How many bytes in all.
     public let count: Int
-    /// The memory the pieces lie in, kept while they are.
+    /// The memory each piece lies in, kept while the pieces are.
     private let blocks: [ByteBlock]
 
     /// The bytes `parts` hold, one after another: each the `count` bytes of `block` from `offset`.
     /// - Precondition: no token is cut (not checked: a reader would see a token in two pieces).
-    public init(_ parts: [(block: ByteBlock, offset: Int, count: Int)]) {
-        var starts: [Int] = [], bases: [UnsafePointer<UInt8>] = [], at = 0
+    public init(_ parts: [BytePart]) {
+        var starts: [Int] = [], bases: [UnsafePointer<UInt8>] = [], blocks: [ByteBlock] = [], at = 0
         for part in parts where part.count != 0 {
             precondition(part.offset >= 0 && part.count > 0 && part.offset + part.count <= part.block.capacity, "a piece outside its block")
             starts.append(at)
             bases.append(UnsafePointer(part.block.base + part.offset))
+            blocks.append(part.block)
             at += part.count
         }
-        (self.starts, self.bases, count, blocks) = (starts, bases, at, parts.map(\.block))
+        (self.starts, self.bases, count, self.blocks) = (starts, bases, at, blocks)
+    }
+
+    /// How many pieces.
+    public var pieceCount: Int { starts.count }
+
+    /// The bytes of the blocks the pieces lie in, each block counted once: what the pieces keep.
+    public var keptBytes: Int {
+        var seen = Set<ObjectIdentifier>(), total = 0
+        for block in blocks where seen.insert(ObjectIdentifier(block)).inserted { total += block.capacity }
+        return total
+    }
+
+    /// The parts that hold the bytes in `range`, for pieces that share them.
+    func parts(_ range: Range<Int>) -> [BytePart] {
+        var parts: [BytePart] = [], at = range.lowerBound
+        while at < range.upperBound {
+            let k = piece(holding: at)
+            let end = Swift.min(range.upperBound, k + 1 < starts.count ? starts[k + 1] : count)
+            let offset = bases[k] + (at - starts[k]) - UnsafePointer(blocks[k].base)
+            parts.append(BytePart(block: blocks[k], offset: offset, count: end - at))
+            at = end
+        }
+        return parts
     }
 
     /// The index of the piece holding byte `offset`.
@@ -270,33 +305,139 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         withUnsafeBufferPointer { Array($0[range]) }
     }
 
+    /// Calls `body` with a function that gives the contiguous run of bytes holding a byte (the
+    /// whole buffer, or the piece), and where the run starts; valid for the call.
+    private func withRuns<R>(_ body: ((Int) -> (bytes: UnsafeBufferPointer<UInt8>, start: Int)) -> R) -> R {
+        if let p = pieces { return body { p.run(holding: $0) } }
+        return withUnsafeBufferPointer { all in body { _ in (all, 0) } }
+    }
+
+    /// Calls `body` with the bytes in `range`: in place, unless pieces hold them and the range
+    /// crosses from one to the next (then copied for the call).
+    @inlinable
+    public func withBytes<R, E: Error>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "byte range out of range")
+        if let p = pieces { return try p.withBytes(range, body) }
+        return try withUnsafeBufferPointer { (all) throws(E) in try body(UnsafeBufferPointer(rebasing: all[range])) }
+    }
+
+    /// The parts that hold the bytes in `range`, for pieces that share them (`BytePieces`);
+    /// nil for bytes in an array, which no piece can share.
+    public func parts(_ range: Range<Int>) -> [BytePart]? {
+        switch storage {
+        case .array: return nil
+        case .block(let b): return range.isEmpty ? [] : [BytePart(block: b, offset: range.lowerBound, count: range.count)]
+        case .pieces(let p): return p.parts(range)
+        }
+    }
+
+    /// How many leading bytes of `other` are these bytes from `offset` on (at most to their end).
+    /// - Complexity: O(bytes matched), a page at a time (`memcmp`).
+    public func matching(prefixOf other: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
+        let n = Swift.min(other.count, count - offset)
+        guard n > 0 else { return 0 }
+        return withRuns { runs in
+            var done = 0
+            while done < n {
+                let (run, start) = runs(offset + done)
+                let step = Swift.min(n - done, run.count - (offset + done - start))
+                let same = matchingPrefix(other.baseAddress! + done, run.baseAddress! + (offset + done - start), step)
+                done += same
+                if same < step { break }
+            }
+            return done
+        }
+    }
+
+    /// How many trailing bytes of `other` are these bytes just before `end` (at most `end`).
+    /// - Complexity: O(bytes matched), a page at a time (`memcmp`).
+    public func matching(suffixOf other: UnsafeBufferPointer<UInt8>, endingAt end: Int) -> Int {
+        let n = Swift.min(other.count, end)
+        guard n > 0 else { return 0 }
+        return withRuns { runs in
+            var done = 0
+            while done < n {
+                let last = end - 1 - done
+                let (run, start) = runs(last)
+                let step = Swift.min(n - done, last - start + 1)
+                let same = matchingSuffix(other.baseAddress! + (other.count - done), run.baseAddress! + (last - start + 1), step)
+                done += same
+                if same < step { break }
+            }
+            return done
+        }
+    }
+
+    /// The bytes the memory these bytes lie in holds (each block once): what keeping them keeps.
+    public var keptBytes: Int {
+        switch storage {
+        case .array(let a): return a.capacity
+        case .block(let b): return b.capacity
+        case .pieces(let p): return p.keptBytes
+        }
+    }
+
     /// How many leading bytes these bytes and `other` share, and how many trailing bytes (at
     /// most the rest of the shorter of the two): what an edit left unchanged.
-    /// - Complexity: O(bytes shared), a page at a time (`memcmp`).
+    /// - Complexity: O(bytes shared), a page at a time (`memcmp`); pieces that lie in the same
+    ///   memory as the other's bytes at the same place are not compared.
     public func sharedEnds(with other: DocumentBytes) -> (prefix: Int, suffix: Int) {
-        withUnsafeBufferPointer { a in
-            other.withUnsafeBufferPointer { b in
-                let n = Swift.min(a.count, b.count)
-                guard n > 0 else { return (0, 0) }
-                let pa = a.baseAddress!, pb = b.baseAddress!
-                let page = 4096
+        let n = Swift.min(count, other.count)
+        guard n > 0 else { return (0, 0) }
+        return withRuns { runA in
+            other.withRuns { runB in
                 var prefix = 0
-                while prefix + page <= n && memcmp(pa + prefix, pb + prefix, page) == 0 { prefix += page }
-                while prefix < n && pa[prefix] == pb[prefix] { prefix += 1 }
-                let limit = n - prefix, ea = pa + a.count, eb = pb + b.count
+                while prefix < n {
+                    let (a, sa) = runA(prefix), (b, sb) = runB(prefix)
+                    let pa = a.baseAddress! + (prefix - sa), pb = b.baseAddress! + (prefix - sb)
+                    let step = Swift.min(n - prefix, a.count - (prefix - sa), b.count - (prefix - sb))
+                    let same = pa == pb ? step : matchingPrefix(pa, pb, step)
+                    prefix += same
+                    if same < step { break }
+                }
+                // Byte `count - 1 - k` here against `other.count - 1 - k`, for k below the limit.
+                let limit = n - prefix
                 var suffix = 0
-                while suffix + page <= limit && memcmp(ea - suffix - page, eb - suffix - page, page) == 0 { suffix += page }
-                while suffix < limit && ea[-suffix - 1] == eb[-suffix - 1] { suffix += 1 }
+                while suffix < limit {
+                    let ia = count - 1 - suffix, ib = other.count - 1 - suffix
+                    let (a, sa) = runA(ia), (b, sb) = runB(ib)
+                    let step = Swift.min(limit - suffix, ia - sa + 1, ib - sb + 1)
+                    let ea = a.baseAddress! + (ia - sa + 1), eb = b.baseAddress! + (ib - sb + 1)
+                    let same = ea == eb ? step : matchingSuffix(ea, eb, step)
+                    suffix += same
+                    if same < step { break }
+                }
                 return (prefix, suffix)
             }
         }
     }
 }
 
+/// How many leading bytes `a` and `b` share, of `count`: a page at a time (`memcmp`), then
+/// byte by byte in the page that differs.
+package func matchingPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Int {
+    let page = 4096
+    var i = 0
+    while i + page <= count && memcmp(a + i, b + i, page) == 0 { i += page }
+    while i < count && a[i] == b[i] { i += 1 }
+    return i
+}
+
+/// How many trailing bytes the `count` bytes before `aEnd` and before `bEnd` share.
+func matchingSuffix(_ aEnd: UnsafePointer<UInt8>, _ bEnd: UnsafePointer<UInt8>, _ count: Int) -> Int {
+    let page = 4096
+    var i = 0
+    while i + page <= count && memcmp(aEnd - i - page, bEnd - i - page, page) == 0 { i += page }
+    while i < count && aEnd[-i - 1] == bEnd[-i - 1] { i += 1 }
+    return i
+}
+
 extension DocumentBytes: Equatable {
     public static func == (a: DocumentBytes, b: DocumentBytes) -> Bool {
-        a.count == b.count && a.withUnsafeBufferPointer { pa in
-            b.withUnsafeBufferPointer { pb in a.count == 0 || bytesEqual(pa.baseAddress!, pb.baseAddress!, a.count) }
-        }
+        a.count == b.count && (a.pieces == nil && b.pieces == nil
+            ? a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in a.count == 0 || bytesEqual(pa.baseAddress!, pb.baseAddress!, a.count) }
+            }
+            : a.sharedEnds(with: b).prefix == a.count)
     }
 }

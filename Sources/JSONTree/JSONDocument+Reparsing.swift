@@ -66,12 +66,53 @@ extension JSONDocument {
     ///   - piecesFrom: tapes of this many entries or more are spliced as pieces (tests lower it).
     func reparsedInPlace(_ new: DocumentBytes, prefix: Int, suffix: Int, tuning: EngineTuning = .current,
                          splitFrom: Int = splitSpliceEntries, piecesFrom: Int = pieceSpliceEntries) -> JSONDocument? {
-        let old = bytes
-        // The changed bytes: old[prefix..<oldEnd], new[prefix..<new.count - suffix].
-        let oldEnd = old.count - suffix
-        let delta = new.count - old.count
+        guard let (container, path, oldStart, oldStop) = editedContainer(prefix: prefix, suffix: suffix, newCount: new.count)
+        else { return nil }
+        let delta = new.count - bytes.count
 
-        // The innermost container whose brackets are both outside the change.
+        // The container's new bytes, parsed alone (at its depth, within the depth limit).
+        let region: TapeStorage
+        do {
+            // In place: a read that made pieces (`editedBytes`) holds these bytes in one.
+            region = try new.withBytes(oldStart..<(oldStop + delta)) { buf throws(JSONParseError) in
+                try JSONParser.parse(buf, depthLimit: maximumJSONDepth - path.count)
+            }
+        } catch {
+            return nil
+        }
+        // Past the tape's index limit, the full parse gives the error.
+        guard tape.count + region.count - (tape.next(container) - container) < Tape.entryLimit else { return nil }
+        if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart) {
+            // Every node kept its place: the old tape is the new one too.
+            return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix), childSamples: childSamples)
+        }
+        let spliced = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta,
+                             secondThreadFrom: tuning.secondThread ? splitFrom : nil, piecesFrom: piecesFrom)
+        let samples = childSamples.spliced(at: container, oldNext: tape.next(container), countDelta: spliced.count - tape.count)
+        return JSONDocument(bytes: new, tape: spliced, previous: self, shared: (prefix, suffix), childSamples: samples)
+    }
+
+    /// The bytes a re-parse (`reparsing(_:sharedPrefix:sharedSuffix:)`) of a later state of
+    /// `newCount` bytes, sharing `sharedPrefix` leading and `sharedSuffix` trailing bytes with
+    /// this document, would parse alone: the edited container's, from its opening bracket to
+    /// just after its closing one, in this document's bytes (they start at the same offset in
+    /// the new state, and end `newCount - bytes.count` later). Every byte outside them is the
+    /// same in both states, and a cut at either end cuts no token. nil when the re-parse would
+    /// parse the whole state.
+    public func editedBytes(sharedPrefix prefix: Int, sharedSuffix suffix: Int, newCount: Int) -> Range<Int>? {
+        guard newCount < Int(UInt32.max), !bytes.isEmpty, newCount > 0,
+              let (_, _, start, stop) = editedContainer(prefix: prefix, suffix: suffix, newCount: newCount)
+        else { return nil }
+        return start..<stop
+    }
+
+    /// The innermost container whose brackets are both outside the change (after the first
+    /// `prefix` bytes, before the last `suffix`) and which, with the change, is at most half of
+    /// the new state's `newCount` bytes: its tape index, its ancestors' and its bytes; nil for none.
+    private func editedContainer(prefix: Int, suffix: Int, newCount: Int) -> (index: Int, path: [Int], start: Int, stop: Int)? {
+        // The changed bytes: old[prefix..<oldEnd], new[prefix..<newCount - suffix].
+        let oldEnd = bytes.count - suffix
+        let delta = newCount - bytes.count
         var path: [Int] = []
         var container = -1
         withTapeReader { tape in
@@ -90,29 +131,9 @@ extension JSONDocument {
             }
         }
         guard container >= 0, path.count < maximumJSONDepth else { return nil }
-        let (oldStart, oldStop) = withTapeReader { ($0.start(container), $0.end(container)) }
-        guard (oldStop - oldStart + delta) * 2 <= new.count else { return nil }
-
-        // The container's new bytes, parsed alone (at its depth, within the depth limit).
-        let region: TapeStorage
-        do {
-            region = try new.withUnsafeBufferPointer { buf throws(JSONParseError) in
-                try JSONParser.parse(UnsafeBufferPointer(rebasing: buf[oldStart..<(oldStop + delta)]),
-                                     depthLimit: maximumJSONDepth - path.count)
-            }
-        } catch {
-            return nil
-        }
-        // Past the tape's index limit, the full parse gives the error.
-        guard tape.count + region.count - (tape.next(container) - container) < Tape.entryLimit else { return nil }
-        if delta == 0 && sameEntries(region, asSubtreeAt: container, offset: oldStart) {
-            // Every node kept its place: the old tape is the new one too.
-            return JSONDocument(bytes: new, tape: tape, previous: self, shared: (prefix, suffix), childSamples: childSamples)
-        }
-        let spliced = splice(region, replacing: container, at: oldStart, ancestors: path, byteDelta: delta,
-                             secondThreadFrom: tuning.secondThread ? splitFrom : nil, piecesFrom: piecesFrom)
-        let samples = childSamples.spliced(at: container, oldNext: tape.next(container), countDelta: spliced.count - tape.count)
-        return JSONDocument(bytes: new, tape: spliced, previous: self, shared: (prefix, suffix), childSamples: samples)
+        let (start, stop) = withTapeReader { ($0.start(container), $0.end(container)) }
+        guard (stop - start + delta) * 2 <= newCount else { return nil }
+        return (container, path, start, stop)
     }
 
     /// Whether `region` (parsed from the bytes at `offset`) holds exactly the entries of the

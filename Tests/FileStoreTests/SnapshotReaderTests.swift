@@ -52,19 +52,32 @@ import TestSupport
         return (old, new)
     }
 
+    /// `bytes` cut at random into pieces, each in a block of its own.
+    static func inPieces(_ bytes: [UInt8], _ r: inout SplitMix64) -> DocumentBytes {
+        var parts: [BytePart] = [], at = 0
+        while at < bytes.count {
+            let count = r.int(1...min(bytes.count - at, r.pick([1, 5, 40, 300])))
+            let block = ByteBlock(capacity: count + 2)
+            (block.base + 1).update(from: Array(bytes[at..<at + count]), count: count)
+            parts.append(BytePart(block: block, offset: 1, count: count))
+            at += count
+        }
+        return DocumentBytes(pieces: BytePieces(parts))
+    }
+
     @Test func endsMeasuredChunkByChunkAreTheSharedEnds() {
         forEachSeed(5_000, base: 0x1616) { seed, r in
             let (old, new) = Self.states(&r)
             var comparison = EndsComparison(oldCount: old.count, newCount: new.count)
             var from = 0
+            // The last revision in one buffer, or in pieces (a revision that shared its last one's).
+            let o = r.int(0..<2) == 0 ? DocumentBytes(old) : Self.inPieces(old, &r)
             new.withUnsafeBufferPointer { n in
-                old.withUnsafeBufferPointer { o in
-                    while from < new.count {
-                        let count = r.int(1...max(1, min(new.count - from, r.pick([1, 7, 8, 9, 64, 1000]))))
-                        // Each chunk read into a buffer of its own, as into a copy-on-write revision.
-                        Array(n[from..<from + count]).withUnsafeBufferPointer { comparison.add($0.baseAddress!, from: from, count: count, old: o) }
-                        from += count
-                    }
+                while from < new.count {
+                    let count = r.int(1...max(1, min(new.count - from, r.pick([1, 7, 8, 9, 64, 1000]))))
+                    // Each chunk read into a buffer of its own, as into a copy-on-write revision.
+                    Array(n[from..<from + count]).withUnsafeBufferPointer { comparison.add($0.baseAddress!, from: from, count: count, old: o) }
+                    from += count
                 }
             }
             let expected = Self.naiveEnds(old, new)
@@ -81,13 +94,12 @@ import TestSupport
             func part(_ range: Range<Int>) -> EndsComparison {
                 var comparison = EndsComparison(oldCount: old.count, newCount: new.count)
                 var from = range.lowerBound
+                let o = DocumentBytes(old)
                 new.withUnsafeBufferPointer { n in
-                    old.withUnsafeBufferPointer { o in
-                        while from < range.upperBound {
-                            let count = r.int(1...max(1, min(range.upperBound - from, r.pick([1, 8, 9, 64, 1000]))))
-                            comparison.add(n.baseAddress! + from, from: from, count: count, old: o)
-                            from += count
-                        }
+                    while from < range.upperBound {
+                        let count = r.int(1...max(1, min(range.upperBound - from, r.pick([1, 8, 9, 64, 1000]))))
+                        comparison.add(n.baseAddress! + from, from: from, count: count, old: o)
+                        from += count
                     }
                 }
                 return comparison

@@ -33,7 +33,7 @@ import TestSupport
         /// Reads `path` (holding `state`) as a store does: the revision, or the parse error, and
         /// the query's events; checks the bytes and their shared ends.
         mutating func follow(_ path: String, state: [UInt8], query: Query, label: String) throws -> String {
-            let (snapshot, ends) = reader.read(path, comparingWith: current?.bytes)
+            let (snapshot, ends) = reader.read(path, comparingWith: current?.bytes, following: current)
             guard case .bytes(let bytes, _) = snapshot else {
                 Issue.record("\(label): not read: \(snapshot)")
                 return "not read"
@@ -78,10 +78,13 @@ import TestSupport
             var scores = (0..<1_500).map { _ in r.int(100_000...899_999) }
             // Tuned and plain into shared pages (from any size), and plain as a library user
             // reading a small file gets it: memory of its own.
-            var followers = [Follower(reader: SnapshotReader(tuning: .tuned, sharedPagesFrom: 1)),
-                             Follower(reader: SnapshotReader(tuning: .plain, sharedPagesFrom: 1)),
+            // The first two share the last revision's bytes as pieces after an edit inside one
+            // child (up to 9 pieces: then read whole again).
+            var followers = [Follower(reader: SnapshotReader(tuning: .tuned, sharedPagesFrom: 1, pieces: 9)),
+                             Follower(reader: SnapshotReader(tuning: .plain, sharedPagesFrom: 1, pieces: 9)),
                              Follower(reader: SnapshotReader(tuning: .plain))]
-            for step in 0..<14 {
+            var pieced = 0, flattened = 0, lastPieces = 1
+            for step in 0..<30 {
                 var cut = false
                 switch r.int(0..<8) {
                 case 0, 1, 2: scores[r.int(0..<scores.count)] = r.int(900_000...999_999)  // the same length
@@ -97,7 +100,14 @@ import TestSupport
                 let label = "seed \(seed) step \(step)"
                 let seen = try followers.indices.map { try followers[$0].follow(path, state: state, query: query, label: label) }
                 #expect(seen[0] == seen[1] && seen[1] == seen[2], "\(label): tuned \(seen[0].prefix(200)) | plain \(seen[1].prefix(200)) | own memory \(seen[2].prefix(200))")
+                let pieces = followers.map { $0.current?.bytes.pieces?.pieceCount ?? 1 }
+                #expect(pieces[0] == pieces[1] && pieces[2] == 1 && pieces[0] <= 9, "\(label): \(pieces)")
+                if pieces[0] > 1 { pieced += 1 }
+                if pieces[0] == 1 && lastPieces > 1 { flattened += 1 }
+                lastPieces = pieces[0]
             }
+            // Seeds were chosen so that each run shares bytes, and reads whole again past 9 pieces.
+            #expect(pieced >= 5 && flattened >= 1, "seed \(seed): \(pieced) revisions in pieces, \(flattened) made whole again")
         }
     }
 }

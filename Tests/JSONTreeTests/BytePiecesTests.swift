@@ -37,14 +37,14 @@ import TestSupport
             }
         }
         let cutChance = r.pick([0.05, 0.3, 0.9])
-        var parts: [(block: ByteBlock, offset: Int, count: Int)] = []
+        var parts: [BytePart] = []
         var start = 0
         for p in 1...bytes.count where p == bytes.count || (!insideToken[p] && r.chance(cutChance)) {
             let lead = r.int(0...9), count = p - start
             let block = ByteBlock(capacity: lead + count + r.int(0...9))
             block.base.initialize(repeating: 0xFF, count: block.capacity)
             for k in 0..<count { block.base[lead + k] = bytes[start + k] }
-            parts.append((block, lead, count))
+            parts.append(BytePart(block: block, offset: lead, count: count))
             start = p
         }
         let pieces = BytePieces(parts)
@@ -127,6 +127,71 @@ import TestSupport
                     do { return String(decoding: try d.applying(writes).bytes.array, as: UTF8.self) } catch { return "\(error)" }
                 }
                 #expect(outcome(doc) == outcome(flat))
+            }
+        }
+    }
+}
+
+extension BytePiecesTests {
+    /// Random bytes cut at random into pieces, each in a block of its own.
+    static func cut(_ bytes: [UInt8], _ r: inout SplitMix64) -> DocumentBytes {
+        var parts: [BytePart] = [], at = 0
+        while at < bytes.count {
+            let count = r.int(1...min(bytes.count - at, r.pick([1, 9, 700, 5_000])))
+            let block = ByteBlock(capacity: count)
+            block.base.update(from: Array(bytes[at..<at + count]), count: count)
+            parts.append(BytePart(block: block, offset: 0, count: count))
+            at += count
+        }
+        return DocumentBytes(pieces: BytePieces(parts))
+    }
+
+    /// A later state as a read that shares the last one's memory makes it: the last state's own
+    /// bytes before and after an edit (`BytePieces.parts`), and new bytes around the edit. Its
+    /// ends shared with the last state are counted without comparing the memory both hold; they
+    /// must be what a byte-by-byte count gives, against the last state however it is held.
+    @Test func bytesSharingTheLastStatesMemoryCompareAsBytes() {
+        var r = SplitMix64(seed: 0x5454)
+        for round in 0..<300 {
+            let old = (0..<r.int(1...20_000)).map { _ in UInt8(r.int(0...2)) }
+            var new = old
+            let at = r.int(0...old.count), removed = r.int(0...min(old.count - at, 900))
+            new.replaceSubrange(at..<at + removed, with: (0..<r.int(0...900)).map { _ in UInt8(r.int(0...2)) })
+            let delta = new.count - old.count
+            // The last state in one block, or itself shared from pieces.
+            let block = ByteBlock(capacity: old.count)
+            block.base.update(from: old, count: old.count)
+            let last = r.chance(0.5) ? DocumentBytes(block: block, count: old.count) : Self.cut(old, &r)
+            // New bytes over the edit and up to 100 bytes either side; the last state's around them.
+            let from = max(0, at - r.int(0...100)), to = min(old.count, at + removed + r.int(0...100))
+            let middle = ByteBlock(capacity: max(1, to + delta - from))
+            middle.base.update(from: Array(new[from..<(to + delta)]), count: to + delta - from)
+            let parts = last.parts(0..<from)! + [BytePart(block: middle, offset: 0, count: to + delta - from)] + last.parts(to..<old.count)!
+            let shared = DocumentBytes(pieces: BytePieces(parts))
+            #expect(shared.array == new, "round \(round)")
+
+            var prefix = 0
+            while prefix < min(old.count, new.count) && old[prefix] == new[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < min(old.count, new.count) - prefix && old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+            let label = "round \(round): \(old.count) bytes, \(removed) replaced at \(at), new bytes \(from)..<\(to + delta)"
+            // Either way round: the counts do not depend on which state is the later one.
+            for (a, b) in [(last, shared), (shared, last), (DocumentBytes(old), shared), (shared, Self.cut(old, &r))] {
+                let ends = a.sharedEnds(with: b)
+                #expect(ends.prefix == prefix && ends.suffix == suffix, "\(label)")
+            }
+            #expect((shared == last) == (new == old) && (shared == DocumentBytes(new)), "\(label)")
+            // A chunk of the new state against the last one, from any offset.
+            let offset = r.int(0...new.count), length = r.int(0...(new.count - offset))
+            let chunk = Array(new[offset..<offset + length])
+            chunk.withUnsafeBufferPointer { c in
+                var same = 0
+                while same < c.count && offset + same < old.count && old[offset + same] == c[same] { same += 1 }
+                #expect(last.matching(prefixOf: c, at: offset) == same, "\(label)")
+                let end = r.int(0...old.count)
+                var trailing = 0
+                while trailing < min(c.count, end) && old[end - 1 - trailing] == c[c.count - 1 - trailing] { trailing += 1 }
+                #expect(last.matching(suffixOf: c, endingAt: end) == trailing, "\(label)")
             }
         }
     }
