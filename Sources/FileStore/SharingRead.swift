@@ -9,6 +9,7 @@ import Glibc
 import EngineMemory
 import JSONTree
 import StoreInterface
+import Synchronization
 
 /// What a read sharing the last revision's bytes found.
 enum SharingRead {
@@ -62,16 +63,18 @@ extension SnapshotReader {
         if prefix == expected && prefix == last.count { return .bytes(last, (prefix, suffix)) }
         guard let edited = old.editedBytes(sharedPrefix: prefix, sharedSuffix: suffix, newCount: expected) else { return nil }
 
-        // The container's new bytes; the rest is the last revision's.
+        // The container's new bytes; the rest is the last revision's. Not where the memory the
+        // pieces would keep passes 1.5 × the file (the container may be up to half of it).
         let delta = expected - last.count
         let count = edited.count + delta
-        let block = ByteBlock(capacity: count)
+        let before = last.parts(0..<edited.lowerBound)!, after = last.parts(edited.upperBound..<last.count)!
+        guard BytePart.keptBytes((before + after).map(\.block)) + count <= expected + expected / 2 else { return nil }
+        let block = ByteBlock(capacity: count, waste: 0.25)
         guard reader.copy(edited.lowerBound..<edited.upperBound + delta, to: block.base) else {
             return reader.failure.map { .failed($0) } ?? .changed
         }
         if file?.lostPages == true { return .changed }
-        let parts = last.parts(0..<edited.lowerBound)! + [BytePart(block: block, offset: 0, count: count)]
-            + last.parts(edited.upperBound..<last.count)!
+        let parts = before + [BytePart(block: block, offset: 0, count: count)] + after
         return .bytes(DocumentBytes(pieces: BytePieces(parts)), (prefix, suffix))
     }
 }
@@ -79,13 +82,16 @@ extension SnapshotReader {
 /// Reads a file's bytes a chunk at a time, from its mapping (tuned) or with `pread`, each chunk
 /// on page boundaries, the file checked after each; chunks of the mapping compared are given back.
 private final class ChunkReader: @unchecked Sendable {
-    // @unchecked: each thread reads with a buffer of its own; `failure` is set by the thread
-    // that fails, and read after both have joined.
+    // @unchecked: each thread reads with a buffer of its own; `failed` is atomic.
     let fd: Int32
     let file: MappedFile?
     let start: FileIdentity
+    private let failed = Atomic<Int32>(0)
     /// The error that stopped a read, if one did (else a stop is the file changing).
-    var failure: Int32?
+    var failure: Int32? {
+        let code = failed.load(ordering: .relaxed)
+        return code == 0 ? nil : code
+    }
     let step = Posix.hugePageSize
 
     init(fd: Int32, file: MappedFile?, start: FileIdentity) {
@@ -115,7 +121,7 @@ private final class ChunkReader: @unchecked Sendable {
         while done < range.count {
             let n = pread(fd, target + done, range.count - done, off_t(range.lowerBound + done))
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { failure = errno }
+            if n < 0 { failed.store(errno, ordering: .relaxed) }
             if n <= 0 { return false }
             done += n
         }

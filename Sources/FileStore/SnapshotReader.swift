@@ -65,7 +65,8 @@ final class SnapshotReader: Sendable {
     /// - Complexity: O(file size).
     func read(_ path: String) -> Snapshot { read(path, comparingWith: nil).snapshot }
 
-    /// Reads `path` completely and, when `old` is given, measures the bytes it shares with `old`
+    /// Reads `path` (completely, unless its revision shares the last one's bytes: `readSharing`)
+    /// and, when `old` is given, measures the bytes it shares with `old`
     /// at each end (as `JSONDocument.reparsing` needs them) while each chunk read is still in
     /// the cache: a second pass over both files would cost as much as the read.
     /// - Returns: the snapshot, and for bytes read the shared prefix and suffix (the suffix at
@@ -99,7 +100,8 @@ final class SnapshotReader: Sendable {
             case .changed: return (.unstable, nil)
             case .failed(let code): return (.unreadable(String(cString: strerror(code))), nil)
             case .bytes(let bytes, let ends):
-                guard let identity = stillAsRead(fd, before: before, count: bytes.count, watch: wd) else { return (.unstable, nil) }
+                guard let after = fileStat(fd) else { return (.unreadable(String(cString: strerror(errno))), nil) }
+                guard let identity = stillAsRead(after, before: before, count: bytes.count, watch: wd) else { return (.unstable, nil) }
                 kept = hold(fd, count: bytes.count)
                 return (.bytes(bytes, identity), ends)
             }
@@ -134,7 +136,8 @@ final class SnapshotReader: Sendable {
         let bytes = DocumentBytes(block: revision, count: part.count)
         let comparison = part.comparison
 
-        guard let identity = stillAsRead(fd, before: before, count: bytes.count, watch: wd) else {
+        guard let after = fileStat(fd) else { return (.unreadable(String(cString: strerror(errno))), nil) }
+        guard let identity = stillAsRead(after, before: before, count: bytes.count, watch: wd) else {
             revision.keepsNoSpare()
             return (.unstable, nil)
         }
@@ -142,12 +145,16 @@ final class SnapshotReader: Sendable {
         return (.bytes(bytes, identity), comparison?.sharedEnds)
     }
 
-    /// The identity of the file open as `fd`, when it is as it was `before` a read of `count`
-    /// bytes (its size and modification time, and no write seen on the watch `wd`); nil when
-    /// it changed or cannot be asked.
-    private func stillAsRead(_ fd: Int32, before: stat, count: Int, watch wd: Int32) -> FileIdentity? {
-        var after = stat()
-        guard fstat(fd, &after) == 0 else { return nil }
+    /// The file open as `fd` now; nil when it cannot be asked (`errno`).
+    private func fileStat(_ fd: Int32) -> stat? {
+        var now = stat()
+        return fstat(fd, &now) == 0 ? now : nil
+    }
+
+    /// The identity of the file found `after` a read of `count` bytes, when it is as it was
+    /// `before` (its size and modification time, and no write seen on the watch `wd`); nil
+    /// when it changed.
+    private func stillAsRead(_ after: stat, before: stat, count: Int, watch wd: Int32) -> FileIdentity? {
         // ctime is left out: it also changes when a rename replaces the file we are reading
         // (its link count drops), which leaves its content whole.
         let identity = FileIdentity(after), start = FileIdentity(before)

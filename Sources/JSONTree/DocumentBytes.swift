@@ -36,8 +36,10 @@ public final class ByteBlock: @unchecked Sendable {
     /// read finds half a file) or the rare revision of a file that shrank by more than a quarter.
     /// Tuned, blocks of 1 MiB or more are mappings: from malloc, the blocks of half-written files
     /// that a reader meets (any size) stayed in glibc's heaps and the resident size grew by steps.
-    public init(capacity: Int) {
-        let memory = RecycledMemory<UInt8>(capacity: capacity, waste: 1, mappedFrom: 1 << 20)
+    /// - Parameter waste: a spare is taken only where at most this part of it is left over
+    ///   (a block kept long, as a piece of later revisions, takes one that nearly fits).
+    public init(capacity: Int, waste: Double = 1) {
+        let memory = RecycledMemory<UInt8>(capacity: capacity, waste: waste, mappedFrom: 1 << 20)
         (self.memory, release, base, self.capacity, sharedPages) = (memory, nil, memory.base, memory.capacity, nil)
     }
 
@@ -91,6 +93,13 @@ public struct BytePart {
     public init(block: ByteBlock, offset: Int, count: Int) {
         (self.block, self.offset, self.count) = (block, offset, count)
     }
+
+    /// The bytes of `blocks`, each counted once: what pieces in them keep in memory.
+    public static func keptBytes(_ blocks: [ByteBlock]) -> Int {
+        var seen = Set<ObjectIdentifier>(), total = 0
+        for block in blocks where seen.insert(ObjectIdentifier(block)).inserted { total += block.capacity }
+        return total
+    }
 }
 
 /// A document's bytes in pieces, each contiguous in memory, cut only between tokens: a string,
@@ -126,11 +135,7 @@ public final class BytePieces: @unchecked Sendable {
     public var pieceCount: Int { starts.count }
 
     /// The bytes of the blocks the pieces lie in, each block counted once: what the pieces keep.
-    public var keptBytes: Int {
-        var seen = Set<ObjectIdentifier>(), total = 0
-        for block in blocks where seen.insert(ObjectIdentifier(block)).inserted { total += block.capacity }
-        return total
-    }
+    public var keptBytes: Int { BytePart.keptBytes(blocks) }
 
     /// The parts that hold the bytes in `range`, for pieces that share them.
     func parts(_ range: Range<Int>) -> [BytePart] {

@@ -349,9 +349,9 @@ struct DocumentEditor {
                         for i in wanted.indices where wanted[i] == key { result[i].append(m) }
                         continue
                     }
-                    let count = tape.end(p) - tape.start(p) - 2
+                    let start = tape.start(p), count = tape.end(p) - start - 2
                     for i in wanted.indices where wanted[i].count == count {
-                        let same = count == 0 || wanted[i].withUnsafeBytes { memcmpEqual($0.baseAddress!, tape.unescapedStringBytes(p).baseAddress!, count) }
+                        let same = count == 0 || wanted[i].withUnsafeBytes { memcmpEqual($0.baseAddress!, tape.address(of: start + 1), count) }
                         if same { result[i].append(m) }
                     }
                 }
@@ -468,9 +468,12 @@ struct DocumentEditor {
                 while position < end {
                     if tape.hasEscapes(position) {
                         if tape.withStringBytes(position, { $0.elementsEqual(wanted) }) { found = position }
-                    } else if tape.end(position) - tape.start(position) - 2 == wanted.count
-                        && (wanted.isEmpty || memcmpEqual(wanted.baseAddress!, tape.unescapedStringBytes(position).baseAddress!, wanted.count)) {
-                        found = position
+                    } else {
+                        let start = tape.start(position)
+                        if tape.end(position) - start - 2 == wanted.count
+                            && (wanted.isEmpty || memcmpEqual(wanted.baseAddress!, tape.address(of: start + 1), wanted.count)) {
+                            found = position
+                        }
                     }
                     position = tape.nextIndex(position + 1)
                 }

@@ -5,6 +5,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineMemory
 @testable import FileStore
 import JSONTree
 import LiveQuery
@@ -109,5 +110,47 @@ import TestSupport
             // Seeds were chosen so that each run shares bytes, and reads whole again past 9 pieces.
             #expect(pieced >= 5 && flattened >= 1, "seed \(seed): \(pieced) revisions in pieces, \(flattened) made whole again")
         }
+    }
+
+    /// `{"groups": {"g0": {"k0000": {"v": "…"}, …}, "g1": …, "g2": …}}`: three groups of
+    /// `members[g]` members, about 3 MB each.
+    static func groups(_ members: [[String]]) -> [UInt8] {
+        let groups = members.enumerated().map { g, values in
+            #""g\#(g)": {"# + values.enumerated().map { k, v in #""k\#(k)": {"v": "\#(v)"}"# }.joined(separator: ",\n") + "}"
+        }
+        return Array((#"{"groups": {"# + groups.joined(separator: ",\n") + "}}\n").utf8)
+    }
+
+    /// A 9 MB file, read in several chunks a half: edits inside one member (a small container)
+    /// and across one group (a third of the file), each shared as pieces while the memory they
+    /// keep stays within 1.5 × the file, and read whole again past it.
+    @Test func largeContainersAreSharedWithinTheMemoryBound() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("groups.json")
+        let query = try Query().orderByKey().limitToFirst(3)
+        var r = SplitMix64(seed: 0x9B)
+        var members = (0..<3).map { _ in (0..<30_000).map { _ in String(repeating: "x", count: r.int(60...100)) } }
+        var followers = [Follower(reader: SnapshotReader(tuning: .tuned, sharedPagesFrom: 1)),
+                         Follower(reader: SnapshotReader(tuning: .plain, sharedPagesFrom: 1)),
+                         Follower(reader: SnapshotReader(tuning: .plain, sharedPagesFrom: 1 << 30))]
+        var smallShared = 0, largeShared = 0, refused = 0
+        for step in 0..<16 {
+            let g = r.int(0..<3), k = r.int(0..<members[g].count)
+            // Within one member's value (its own object is re-parsed), or a member added to a
+            // group (the group is: a third of the file, copied).
+            let large = r.chance(0.5)
+            if large { members[g].insert("y", at: k) } else { members[g][k] += "z" }
+            let state = Self.groups(members)
+            if r.int(0..<2) == 0 { writeFileInPlace(path, state) } else { writeFileByRename(path, state) }
+            let label = "step \(step)"
+            let seen = try followers.indices.map { try followers[$0].follow(path, state: state, query: query, label: label) }
+            #expect(seen[0] == seen[1] && seen[1] == seen[2], "\(label)")
+            let bytes = try #require(followers[0].current?.bytes)
+            #expect(bytes.pieces?.pieceCount == followers[1].current?.bytes.pieces?.pieceCount, "\(label)")
+            #expect(bytes.keptBytes * 2 <= state.count * 3 + Posix.pageSize * 2, "\(label): keeps \(bytes.keptBytes) bytes")
+            if bytes.pieces == nil { if step > 0 { refused += 1 } } else if large { largeShared += 1 } else { smallShared += 1 }
+        }
+        // Two group edits in a row would keep 1.0 + 2 × 0.33 of the file: the second is read whole.
+        #expect(smallShared >= 3 && largeShared >= 1 && refused >= 1, "\(smallShared) small, \(largeShared) large shared, \(refused) read whole")
     }
 }

@@ -133,14 +133,14 @@ import TestSupport
 }
 
 extension BytePiecesTests {
-    /// Random bytes cut at random into pieces, each in a block of its own.
+    /// Random bytes cut at random into pieces, each in a block of its own at a random offset.
     static func cut(_ bytes: [UInt8], _ r: inout SplitMix64) -> DocumentBytes {
         var parts: [BytePart] = [], at = 0
         while at < bytes.count {
-            let count = r.int(1...min(bytes.count - at, r.pick([1, 9, 700, 5_000])))
-            let block = ByteBlock(capacity: count)
-            block.base.update(from: Array(bytes[at..<at + count]), count: count)
-            parts.append(BytePart(block: block, offset: 0, count: count))
+            let count = r.int(1...min(bytes.count - at, r.pick([1, 9, 700, 5_000]))), lead = r.int(0...9)
+            let block = ByteBlock(capacity: lead + count)
+            (block.base + lead).update(from: Array(bytes[at..<at + count]), count: count)
+            parts.append(BytePart(block: block, offset: lead, count: count))
             at += count
         }
         return DocumentBytes(pieces: BytePieces(parts))
