@@ -312,7 +312,10 @@ final class SnapshotReader: Sendable {
         let pages = tuning.recycledMappings ? try? SharedPages(capacity: size) : nil
         let block = pages.map { ByteBlock(sharing: $0) } ?? ByteBlock(capacity: size)
         let progress = ParseProgress()
-        let copy = CopyBehind(source, of: mapping.file, into: block.base, writing: pages, following: progress, copied: copied)
+        // The next revisions are compared with its pages by fingerprint, made as they are copied.
+        let prints = pages.map { _ in PageFingerprints(bytes: size) }
+        let copy = CopyBehind(source, of: mapping.file, into: block.base, writing: pages, fingerprints: prints,
+                              following: progress, copied: copied)
         let copier = ThreadWork { copy.run() }
         // Once the parse has ended, its thread copies what is left beside the copier.
         func finishCopy() {
@@ -323,6 +326,7 @@ final class SnapshotReader: Sendable {
             let document = try JSONDocument.parsing(source, progress: progress, tuning: tuning) {
                 finishCopy()
                 guard isIntact(mapping, at: path) else { return nil }
+                block.noteFingerprints(prints)
                 return DocumentBytes(block: block, count: size)
             }
             return document.map { .parsed($0, mapping.identity) }
@@ -423,6 +427,8 @@ final class CopyBehind: @unchecked Sendable {
     private let target: UnsafeMutablePointer<UInt8>
     /// The memory file `target` maps, when it is one: pieces are written into it.
     private let pages: SharedPages?
+    /// Set to the fingerprints of the pages copied, when given.
+    private let fingerprints: PageFingerprints?
     private let progress: ParseProgress
     private let told: ((Int) -> Void)?
     /// Where the next piece starts: every piece before it is claimed. A page boundary, or the end.
@@ -434,8 +440,9 @@ final class CopyBehind: @unchecked Sendable {
     /// Copies `source`, the bytes of `file`'s mapping, to `target`: with `pages` (the memory
     /// file `target` maps), by writing into it (`SharedPages.write`).
     init(_ source: DocumentBytes, of file: MappedFile, into target: UnsafeMutablePointer<UInt8>, writing pages: SharedPages? = nil,
-         following progress: ParseProgress, copied told: ((Int) -> Void)?) {
+         fingerprints: PageFingerprints? = nil, following progress: ParseProgress, copied told: ((Int) -> Void)?) {
         (self.source, self.file, self.target, self.pages, self.progress, self.told) = (source, file, target, pages, progress, told)
+        self.fingerprints = fingerprints
     }
 
     /// The copier thread: pieces as the parse passes them, until every piece is claimed.
@@ -467,6 +474,7 @@ final class CopyBehind: @unchecked Sendable {
                 if (try? pages?.write(from.baseAddress! + start, count: end - start, at: start)) == nil {
                     _ = memcpy(target + start, from.baseAddress! + start, end - start)
                 }
+                fingerprints?.set(UnsafeRawBufferPointer(start: from.baseAddress! + start, count: end - start), at: start)
             }
             file.giveBack(start..<end)
             copiedCount.withLock { copied in

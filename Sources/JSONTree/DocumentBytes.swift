@@ -177,6 +177,12 @@ public final class BytePieces: @unchecked Sendable {
         return (UnsafeBufferPointer(start: bases[k], count: end - starts[k]), starts[k])
     }
 
+    /// The fingerprints of the block piece `k` lies in, if its read computed them, and where
+    /// the piece starts in that block (`ByteBlock.fingerprints`).
+    func prints(ofPiece k: Int) -> (prints: PageFingerprints?, blockOffset: Int) {
+        (blocks[k].fingerprints, UnsafePointer(bases[k]) - UnsafePointer(blocks[k].base))
+    }
+
     /// Calls `body` with the bytes in `range`: in place when one piece holds them, else copied.
     @usableFromInline
     func withBytes<R, E: Error>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
@@ -317,6 +323,31 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         return withUnsafeBufferPointer { all in body { _ in (all, 0) } }
     }
 
+    /// `withRuns`, each run with the fingerprints of the block it lies in (when its read computed
+    /// them) and where the run starts in that block.
+    private func withPrintedRuns<R>(_ body: ((Int) -> Run) -> R) -> R {
+        switch storage {
+        case .array, .block:
+            let prints = fingerprints
+            return withUnsafeBufferPointer { all in body { _ in Run(bytes: all, start: 0, prints: prints, blockOffset: 0) } }
+        case .pieces(let p):
+            return body { offset in
+                let k = p.piece(holding: offset)
+                let (bytes, start) = p.run(holding: offset)
+                let (prints, blockOffset) = p.prints(ofPiece: k)
+                return Run(bytes: bytes, start: start, prints: prints, blockOffset: blockOffset)
+            }
+        }
+    }
+
+    /// A contiguous run of the bytes (`withPrintedRuns`).
+    private struct Run {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let start: Int
+        let prints: PageFingerprints?
+        let blockOffset: Int
+    }
+
     /// Calls `body` with the bytes in `range`: in place, unless pieces hold them and the range
     /// crosses from one to the next (then copied for the call).
     @inlinable
@@ -337,16 +368,22 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
     }
 
     /// How many leading bytes of `other` are these bytes from `offset` on (at most to their end).
-    /// - Complexity: O(bytes matched), a page at a time (`memcmp`).
+    /// Where these bytes lie in a block whose pages have fingerprints, `other`'s bytes over each
+    /// whole page are compared by fingerprint (read once, not beside the page: half the memory
+    /// read), and byte by byte only in a page that differs.
+    /// - Complexity: O(bytes matched), a page at a time (`memcmp`, or a fingerprint).
     public func matching(prefixOf other: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
         let n = Swift.min(other.count, count - offset)
         guard n > 0 else { return 0 }
-        return withRuns { runs in
+        return withPrintedRuns { runs in
             var done = 0
             while done < n {
-                let (run, start) = runs(offset + done)
-                let step = Swift.min(n - done, run.count - (offset + done - start))
-                let same = matchingPrefix(other.baseAddress! + done, run.baseAddress! + (offset + done - start), step)
+                let run = runs(offset + done)
+                let at = offset + done - run.start
+                let step = Swift.min(n - done, run.bytes.count - at)
+                let a = other.baseAddress! + done, b = run.bytes.baseAddress! + at
+                let same = run.prints.map { matchingPrefix(a, b, step, prints: $0, blockOffset: run.blockOffset + at) }
+                    ?? matchingPrefix(a, b, step)
                 done += same
                 if same < step { break }
             }
@@ -354,18 +391,21 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
         }
     }
 
-    /// How many trailing bytes of `other` are these bytes just before `end` (at most `end`).
-    /// - Complexity: O(bytes matched), a page at a time (`memcmp`).
+    /// How many trailing bytes of `other` are these bytes just before `end` (at most `end`);
+    /// by fingerprint where `matching(prefixOf:at:)` compares by them.
+    /// - Complexity: O(bytes matched), a page at a time (`memcmp`, or a fingerprint).
     public func matching(suffixOf other: UnsafeBufferPointer<UInt8>, endingAt end: Int) -> Int {
         let n = Swift.min(other.count, end)
         guard n > 0 else { return 0 }
-        return withRuns { runs in
+        return withPrintedRuns { runs in
             var done = 0
             while done < n {
                 let last = end - 1 - done
-                let (run, start) = runs(last)
-                let step = Swift.min(n - done, last - start + 1)
-                let same = matchingSuffix(other.baseAddress! + (other.count - done), run.baseAddress! + (last - start + 1), step)
+                let run = runs(last)
+                let step = Swift.min(n - done, last - run.start + 1)
+                let a = other.baseAddress! + (other.count - done), b = run.bytes.baseAddress! + (last - run.start + 1)
+                let same = run.prints.map { matchingSuffix(a, b, step, prints: $0, blockEnd: run.blockOffset + last - run.start + 1) }
+                    ?? matchingSuffix(a, b, step)
                 done += same
                 if same < step { break }
             }
@@ -426,6 +466,45 @@ package func matchingPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>
     while i + page <= count && memcmp(a + i, b + i, page) == 0 { i += page }
     while i < count && a[i] == b[i] { i += 1 }
     return i
+}
+
+/// `matchingPrefix(a, b, count)` where `b` is at `blockOffset` in a block whose pages have the
+/// fingerprints `prints`: each whole page of the block is compared by the fingerprint of `a`'s
+/// bytes over it, and byte by byte only where they differ.
+func matchingPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, prints: PageFingerprints,
+                    blockOffset: Int) -> Int {
+    let page = Posix.pageSize, fingerprinter = PageFingerprints.Fingerprinter()
+    // Up to the block's next page boundary, byte by byte.
+    var i = Swift.min(count, (page - blockOffset % page) % page)
+    if i > 0 {
+        let same = matchingPrefix(a, b, i)
+        if same < i { return same }
+    }
+    while i + page <= count {
+        let k = (blockOffset + i) / page
+        guard k < prints.count, PageFingerprints.same(fingerprinter.of(a + i, count: page), prints[k]) else { break }
+        i += page
+    }
+    return i + matchingPrefix(a + i, b + i, count - i)
+}
+
+/// `matchingSuffix(aEnd, bEnd, count)` by fingerprint, as `matchingPrefix(_:_:_:prints:blockOffset:)`,
+/// `bEnd` at `blockEnd` in the block.
+func matchingSuffix(_ aEnd: UnsafePointer<UInt8>, _ bEnd: UnsafePointer<UInt8>, _ count: Int, prints: PageFingerprints,
+                    blockEnd: Int) -> Int {
+    let page = Posix.pageSize, fingerprinter = PageFingerprints.Fingerprinter()
+    // Back to the block's last page boundary, byte by byte.
+    var i = Swift.min(count, blockEnd % page)
+    if i > 0 {
+        let same = matchingSuffix(aEnd, bEnd, i)
+        if same < i { return same }
+    }
+    while i + page <= count {
+        let k = (blockEnd - i - page) / page
+        guard k < prints.count, PageFingerprints.same(fingerprinter.of(aEnd - i - page, count: page), prints[k]) else { break }
+        i += page
+    }
+    return i + matchingSuffix(aEnd - i, bEnd - i, count - i)
 }
 
 /// How many trailing bytes the `count` bytes before `aEnd` and before `bEnd` share.

@@ -1,5 +1,6 @@
 // A document's bytes held in pieces (`BytePieces`) must read exactly as the same bytes in one
 // buffer, through every reader of nodes (`TapeReader`, `JSONNode`), the writer and the edits.
+import EngineMemory
 @testable import JSONTree
 import Testing
 import TestSupport
@@ -158,9 +159,15 @@ extension BytePiecesTests {
             let at = r.int(0...old.count), removed = r.int(0...min(old.count - at, 900))
             new.replaceSubrange(at..<at + removed, with: (0..<r.int(0...900)).map { _ in UInt8(r.int(0...2)) })
             let delta = new.count - old.count
-            // The last state in one block, or itself shared from pieces.
+            // The last state in one block (its pages' fingerprints known half the time, as a read
+            // into a memory file computes them: then compared by them), or itself shared from pieces.
             let block = ByteBlock(capacity: old.count)
             block.base.update(from: old, count: old.count)
+            if r.chance(0.5) {
+                let prints = PageFingerprints(bytes: old.count)
+                old.withUnsafeBytes { prints.set($0, at: 0) }
+                block.noteFingerprints(prints)
+            }
             let last = r.chance(0.5) ? DocumentBytes(block: block, count: old.count) : Self.cut(old, &r)
             // New bytes over the edit and up to 100 bytes either side; the last state's around them.
             let from = max(0, at - r.int(0...100)), to = min(old.count, at + removed + r.int(0...100))
