@@ -474,7 +474,8 @@ final class CopyBehind: @unchecked Sendable {
                 if (try? pages?.write(from.baseAddress! + start, count: end - start, at: start)) == nil {
                     _ = memcpy(target + start, from.baseAddress! + start, end - start)
                 }
-                fingerprints?.set(UnsafeRawBufferPointer(start: from.baseAddress! + start, count: end - start), at: start)
+                // Of the bytes kept, not of the mapping, which may change between two reads of it.
+                fingerprints?.set(UnsafeRawBufferPointer(start: target + start, count: end - start), at: start)
             }
             file.giveBack(start..<end)
             copiedCount.withLock { copied in
