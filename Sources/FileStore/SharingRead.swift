@@ -1,8 +1,8 @@
 // A large file's next revision read as pieces of the last one (docs/engine/gigabyte.md, "Step
-// 3"): the file is compared with the last revision from each end, and only the bytes of the
-// container an edit changed are copied; the rest of the revision is the last revision's memory,
-// shared. An edit that changes a 1 GB file's length then costs the comparison, not the file
-// written into fresh memory.
+// 3"): the file is compared with the last revision (by the fingerprints of the blocks its pieces
+// lie in, where known), and only the bytes of the container an edit changed are copied; the rest
+// of the revision is the last revision's memory, shared. An edit that changes a 1 GB file's
+// length then costs the comparison, not the file written into fresh memory.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,8 +45,8 @@ extension SnapshotReader {
         defer { file?.unmap() }
         let reader = ChunkReader(fd: fd, file: file, start: start)
 
-        // Tuned, the two halves at once on two threads, each comparing a byte once: with the
-        // last revision's byte at the same offset until a difference, then with the byte as
+        // Tuned, the two halves at once on two threads, each comparing a byte about once: with
+        // the last revision's byte at the same offset until a difference, then with the byte as
         // far from the end (`EndsComparison`).
         // Split on a huge page's boundary (giving back part of one splits its mapping), or for a
         // file under two, a page's.
