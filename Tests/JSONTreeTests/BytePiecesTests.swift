@@ -147,6 +147,20 @@ extension BytePiecesTests {
         return DocumentBytes(pieces: BytePieces(parts))
     }
 
+    /// `bytes` (which hold `reference`) matched against `chunk` from `offset` on and ending at
+    /// `end`, as byte-by-byte counts give.
+    static func expectMatching(_ bytes: DocumentBytes, holding reference: [UInt8], _ chunk: [UInt8], at offset: Int,
+                               endingAt end: Int, _ label: String) {
+        chunk.withUnsafeBufferPointer { c in
+            var same = 0
+            while same < c.count && offset + same < reference.count && reference[offset + same] == c[same] { same += 1 }
+            #expect(bytes.matching(prefixOf: c, at: offset) == same, "\(label)")
+            var trailing = 0
+            while trailing < min(c.count, end) && reference[end - 1 - trailing] == c[c.count - 1 - trailing] { trailing += 1 }
+            #expect(bytes.matching(suffixOf: c, endingAt: end) == trailing, "\(label)")
+        }
+    }
+
     /// A later state as a read that shares the last one's memory makes it: the last state's own
     /// bytes before and after an edit (`BytePieces.parts`), and new bytes around the edit. Its
     /// ends shared with the last state are counted without comparing the memory both hold; they
@@ -190,31 +204,14 @@ extension BytePiecesTests {
             #expect((shared == last) == (new == old) && (shared == DocumentBytes(new)), "\(label)")
             // A chunk of the new state against the last one, from any offset.
             let offset = r.int(0...new.count), length = r.int(0...(new.count - offset))
-            let chunk = Array(new[offset..<offset + length])
-            chunk.withUnsafeBufferPointer { c in
-                var same = 0
-                while same < c.count && offset + same < old.count && old[offset + same] == c[same] { same += 1 }
-                #expect(last.matching(prefixOf: c, at: offset) == same, "\(label)")
-                let end = r.int(0...old.count)
-                var trailing = 0
-                while trailing < min(c.count, end) && old[end - 1 - trailing] == c[c.count - 1 - trailing] { trailing += 1 }
-                #expect(last.matching(suffixOf: c, endingAt: end) == trailing, "\(label)")
-            }
+            Self.expectMatching(last, holding: old, Array(new[offset..<offset + length]), at: offset, endingAt: r.int(0...old.count), label)
             // The same against the later state, whose pieces start and end mid-page in a block
             // whose fingerprints may be known: its own bytes from any offset, one of them changed
             // half the time (whole pages then match, but one).
             let from2 = r.int(0...new.count), length2 = r.int(0...(new.count - from2))
             var chunk2 = Array(new[from2..<from2 + length2])
             if !chunk2.isEmpty && r.chance(0.5) { chunk2[r.int(0..<chunk2.count)] ^= 0x40 }
-            chunk2.withUnsafeBufferPointer { c in
-                var same = 0
-                while same < c.count && from2 + same < new.count && new[from2 + same] == c[same] { same += 1 }
-                #expect(shared.matching(prefixOf: c, at: from2) == same, "\(label)")
-                let end = r.int(0...new.count)
-                var trailing = 0
-                while trailing < min(c.count, end) && new[end - 1 - trailing] == c[c.count - 1 - trailing] { trailing += 1 }
-                #expect(shared.matching(suffixOf: c, endingAt: end) == trailing, "\(label)")
-            }
+            Self.expectMatching(shared, holding: new, chunk2, at: from2, endingAt: r.int(0...new.count), label)
         }
     }
 }
