@@ -179,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "synctable-bench",
             dependencies: ["JSONTree", "LiveQuery", "FileStore", "SyncedArray", "TableUI", "ViewerCore", "LiveViews", "KeyedStore",
-                           "Expressions", "Journal", "CommandStore", "StoreInterface", "SeededRandom"]
+                           "Expressions", "Journal", "CommandStore", "StoreInterface", "SeededRandom", "EngineMemory"]
         ),
         // A seeded random generator shared by the property tests.
         .target(name: "TestSupport", dependencies: ["SeededRandom", "EngineMemory"], path: "Tests/TestSupport"),

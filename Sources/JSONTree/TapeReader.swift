@@ -207,24 +207,28 @@ public struct TapeReader {
     }
 
     /// The value of the member of object `i` whose key has these decoded bytes — of duplicates,
-    /// the last, the effective one (as `JSONNode.child` and jq take it); nil when there is none
-    /// or node `i` is not an object.
+    /// the last, the effective one (as `JSONNode.child` and jq take it: the others are marked
+    /// shadowed, so the first unshadowed match is it); nil when there is none or node `i` is
+    /// not an object.
     /// - Complexity: O(number of members).
     @inlinable
     public func member(of i: Int, named key: UnsafeBufferPointer<UInt8>) -> Int? {
-        var found: Int?
-        forEachMember(of: i) { k, v in
+        guard firstByte(i) == UInt8(ascii: "{") else { return nil }
+        var k = firstChild(i)
+        let end = nextIndex(i)
+        while k < end {
             let e = entry(k)
-            if e.word & Tape.escaped == 0 && e.length != Tape.longLength {
-                let n = Int(e.length) - 2
-                if n == key.count && (n == 0 || bytesEqual(address(of: Int(e.start) + 1), key.baseAddress!, n)) {
-                    found = v
+            if e.word & Tape.shadowed == 0 {
+                if e.word & Tape.escaped == 0 && e.length != Tape.longLength {
+                    let n = Int(e.length) - 2
+                    if n == key.count && (n == 0 || bytesEqual(address(of: Int(e.start) + 1), key.baseAddress!, n)) { return k + 1 }
+                } else if withStringBytes(k, { s in s.elementsEqual(key) }) {
+                    return k + 1
                 }
-            } else if withStringBytes(k, { s in s.elementsEqual(key) }) {
-                found = v
             }
+            k = nextIndex(k + 1)
         }
-        return found
+        return nil
     }
 }
 

@@ -71,17 +71,33 @@ struct QueryPlan {
     /// - Complexity: O(1) for key, value and priority order (priority: O(members) of the child);
     ///   O(members along the path) for child order; one evaluation for a computed order.
     func sortKey(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
+        keyed(sortValue(ordinal, children, tape, arena), ordinal, children, tape, arena)
+    }
+
+    /// Sort value `value` of child `ordinal` (from `sortValue`) with the child's key: its sort key.
+    @inline(__always)
+    func keyed(_ value: SortKey, _ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
+        if case .key = ordering { return value }
+        var k = value
+        k.key = children.keyRef(ordinal, tape, arena)
+        return k
+    }
+
+    /// Child `ordinal`'s sort value, without reading its key unless the order is by key: a
+    /// `SortKey` whose key is `.lowest` otherwise. `compareValues` of two of these is that of
+    /// their sort keys; reading a key (and whether it is an integer) is a third of a value's cost.
+    func sortValue(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
         var k = valueSortKey(ordinal, children, tape, arena)
         if k.rank == ValueRank.null { k.rank = nullRank }
         return k
     }
 
     private func valueSortKey(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
-        let key = children.keyRef(ordinal, tape, arena)
         let value = children.valueIndex(ordinal)
+        let key = KeyRef.lowest
         switch ordering {
         case .key:
-            return SortKey(rank: ValueRank.null, key: key)
+            return SortKey(rank: ValueRank.null, key: children.keyRef(ordinal, tape, arena))
         case .value:
             return tape.sortKey(ofValue: value, key: key, arena: arena)
         case .child:

@@ -98,7 +98,11 @@ private struct Selection {
         var cut: SortKey?
         let cutSide = query.limit.map { if case .first = $0 { 1 } else { -1 } } ?? 0
         for o in ordinals {
-            let k = plan.sortKey(o, children, tape, arena)
+            // The value first: most children of a long list fall beyond the cut by value alone,
+            // and their keys are never read.
+            let value = plan.sortValue(o, children, tape, arena)
+            if let cut, compareValues(value, cut) * cutSide > 0 { continue }
+            let k = plan.keyed(value, o, children, tape, arena)
             guard plan.inRange(k), plan.keeps(o, children, tape) else { continue }
             if let cut, compareSortKeys(k, cut) * cutSide > 0 { continue }
             entries.append(Entry(key: k, ordinal: Int32(o)))

@@ -84,6 +84,7 @@ func largeFile(_ options: BenchOptions, children: Int? = nil) -> (binary: String
 func runLargeFirstScreenBenchmarks(_ report: Report, _ options: BenchOptions) {
     guard let (binary, _, path, file) = largeFile(options) else { return }
     withEngines { engine in largeFirstScreen(report, options, binary: binary, path: path, size: file.bytes.count, engine: engine) }
+    addFreshCopyFloor(report, "large", path: path)
 }
 
 /// The same rows at 1 GB (7,000,000 children), edits that change the file's length among them:
@@ -105,6 +106,8 @@ func runGigabyteBenchmarks(_ report: Report, _ options: BenchOptions) {
         addLatencyRows(report, figures, prefix: "1 GB", engine: engine, targets: (60, nil), tuned: &tuned)
         addHeldMemoryRow(report, "1 GB: events memory while following" + engine, figures, size: size, steadyTarget: 2.0, peakTarget: nil)
     }
+    addFreshCopyFloor(report, "1 GB", path: path)
+    addReadOnceFloor(report, "1 GB", path: path)
     _ = shellStatus("rm -rf '\(folder)'")
 }
 
@@ -120,6 +123,7 @@ func runLargeEditBenchmarks(_ report: Report, _ options: BenchOptions) {
     withEngines { engine in
         largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit, engine: engine, tuned: &tuned)
     }
+    addReadOnceFloor(report, "large", path: path)
     _ = shellStatus("rm -rf '\(folder)'")
 }
 

@@ -102,6 +102,19 @@ import TestSupport
         #expect(w.value(at: 1).doubleValue == 3)
     }
 
+    /// A child's ordered member is its last duplicate, however the key is spelled, in a list
+    /// long enough to be selected with a cut (its values read before its keys).
+    @Test func duplicateMembersOfAChildLastWins() throws {
+        var members = [#""a":{"s":5,"t":0,"s":1}"#, #""b":{"s":2}"#, #""c":{"\u0073":9,"s":0,"u":{"s":7}}"#]
+        for i in 0..<1500 { members.append("\"k\(i)\":{\"s\":\(10 + i % 50),\"s\":\(20 + i % 70)}") }
+        let doc = try JSONDocument(parsing: "{" + members.joined(separator: ",") + "}")
+        for q in [try Query().orderByChild("s").limitToFirst(3), try Query().orderByChild("s").limitToLast(30)] {
+            let w = Window(query: q, document: doc)
+            #expect(rows(w) == refWindow(q, doc.root.json, .root), "\(q)")
+        }
+        #expect(keys(Window(query: try Query().orderByChild("s").limitToFirst(3), document: doc)) == ["c", "a", "b"])
+    }
+
     @Test func largeLimitedWindowsSelectCorrectly() throws {
         // Enough children to go through selection and the reserve (more than limit + reserve).
         var rng = SplitMix64(seed: 42)

@@ -1,0 +1,88 @@
+// The least this machine takes for the work a large-file row times (issue 54), measured in the
+// same run beside it: a row whose target is below its floor cannot meet it here, whatever the
+// engine does. Floors are rows of their own, not judged.
+#if canImport(Glibc)
+import Glibc
+#endif
+import EngineMemory
+
+/// Adds the floor of an edit → events row: the file at `path` read once, each byte seen once, on
+/// two threads (a fresh mapping; XXH3 of each page, as a follower compares an edited file with
+/// its last revision, in halves). No kernel call says which bytes another process's save
+/// changed, so a follower reads the whole file after every edit.
+func addReadOnceFloor(_ report: Report, _ prefix: String, path: String, runs: Int = 5) {
+    var times = [Double]()
+    for _ in 0..<runs {
+        guard let ms = timedRead(path) else { break }
+        times.append(ms)
+    }
+    report.add(Figure(name: "\(prefix): floor, the file read once on two threads", unit: "ms",
+                      synctable: times.count == runs ? Stats(times) : nil, target: "-", met: nil,
+                      note: "a fresh mapping, each page hashed once (XXH3), a half a thread: the least any edit costs a follower here"))
+}
+
+/// Adds the floor of a first screen: the file at `path` copied into fresh memory on one thread
+/// (a memory file, 2 MiB at a time, as a first read keeps its own copy of the bytes). On a
+/// machine that backs a page on its first touch (a virtual one) this is most of it.
+func addFreshCopyFloor(_ report: Report, _ prefix: String, path: String, runs: Int = 5) {
+    var times = [Double]()
+    for _ in 0..<runs {
+        guard let s = timedCopy(path) else { break }
+        times.append(s)
+    }
+    report.add(Figure(name: "\(prefix): floor, the file copied into fresh memory on one thread", unit: "s",
+                      synctable: times.count == runs ? Stats(times) : nil, target: "-", met: nil,
+                      note: "a memory file written 2 MiB at a time from the file's mapping: what a first read pays before its parse, beside it"))
+}
+
+/// The file mapped afresh for reading: its base and size, to `body`; nil when it cannot be.
+private func withMapping<R>(_ path: String, _ body: (UnsafePointer<UInt8>, Int) -> R) -> R? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_size > 0 else { return nil }
+    let size = Int(st.st_size)
+    guard let base = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), base != MAP_FAILED else { return nil }
+    defer { munmap(base, size) }
+    return body(base.assumingMemoryBound(to: UInt8.self), size)
+}
+
+private func timedRead(_ path: String) -> Double? {
+    let start = now()
+    let done: UInt64? = withMapping(path) { base, size in
+        let page = Posix.pageSize, half = size / 2 / page * page
+        // A bit of every fingerprint is kept, so that no hash is left out as unused.
+        func hash(_ range: Range<Int>) -> UInt64 {
+            let printer = PageFingerprints.Fingerprinter()
+            var bits: UInt64 = 0
+            var at = range.lowerBound
+            while at < range.upperBound {
+                let count = min(page, range.upperBound - at)
+                bits ^= printer.of(base + at, count: count).low64
+                at += count
+            }
+            return bits
+        }
+        let second = ThreadWork { hash(half..<size) }
+        return hash(0..<half) ^ second.join()
+    }
+    guard done != nil else { return nil }
+    return (now() - start) * 1000
+}
+
+private func timedCopy(_ path: String) -> Double? {
+    withMapping(path) { base, size -> Double? in
+        let start = now()
+        guard let pages = try? SharedPages(capacity: size) else { return nil }
+        var at = 0
+        while at < size {
+            let count = min(2 << 20, size - at)
+            guard (try? pages.write(base + at, count: count, at: at)) != nil else { return nil }
+            at += count
+        }
+        let seconds = now() - start
+        withExtendedLifetime(pages) {}
+        return seconds
+    } ?? nil
+}
