@@ -10,29 +10,31 @@ import EngineMemory
 /// two threads (a fresh mapping; XXH3 of each page, as a follower compares an edited file with
 /// its last revision, in halves). No kernel call says which bytes another process's save
 /// changed, so a follower reads the whole file after every edit.
-func addReadOnceFloor(_ report: Report, _ prefix: String, path: String, runs: Int = 5) {
-    var times = [Double]()
-    for _ in 0..<runs {
-        guard let ms = timedRead(path) else { break }
-        times.append(ms)
+func addReadOnceFloor(_ report: Report, _ prefix: String, path: String) {
+    addFloor(report, "\(prefix): floor, the file read once on two threads", unit: "ms",
+             note: "a fresh mapping, each page hashed once (XXH3), a half a thread: the least any edit costs a follower here") {
+        timedRead(path).map { $0 * 1000 }
     }
-    report.add(Figure(name: "\(prefix): floor, the file read once on two threads", unit: "ms",
-                      synctable: times.count == runs ? Stats(times) : nil, target: "-", met: nil,
-                      note: "a fresh mapping, each page hashed once (XXH3), a half a thread: the least any edit costs a follower here"))
 }
 
 /// Adds the floor of a first screen: the file at `path` copied into fresh memory on one thread
 /// (a memory file, 2 MiB at a time, as a first read keeps its own copy of the bytes). On a
 /// machine that backs a page on its first touch (a virtual one) this is most of it.
-func addFreshCopyFloor(_ report: Report, _ prefix: String, path: String, runs: Int = 5) {
-    var times = [Double]()
-    for _ in 0..<runs {
-        guard let s = timedCopy(path) else { break }
-        times.append(s)
+func addFreshCopyFloor(_ report: Report, _ prefix: String, path: String) {
+    addFloor(report, "\(prefix): floor, the file copied into fresh memory on one thread", unit: "s",
+             note: "a memory file written 2 MiB at a time from the file's mapping: what a first read pays before its parse, beside it") {
+        timedCopy(path)
     }
-    report.add(Figure(name: "\(prefix): floor, the file copied into fresh memory on one thread", unit: "s",
-                      synctable: times.count == runs ? Stats(times) : nil, target: "-", met: nil,
-                      note: "a memory file written 2 MiB at a time from the file's mapping: what a first read pays before its parse, beside it"))
+}
+
+/// Adds a floor's row: `measure` (nil when it could not run) five times; no target.
+private func addFloor(_ report: Report, _ name: String, unit: String, note: String, measure: () -> Double?) {
+    var times = [Double]()
+    for _ in 0..<5 {
+        guard let t = measure() else { break }
+        times.append(t)
+    }
+    report.add(Figure(name: name, unit: unit, synctable: times.count == 5 ? Stats(times) : nil, target: "-", met: nil, note: note))
 }
 
 /// The file mapped afresh for reading: its base and size, to `body`; nil when it cannot be.
@@ -48,6 +50,7 @@ private func withMapping<R>(_ path: String, _ body: (UnsafePointer<UInt8>, Int) 
     return body(base.assumingMemoryBound(to: UInt8.self), size)
 }
 
+/// Seconds to read the file at `path` once (`addReadOnceFloor`).
 private func timedRead(_ path: String) -> Double? {
     let start = now()
     let done: UInt64? = withMapping(path) { base, size in
@@ -68,9 +71,10 @@ private func timedRead(_ path: String) -> Double? {
         return hash(0..<half) ^ second.join()
     }
     guard done != nil else { return nil }
-    return (now() - start) * 1000
+    return now() - start
 }
 
+/// Seconds to copy the file at `path` into a fresh memory file (`addFreshCopyFloor`).
 private func timedCopy(_ path: String) -> Double? {
     withMapping(path) { base, size -> Double? in
         let start = now()
