@@ -499,10 +499,11 @@ func matchingSuffix(_ aEnd: UnsafePointer<UInt8>, _ bEnd: UnsafePointer<UInt8>, 
         let same = matchingSuffix(aEnd, bEnd, i)
         if same < i { return same }
     }
-    while i + page <= count {
-        let k = (blockEnd - i - page) / page
-        guard k < prints.count, PageFingerprints.same(fingerprinter.of(aEnd - i - page, count: page), prints[k]) else { break }
-        i += page
+    let whole = i
+    i += page * trailingMatchingPages(count - whole, page: page) { j in
+        let back = whole + (j + 1) * page
+        let k = (blockEnd - back) / page
+        return k < prints.count && PageFingerprints.same(fingerprinter.of(aEnd - back, count: page), prints[k])
     }
     return i + matchingSuffix(aEnd - i, bEnd - i, count - i)
 }
@@ -510,11 +511,36 @@ func matchingSuffix(_ aEnd: UnsafePointer<UInt8>, _ bEnd: UnsafePointer<UInt8>, 
 /// How many trailing bytes the `count` bytes before `aEnd` and before `bEnd` share.
 func matchingSuffix(_ aEnd: UnsafePointer<UInt8>, _ bEnd: UnsafePointer<UInt8>, _ count: Int) -> Int {
     let page = 4096
-    var i = 0
-    while i + page <= count && memcmp(aEnd - i - page, bEnd - i - page, page) == 0 { i += page }
+    var i = page * trailingMatchingPages(count, page: page) { j in
+        memcmp(aEnd - (j + 1) * page, bEnd - (j + 1) * page, page) == 0
+    }
     while i < count && aEnd[-i - 1] == bEnd[-i - 1] { i += 1 }
     return i
 }
+
+/// How many of the whole pages at the end of `count` bytes match, counted back from the end up
+/// to the first that does not (`matches(j)`: page `j` from the end, 0 the last). The last page
+/// is tried alone (before an edit it differs at once), then groups of `trailingPageGroup` pages,
+/// each in rising address order: walking down the addresses page by page read memory 1.6 ×
+/// as slowly here (the processor prefetches rising addresses; 512 MB of page cache hashed in
+/// 86–116 ms against 50–63 ms). A group may test a few pages below the first that fails.
+@inline(__always)
+func trailingMatchingPages(_ count: Int, page: Int, _ matches: (Int) -> Bool) -> Int {
+    let pages = count / page
+    guard pages > 0, matches(0) else { return 0 }
+    var done = 1
+    while done < pages {
+        let group = Swift.min(trailingPageGroup, pages - done)
+        var failed = -1
+        for j in stride(from: done + group - 1, through: done, by: -1) where !matches(j) { failed = j }
+        if failed >= 0 { return failed }
+        done += group
+    }
+    return pages
+}
+
+/// Pages tried together, in rising address order, by `trailingMatchingPages` (128 KiB).
+let trailingPageGroup = 32
 
 extension DocumentBytes: Equatable {
     public static func == (a: DocumentBytes, b: DocumentBytes) -> Bool {

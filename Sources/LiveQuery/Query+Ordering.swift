@@ -85,7 +85,7 @@ struct QueryPlan {
 
     /// Child `ordinal`'s sort value, without reading its key unless the order is by key: a
     /// `SortKey` whose key is `.lowest` otherwise. `compareValues` of two of these is that of
-    /// their sort keys; reading a key (and whether it is an integer) is a third of a value's cost.
+    /// their sort keys, and a limited window skips most children on it alone.
     func sortValue(_ ordinal: Int, _ children: ChildList, _ tape: TapeReader, _ arena: ByteArena) -> SortKey {
         var k = valueSortKey(ordinal, children, tape, arena)
         if k.rank == ValueRank.null { k.rank = nullRank }

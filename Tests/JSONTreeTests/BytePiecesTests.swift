@@ -168,7 +168,10 @@ extension BytePiecesTests {
     @Test func bytesSharingTheLastStatesMemoryCompareAsBytes() {
         var r = SplitMix64(seed: 0x5454)
         for round in 0..<300 {
-            let old = (0..<r.int(1...20_000)).map { _ in UInt8(r.int(0...2)) }
+            // A quarter of the states span several groups of pages a suffix is compared by
+            // (`trailingPageGroup`), so that the page that differs falls anywhere in a group.
+            let size = r.chance(0.25) ? r.int(1...(3 * trailingPageGroup * 4096)) : r.int(1...20_000)
+            let old = (0..<size).map { _ in UInt8(r.int(0...2)) }
             var new = old
             let at = r.int(0...old.count), removed = r.int(0...min(old.count - at, 900))
             new.replaceSubrange(at..<at + removed, with: (0..<r.int(0...900)).map { _ in UInt8(r.int(0...2)) })

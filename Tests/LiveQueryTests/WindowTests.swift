@@ -105,8 +105,9 @@ import TestSupport
     /// A child's ordered member is its last duplicate, however the key is spelled, in a list
     /// long enough to be selected with a cut (its values read before its keys).
     @Test func duplicateMembersOfAChildLastWins() throws {
-        var members = [#""a":{"s":5,"t":0,"s":1}"#, #""b":{"s":2}"#, #""c":{"\u0073":9,"s":0,"u":{"s":7}}"#]
-        for i in 0..<1500 { members.append("\"k\(i)\":{\"s\":\(10 + i % 50),\"s\":\(20 + i % 70)}") }
+        // a, b and c come after the cut is made (a list is cut from 1,024 children held).
+        var members = (0..<1500).map { "\"k\($0)\":{\"s\":\(10 + $0 % 50),\"s\":\(20 + $0 % 70)}" }
+        members += [#""a":{"s":5,"t":0,"s":1}"#, #""b":{"s":2}"#, #""c":{"\u0073":9,"s":0,"u":{"s":7}}"#]
         let doc = try JSONDocument(parsing: "{" + members.joined(separator: ",") + "}")
         for q in [try Query().orderByChild("s").limitToFirst(3), try Query().orderByChild("s").limitToLast(30)] {
             let w = Window(query: q, document: doc)
