@@ -521,9 +521,9 @@ func matchingSuffix(_ aEnd: UnsafePointer<UInt8>, _ bEnd: UnsafePointer<UInt8>, 
 /// How many of the whole pages at the end of `count` bytes match, counted back from the end up
 /// to the first that does not (`matches(j)`: page `j` from the end, 0 the last). The last page
 /// is tried alone (before an edit it differs at once), then groups of `trailingPageGroup` pages,
-/// each in rising address order: walking down the addresses page by page read memory 1.6 ×
-/// as slowly here (the processor prefetches rising addresses; 512 MB of page cache hashed in
-/// 86–116 ms against 50–63 ms). A group may test a few pages below the first that fails.
+/// each in rising address order: the processor prefetches rising addresses, and a walk down
+/// them page by page read memory about 1.6 × as slowly (docs/engine/gigabyte.md, "Step 4").
+/// A group may test a few pages below the first that fails.
 @inline(__always)
 func trailingMatchingPages(_ count: Int, page: Int, _ matches: (Int) -> Bool) -> Int {
     let pages = count / page
