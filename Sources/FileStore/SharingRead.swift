@@ -43,7 +43,7 @@ extension SnapshotReader {
         else { return nil }
         let file = MappedFile(fd, count: expected, populate: false, tuning: tuning)
         defer { file?.unmap() }
-        let reader = ChunkReader(fd: fd, file: file, start: start)
+        let reader = ChunkReader(fd: fd, file: file, start: start, compared: comparedChunk)
 
         // Tuned, the two halves at once on two threads, each comparing a byte about once: with
         // the last revision's byte at the same offset until a difference, then with the byte as
@@ -93,9 +93,11 @@ private final class ChunkReader: @unchecked Sendable {
         return code == 0 ? nil : code
     }
     let step = Posix.hugePageSize
+    /// `SnapshotReader.comparedChunk`.
+    private let compared: (@Sendable (Int) -> Void)?
 
-    init(fd: Int32, file: MappedFile?, start: FileIdentity) {
-        (self.fd, self.file, self.start) = (fd, file, start)
+    init(fd: Int32, file: MappedFile?, start: FileIdentity, compared: (@Sendable (Int) -> Void)?) {
+        (self.fd, self.file, self.start, self.compared) = (fd, file, start, compared)
     }
 
     /// Calls `body` with the file's bytes in `range`; false when they could not be read or the
@@ -139,6 +141,7 @@ private final class ChunkReader: @unchecked Sendable {
             let end = min(range.upperBound, at + step)
             guard withChunk(at..<end, buffer: &buffer, { comparison.add($0.baseAddress!, from: at, count: $0.count, old: last) })
             else { return nil }
+            compared?(end)
             at = end
         }
         return comparison

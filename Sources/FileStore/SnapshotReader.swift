@@ -46,16 +46,20 @@ final class SnapshotReader: Sendable {
     /// A revision shares the last one's bytes (`readSharing`) only in at most this many pieces.
     let maximumPieces: Int
 
+    /// Called with the end of each chunk `readSharing` has compared (tests change the file there).
+    let comparedChunk: (@Sendable (Int) -> Void)?
+
     /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`
     ///   after the next read (a store following the file; never a write command's reads).
     /// - Parameter pieces: a revision shares the last one's bytes in at most this many (tests
     ///   lower it).
     init(tuning: EngineTuning = .current, sharedPagesFrom size: Int = splitReadSize, holdsFiles: Bool = false,
-         pieces: Int = maximumBytePieces) {
+         pieces: Int = maximumBytePieces, comparedChunk: (@Sendable (Int) -> Void)? = nil) {
         inodeWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         self.tuning = tuning
         sharedPagesSize = size
         maximumPieces = pieces
+        self.comparedChunk = comparedChunk
         held = holdsFiles ? HeldFile(tuning: tuning) : nil
     }
 
