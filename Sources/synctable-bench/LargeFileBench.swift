@@ -108,6 +108,7 @@ func runGigabyteBenchmarks(_ report: Report, _ options: BenchOptions) {
     }
     addFreshCopyFloor(report, "1 GB", path: path)
     addReadOnceFloor(report, "1 GB", path: path)
+    addPlainReadFloor(report, "1 GB", path: path)
     _ = shellStatus("rm -rf '\(folder)'")
 }
 
@@ -124,6 +125,7 @@ func runLargeEditBenchmarks(_ report: Report, _ options: BenchOptions) {
         largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit, engine: engine, tuned: &tuned)
     }
     addReadOnceFloor(report, "large", path: path)
+    addPlainReadFloor(report, "large", path: path)
     _ = shellStatus("rm -rf '\(folder)'")
 }
 

@@ -18,6 +18,17 @@ func addReadOnceFloor(_ report: Report, _ prefix: String, path: String) {
     }
 }
 
+/// Adds the floor of a plain follower's edit → events row: the file at `path` read once with
+/// `pread` into a 1 MiB buffer on one thread, each page hashed (XXH3). Plain maps no file (a
+/// mapped read needs a process-wide signal handler) and splits no read over two threads, so this
+/// is the least a plain edit costs; against the tuned floor it bounds the plain/tuned ratio.
+func addPlainReadFloor(_ report: Report, _ prefix: String, path: String) {
+    addFloor(report, "\(prefix): floor, the file read once with pread on one thread (plain)", unit: "ms",
+             note: "pread 1 MiB at a time, each page hashed once (XXH3): the least any edit costs a plain follower here") {
+        timedPlainRead(path).map { $0 * 1000 }
+    }
+}
+
 /// Adds the floor of a first screen: the file at `path` copied into fresh memory on one thread
 /// (a memory file, 2 MiB at a time, as a first read keeps its own copy of the bytes), from a
 /// mapping already populated (the parse has faulted the pages in that the copy behind it reads).
@@ -53,28 +64,52 @@ private func withMapping<R>(_ path: String, populated: Bool = false, _ body: (Un
     return body(base.assumingMemoryBound(to: UInt8.self), size)
 }
 
+/// XXH3 of each page of `count` bytes at `bytes`, folded into one value the compiler must
+/// compute (a library call it cannot see into: every call is made).
+private func hashPages(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+    let printer = PageFingerprints.Fingerprinter(), page = Posix.pageSize
+    var bits: UInt64 = 0
+    var at = 0
+    while at < count {
+        let n = min(page, count - at)
+        bits ^= printer.of(bytes + at, count: n).low64
+        at += n
+    }
+    return bits
+}
+
 /// Seconds to read the file at `path` once (`addReadOnceFloor`).
 private func timedRead(_ path: String) -> Double? {
     let start = now()
     let done: UInt64? = withMapping(path) { base, size in
-        let page = Posix.pageSize, half = size / 2 / page * page
-        // XXH3 is a library call the compiler cannot see into: every call is made.
-        func hash(_ range: Range<Int>) -> UInt64 {
-            let printer = PageFingerprints.Fingerprinter()
-            var bits: UInt64 = 0
-            var at = range.lowerBound
-            while at < range.upperBound {
-                let count = min(page, range.upperBound - at)
-                bits ^= printer.of(base + at, count: count).low64
-                at += count
-            }
-            return bits
-        }
-        let second = ThreadWork { hash(half..<size) }
-        return hash(0..<half) ^ second.join()
+        let half = size / 2 / Posix.pageSize * Posix.pageSize
+        let second = ThreadWork { hashPages(base + half, count: size - half) }
+        return hashPages(base, count: half) ^ second.join()
     }
     guard done != nil else { return nil }
     return now() - start
+}
+
+/// Seconds to read the file at `path` once with `pread` on one thread (`addPlainReadFloor`).
+private func timedPlainRead(_ path: String) -> Double? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    let chunk = 1 << 20
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    defer { buffer.deallocate() }
+    let start = now()
+    var bits: UInt64 = 0, at = 0
+    while true {
+        let n = pread(fd, buffer, chunk, off_t(at))
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { return nil }
+        if n == 0 { break }
+        bits ^= hashPages(buffer, count: n)
+        at += n
+    }
+    let seconds = now() - start
+    return withExtendedLifetime(bits) { seconds }
 }
 
 /// Seconds to copy the file at `path` into a fresh memory file (`addFreshCopyFloor`).
