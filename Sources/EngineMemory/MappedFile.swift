@@ -35,7 +35,7 @@ package struct MappedFile: @unchecked Sendable {
     package func populate(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
         let start = UnsafeMutableRawPointer(mutating: base) + range.lowerBound
-        try? Posix.advise(start, Posix.wholePages(range.count), .populateRead)
+        try? Posix.advise(start, Posix.wholePages(range.count), .populateRead, fileMayShrink: true)
     }
 
     /// Gives back the pages of bytes `range` (they stay in the page cache): a copy of them was

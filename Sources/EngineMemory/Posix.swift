@@ -116,13 +116,15 @@ package enum Posix {
 
     /// Tells the kernel `advice` about `bytes` at `base` (whole pages of a mapping of ours).
     /// Throws where the kernel does not know the advice (`EINVAL`: an older kernel, or huge
-    /// pages configured off) or cannot follow it (`ENOMEM`, `EAGAIN`; `EFAULT` when a file
-    /// mapping's pages are populated past the end of a file another process has cut short).
-    package static func advise(_ base: UnsafeMutableRawPointer, _ bytes: Int, _ advice: Advice) throws(PosixError) {
+    /// pages configured off) or cannot follow it (`ENOMEM`, `EAGAIN`).
+    /// - Parameter fileMayShrink: the range maps a file another process may cut short: populating
+    ///   a page it no longer has fails with `EFAULT`, which is then no wrong range.
+    package static func advise(_ base: UnsafeMutableRawPointer, _ bytes: Int, _ advice: Advice,
+                               fileMayShrink: Bool = false) throws(PosixError) {
         checkPages(base, bytes)
         guard madvise(base, bytes, advice.value) != 0 else { return }
         let code = Glibc.errno
-        assert((code != EFAULT || advice == .populateRead) && code != EBADF, "madvise(\(advice)): \(String(cString: strerror(code)))")
+        assert((code != EFAULT || fileMayShrink) && code != EBADF, "madvise(\(advice)): \(String(cString: strerror(code)))")
         throw PosixError(call: "madvise(\(advice))", errno: code)
     }
 

@@ -46,7 +46,8 @@ final class SnapshotReader: Sendable {
     /// A revision shares the last one's bytes (`readSharing`) only in at most this many pieces.
     let maximumPieces: Int
 
-    /// Called with the end of each chunk `readSharing` has compared (tests change the file there).
+    /// Called with the end of each chunk `readSharing` has compared (tests change the file
+    /// there), from either of a tuned read's two threads.
     let comparedChunk: (@Sendable (Int) -> Void)?
 
     /// - Parameter holdsFiles: hold each large revision's file open until `releaseReplaced()`

@@ -21,7 +21,8 @@ func addReadOnceFloor(_ report: Report, _ prefix: String, path: String) {
 /// Adds the floor of a plain follower's edit → events row: the file at `path` read once with
 /// `pread` into a 1 MiB buffer on one thread, each page hashed (XXH3). Plain maps no file (a
 /// mapped read needs a process-wide signal handler) and splits no read over two threads, so this
-/// is the least a plain edit costs; against the tuned floor it bounds the plain/tuned ratio.
+/// is the least a plain edit costs; its ratio to the tuned floor is the least plain/tuned can be
+/// once tuned is at its floor.
 func addPlainReadFloor(_ report: Report, _ prefix: String, path: String) {
     addFloor(report, "\(prefix): floor, the file read once with pread on one thread (plain)", unit: "ms",
              note: "pread 1 MiB at a time, each page hashed once (XXH3): the least any edit costs a plain follower here") {
@@ -99,17 +100,16 @@ private func timedPlainRead(_ path: String) -> Double? {
     let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
     defer { buffer.deallocate() }
     let start = now()
-    var bits: UInt64 = 0, at = 0
+    var at = 0
     while true {
         let n = pread(fd, buffer, chunk, off_t(at))
         if n < 0 && errno == EINTR { continue }
         guard n >= 0 else { return nil }
         if n == 0 { break }
-        bits ^= hashPages(buffer, count: n)
+        _ = hashPages(buffer, count: n)
         at += n
     }
-    let seconds = now() - start
-    return withExtendedLifetime(bits) { seconds }
+    return now() - start
 }
 
 /// Seconds to copy the file at `path` into a fresh memory file (`addFreshCopyFloor`).

@@ -43,7 +43,8 @@ import TestSupport
 
     /// The file changes once the read has compared its first 2 MiB: the read finds that (it is
     /// made again), or its bytes are one state the file held — never the first 2 MiB of one
-    /// and the rest of another. A read after it is the file as it now is.
+    /// and the rest of another; a file renamed over is read whole as it was. A read after it is
+    /// the file as it now is.
     @Test(arguments: Change.allCases, ["tuned", "plain"])
     func aChangeWhileReadingAsPiecesIsNeverTheRevision(_ change: Change, _ engine: String) throws {
         let tuning: EngineTuning = engine == "tuned" ? .tuned : .plain
@@ -55,7 +56,7 @@ import TestSupport
             guard end == Posix.hugePageSize, fired.withLock({ done in defer { done = true }; return !done }) else { return }
             switch change {
             case .inPlaceSameSize: overwrite(path, with: Self.saved)
-            case .inPlaceShorter: writeFileInPlace(path, Array(Self.saved[..<(Self.saved.count / 2)]) + Array("}}\n".utf8))
+            case .inPlaceShorter: writeFileInPlace(path, Self.document(children: Self.children / 2, Self.base))
             case .truncated: #expect(truncate(path, off_t(Self.edited.count / 2)) == 0)
             case .appended:
                 let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
@@ -63,7 +64,7 @@ import TestSupport
                 close(fd)
             case .renamedOver:
                 writeFileInPlace(path + ".tmp", Self.saved)
-                rename(path + ".tmp", path)
+                #expect(rename(path + ".tmp", path) == 0)
             }
         }
         writeFileInPlace(path, Self.first)
@@ -78,10 +79,12 @@ import TestSupport
         #expect(fired.withLock { $0 }, "the read was not made as pieces of the last revision")
         let now = try #require(readAll(path))
         switch during {
-        case .unstable: break
+        case .unstable where change != .renamedOver: break
         case .bytes(let read, _):
             let array = read.array
             #expect(array == Self.edited || array == now, "\(change), \(engine): a mix of two states")
+            // The inode read is never written: the read is the state it began with.
+            #expect(change != .renamedOver || array == Self.edited, "\(change), \(engine)")
         default: Issue.record("\(change), \(engine): \(during)")
         }
 
