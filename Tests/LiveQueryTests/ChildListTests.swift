@@ -225,6 +225,30 @@ func columns(_ l: ChildList) -> [[Int64]] {
         }
     }
 
+    /// A list whose ordinals are a mapping of their own (8 MiB: 2,097,152 members; plain maps
+    /// blocks that large) derived across an edit that leaves every member at its tape index (a
+    /// number one digit longer) takes the old list's buffer as it is; across one that moves the
+    /// members after it (a number becomes an array), it copies. Either way it is the list read
+    /// in full, and the old list reads as before.
+    @Test func aListWhoseChildrenKeepTheirIndexesSharesTheOldBuffer() throws {
+        let n = 1 << 21
+        func object(_ edited: String) -> String {
+            "{\"items\":{" + (0..<n).map { "\"k\($0)\":\($0 == 1_000_000 ? edited : String($0 % 1000))" }.joined(separator: ",") + "}}"
+        }
+        let oldDoc = try JSONDocument(parsing: object("7"))
+        let old = ChildList(document: oldDoc, path: itemsPath)
+        let before = (0..<n).map { old.node($0) }
+        for (edit, shares) in [("12345678", true), ("[1,2]", false)] {
+            let doc = try JSONDocument(parsing: object(edit))
+            let derived = try #require(derive(old, doc, itemsPath), "\(edit)")
+            let full = ChildList(document: doc, path: itemsPath)
+            #expect((derived.list.nodes == old.nodes) == shares, "\(edit)")
+            #expect(derived.list.count == full.count && (0..<n).allSatisfy { derived.list.node($0) == full.node($0) }, "\(edit)")
+            #expect(derived.list.value(1_000_000).serialized() == Array(edit.utf8), "\(edit)")
+            #expect(old.count == n && (0..<n).allSatisfy { old.node($0) == before[$0] }, "\(edit)")
+        }
+    }
+
     @Test func metadataNullsAndEscapedKeys() throws {
         let doc = try JSONDocument(parsing: #"{"a":null,".priority":1,"\u002ehidden":2,"\u0062":3,"c":4}"#)
         let l = ChildList(document: doc, path: .root)
