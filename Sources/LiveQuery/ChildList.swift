@@ -15,9 +15,9 @@ import JSONTree
 /// the next revision's list is derived from this one where the file did not change
 /// (`derived(from:…)`).
 final class ChildList: @unchecked Sendable {
-    // @unchecked: the buffers are written only while the list is made (`init`, `derived`) and
-    // freed by `deinit`; in between they are read-only, so the list may be shared between threads
-    // like any immutable value.
+    // @unchecked: a list's entries below `count` are written only while the list is made (`init`,
+    // `derived`); a later list sharing its buffers writes past them only (`OrdinalBuffer`). So the
+    // list may be shared between threads like any immutable value.
 
     let document: JSONDocument
     let isArray: Bool
@@ -370,16 +370,19 @@ final class ChildList: @unchecked Sendable {
     /// `from` and `to`) holds the children of `replaced` at their old indexes, and the suffix
     /// moved by no entry (`tapeShift`). An edit that keeps every member's entry count — a value
     /// rewritten, a number one digit longer — changes no ordinal, and a million children's copy
-    /// is skipped. Tried only for a middle of at most 4,096 members, and buffers that are
-    /// mappings: one from malloc (plain, under 8 MiB) is copied into the space glibc's arena
-    /// freed, where kept it would sit beside that space (plain's held memory rose 1–3 %).
+    /// is skipped. Tried only for a middle of at most 8,192 tape entries (a mismatch reads it
+    /// twice), and for a buffer that is a mapping no larger than twice the list (a first list's,
+    /// sized for as many children as its entries could hold, is replaced by one of its size): a
+    /// block from malloc (plain under 8 MiB, tuned under 1 MiB) is copied into the space glibc's
+    /// arena freed, where kept it would sit beside that space (plain's held memory rose 1–3 %).
     /// nil otherwise.
     /// - Returns: the list (its count not yet set) and what reading the middle found.
     private static func sameOrdinals(as old: ChildList, document: JSONDocument, _ nt: TapeReader, from: Int, to: Int,
                                      replacing replaced: Range<Int>, tapeShift: Int, capacity: Int)
         -> (list: ChildList, middle: (count: Int, shadowed: Bool))?
     {
-        guard !old.isArray, tapeShift == 0, capacity <= 4096, let buffer = old.nodeBuffer, buffer.isMapped, let oldNodes = old.nodes
+        guard !old.isArray, tapeShift == 0, capacity <= 4096, let buffer = old.nodeBuffer, buffer.isMapped,
+              buffer.capacity <= 2 * old.count, let oldNodes = old.nodes
         else { return nil }
         let probe = ChildList(document: document, isArray: false, capacity: capacity, location: old.location)
         let middle = probe.append(nt, from: from, to: to, elementIndex: 0, at: 0)
@@ -508,8 +511,8 @@ private func endsValue(_ byte: UInt8) -> Bool {
 }
 
 /// Per-child numbers of `ChildList`s: a list's own, or shared by the lists of later revisions
-/// that only added children at the end, each reading its first `count` entries while the
-/// newest writes past them. `claimed` is how far some list reads or writes.
+/// that only added children at the end or whose children kept their tape indexes, each reading
+/// its first `count` entries while the newest writes past them. `claimed` is how far some list reads or writes.
 final class OrdinalBuffer: @unchecked Sendable {
     // @unchecked: entries below `claimed` are never written again; `claimed` is behind a lock.
     let base: UnsafeMutablePointer<Int32>

@@ -225,28 +225,44 @@ func columns(_ l: ChildList) -> [[Int64]] {
         }
     }
 
-    /// A list whose ordinals are a mapping of their own (8 MiB: 2,097,152 members; plain maps
-    /// blocks that large) derived across an edit that leaves every member at its tape index (a
-    /// number one digit longer) takes the old list's buffer as it is; across one that moves the
-    /// members after it (a number becomes an array), it copies. Either way it is the list read
-    /// in full, and the old list reads as before.
+    /// A list whose ordinals are a mapping of their own (over 8 MiB; plain maps blocks that
+    /// large) derived across an edit that leaves every member at its tape index (a number one
+    /// digit longer) takes the old list's buffer as it is; across one that moves the members
+    /// after it (a number becomes an array), it copies. Either way it is the list read in full,
+    /// and the lists before it read as they did — also one that had extended the shared buffer
+    /// past the old list's end, when a list extends the sharing one in turn.
     @Test func aListWhoseChildrenKeepTheirIndexesSharesTheOldBuffer() throws {
-        let n = 1 << 21
-        func object(_ edited: String) -> String {
-            "{\"items\":{" + (0..<n).map { "\"k\($0)\":\($0 == 1_000_000 ? edited : String($0 % 1000))" }.joined(separator: ",") + "}}"
+        let n = (1 << 21) + 1024, edited = 1_000_000
+        var members = (0..<n).map { "\"k\($0)\":\($0 % 1000)" }
+        func document(_ value: String, appending extra: [String] = []) throws -> JSONDocument {
+            members[edited] = "\"k\(edited)\":" + value
+            return try JSONDocument(parsing: "{\"items\":{" + (members + extra).joined(separator: ",") + "}}")
         }
-        let oldDoc = try JSONDocument(parsing: object("7"))
-        let old = ChildList(document: oldDoc, path: itemsPath)
-        let before = (0..<n).map { old.node($0) }
-        for (edit, shares) in [("12345678", true), ("[1,2]", false)] {
-            let doc = try JSONDocument(parsing: object(edit))
-            let derived = try #require(derive(old, doc, itemsPath), "\(edit)")
-            let full = ChildList(document: doc, path: itemsPath)
-            #expect((derived.list.nodes == old.nodes) == shares, "\(edit)")
-            #expect(derived.list.count == full.count && (0..<n).allSatisfy { derived.list.node($0) == full.node($0) }, "\(edit)")
-            #expect(derived.list.value(1_000_000).serialized() == Array(edit.utf8), "\(edit)")
-            #expect(old.count == n && (0..<n).allSatisfy { old.node($0) == before[$0] }, "\(edit)")
+        func expectRead(_ list: ChildList, _ label: String) {
+            let full = ChildList(document: list.document, path: itemsPath)
+            #expect(list.count == full.count && (0..<full.count).allSatisfy { list.node($0) == full.node($0) }, "\(label)")
         }
+        // The first list's buffer is sized for every entry; the list after it has one of its size.
+        let first = ChildList(document: try document("7"), path: itemsPath)
+        let old = try #require(derive(first, try document("8"), itemsPath)).list
+        for (value, shares) in [("12345678", true), ("[1,2]", false)] {
+            let derived = try #require(derive(old, try document(value), itemsPath), "\(value)").list
+            #expect((derived.nodes == old.nodes) == shares, "\(value)")
+            expectRead(derived, value)
+            #expect(derived.value(edited).serialized() == Array(value.utf8), "\(value)")
+            expectRead(old, "the old list after \(value)")
+        }
+        // A list extending a buffer with room (`grown`'s: a list that added children gets room
+        // for more), then one sharing it, then one extending that: the last cannot write where
+        // the first reads (its second added child sits at another tape index than theirs).
+        let grown = try #require(derive(old, try document("8", appending: [#""a":1"#]), itemsPath)).list
+        let extended = try #require(derive(grown, try document("8", appending: [#""a":1"#, #""b":2"#, #""e":3"#]), itemsPath)).list
+        let sharing = try #require(derive(grown, try document("9", appending: [#""a":1"#]), itemsPath)).list
+        #expect(extended.nodes == grown.nodes && sharing.nodes == grown.nodes)
+        let extendedAgain = try #require(derive(sharing, try document("9", appending: [#""a":1"#, #""c":[1,2]"#, #""d":2"#]), itemsPath)).list
+        expectRead(extendedAgain, "extending the sharing list")
+        expectRead(extended, "the first extension")
+        expectRead(grown, "the list they extend and share")
     }
 
     @Test func metadataNullsAndEscapedKeys() throws {
