@@ -512,7 +512,8 @@ private func endsValue(_ byte: UInt8) -> Bool {
 
 /// Per-child numbers of `ChildList`s: a list's own, or shared by the lists of later revisions
 /// that only added children at the end or whose children kept their tape indexes, each reading
-/// its first `count` entries while the newest writes past them. `claimed` is how far some list reads or writes.
+/// its first `count` entries while the newest writes past them. `claimed` is how far some list
+/// reads or writes.
 final class OrdinalBuffer: @unchecked Sendable {
     // @unchecked: entries below `claimed` are never written again; `claimed` is behind a lock.
     let base: UnsafeMutablePointer<Int32>
