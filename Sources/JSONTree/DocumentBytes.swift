@@ -318,7 +318,7 @@ public struct DocumentBytes: RandomAccessCollection, Sendable {
 
     /// Calls `body` with a function that gives the contiguous run of bytes holding a byte (the
     /// whole buffer, or the piece), and where the run starts; valid for the call.
-    private func withRuns<R>(_ body: ((Int) -> (bytes: UnsafeBufferPointer<UInt8>, start: Int)) -> R) -> R {
+    func withRuns<R>(_ body: ((Int) -> (bytes: UnsafeBufferPointer<UInt8>, start: Int)) -> R) -> R {
         if let p = pieces { return body { p.run(holding: $0) } }
         return withUnsafeBufferPointer { all in body { _ in (all, 0) } }
     }

@@ -303,6 +303,8 @@ public final class JSONDocument: Sendable {
     private weak let previous: JSONDocument?
     /// How many leading and trailing bytes this document shares with `previous`.
     private let sharedWithPrevious: (prefix: Int, suffix: Int)
+    /// The bytes a re-parse in place from `previous` parsed anew (nil for a whole parse).
+    private let reparsed: Range<Int>?
     /// For a document parsed for a writer (`init(parsing:keeping:)`): what its parse found in
     /// the objects on the path.
     let pathMembers: PathMembers?
@@ -310,11 +312,12 @@ public final class JSONDocument: Sendable {
     let childSamples: ChildSamples
 
     init(bytes: DocumentBytes, tape: TapeStorage, previous: JSONDocument? = nil, shared: (prefix: Int, suffix: Int) = (0, 0),
-         pathMembers: PathMembers? = nil, childSamples: ChildSamples = ChildSamples()) {
+         reparsed: Range<Int>? = nil, pathMembers: PathMembers? = nil, childSamples: ChildSamples = ChildSamples()) {
         self.bytes = bytes
         self.tape = tape
         self.previous = previous
         self.sharedWithPrevious = shared
+        self.reparsed = reparsed
         self.pathMembers = pathMembers
         self.childSamples = childSamples
     }
@@ -326,6 +329,14 @@ public final class JSONDocument: Sendable {
     public func sharedEnds(with other: JSONDocument) -> (prefix: Int, suffix: Int)? {
         guard let previous, previous === other else { return nil }
         return sharedWithPrevious
+    }
+
+    /// The bytes of this document that were parsed anew when it was re-parsed in place from
+    /// `other` (`reparsing`: one container, or a run of a large one's children); nil when it was
+    /// not, or was parsed whole. Every key outside them is marked shadowed (or not) as in `other`.
+    public func reparsedBytes(since other: JSONDocument) -> Range<Int>? {
+        guard let previous, previous === other else { return nil }
+        return reparsed
     }
 
     /// For a document parsed on two threads, when the node at tape index `object` is the object

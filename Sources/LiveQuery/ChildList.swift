@@ -348,7 +348,10 @@ final class ChildList: @unchecked Sendable {
                 // duplicate wins); its flag says so. Only a new key can: the old file had no
                 // duplicates, and the suffix holds old keys. So the flags alone decide, and the
                 // middle's keys need no hashing (a watched command's every run has a long middle).
-                if !old.isArray && read.count > 0
+                // Where the leading children lie before the bytes a re-parse in place parsed
+                // anew, their flags are the old ones: none is set.
+                let leadingKept = document.reparsedBytes(since: old.document).map { prefix == 0 || old.end(prefix - 1, ot) <= $0.lowerBound }
+                if !old.isArray && read.count > 0 && leadingKept != true
                     && !keysAreOld(of: list, nt, at: prefix, count: read.count, in: old, ot, from: prefix, to: anchor)
                     && (0..<prefix).contains(where: { nt.isShadowed(list.keyIndex($0)) })
                 {

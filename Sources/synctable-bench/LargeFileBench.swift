@@ -63,6 +63,22 @@ struct PlayersFile {
         let shift = digits.count - (end - start)
         for j in (i + 1)..<scoreOffsets.count { scoreOffsets[j] += shift }
     }
+
+    /// Inserts a child `key` with `score` just before child `i` (not the first), in the bytes
+    /// only: a new member of the players object, which moves every byte after it. The inserted
+    /// child is not one of `children` (no later edit sets its score).
+    mutating func insertChild(before i: Int, key: String, score: Int) {
+        precondition(i > 0 && i < children)
+        // Child i's member starts on the line after the one ending child i - 1 ("    },").
+        let marker = Array("\n    \"\(PlayersFile.key(i))\": {".utf8)
+        var at = scoreOffsets[i]
+        while !bytes[at...].starts(with: marker) { at -= 1 }
+        let child = "\n    \"\(key)\": {\n      \"name\": \"new \(key)\",\n      \"score\": \(score),\n"
+            + "      \"team\": \"red\",\n      \"meta\": {\n        \"views\": 0\n      }\n    },"
+        let inserted = Array(child.utf8)
+        bytes.insert(contentsOf: inserted, at: at)
+        for j in i..<scoreOffsets.count { scoreOffsets[j] += inserted.count }
+    }
 }
 
 /// The large file, written afresh under .build/bench/large for one group of figures:
@@ -106,6 +122,10 @@ func runGigabyteBenchmarks(_ report: Report, _ options: BenchOptions) {
         addLatencyRows(report, figures, prefix: "1 GB", engine: engine, targets: (60, nil), tuned: &tuned)
         addHeldMemoryRow(report, "1 GB: events memory while following" + engine, figures, size: size, steadyTarget: 2.0, peakTarget: nil)
     }
+    var inserted = 0
+    withEngines { engine in
+        largeInserts(report, options, binary: binary, path: path, file: &file, inserted: &inserted, engine: engine, prefix: "1 GB")
+    }
     addFreshCopyFloor(report, "1 GB", path: path)
     addReadOnceFloor(report, "1 GB", path: path)
     addPlainReadFloor(report, "1 GB", path: path)
@@ -124,6 +144,8 @@ func runLargeEditBenchmarks(_ report: Report, _ options: BenchOptions) {
     withEngines { engine in
         largeEventsFollowing(report, options, binary: binary, path: path, file: &file, edit: &edit, engine: engine, tuned: &tuned)
     }
+    var inserted = 0
+    withEngines { engine in largeInserts(report, options, binary: binary, path: path, file: &file, inserted: &inserted, engine: engine) }
     addReadOnceFloor(report, "large", path: path)
     addPlainReadFloor(report, "large", path: path)
     _ = shellStatus("rm -rf '\(folder)'")

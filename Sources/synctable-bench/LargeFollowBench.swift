@@ -273,3 +273,43 @@ func settledResident(_ pid: pid_t) -> Resident? {
     }
     return resident.total > 0 ? resident : nil
 }
+
+/// `synctable events` following a child inserted into the players object, saved by rename,
+/// 10 times (2 when quick), each new key right after its neighbour's (in key order): each
+/// insert moves every byte and tape entry after it, where the edits above move none or a byte.
+/// Timed from before the rename to the events line that carries the new child (its score
+/// enters the window's top). Tuned unjudged; plain within 2 × of tuned, as every large-file row.
+func largeInserts(_ report: Report, _ options: BenchOptions, binary: String, path: String, file: inout PlayersFile,
+                  inserted: inout Int, engine: String, prefix: String = "large") {
+    guard let events = LineReadingProcess([binary, "events", path] + topScores) else { return }
+    defer { events.stop() }
+    guard events.readLines(untilPrefix: #"{"event":"value""#, seconds: 600) != nil else {
+        printError("large file: synctable events printed no first window")
+        return
+    }
+    var latencies = [Double]()
+    for _ in 0..<(options.quick ? 2 : 10) {
+        // Before a child in the middle half, its key just after its neighbour's: keys stay in order.
+        let before = file.children / 4 + Int(UInt64(inserted + 1) &* 0x9E37_79B9 % UInt64(file.children / 2))
+        let key = PlayersFile.key(before - 1) + "a"
+        file.insertChild(before: before, key: key, score: 2_000_000 + inserted)
+        inserted += 1
+        writeFileInPlace(path + ".tmp", file.bytes, sync: true)
+        let savedAt = now()
+        rename(path + ".tmp", path)
+        var seen = false
+        while !seen, let lines = events.readLines(untilPrefix: #"{"event":"value""#, seconds: 60) {
+            seen = lines.contains { $0.contains("\"key\":\"\(key)\"") }
+        }
+        guard seen else {
+            printError("large file: inserted child \(key) not in its events")
+            return
+        }
+        latencies.append((now() - savedAt) * 1000)
+    }
+    let name = "\(prefix): insert a child → events line p50", stats = Stats(latencies)
+    let judged = engine.isEmpty ? nil : EngineTarget(report, name, engine: engine, median: stats.median, tunedTarget: 0, unit: "ms")
+    report.add(Figure(name: name + engine, unit: "ms", synctable: stats, target: judged?.text ?? "-", met: judged?.met,
+                      note: (judged?.note ?? "") + "\(latencies.count) children inserted among \(file.children) by rename; "
+                          + "the first compares every key (docs/engine/gigabyte.md, \"Step 6\")"))
+}

@@ -163,6 +163,13 @@ func columns(_ l: ChildList) -> [[Int64]] {
         #expect(derive(old, dup, itemsPath) == nil)
         #expect(ChildList(document: dup, path: itemsPath).hasShadowed)
         #expect(columns(ChildList(document: dup, path: itemsPath)).count == 3)
+        // The same edit re-parsed in place (the list's object alone: the rest of the file is
+        // longer): "a" at the front lies in the bytes parsed anew, and its flag is read.
+        let pad = String(repeating: "x", count: 80)
+        let padded = try JSONDocument(parsing: #"{"items":{"a":1,"b":2,"c":3},"pad":"\#(pad)"}"#)
+        let again = try padded.reparsing(Array(#"{"items":{"a":1,"b":2,"a":4,"c":3},"pad":"\#(pad)"}"#.utf8))
+        #expect(again.reparsedBytes(since: padded) != nil)
+        #expect(derive(ChildList(document: padded, path: itemsPath), again, itemsPath) == nil)
     }
 
     /// An edit inside one child keeps the re-read middle's keys (the path that skips the leading

@@ -84,7 +84,11 @@ public final class InProcessServer {
     /// - Throws: what the server's run threw, other than its cancellation (as a spawned server's
     ///   exit status other than 0 would have failed the test).
     public func stop() async throws {
-        task.cancel()
+        // Cancelled from the server's own thread, between its jobs: cancelled from another while
+        // a job of its held a lock of swift-async-algorithms' `merge` (whose cancellation
+        // handler takes the same lock under the task's), both threads waited for ever.
+        let task = task
+        await Task(executorPreference: executor) { task.cancel() }.value
         defer { executor.finish() }
         do { try await task.value } catch is CancellationError {}
     }
